@@ -1,0 +1,53 @@
+// `ema list`: problems and variants, whether each can run here, and why not.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "core/registry.hpp"
+
+namespace ema::cli {
+
+action add_list(CLI::App& app) {
+  auto json = std::make_shared<bool>(false);
+  app.add_flag("--json", *json, "print as JSON");
+  return [json] {
+    if (*json) {
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto* p : problems()) {
+        nlohmann::json pj = {{"name", p->name}, {"title", p->title}, {"n", p->size_meaning}, {"source", p->source},
+                             {"default_sizes", p->default_sizes}};
+        for (const auto& s : p->params)
+          pj["params"].push_back({{"name", s.name}, {"default", s.default_value}, {"help", s.help},
+                                  {"choices", s.choices ? s.choices : ""}});
+        for (const auto* v : variants_of(p->name)) {
+          auto a = available(*v);
+          pj["variants"].push_back({{"name", v->name}, {"backend", std::string(to_string(v->backend))},
+                                    {"description", v->description}, {"provenance", v->provenance},
+                                    {"available", a.ok}, {"why_not", a.reason}});
+        }
+        out.push_back(pj);
+      }
+      fmt::print("{}\n", out.dump(2));
+      return exit_code::ok;
+    }
+    for (const auto* p : problems()) {
+      fmt::print("{} — {}\n  source: {}\n  n: {}\n  default sizes: {}\n", p->name, p->title, p->source,
+                 p->size_meaning, p->default_sizes);
+      for (const auto& s : p->params)
+        fmt::print("  --param {}={}{}  {}\n", s.name, s.default_value,
+                   s.choices ? fmt::format(" ({})", s.choices) : std::string(), s.help);
+      std::size_t w = 0;
+      for (const auto* v : variants_of(p->name)) w = std::max(w, std::string_view(v->name).size());
+      for (const auto* v : variants_of(p->name)) {
+        auto a = available(*v);
+        fmt::print("  {:<{}}  {:<9}  {:<28}  {}\n      {}\n", v->name, w, to_string(v->backend),
+                   a.ok ? "runs here" : "cannot run: " + a.reason, v->provenance, v->description);
+      }
+      fmt::print("\n");
+    }
+    return exit_code::ok;
+  };
+}
+
+}  // namespace ema::cli

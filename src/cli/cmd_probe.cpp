@@ -1,0 +1,40 @@
+// `ema probe`: measures the machine's ceilings and stores them; `ema run` uses the newest probe of
+// the machine it runs on.
+#include <fmt/format.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "measure/machine.hpp"
+#include "measure/probe.hpp"
+#include "report/table.hpp"
+#include "store/database.hpp"
+
+namespace ema::cli {
+
+std::string self_executable() {
+  char buf[PATH_MAX];
+  auto k = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (k <= 0) throw std::runtime_error("cannot find the ema executable (/proc/self/exe)");
+  return std::string(buf, static_cast<std::size_t>(k));
+}
+
+action add_probe(CLI::App& app, common_options& common) {
+  auto json = std::make_shared<bool>(false);
+  app.add_option("--db", common.db, "results database")->capture_default_str();
+  app.add_flag("--json", *json, "print the ceilings as JSON");
+  return [&common, json] {
+    auto db = database::open_write(common.db);
+    auto machine = describe_machine();
+    auto ceilings = measure_ceilings([](const std::string& step) { fmt::print(stderr, "probe: {}\n", step); });
+    db.store_probe(machine_key(machine), machine, ceilings);
+    if (*json)
+      fmt::print("{}\n", ceilings.dump(2));
+    else
+      fmt::print("{}stored in {}\n", render_ceilings(ceilings, table_style::text), common.db);
+    return exit_code::ok;
+  };
+}
+
+}  // namespace ema::cli

@@ -1,0 +1,53 @@
+// `ema show`: prints a stored experiment again, or lists the experiments of a database.
+#include <fmt/format.h>
+#include <optional>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "core/errors.hpp"
+#include "report/exports.hpp"
+#include "report/table.hpp"
+#include "store/database.hpp"
+
+namespace ema::cli {
+namespace {
+
+struct show_options {
+  std::optional<std::int64_t> experiment;
+  std::optional<std::string> json, csv, md;
+  bool list = false;
+};
+
+}  // namespace
+
+action add_show(CLI::App& app, common_options& common) {
+  auto o = std::make_shared<show_options>();
+  app.add_option("experiment", o->experiment, "experiment number (default: the newest)");
+  app.add_option("--db", common.db, "results database")->capture_default_str();
+  app.add_option("--json", o->json, "write JSON (ema.run/1) to FILE, - for stdout");
+  app.add_option("--csv", o->csv, "write CSV to FILE, - for stdout");
+  app.add_option("--md", o->md, "write Markdown to FILE, - for stdout");
+  app.add_flag("--list", o->list, "list the experiments in the database");
+  return [o, &common] {
+    auto db = database::open_read(common.db);
+    if (o->list) {
+      for (const auto& e : db.experiments())
+        fmt::print("{:>4}  {}  {:<11}  {} points  {}\n", e.id, e.created_at, e.state,
+                   e.plan.contains("points") ? e.plan["points"].size() : 0, e.command_line);
+      return exit_code::ok;
+    }
+    std::optional<experiment_record> e = o->experiment ? db.experiment(*o->experiment) : db.latest_experiment();
+    if (!e) {
+      if (o->experiment) throw usage_error(fmt::format("{} has no experiment {}", common.db, *o->experiment));
+      throw usage_error(fmt::format("{} holds no experiment yet", common.db));
+    }
+    auto view = load_experiment(db, e->id);
+    if (!o->json && !o->csv && !o->md) fmt::print("{}", render_tables(view, table_style::text));
+    if (o->json) write_text(*o->json, to_run_json(view).dump(2) + "\n");
+    if (o->csv) write_text(*o->csv, to_csv(view));
+    if (o->md) write_text(*o->md, render_tables(view, table_style::markdown));
+    return exit_code::ok;
+  };
+}
+
+}  // namespace ema::cli

@@ -1,0 +1,27 @@
+// The subcommands of `ema`. Each registers its options on the CLI11 app and returns the function
+// that runs it once the command line has been parsed.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+
+namespace ema::cli {
+
+using action = std::function<int()>;
+
+/// Options every command that touches the database shares.
+struct common_options {
+  std::string db = "ema.db";
+  std::string command_line;  ///< as typed, stored with experiments
+};
+
+action add_list(CLI::App& app);
+action add_probe(CLI::App& app, common_options& common);
+action add_run(CLI::App& app, common_options& common);
+action add_show(CLI::App& app, common_options& common);
+
+/// The path of the running executable (for spawning workers).
+std::string self_executable();
+
+}  // namespace ema::cli

@@ -1,0 +1,61 @@
+// ema: empirical analysis of parallel algorithms on CPU and GPU. See README.md.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <map>
+
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "core/errors.hpp"
+#include "runner/worker.hpp"
+
+int main(int argc, char** argv) {
+  // Internal entry points of the child processes (not shown in --help).
+  if (argc == 2 && std::string_view(argv[1]) == "__worker") return ema::worker_main();
+  if (argc == 2 && std::string_view(argv[1]) == "__probe") return ema::probe_main();
+
+  CLI::App app{"ema: empirical analysis of parallel algorithms on CPU and GPU", "ema"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", EMA_VERSION);
+  ema::cli::common_options common;
+  for (int i = 0; i < argc; ++i) common.command_line += (i ? " " : "") + std::string(argv[i]);
+
+  std::map<CLI::App*, ema::cli::action> actions;
+  auto add = [&](const char* name, const char* help, auto&& adder) {
+    auto* sub = app.add_subcommand(name, help);
+    actions[sub] = adder(*sub);
+  };
+  add("list", "list problems and variants, and whether each can run here", [&](CLI::App& s) { return ema::cli::add_list(s); });
+  add("probe", "measure this machine's ceilings (bandwidths, launch latency) and store them",
+      [&](CLI::App& s) { return ema::cli::add_probe(s, common); });
+  add("run", "sweep variants of problems over sizes, store every sample, print the tables",
+      [&](CLI::App& s) { return ema::cli::add_run(s, common); });
+  add("show", "print a stored experiment again (table, JSON, CSV or Markdown)",
+      [&](CLI::App& s) { return ema::cli::add_show(s, common); });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return ema::exit_code::usage;
+  }
+  try {
+    for (auto& [sub, act] : actions)
+      if (sub->parsed()) return act();
+  } catch (const ema::usage_error& e) {
+    fmt::print(stderr, "ema: {}\n", e.what());
+    return ema::exit_code::usage;
+  } catch (const ema::database_error& e) {
+    fmt::print(stderr, "ema: {}\n", e.what());
+    return ema::exit_code::database;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ema: internal error: {}\n", e.what());
+    return ema::exit_code::internal;
+  }
+  return ema::exit_code::usage;
+}

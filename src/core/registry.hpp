@@ -1,0 +1,47 @@
+// The registry of problems and variants. Each registration is one declarative statement at the
+// bottom of the problem's or variant's own file; it places a pointer to a constant descriptor in a
+// dedicated linker section, so registering does no work at all before main (no constructor, no
+// allocation, no CUDA call), and the linker assembles the list. The problems are built as a CMake
+// OBJECT library so that no registration can be dropped by the linker.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/problem.hpp"
+
+namespace ema {
+
+/// Registers a problem: EMA_PROBLEM(search, { "search", ... });
+#define EMA_PROBLEM(id, ...)                                                          \
+  static constinit const ::ema::problem_desc ema_problem_desc_##id __VA_ARGS__;      \
+  [[gnu::used, gnu::retain, gnu::section("ema_problems")]] const ::ema::problem_desc* \
+      ema_problem_ptr_##id = &ema_problem_desc_##id
+
+/// Registers a variant: EMA_VARIANT(search_seq, { "search", "seq", backend::seq, ... });
+#define EMA_VARIANT(id, ...)                                                          \
+  static constinit const ::ema::variant_desc ema_variant_desc_##id __VA_ARGS__;      \
+  [[gnu::used, gnu::retain, gnu::section("ema_variants")]] const ::ema::variant_desc* \
+      ema_variant_ptr_##id = &ema_variant_desc_##id
+
+/// Every registered problem, sorted by name.
+const std::vector<const problem_desc*>& problems();
+/// Every registered variant, sorted by problem, then by back end, then by name.
+const std::vector<const variant_desc*>& variants();
+/// The variants of one problem, in the order above.
+std::vector<const variant_desc*> variants_of(std::string_view problem);
+
+/// Look-ups that throw usage_error listing the valid names.
+const problem_desc& find_problem(std::string_view name);
+const variant_desc& find_variant(std::string_view problem, std::string_view name);
+
+/// Whether a variant can run on this machine, and why not.
+struct availability {
+  bool ok = true;
+  std::string reason;
+};
+availability available(const variant_desc& v);
+
+}  // namespace ema

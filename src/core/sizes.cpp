@@ -1,0 +1,120 @@
+#include "core/sizes.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+#include <string>
+
+#include "core/errors.hpp"
+
+namespace ema {
+namespace {
+
+constexpr std::uint64_t max_size = std::uint64_t{1} << 48;  // far past any machine's memory
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::uint64_t digits(std::string_view s, std::string_view whole) {
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (!all_digits(s) || ec != std::errc{} || p != s.data() + s.size())
+    throw usage_error(fmt::format("size '{}' is not a number (write e.g. 4096, 2^20 or 1e6)", whole));
+  return v;
+}
+
+std::uint64_t checked_pow(std::uint64_t base, std::uint64_t exp, std::string_view whole) {
+  std::uint64_t r = 1;
+  for (std::uint64_t i = 0; i < exp; ++i) {
+    if (base != 0 && r > max_size / base)
+      throw usage_error(fmt::format("size '{}' is too large (the limit is 2^48)", whole));
+    r *= base;
+  }
+  return r;
+}
+
+}  // namespace
+
+std::uint64_t parse_size_number(std::string_view text) {
+  auto s = trim(text);
+  if (s.empty()) throw usage_error("empty size in the size list");
+  if (s.front() == '-') throw usage_error(fmt::format("size '{}' is negative", s));
+  std::uint64_t v = 0;
+  if (auto caret = s.find('^'); caret != std::string_view::npos) {
+    v = checked_pow(digits(s.substr(0, caret), s), digits(s.substr(caret + 1), s), s);
+  } else if (auto e = s.find_first_of("eE"); e != std::string_view::npos) {
+    v = checked_pow(10, digits(s.substr(e + 1), s), s);
+    auto mantissa = digits(s.substr(0, e), s);
+    if (mantissa != 0 && v > max_size / mantissa)
+      throw usage_error(fmt::format("size '{}' is too large (the limit is 2^48)", s));
+    v *= mantissa;
+  } else {
+    v = digits(s, s);
+  }
+  if (v > max_size) throw usage_error(fmt::format("size '{}' is too large (the limit is 2^48)", s));
+  return v;
+}
+
+std::vector<std::uint64_t> parse_sizes(std::string_view text) {
+  std::vector<std::uint64_t> out;
+  if (trim(text).empty()) throw usage_error("the size list is empty");
+  std::string_view rest = text;
+  while (true) {
+    auto comma = rest.find(',');
+    auto item = trim(rest.substr(0, comma));
+    if (item.empty()) throw usage_error(fmt::format("the size list '{}' has an empty item", text));
+    if (auto dots = item.find(".."); dots != std::string_view::npos) {
+      auto lo_text = item.substr(0, dots);
+      auto hi_text = item.substr(dots + 2);
+      char step_kind = '*';
+      std::string_view step_text;
+      if (auto op = hi_text.find_first_of("*+"); op != std::string_view::npos) {
+        step_kind = hi_text[op];
+        step_text = trim(hi_text.substr(op + 1));
+        hi_text = hi_text.substr(0, op);
+        if (step_text.empty()) throw usage_error(fmt::format("range '{}' has an empty step after '{}'", item, step_kind));
+      }
+      auto lo = parse_size_number(lo_text), hi = parse_size_number(hi_text);
+      if (lo > hi) throw usage_error(fmt::format("range '{}' is empty: its start is larger than its end", item));
+      if (step_kind == '+') {
+        auto step = parse_size_number(step_text);
+        if (step == 0) throw usage_error(fmt::format("range '{}' has a step of 0", item));
+        for (auto v = lo; v <= hi; v += step) out.push_back(v);
+      } else {
+        double factor = 2.0;
+        if (!step_text.empty()) {
+          std::string f(step_text);
+          char* end = nullptr;
+          factor = std::strtod(f.c_str(), &end);
+          if (end != f.c_str() + f.size() || !(factor > 1.0))
+            throw usage_error(fmt::format("range '{}' needs a factor greater than 1 after '*'", item));
+        }
+        if (lo == 0) throw usage_error(fmt::format("range '{}' grows geometrically and cannot start at 0", item));
+        double v = static_cast<double>(lo);
+        while (std::llround(v) <= static_cast<long long>(hi)) {
+          auto r = static_cast<std::uint64_t>(std::llround(v));
+          if (out.empty() || out.back() != r) out.push_back(r);
+          v *= factor;
+        }
+      }
+    } else {
+      out.push_back(parse_size_number(item));
+    }
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace ema

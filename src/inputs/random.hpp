@@ -1,0 +1,35 @@
+// Deterministic, counter-based random numbers for input generators: element i of an input is a
+// pure function of (seed, i), so inputs can be generated in parallel, in any order, with any
+// thread count, and are identical on every machine.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace ema {
+
+/// SplitMix64 finaliser (Steele, Lea and Flood 2014): a bijective 64-bit mixer.
+constexpr std::uint64_t mix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+/// The i-th 64-bit value of the stream named by `seed`.
+constexpr std::uint64_t random_at(std::uint64_t seed, std::uint64_t i) { return mix64(mix64(seed) ^ mix64(i + 0x632be59bd9b4e019ull)); }
+
+/// A value uniform in [0, bound) from the i-th draw (Lemire's multiply-shift; bias below 2^-32
+/// for bounds under 2^32).
+constexpr std::uint64_t random_below(std::uint64_t seed, std::uint64_t i, std::uint64_t bound) {
+  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(random_at(seed, i)) * bound) >> 64);
+}
+
+/// FNV-1a of a string, to derive per-problem seeds.
+constexpr std::uint64_t hash_text(std::string_view s) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  return h;
+}
+
+}  // namespace ema

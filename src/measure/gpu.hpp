@@ -1,0 +1,65 @@
+// The GPU runtime as the CPU side of ema sees it: device discovery, pinned host memory and
+// context start-up. No CUDA header reaches code that includes this, so the CPU-only build
+// compiles it too; there the implementation (measure/gpu_absent.cpp) reports no devices and why.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ema::gpu {
+
+struct device_info {
+  int index = 0;
+  std::string name;
+  std::string pci_bus_id;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int max_threads_per_sm = 0;
+  int max_threads_per_block = 0;
+  std::uint64_t memory_bytes = 0;
+  std::uint64_t l2_bytes = 0;
+};
+
+struct runtime_info {
+  bool built_with_cuda = false;
+  int runtime_version = 0;  ///< e.g. 13000 for CUDA 13.0; 0 when unknown
+  int driver_version = 0;
+  std::vector<device_info> devices;
+  std::string unavailable;  ///< why no device can be used; empty when one can
+};
+
+/// Discovers the devices once per process (never throws).
+const runtime_info& query();
+
+/// Number of usable devices (0 when none, see query().unavailable).
+inline int device_count() { return static_cast<int>(query().devices.size()); }
+
+/// Pinned host memory; throws out_of_memory on failure, std::runtime_error without CUDA.
+void* allocate_pinned(std::size_t bytes);
+void free_pinned(void* p) noexcept;
+
+/// Creates the primary context on devices [0, count) so that its cost stays out of timings.
+void initialise(int count);
+
+/// The ceilings `ema probe` measures on one device. Bandwidths in bytes per second (a copy counts
+/// bytes read plus bytes written), latencies in seconds.
+struct device_ceilings {
+  double read_bw = 0;          ///< best streaming-read kernel over a buffer far larger than L2
+  std::string read_config;     ///< the launch configuration that achieved it
+  double copy_bw = 0;          ///< device-to-device cudaMemcpy
+  double launch_overhead = 0;  ///< per empty kernel launched back to back
+  double launch_latency = 0;   ///< launch of an empty kernel and synchronisation, round trip
+  double h2d_bw = 0;           ///< pinned host to device
+  double d2h_bw = 0;           ///< device to pinned host
+};
+
+/// Measures one device; `read_only` skips all but the read bandwidth (for the other devices of a
+/// multi-GPU machine). Throws std::runtime_error without CUDA.
+device_ceilings probe_device(int device, bool read_only);
+
+/// Free and total memory of a device, in bytes.
+void memory_info(int device, std::uint64_t& free_bytes, std::uint64_t& total_bytes);
+
+}  // namespace ema::gpu

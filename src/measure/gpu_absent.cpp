@@ -1,0 +1,23 @@
+// measure/gpu.hpp for a build without CUDA: there is no device, and the reason says so.
+#include <stdexcept>
+
+#include "measure/gpu.hpp"
+
+namespace ema::gpu {
+
+const runtime_info& query() {
+  static const runtime_info info = [] {
+    runtime_info r;
+    r.unavailable = "ema was built without CUDA";
+    return r;
+  }();
+  return info;
+}
+
+void* allocate_pinned(std::size_t) { throw std::runtime_error("pinned memory needs a CUDA build"); }
+void free_pinned(void*) noexcept {}
+void initialise(int) { throw std::runtime_error("ema was built without CUDA"); }
+device_ceilings probe_device(int, bool) { throw std::runtime_error("ema was built without CUDA"); }
+void memory_info(int, std::uint64_t& free_bytes, std::uint64_t& total_bytes) { free_bytes = total_bytes = 0; }
+
+}  // namespace ema::gpu

@@ -1,0 +1,86 @@
+#include "measure/machine.hpp"
+
+#include <fmt/format.h>
+#include <fstream>
+#include <thread>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include <sys/utsname.h>
+
+#include "measure/gpu.hpp"
+#include "measure/memory.hpp"
+#include "measure/nvml.hpp"
+
+namespace ema {
+namespace {
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0)
+      if (auto c = line.find(':'); c != std::string::npos) return line.substr(c + 2);
+  return "unknown";
+}
+
+std::string cuda_version_text(int v) { return v ? fmt::format("{}.{}", v / 1000, (v % 1000) / 10) : "unknown"; }
+
+}  // namespace
+
+int openmp_threads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+nlohmann::json describe_machine() {
+  nlohmann::json m;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  utsname u{};
+  uname(&u);
+  m["host"] = {{"hostname", host},
+               {"cpu_model", cpu_model()},
+               {"logical_cores", std::thread::hardware_concurrency()},
+               {"openmp_threads", openmp_threads()},
+               {"memory_bytes", total_memory_bytes()},
+               {"kernel", fmt::format("{} {}", u.sysname, u.release)}};
+  const auto& g = gpu::query();
+  m["cuda"] = {{"built_with_cuda", g.built_with_cuda},
+               {"runtime", cuda_version_text(g.runtime_version)},
+               {"driver_api", cuda_version_text(g.driver_version)}};
+  if (auto dv = nvml::driver_version()) m["cuda"]["driver"] = *dv;
+  m["gpus"] = nlohmann::json::array();
+  for (const auto& d : g.devices) {
+    nlohmann::json j = {{"index", d.index},
+                        {"name", d.name},
+                        {"pci_bus_id", d.pci_bus_id},
+                        {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)},
+                        {"sm_count", d.sm_count},
+                        {"max_threads_per_sm", d.max_threads_per_sm},
+                        {"resident_threads", d.sm_count * d.max_threads_per_sm},
+                        {"memory_bytes", d.memory_bytes},
+                        {"l2_bytes", d.l2_bytes}};
+    if (auto h = nvml::device_by_pci(d.pci_bus_id)) {
+      if (auto c = nvml::max_clock_mhz(*h, 1)) j["sm_clock_max_mhz"] = *c;
+      if (auto c = nvml::max_clock_mhz(*h, 2)) j["mem_clock_max_mhz"] = *c;
+      if (auto c = nvml::clock_mhz(*h, 1)) j["sm_clock_mhz"] = *c;
+      if (auto c = nvml::clock_mhz(*h, 2)) j["mem_clock_mhz"] = *c;
+    }
+    m["gpus"].push_back(j);
+  }
+  if (g.devices.empty()) m["gpus_unavailable"] = g.unavailable;
+  return m;
+}
+
+std::string machine_key(const nlohmann::json& m) {
+  std::string key = fmt::format("{}|{}", m["host"].value("hostname", "?"), m["host"].value("cpu_model", "?"));
+  for (const auto& g : m["gpus"]) key += "|" + g.value("name", "?");
+  return key;
+}
+
+}  // namespace ema

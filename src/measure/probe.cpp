@@ -1,0 +1,62 @@
+#include "measure/probe.hpp"
+
+#include <fmt/format.h>
+
+#include "measure/gpu.hpp"
+#include "measure/host_probe.hpp"
+#include "measure/machine.hpp"
+
+namespace ema {
+namespace {
+
+nlohmann::json value(double v, const char* unit, const std::string& detail = {}) {
+  nlohmann::json j = {{"value", v}, {"unit", unit}};
+  if (!detail.empty()) j["detail"] = detail;
+  return j;
+}
+
+}  // namespace
+
+const char* ceiling_for_backend(const std::string& backend) {
+  if (backend == "seq") return "host_read_bw_one";
+  if (backend == "omp") return "host_read_bw_all";
+  if (backend == "cuda") return "device_read_bw";
+  if (backend == "multi-gpu") return "device_read_bw_all";
+  return "";
+}
+
+nlohmann::json measure_ceilings(const std::function<void(const std::string&)>& progress) {
+  nlohmann::json c;
+  const auto bytes = host_probe_bytes();
+  const int threads = openmp_threads();
+  progress(fmt::format("host read bandwidth, {} threads, {} MiB", threads, bytes >> 20));
+  c["host_read_bw_all"] = value(host_read_bandwidth(bytes, threads), "B/s", fmt::format("{} threads, {} MiB", threads, bytes >> 20));
+  progress("host read bandwidth, 1 thread");
+  c["host_read_bw_one"] = value(host_read_bandwidth(bytes, 1), "B/s", fmt::format("1 thread, {} MiB", bytes >> 20));
+
+  const auto& g = gpu::query();
+  const char* device_names[] = {"device_read_bw", "device_read_bw_all", "device_copy_bw", "launch_overhead",
+                                "launch_latency", "h2d_pinned_bw", "d2h_pinned_bw"};
+  if (g.devices.empty()) {
+    for (auto* name : device_names) c[name] = {{"unavailable", g.unavailable}};
+    return c;
+  }
+  double read_all = 0;
+  for (const auto& d : g.devices) {
+    progress(fmt::format("device {} ({})", d.index, d.name));
+    auto r = gpu::probe_device(d.index, d.index != 0);
+    read_all += r.read_bw;
+    if (d.index == 0) {
+      c["device_read_bw"] = value(r.read_bw, "B/s", fmt::format("{}: {}", d.name, r.read_config));
+      c["device_copy_bw"] = value(r.copy_bw, "B/s", "device to device, bytes read + written");
+      c["launch_overhead"] = value(r.launch_overhead, "s", "per empty kernel, back to back");
+      c["launch_latency"] = value(r.launch_latency, "s", "empty kernel launch + synchronise");
+      c["h2d_pinned_bw"] = value(r.h2d_bw, "B/s", "pinned host to device");
+      c["d2h_pinned_bw"] = value(r.d2h_bw, "B/s", "device to pinned host");
+    }
+  }
+  c["device_read_bw_all"] = value(read_all, "B/s", fmt::format("sum over {} device(s)", g.devices.size()));
+  return c;
+}
+
+}  // namespace ema

@@ -1,0 +1,26 @@
+// search / cuda — ours: the bandwidth-bound scan kernel of device_scan.cuh (16-byte coalesced
+// loads, eight in flight per thread, balanced contiguous shares per block, an early exit that costs
+// one L2 load per warp per 32 KiB, the lowest index by atomicMin) inside the shared device flow.
+#include "core/registry.hpp"
+#include "problems/search/device_scan.cuh"
+
+namespace ema::search {
+namespace {
+
+output scan(const input& in, run_context& ctx) {
+  const auto config = choose_scan_config(gpu::query().devices.at(0), in.data.size());
+  ctx.note("launch", config.text());
+  return run_on_device(in, ctx, [&](const std::uint32_t* d, std::uint64_t n, std::uint32_t key,
+                                    unsigned long long* best, cudaStream_t s) -> std::optional<output> {
+    launch_scan(config, d, n, key, best, s);
+    return std::nullopt;
+  });
+}
+
+}  // namespace
+}  // namespace ema::search
+
+EMA_VARIANT(search_cuda, {"search", "cuda", ema::backend::cuda,
+                          "bandwidth-bound scan: 16-byte loads, 8 in flight per thread, free early exit",
+                          "ours",
+                          &ema::search::kit::run<&ema::search::scan>});

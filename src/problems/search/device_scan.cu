@@ -1,0 +1,72 @@
+// The scan kernel of device_scan.cuh (ours; see the header for the design).
+#include <algorithm>
+#include <string>
+
+#include "problems/search/device_scan.cuh"
+
+namespace ema::search {
+namespace {
+
+template <int Unroll>
+__global__ void __launch_bounds__(256) scan_kernel(const std::uint32_t* __restrict__ data, unsigned long long n,
+                                                   std::uint32_t key, unsigned long long* best) {
+  const unsigned long long n_vec = n / 4;
+  const uint4* __restrict__ v = reinterpret_cast<const uint4*>(data);
+  const unsigned long long share = (n_vec + gridDim.x - 1) / gridDim.x;
+  const unsigned long long start = blockIdx.x * share;
+  const unsigned long long end = min(n_vec, start + share);
+  const unsigned tile = blockDim.x * Unroll;
+  for (unsigned long long base = start; base < end; base += tile) {
+    if (*reinterpret_cast<volatile unsigned long long*>(best) < 4 * base) return;
+    unsigned long long found = no_index;
+    uint4 x[Unroll];
+    if (base + tile <= end) {
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u) x[u] = __ldcs(v + base + u * blockDim.x + threadIdx.x);
+    } else {
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u) {
+        const auto i = base + u * blockDim.x + threadIdx.x;
+        x[u] = i < end ? __ldcs(v + i) : make_uint4(~key, ~key, ~key, ~key);
+      }
+    }
+    // From the last load to the first, so the lowest matching element wins.
+#pragma unroll
+    for (int u = Unroll - 1; u >= 0; --u) {
+      const unsigned long long e = 4 * (base + u * blockDim.x + threadIdx.x);
+      if (x[u].w == key) found = e + 3;
+      if (x[u].z == key) found = e + 2;
+      if (x[u].y == key) found = e + 1;
+      if (x[u].x == key) found = e;
+    }
+    if (found != no_index) atomicMin(best, found);
+  }
+  // The last 0-3 elements that do not fill a vector.
+  const unsigned long long tail = 4 * n_vec + threadIdx.x;
+  if (blockIdx.x == gridDim.x - 1 && tail < n && data[tail] == key) atomicMin(best, tail);
+}
+
+}  // namespace
+
+std::string scan_config::text() const {
+  return std::to_string(blocks) + " blocks x " + std::to_string(threads) + " threads, " + std::to_string(unroll) +
+         " x 16-byte loads in flight per thread";
+}
+
+scan_config choose_scan_config(const gpu::device_info& d, std::uint64_t n) {
+  scan_config c;
+  c.threads = 256;
+  const std::uint64_t tile_elements = 4ull * c.threads * scan_config::unroll;
+  const std::uint64_t tiles = std::max<std::uint64_t>(1, (n + tile_elements - 1) / tile_elements);
+  const std::uint64_t resident = static_cast<std::uint64_t>(d.sm_count) * std::max(1, d.max_threads_per_sm / c.threads);
+  c.blocks = static_cast<int>(std::min(resident, tiles));
+  return c;
+}
+
+void launch_scan(const scan_config& c, const std::uint32_t* data, std::uint64_t n, std::uint32_t key,
+                 unsigned long long* best, cudaStream_t stream) {
+  scan_kernel<scan_config::unroll><<<c.blocks, c.threads, 0, stream>>>(data, n, key, best);
+  EMA_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace ema::search

@@ -1,0 +1,96 @@
+#include "report/exports.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fmt/format.h>
+#include <fstream>
+#include <stdexcept>
+
+namespace ema {
+namespace {
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+nlohmann::json to_run_json(const experiment_view& v) {
+  const auto& e = v.experiment;
+  nlohmann::json out;
+  out["schema"] = "ema.run/1";
+  out["experiment"] = {{"id", e.id},
+                       {"created_at", e.created_at},
+                       {"finished_at", e.finished_at},
+                       {"state", e.state},
+                       {"command_line", e.command_line},
+                       {"ema_version", e.ema_version},
+                       {"git_commit", e.git_commit},
+                       {"machine", e.machine},
+                       {"ceilings", e.ceilings},
+                       {"idle_power", e.idle_power}};
+  out["points"] = nlohmann::json::array();
+  for (const auto& p : v.points) {
+    const auto& r = p.record;
+    nlohmann::json metrics = nlohmann::json::object();
+    for (const auto& [name, m] : p.metrics) {
+      metrics[name] = {{"median", m.stats.median}, {"min", m.stats.min},       {"max", m.stats.max},
+                       {"mean", m.stats.mean},     {"stddev", m.stats.stddev}, {"unit", m.unit},
+                       {"samples", m.values}};
+    }
+    if (p.unavailable.is_object())
+      for (const auto& [name, why] : p.unavailable.items())
+        if (!metrics.contains(name))
+          metrics[name] = {{"median", nullptr}, {"min", nullptr},  {"max", nullptr},
+                           {"mean", nullptr},   {"stddev", nullptr}, {"unit", "J"},
+                           {"samples", nlohmann::json::array()}, {"unavailable", why}};
+    out["points"].push_back({{"problem", r.problem},
+                             {"variant", r.variant},
+                             {"backend", r.backend},
+                             {"n", r.n},
+                             {"params", p.params},
+                             {"seed", r.seed},
+                             {"status", std::string(to_string(r.status))},
+                             {"reason", r.reason},
+                             {"verified", r.verified},
+                             {"result", p.result},
+                             {"notes", p.notes},
+                             {"metrics", metrics}});
+  }
+  return out;
+}
+
+std::string to_csv(const experiment_view& v) {
+  std::string out = "experiment,problem,variant,backend,n,params,seed,status,verified,metric,unit,count,median,min,max,mean,stddev,reason\n";
+  for (const auto& p : v.points) {
+    const auto& r = p.record;
+    auto prefix = fmt::format("{},{},{},{},{},{},{},{},{}", v.experiment.id, csv_field(r.problem), csv_field(r.variant),
+                              r.backend, r.n, csv_field(r.params_json), r.seed, to_string(r.status), r.verified ? 1 : 0);
+    if (p.metrics.empty()) out += fmt::format("{},,,0,,,,,,{}\n", prefix, csv_field(r.reason));
+    for (const auto& [name, m] : p.metrics)
+      out += fmt::format("{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{}\n", prefix, name, m.unit, m.stats.count,
+                         m.stats.median, m.stats.min, m.stats.max, m.stats.mean, m.stats.stddev, csv_field(r.reason));
+    if (p.unavailable.is_object())
+      for (const auto& [name, why] : p.unavailable.items())
+        if (!p.metrics.count(name))
+          out += fmt::format("{},{},J,0,,,,,,{}\n", prefix, name, csv_field("unavailable: " + why.get<std::string>()));
+  }
+  return out;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return;
+  }
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) throw std::runtime_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  f << text;
+  if (!f.flush()) throw std::runtime_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+}
+
+}  // namespace ema

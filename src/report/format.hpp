@@ -1,0 +1,17 @@
+// Human units for reports: times, bytes, bandwidths, energies, ratios.
+#pragma once
+
+#include <string>
+
+namespace ema {
+
+std::string format_time(double seconds);     ///< "812 ns", "1.25 ms", "3.40 s"
+std::string format_bytes(double bytes);      ///< "512 B", "1.5 MiB"
+std::string format_rate(double bytes_per_s);  ///< "12.3 GB/s" (decimal, as bandwidths are quoted)
+std::string format_energy(double joules);    ///< "4.21 mJ"
+std::string format_ratio(double r);          ///< "3.70x"
+std::string format_percent(double fraction);  ///< "95.2%"
+/// A value of a metric with the given unit ("s", "B", "J", "B/s").
+std::string format_value(double v, const std::string& unit);
+
+}  // namespace ema

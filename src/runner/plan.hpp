@@ -1,0 +1,68 @@
+// The plan of a sweep: every point (problem, variant, n, parameters, seed) in the order it runs,
+// with the repetition policy. It is stored with the experiment so `--resume` can finish it.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/params.hpp"
+
+namespace ema {
+
+/// When a point has enough repetitions (see README, "Measurement").
+struct repetition_policy {
+  int warmup = 1;          ///< untimed runs first (context creation, module load, caches)
+  int min_reps = 5;        ///< at least this many timed runs
+  int max_reps = 10000;    ///< at most this many
+  double target_rse = 0.01;  ///< stop once the median's relative standard error is below this
+  double max_time = 1.0;     ///< ... or once the timed runs have taken this long (seconds)
+  std::optional<int> fixed;  ///< --reps N: exactly N timed runs
+};
+
+struct energy_policy {
+  bool enabled = true;
+  double window = 1.0;  ///< seconds of back-to-back runs per energy sample, at least
+};
+
+struct plan_point {
+  int ordinal = 0;
+  std::string problem, variant;
+  std::uint64_t n = 0;
+  param_set params;
+  std::uint64_t seed = 0;
+};
+
+struct plan {
+  std::vector<plan_point> points;
+  repetition_policy reps;
+  energy_policy energy;
+  double timeout = 300;  ///< seconds per point, generation included
+  std::uint64_t seed = 1;
+  std::vector<std::string> notes;  ///< e.g. variants left out because they cannot run here
+
+  nlohmann::json to_json() const;
+  static plan from_json(const nlohmann::json& j);
+};
+
+/// What the user asked `ema run` for.
+struct plan_request {
+  std::vector<std::string> problems;  ///< empty with all = true
+  bool all = false;
+  std::vector<std::string> variants;  ///< empty: every variant that can run here
+  std::optional<std::string> sizes;   ///< empty: each problem's default plan
+  std::vector<std::string> params;    ///< key=value
+  std::uint64_t seed = 1;
+};
+
+/// Expands a request into points. Throws usage_error for unknown problems, variants or
+/// parameters and malformed sizes. Without --variants, variants that cannot run here are left out
+/// with a note; named ones stay and are recorded as skipped.
+plan make_plan(const plan_request& request);
+
+/// The seed of a point's input: the same for every variant at one (problem, n, parameters).
+std::uint64_t point_seed(std::uint64_t base, const std::string& problem, std::uint64_t n, const param_set& params);
+
+}  // namespace ema

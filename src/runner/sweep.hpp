@@ -1,0 +1,36 @@
+// The parent side of a sweep: runs each point of a plan in its own child process, interprets how
+// the child ended (answer, crash, timeout, memory), and commits each point to the database as it
+// finishes, so an interruption loses at most the point in flight.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "runner/isolate.hpp"
+#include "runner/plan.hpp"
+#include "store/database.hpp"
+
+namespace ema {
+
+struct sweep_settings {
+  std::string worker;                 ///< the executable that understands `__worker`
+  bool progress = false;              ///< draw a progress line on stderr
+  const std::atomic<bool>* stop = nullptr;  ///< raised by SIGINT/SIGTERM
+};
+
+struct sweep_result {
+  int run = 0, failed = 0, skipped = 0, already_done = 0;
+  bool interrupted = false;
+};
+
+/// Runs the points of `p` that `experiment_id` has not recorded yet.
+sweep_result run_sweep(database& db, std::int64_t experiment_id, const plan& p, const nlohmann::json& idle,
+                       const sweep_settings& settings);
+
+/// Turns how a worker child ended into a point record's status, reason, samples and verdict.
+void interpret_child(const child_outcome& child, double timeout, point_record& record);
+
+}  // namespace ema

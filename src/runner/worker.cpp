@@ -1,0 +1,214 @@
+#include "runner/worker.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <iostream>
+#include <iterator>
+#include <new>
+#include <unistd.h>
+
+#include "core/errors.hpp"
+#include "core/registry.hpp"
+#include "core/status.hpp"
+#include "measure/energy.hpp"
+#include "measure/gpu.hpp"
+#include "measure/probe.hpp"
+#include "measure/stats.hpp"
+#include "runner/plan.hpp"
+
+namespace ema {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
+
+bool enough_repetitions(const repetition_policy& p, const std::vector<double>& totals, double elapsed) {
+  const int k = static_cast<int>(totals.size());
+  if (p.fixed) return k >= *p.fixed;
+  if (k >= p.max_reps) return true;
+  if (k < p.min_reps) return false;
+  return elapsed >= p.max_time || median_rse(totals) <= p.target_rse;
+}
+
+repetition_policy policy_from(const nlohmann::json& j) {
+  repetition_policy p;
+  p.warmup = j.value("warmup", p.warmup);
+  p.min_reps = j.value("min_reps", p.min_reps);
+  p.max_reps = j.value("max_reps", p.max_reps);
+  p.target_rse = j.value("target_rse", p.target_rse);
+  p.max_time = j.value("max_time", p.max_time);
+  if (j.contains("fixed")) p.fixed = j.at("fixed").get<int>();
+  return p;
+}
+
+// The answer goes to fd 3 when the parent opened it, else to stdout (a worker run by hand).
+void write_answer(const nlohmann::json& answer) {
+  auto text = answer.dump();
+  int fd = fcntl(3, F_GETFD) != -1 ? 3 : 1;
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left) {
+    auto k = write(fd, p, left);
+    if (k <= 0) break;
+    p += k;
+    left -= static_cast<std::size_t>(k);
+  }
+}
+
+// The energy meters for a point: the GPU boards it uses, the CPU package and DRAM.
+std::vector<energy_source> open_meters(const variant_desc& v, int gpus, bool enabled) {
+  if (!enabled) {
+    std::vector<energy_source> off;
+    for (const char* m : {"energy_gpu", "energy_cpu", "energy_dram"}) off.push_back({m, "disabled (--no-energy)", {}, 0});
+    return off;
+  }
+  std::vector<std::string> pci;
+  for (int d = 0; d < gpus; ++d) pci.push_back(gpu::query().devices[static_cast<std::size_t>(d)].pci_bus_id);
+  return open_energy_sources(pci, uses_gpu(v.backend) ? gpu::query().unavailable : "not measured: the variant uses no GPU");
+}
+
+// Idle power of the sources in open_meters' order, from the parent's measurement before the sweep.
+std::vector<double> idle_watts(const nlohmann::json& idle, int gpus) {
+  const double nan = std::nan("");
+  double gpu_w = gpus ? 0.0 : nan;
+  for (int d = 0; d < gpus; ++d) {
+    auto per = idle.value("energy_gpu", nlohmann::json::array());
+    gpu_w += d < static_cast<int>(per.size()) && per[static_cast<std::size_t>(d)].is_number()
+                 ? per[static_cast<std::size_t>(d)].get<double>()
+                 : nan;
+  }
+  auto scalar = [&](const char* k) { return idle.contains(k) && idle[k].is_number() ? idle[k].get<double>() : nan; };
+  return {gpu_w, scalar("energy_cpu"), scalar("energy_dram")};
+}
+
+}  // namespace
+
+nlohmann::json run_point(const nlohmann::json& spec) {
+  nlohmann::json answer = {{"status", "ok"}, {"reason", ""}, {"verified", false}, {"result", nlohmann::json::object()},
+                           {"samples", nlohmann::json::object()}, {"notes", nlohmann::json::object()},
+                           {"unavailable", nlohmann::json::object()}};
+  auto fail = [&](point_status s, const std::string& why) {
+    answer["status"] = std::string(to_string(s));
+    answer["reason"] = why;
+  };
+  try {
+    const auto& problem = find_problem(spec.at("problem").get<std::string>());
+    const auto& variant = find_variant(problem.name, spec.at("variant").get<std::string>());
+    if (auto a = available(variant); !a.ok) {
+      fail(point_status::skipped, a.reason);
+      return answer;
+    }
+    const auto n = spec.at("n").get<std::uint64_t>();
+    param_map pm;
+    for (const auto& [k, v] : spec.at("params").items()) pm[k] = v.get<std::string>();
+    const auto params = param_set::from_map(std::move(pm));
+    const auto policy = policy_from(spec.value("repetitions", nlohmann::json::object()));
+    const auto energy_spec = spec.value("energy", nlohmann::json::object());
+    const int gpus = variant.backend == backend::multi_gpu ? gpu::device_count() : variant.backend == backend::cuda ? 1 : 0;
+
+    if (gpus) gpu::initialise(gpus);
+    auto work = problem.prepare({n, &params, spec.at("seed").get<std::uint64_t>(),
+                                 gpus ? host_memory_kind::pinned : host_memory_kind::pageable});
+    run_context ctx(n, params, gpus);
+    std::map<std::string, std::vector<double>> samples;
+    outcome last;
+    auto once = [&] {
+      ctx.begin_repetition();
+      last = variant.run(*work, ctx);
+      if (!last.verified) fail(point_status::unverified, last.reason);
+      return last.verified;
+    };
+
+    bool ok = true;
+    for (int i = 0; i < policy.warmup && ok; ++i) ok = once();
+
+    auto meters = open_meters(variant, gpus, energy_spec.value("enabled", true));
+    bool metering = false;
+    double slowest_update = 0;
+    for (const auto& m : meters) {
+      if (m.read) metering = true, slowest_update = std::max(slowest_update, m.update_period);
+      else answer["unavailable"][m.metric] = m.unavailable;
+    }
+    const double window = energy_spec.value("window", 1.0);
+
+    if (ok && metering) wait_for_counter_update(meters);
+    const auto e0 = read_all(meters);
+    const auto t0 = clock_type::now();
+    int window_reps = 0;
+    bool timing_done = false;
+    std::optional<std::vector<double>> mark;
+    while (ok) {
+      auto rep_start = clock_type::now();
+      if (!(ok = once())) break;
+      double rep_time = seconds_since(rep_start);
+      ++window_reps;
+      if (!timing_done) {
+        for (const auto& [metric, value] : ctx.phases()) samples[metric].push_back(value);
+        timing_done = enough_repetitions(policy, samples["total"], seconds_since(t0));
+      }
+      if (!timing_done) continue;
+      if (!metering) break;
+      if (seconds_since(t0) < window) continue;
+      // End the window on a counter update, unless each run is long next to the update period.
+      if (rep_time >= 10 * slowest_update) break;
+      if (!mark) mark = read_all(meters);
+      else if (counters_moved(meters, *mark)) break;
+    }
+
+    if (metering && window_reps > 0 && ok) {
+      const auto e1 = read_all(meters);
+      const double span = seconds_since(t0);
+      const auto idle = idle_watts(spec.value("idle", nlohmann::json::object()), gpus);
+      for (std::size_t i = 0; i < meters.size(); ++i) {
+        if (!meters[i].read) continue;
+        const double per_op = (e1[i] - e0[i]) / window_reps;
+        samples[meters[i].metric].push_back(per_op);
+        const auto above = meters[i].metric + "_above_idle";
+        if (std::isnan(idle[i]))
+          answer["unavailable"][above] = "idle power was not measured";
+        else
+          samples[above].push_back(per_op - idle[i] * span / window_reps);
+      }
+      answer["notes"]["energy_window_s"] = span;
+      answer["notes"]["energy_window_reps"] = window_reps;
+    }
+    if (gpus) samples["device_peak"].push_back(static_cast<double>(ctx.device_memory().peak()));
+    for (const auto& [k, v] : ctx.notes()) answer["notes"][k] = v;
+    answer["samples"] = samples;
+    if (ok) answer["verified"] = true;
+    if (!last.result_json.empty()) answer["result"] = nlohmann::json::parse(last.result_json, nullptr, false);
+  } catch (const out_of_memory& e) {
+    fail(point_status::oom, e.what());
+  } catch (const std::bad_alloc&) {
+    fail(point_status::oom, "host memory exhausted (std::bad_alloc)");
+  } catch (const std::exception& e) {
+    fail(point_status::failed, e.what());
+  }
+  return answer;
+}
+
+int worker_main() {
+  std::string input{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+  auto spec = nlohmann::json::parse(input, nullptr, false);
+  if (spec.is_discarded()) {
+    std::cerr << "ema worker: the point specification on stdin is not JSON\n";
+    return 2;
+  }
+  write_answer(run_point(spec));
+  return 0;
+}
+
+int probe_main() {
+  try {
+    write_answer(measure_ceilings([](const std::string& step) { std::cerr << "probe: " << step << "\n"; }));
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "probe failed: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace ema
