@@ -15,7 +15,7 @@
 namespace ema {
 
 std::size_t host_probe_bytes() {
-  const std::size_t want = std::size_t{1} << 30;  // 1 GiB: past any last-level cache
+  const std::size_t want = std::size_t{512} << 20;  // past any last-level cache
   const std::size_t avail = available_memory_bytes();
   return std::max<std::size_t>(std::size_t{64} << 20, std::min(want, avail / 8));
 }

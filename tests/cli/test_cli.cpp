@@ -1,0 +1,214 @@
+// The ema command line end to end: listing, usage errors and their exit codes, a sweep with every
+// sink, the JSON schema, database errors, and resuming after kill -9.
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sqlite3.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <thread>
+
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace ema {
+namespace {
+
+using test::run_process;
+
+test::process_result ema(std::vector<std::string> args) {
+  args.insert(args.begin(), EMA_EXE);
+  return run_process(args);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+int count_points(const std::string& db_path) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return -1;
+  sqlite3_busy_timeout(db, 1000);
+  sqlite3_stmt* s = nullptr;
+  int n = -1;
+  if (sqlite3_prepare_v2(db, "SELECT count(*) FROM points", -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+    n = sqlite3_column_int(s, 0);
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return n;
+}
+
+TEST(Cli, ListShowsProblemsAndVariants) {
+  auto r = ema({"list"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("search"), std::string::npos);
+  EXPECT_NE(r.out.find("Algorithm 1 of 001_9fea77a744af8951.txt"), std::string::npos);
+  auto j = ema({"list", "--json"});
+  auto parsed = nlohmann::json::parse(j.out);
+  EXPECT_EQ(parsed[0]["name"], "search");
+  EXPECT_FALSE(parsed[0]["variants"].empty());
+}
+
+TEST(Cli, UsageErrorsExit2AndListTheValidNames) {
+  test::temp_dir dir;
+  auto db = dir.file("u.db");
+  auto r = ema({"run", "serch", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown problem 'serch'; valid problems: search"), std::string::npos) << r.err;
+  r = ema({"run", "search", "--variants", "seq,fast", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown variant 'fast' of problem search; valid variants: seq"), std::string::npos) << r.err;
+  r = ema({"run", "search", "--param", "hits=none", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("valid parameters: hit, copies"), std::string::npos) << r.err;
+  r = ema({"run", "search", "--param", "hit=often", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("none|first|middle|last|random"), std::string::npos) << r.err;
+  r = ema({"run", "search", "--sizes", "2^10..2^x", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'2^x' is not a number"), std::string::npos) << r.err;
+  r = ema({"run", "search", "--reps", "0", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+  r = ema({"run", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("name a problem or give --all"), std::string::npos) << r.err;
+  r = ema({"frobnicate"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_FALSE(std::filesystem::exists(db)) << "a usage error must not create the database";
+}
+
+TEST(Cli, RunWritesEverySinkAndShowPrintsItAgain) {
+  test::temp_dir dir;
+  auto db = dir.file("r.db"), json = dir.file("r.json"), csv = dir.file("r.csv"), md = dir.file("r.md");
+  auto r = ema({"run", "search", "--variants", "seq,omp", "--sizes", "0,1,1000", "--param", "hit=middle", "--reps", "3",
+                "--no-energy", "--db", db, "--json", json, "--csv", csv, "--md", md});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("search"), std::string::npos);
+  auto j = nlohmann::json::parse(slurp(json));
+  EXPECT_EQ(j["schema"], "ema.run/1");
+  ASSERT_EQ(j["points"].size(), 6u);
+  const std::set<std::string> statuses = {"ok", "failed", "crashed", "timeout", "oom", "unverified", "skipped"};
+  for (const auto& p : j["points"]) {
+    for (const char* key : {"problem", "variant", "n", "params", "status", "reason", "verified", "result", "metrics"})
+      ASSERT_TRUE(p.contains(key)) << key;
+    EXPECT_TRUE(statuses.count(p["status"].get<std::string>()));
+    EXPECT_EQ(p["status"], "ok") << p["reason"];
+    EXPECT_TRUE(p["verified"].get<bool>());
+    EXPECT_EQ(p["params"]["hit"], "middle");
+    const auto& total = p["metrics"]["total"];
+    for (const char* key : {"median", "min", "max", "unit", "samples"}) EXPECT_TRUE(total.contains(key)) << key;
+    EXPECT_EQ(total["samples"].size(), 3u);
+    EXPECT_TRUE(p["metrics"].contains("host_peak_rss"));
+    EXPECT_EQ(p["metrics"]["energy_cpu"]["unavailable"], "disabled (--no-energy)");
+  }
+  EXPECT_EQ(j["points"][4]["result"]["index"], 500);
+  EXPECT_NE(slurp(csv).find("total,s,3,"), std::string::npos);
+  EXPECT_NE(slurp(md).find("| variant |"), std::string::npos);
+
+  auto shown = ema({"show", "--db", db, "--json", "-"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_EQ(nlohmann::json::parse(shown.out)["points"], j["points"]);
+  auto listing = ema({"show", "--db", db, "--list"});
+  EXPECT_NE(listing.out.find("finished"), std::string::npos);
+  EXPECT_EQ(ema({"show", "7", "--db", db}).exit_code, 2);
+}
+
+TEST(Cli, DatabaseErrorsExit3AndDamageNothing) {
+  test::temp_dir dir;
+  auto other = dir.file("other.db");
+  {
+    sqlite3* db = nullptr;
+    sqlite3_open(other.c_str(), &db);
+    sqlite3_exec(db, "CREATE TABLE t (x); INSERT INTO t VALUES (42);", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+  }
+  auto before = slurp(other);
+  auto r = ema({"run", "search", "--variants", "seq", "--sizes", "16", "--db", other});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("not an ema database"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(other), before);
+
+  r = ema({"run", "search", "--variants", "seq", "--sizes", "16", "--db", dir.file("no/such/dir.db")});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+
+  auto locked = dir.file("locked.db");
+  ASSERT_EQ(ema({"run", "search", "--variants", "seq", "--sizes", "16", "--reps", "1", "--no-energy", "--db", locked, "-q"}).exit_code, 0);
+  sqlite3* holder = nullptr;
+  sqlite3_open(locked.c_str(), &holder);
+  ASSERT_EQ(sqlite3_exec(holder, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
+  r = ema({"run", "search", "--variants", "seq", "--sizes", "16", "--db", locked});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("locked by another process"), std::string::npos) << r.err;
+  sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(holder);
+  EXPECT_EQ(count_points(locked), 1);
+
+  r = ema({"show", "--db", dir.file("absent.db")});
+  EXPECT_EQ(r.exit_code, 3);
+}
+
+TEST(Cli, ResumeAfterKill9RedoesNothingThatFinished) {
+  test::temp_dir dir;
+  auto db = dir.file("k.db");
+  const std::vector<std::string> args = {EMA_EXE, "run", "search", "--variants", "seq", "--sizes", "2^10..2^22",
+                                         "--reps", "40", "--no-energy", "--db", db, "-q"};
+  const int total = 13;
+  int pid = test::spawn_process(args);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (count_points(db) < 3 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const int stored = count_points(db);
+  ASSERT_GE(stored, 3);
+  ASSERT_LT(stored, total) << "the sweep finished before it could be killed";
+
+  auto before = ema({"show", "--db", db, "--json", "-"});
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+  auto first = nlohmann::json::parse(before.out);
+  EXPECT_EQ(first["experiment"]["state"], "running");
+
+  auto r = ema({"run", "--resume", "--db", db, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("resuming experiment 1"), std::string::npos) << r.err;
+  auto after = nlohmann::json::parse(ema({"show", "--db", db, "--json", "-"}).out);
+  EXPECT_EQ(after["experiment"]["state"], "finished");
+  ASSERT_EQ(after["points"].size(), static_cast<std::size_t>(total));
+  for (std::size_t i = 0; i < first["points"].size(); ++i)
+    EXPECT_EQ(after["points"][i]["metrics"]["total"]["samples"], first["points"][i]["metrics"]["total"]["samples"])
+        << "point " << i << " was run again";
+  std::set<std::uint64_t> sizes;
+  for (const auto& p : after["points"]) sizes.insert(p["n"].get<std::uint64_t>());
+  EXPECT_EQ(sizes.size(), static_cast<std::size_t>(total));
+
+  r = ema({"run", "--resume", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no unfinished experiment"), std::string::npos) << r.err;
+}
+
+#ifdef EMA_WITH_CUDA
+TEST(Cli, CudaVariantWithoutAGpuIsSkippedNotACrash) {
+  test::temp_dir dir;
+  auto json = dir.file("g.json");
+  auto r = ema({"run", "search", "--variants", "cuda", "--sizes", "1024", "--reps", "2", "--no-energy", "--db",
+                dir.file("g.db"), "--json", json, "-q"});
+  auto j = nlohmann::json::parse(slurp(json));
+  const auto& p = j["points"][0];
+  if (p["status"] == "ok") GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(p["status"], "skipped");
+  EXPECT_NE(p["reason"].get<std::string>().find("no CUDA device"), std::string::npos) << p["reason"];
+}
+#endif
+
+}  // namespace
+}  // namespace ema

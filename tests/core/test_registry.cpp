@@ -1,0 +1,71 @@
+// The registry holds exactly the problems and variants this build configuration compiles.
+#include <gtest/gtest.h>
+#include <set>
+
+#include "core/errors.hpp"
+#include "core/registry.hpp"
+
+namespace ema {
+namespace {
+
+std::set<std::string> registered() {
+  std::set<std::string> out;
+  for (const auto* v : variants()) out.insert(std::string(v->problem) + "/" + v->name + "/" + std::string(to_string(v->backend)));
+  return out;
+}
+
+TEST(Registry, ContentsMatchTheBuildConfiguration) {
+  std::set<std::string> expected = {"search/seq/seq"};
+#ifdef EMA_WITH_OPENMP
+  expected.insert("search/omp/omp");
+#endif
+#ifdef EMA_WITH_CUDA
+  expected.insert({"search/cuda-seed/cuda", "search/cuda/cuda", "search/thrust-find/cuda", "search/cuda-multi/multi-gpu"});
+#endif
+  EXPECT_EQ(registered(), expected);
+  ASSERT_EQ(problems().size(), 1u);
+  EXPECT_STREQ(problems()[0]->name, "search");
+}
+
+TEST(Registry, EveryVariantNamesItsProblemProvenanceAndDescription) {
+  for (const auto* v : variants()) {
+    EXPECT_NO_THROW(find_problem(v->problem)) << v->name;
+    EXPECT_GT(std::string_view(v->description).size(), 10u) << v->name;
+    EXPECT_GT(std::string_view(v->provenance).size(), 3u) << v->name;
+    EXPECT_NE(v->run, nullptr) << v->name;
+  }
+}
+
+TEST(Registry, VariantNamesAreUniqueWithinAProblem) {
+  std::set<std::string> seen;
+  for (const auto* v : variants()) EXPECT_TRUE(seen.insert(std::string(v->problem) + "/" + v->name).second) << v->name;
+}
+
+TEST(Registry, UnknownNamesListTheValidOnes) {
+  try {
+    find_problem("serch");
+    FAIL();
+  } catch (const usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("valid problems: search"), std::string::npos) << e.what();
+  }
+  try {
+    find_variant("search", "gpu");
+    FAIL();
+  } catch (const usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("valid variants: seq"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Registry, GpuVariantsAreUnavailableWithoutADevice) {
+  for (const auto* v : variants()) {
+    auto a = available(*v);
+    if (!uses_gpu(v->backend)) {
+      EXPECT_TRUE(a.ok) << v->name;
+    } else if (!a.ok) {
+      EXPECT_NE(a.reason.find("CUDA"), std::string::npos) << a.reason;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ema

@@ -1,0 +1,92 @@
+// The JSON export follows schema ema.run/1; CSV has one row per point and metric; tables show
+// every status with its reason and unavailable energy as such, never as 0.
+#include <gtest/gtest.h>
+
+#include "report/exports.hpp"
+#include "report/table.hpp"
+#include "support/temp_dir.hpp"
+
+namespace ema {
+namespace {
+
+experiment_view sample_view() {
+  experiment_view v;
+  v.experiment.id = 3;
+  v.experiment.state = "finished";
+  v.experiment.machine = {{"host", {{"cpu_model", "cpu"}, {"logical_cores", 2}, {"memory_bytes", 1e9}}},
+                          {"gpus", nlohmann::json::array()}};
+  v.experiment.ceilings = {{"host_read_bw_one", {{"value", 10e9}, {"unit", "B/s"}}}};
+  point_view ok;
+  ok.record.problem = "search";
+  ok.record.variant = "seq";
+  ok.record.backend = "seq";
+  ok.record.n = 1 << 20;
+  ok.record.params_json = R"({"copies":"1","hit":"none"})";
+  ok.record.status = point_status::ok;
+  ok.record.verified = true;
+  ok.params = nlohmann::json::parse(ok.record.params_json);
+  ok.result = {{"index", -1}};
+  ok.unavailable = {{"energy_cpu", "no powercap interface"}};
+  ok.metrics["total"] = {"s", summarize(std::vector<double>{1e-3, 2e-3, 3e-3}), {1e-3, 2e-3, 3e-3}};
+  point_view bad = ok;
+  bad.record.variant = "omp";
+  bad.record.backend = "omp";
+  bad.record.status = point_status::crashed;
+  bad.record.verified = false;
+  bad.record.reason = "killed by signal 11 (Segmentation fault)";
+  bad.metrics.clear();
+  v.points = {ok, bad};
+  return v;
+}
+
+TEST(Exports, JsonFollowsTheSchema) {
+  auto j = to_run_json(sample_view());
+  EXPECT_EQ(j["schema"], "ema.run/1");
+  ASSERT_EQ(j["points"].size(), 2u);
+  for (const auto& p : j["points"])
+    for (const char* key : {"problem", "variant", "n", "params", "status", "reason", "verified", "result", "metrics"})
+      EXPECT_TRUE(p.contains(key)) << key;
+  const auto& total = j["points"][0]["metrics"]["total"];
+  EXPECT_DOUBLE_EQ(total["median"].get<double>(), 2e-3);
+  EXPECT_DOUBLE_EQ(total["min"].get<double>(), 1e-3);
+  EXPECT_DOUBLE_EQ(total["max"].get<double>(), 3e-3);
+  EXPECT_EQ(total["unit"], "s");
+  EXPECT_EQ(total["samples"].size(), 3u);
+  const auto& energy = j["points"][0]["metrics"]["energy_cpu"];
+  EXPECT_TRUE(energy["median"].is_null());
+  EXPECT_EQ(energy["unavailable"], "no powercap interface");
+  EXPECT_EQ(j["points"][1]["status"], "crashed");
+  EXPECT_EQ(j["points"][0]["params"]["hit"], "none");
+  EXPECT_EQ(j["points"][0]["result"]["index"], -1);
+}
+
+TEST(Exports, CsvHasOneRowPerPointAndMetric) {
+  auto csv = to_csv(sample_view());
+  EXPECT_EQ(csv.rfind("experiment,problem,variant,backend,n,params,seed,status,verified,metric,unit,count,median", 0), 0u);
+  EXPECT_NE(csv.find(",seq,seq,1048576,\"{\"\"copies\"\":\"\"1\"\",\"\"hit\"\":\"\"none\"\"}\",0,ok,1,total,s,3,0.002,"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("energy_cpu,J,0,,,,,,unavailable: no powercap interface"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("crashed,0,,,0,,,,,,killed by signal 11"), std::string::npos) << csv;
+}
+
+TEST(Exports, TablesShowStatusReasonsAndUnavailableEnergy) {
+  auto text = render_tables(sample_view(), table_style::text);
+  EXPECT_NE(text.find("crashed [1]"), std::string::npos) << text;
+  EXPECT_NE(text.find("[1] omp n=1048576: killed by signal 11"), std::string::npos) << text;
+  EXPECT_NE(text.find("energy_cpu: unavailable (no powercap interface)"), std::string::npos) << text;
+  EXPECT_NE(text.find("2 ms"), std::string::npos) << text;
+  EXPECT_NE(text.find("21.0%"), std::string::npos) << text;  // 4 MiB in 2 ms over 10 GB/s
+  auto md = render_tables(sample_view(), table_style::markdown);
+  EXPECT_NE(md.find("| variant |"), std::string::npos) << md;
+  EXPECT_NE(md.find("-: | ---"), std::string::npos) << md;
+}
+
+TEST(Exports, WriteTextReportsBadPaths) {
+  test::temp_dir dir;
+  write_text(dir.file("ok.txt"), "x");
+  EXPECT_THROW(write_text(dir.file("no/such/dir/x.txt"), "x"), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace ema

@@ -1,0 +1,131 @@
+// Every way a point can fail is isolated in its child, recorded with its status and reason, and
+// the sweep goes on; a point that succeeds keeps every sample.
+#include <atomic>
+#include <gtest/gtest.h>
+#include <thread>
+
+#include "core/registry.hpp"
+#include "runner/sweep.hpp"
+#include "support/temp_dir.hpp"
+
+namespace ema {
+namespace {
+
+struct fixture {
+  test::temp_dir dir;
+  database db = database::open_write(dir.file("s.db"));
+  std::int64_t id = db.create_experiment({});
+
+  std::map<std::string, point_record> run(const std::vector<std::string>& variants, double timeout = 20,
+                                          const std::atomic<bool>* stop = nullptr, sweep_result* out = nullptr) {
+    plan_request r;
+    r.problems = {"fault"};
+    r.variants = variants;
+    r.sizes = "8";
+    auto p = make_plan(r);
+    p.timeout = timeout;
+    p.reps.max_time = 0.05;
+    p.energy.enabled = false;
+    sweep_settings s;
+    s.worker = EMA_FAULT_WORKER;
+    s.stop = stop;
+    auto result = run_sweep(db, id, p, nlohmann::json::object(), s);
+    if (out) *out = result;
+    std::map<std::string, point_record> by_variant;
+    for (auto& pt : db.points(id)) by_variant[pt.variant] = pt;
+    return by_variant;
+  }
+};
+
+TEST(Sweep, EveryFailureIsRecordedAndTheSweepGoesOn) {
+  fixture f;
+  sweep_result result;
+  auto pts = f.run({"crash", "abort", "oom", "bad-alloc", "throws", "exit", "wrong", "flaky", "ok"}, 20, nullptr, &result);
+  ASSERT_EQ(pts.size(), 9u);
+  EXPECT_EQ(result.failed, 8);
+  EXPECT_EQ(pts["crash"].status, point_status::crashed);
+  EXPECT_NE(pts["crash"].reason.find("signal 11"), std::string::npos) << pts["crash"].reason;
+  EXPECT_EQ(pts["abort"].status, point_status::crashed);
+  EXPECT_NE(pts["abort"].reason.find("about to abort"), std::string::npos) << pts["abort"].reason;
+  EXPECT_EQ(pts["oom"].status, point_status::oom);
+  EXPECT_NE(pts["oom"].reason.find("out of memory"), std::string::npos);
+  EXPECT_EQ(pts["bad-alloc"].status, point_status::oom);
+  EXPECT_EQ(pts["throws"].status, point_status::failed);
+  EXPECT_EQ(pts["throws"].reason, "variant failed on purpose");
+  EXPECT_EQ(pts["exit"].status, point_status::crashed);
+  EXPECT_NE(pts["exit"].reason.find("code 3"), std::string::npos);
+  EXPECT_EQ(pts["wrong"].status, point_status::unverified);
+  EXPECT_EQ(pts["wrong"].reason, "returned 9, expected 8");
+  EXPECT_FALSE(pts["wrong"].verified);
+  EXPECT_EQ(pts["flaky"].status, point_status::unverified);
+  EXPECT_EQ(pts["flaky"].samples["total"].size(), 2u);  // the samples before it went wrong are kept
+  EXPECT_EQ(pts["ok"].status, point_status::ok);
+  EXPECT_TRUE(pts["ok"].verified);
+  EXPECT_GE(pts["ok"].samples["total"].size(), 5u);
+  EXPECT_EQ(pts["ok"].result_json, R"({"value":8})");
+  for (auto& [name, p] : pts) EXPECT_EQ(p.samples["host_peak_rss"].size(), 1u) << name;
+}
+
+TEST(Sweep, AHangIsKilledAtTheTimeout) {
+  fixture f;
+  auto start = std::chrono::steady_clock::now();
+  auto pts = f.run({"hang", "ok"}, 1.0);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10.0);
+  EXPECT_EQ(pts["hang"].status, point_status::timeout);
+  EXPECT_NE(pts["hang"].reason.find("timeout of 1 s"), std::string::npos) << pts["hang"].reason;
+  EXPECT_EQ(pts["ok"].status, point_status::ok);
+}
+
+TEST(Sweep, PhasesAndNotesAreStored) {
+  fixture f;
+  auto pts = f.run({"phases"});
+  const auto& p = pts["phases"];
+  ASSERT_EQ(p.status, point_status::ok);
+  ASSERT_FALSE(p.samples.at("kernel").empty());
+  EXPECT_DOUBLE_EQ(p.samples.at("kernel")[0], 8e-6);
+  EXPECT_EQ(p.samples.at("kernel").size(), p.samples.at("total").size());
+  EXPECT_EQ(nlohmann::json::parse(p.notes_json)["launch"], "1 block");
+  EXPECT_EQ(nlohmann::json::parse(p.unavailable_json)["energy_cpu"], "disabled (--no-energy)");
+}
+
+TEST(Sweep, UnavailableVariantIsSkippedWithItsReason) {
+  if (available(find_variant("fault", "gpu")).ok) GTEST_SKIP() << "a CUDA device is present";
+  fixture f;
+  sweep_result result;
+  auto pts = f.run({"gpu"}, 20, nullptr, &result);
+  EXPECT_EQ(pts["gpu"].status, point_status::skipped);
+  EXPECT_NE(pts["gpu"].reason.find("CUDA"), std::string::npos);
+  EXPECT_EQ(result.failed, 0);
+  EXPECT_EQ(result.skipped, 1);
+}
+
+TEST(Sweep, InterruptionLeavesThePointInFlightUnrecorded) {
+  fixture f;
+  std::atomic<bool> stop{false};
+  std::thread raiser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    stop = true;
+  });
+  sweep_result result;
+  auto pts = f.run({"ok", "hang", "wrong"}, 60, &stop, &result);
+  raiser.join();
+  EXPECT_TRUE(result.interrupted);
+  EXPECT_EQ(pts.size(), 1u);
+  EXPECT_TRUE(pts.count("ok"));
+}
+
+TEST(Sweep, FinishedPointsAreNotRunAgain) {
+  fixture f;
+  f.run({"ok", "wrong"});
+  auto first = f.db.points(f.id);
+  sweep_result result;
+  f.run({"ok", "wrong"}, 20, nullptr, &result);
+  EXPECT_EQ(result.already_done, 2);
+  EXPECT_EQ(result.run, 0);
+  auto again = f.db.points(f.id);
+  ASSERT_EQ(again.size(), 2u);
+  EXPECT_EQ(again[0].finished_at, first[0].finished_at);
+}
+
+}  // namespace
+}  // namespace ema
