@@ -12,24 +12,23 @@ __global__ void __launch_bounds__(256) scan_kernel(const std::uint32_t* __restri
                                                    std::uint32_t key, unsigned long long* best) {
   const unsigned long long n_vec = n / 4;
   const uint4* __restrict__ v = reinterpret_cast<const uint4*>(data);
-  const unsigned long long share = (n_vec + gridDim.x - 1) / gridDim.x;
-  const unsigned long long start = blockIdx.x * share;
-  const unsigned long long end = min(n_vec, start + share);
   const unsigned tile = blockDim.x * Unroll;
-  for (unsigned long long base = start; base < end; base += tile) {
-    if (*reinterpret_cast<volatile unsigned long long*>(best) < 4 * base) return;
-    unsigned long long found = no_index;
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * tile;
+  for (unsigned long long base = static_cast<unsigned long long>(blockIdx.x) * tile; base < n_vec; base += stride) {
     uint4 x[Unroll];
-    if (base + tile <= end) {
+    if (base + tile <= n_vec) {
 #pragma unroll
       for (int u = 0; u < Unroll; ++u) x[u] = __ldcs(v + base + u * blockDim.x + threadIdx.x);
     } else {
 #pragma unroll
       for (int u = 0; u < Unroll; ++u) {
         const auto i = base + u * blockDim.x + threadIdx.x;
-        x[u] = i < end ? __ldcs(v + i) : make_uint4(~key, ~key, ~key, ~key);
+        x[u] = i < n_vec ? __ldcs(v + i) : make_uint4(~key, ~key, ~key, ~key);
       }
     }
+    // Read the best index while this tile's loads are in flight, not before them.
+    const unsigned long long known = *reinterpret_cast<volatile unsigned long long*>(best);
+    unsigned long long found = no_index;
     // From the last load to the first, so the lowest matching element wins.
 #pragma unroll
     for (int u = Unroll - 1; u >= 0; --u) {
@@ -40,6 +39,7 @@ __global__ void __launch_bounds__(256) scan_kernel(const std::uint32_t* __restri
       if (x[u].x == key) found = e;
     }
     if (found != no_index) atomicMin(best, found);
+    if (known < 4 * (base + stride)) break;  // nothing this block still holds can be lower
   }
   // The last 0-3 elements that do not fill a vector.
   const unsigned long long tail = 4 * n_vec + threadIdx.x;
@@ -58,8 +58,15 @@ scan_config choose_scan_config(const gpu::device_info& d, std::uint64_t n) {
   c.threads = 256;
   const std::uint64_t tile_elements = 4ull * c.threads * scan_config::unroll;
   const std::uint64_t tiles = std::max<std::uint64_t>(1, (n + tile_elements - 1) / tile_elements);
-  const std::uint64_t resident = static_cast<std::uint64_t>(d.sm_count) * std::max(1, d.max_threads_per_sm / c.threads);
-  c.blocks = static_cast<int>(std::min(resident, tiles));
+  // Resident blocks as the occupancy calculator gives them for this kernel's registers, not the
+  // thread limit alone (40 registers allow 6 blocks of 256 per SM, not 8).
+  int per_sm = 0;
+  EMA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, scan_kernel<scan_config::unroll>, c.threads, 0));
+  const std::uint64_t resident = static_cast<std::uint64_t>(d.sm_count) * static_cast<std::uint64_t>(std::max(1, per_sm));
+  // As few blocks as give every block the same number of tiles (to within one) in as few waves
+  // as the resident limit allows, so no block is left with a long tail alone.
+  const std::uint64_t waves = (tiles + resident - 1) / resident;
+  c.blocks = static_cast<int>((tiles + waves - 1) / waves);
   return c;
 }
 

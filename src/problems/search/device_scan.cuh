@@ -3,12 +3,13 @@
 // search, copy the answer back, free, each phase timed (001_9fea77a744af8951.txt section 3: the
 // total time includes allocation, copies and synchronisation; the kernel time is the search alone).
 //
-// The scan kernel: each block owns one contiguous, equal share of the array (so the grid is
-// balanced to within a tile) and walks it in tiles of `threads * Unroll` 16-byte vectors, every
-// thread keeping Unroll independent 16-byte loads in flight, coalesced across the warp. Before each
-// tile it reads the best index found so far; when that lies before the tile, nothing this block
-// could still find is lower, so it stops. With the key absent that check is one L2-resident load
-// per warp per 32 KiB, and the kernel is a pure stream of reads.
+// The scan kernel: the array is cut into tiles of `threads * Unroll` 16-byte vectors dealt to the
+// blocks round-robin, so the grid sweeps memory as one wavefront; the grid is sized so every block
+// gets the same number of tiles to within one. Each thread keeps Unroll independent 16-byte loads
+// in flight, coalesced across the warp. While a tile's loads are in flight the thread also reads the
+// best index found so far; once that lies before the block's next tile, nothing the block could
+// still find is lower, so it stops. With the key absent that check is one L2-resident load per warp
+// per tile, overlapped with the data, and the kernel is a pure stream of reads.
 #pragma once
 
 #include <cstdint>
