@@ -7,6 +7,9 @@
 namespace ema::search {
 namespace {
 
+// Tiles between two reads of the best index (a block may scan this many tiles past a find).
+constexpr unsigned check_every = 4;
+
 template <int Unroll>
 __global__ void __launch_bounds__(256) scan_kernel(const std::uint32_t* __restrict__ data, unsigned long long n,
                                                    std::uint32_t key, unsigned long long* best) {
@@ -14,7 +17,10 @@ __global__ void __launch_bounds__(256) scan_kernel(const std::uint32_t* __restri
   const uint4* __restrict__ v = reinterpret_cast<const uint4*>(data);
   const unsigned tile = blockDim.x * Unroll;
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * tile;
-  for (unsigned long long base = static_cast<unsigned long long>(blockIdx.x) * tile; base < n_vec; base += stride) {
+  unsigned long long known = no_index;
+  unsigned iteration = 0;
+  for (unsigned long long base = static_cast<unsigned long long>(blockIdx.x) * tile; base < n_vec;
+       base += stride, ++iteration) {
     uint4 x[Unroll];
     if (base + tile <= n_vec) {
 #pragma unroll
@@ -26,8 +32,10 @@ __global__ void __launch_bounds__(256) scan_kernel(const std::uint32_t* __restri
         x[u] = i < n_vec ? __ldcs(v + i) : make_uint4(~key, ~key, ~key, ~key);
       }
     }
-    // Read the best index while this tile's loads are in flight, not before them.
-    const unsigned long long known = *reinterpret_cast<volatile unsigned long long*>(best);
+    // Read the best index while this tile's loads are in flight, not before them, and only every
+    // few tiles: every warp of the grid reads the same address, so the reads all land on one L2
+    // slice, which saturates if each tile asks.
+    if (iteration % check_every == 0) known = *reinterpret_cast<volatile unsigned long long*>(best);
     unsigned long long found = no_index;
     // From the last load to the first, so the lowest matching element wins.
 #pragma unroll
