@@ -5,10 +5,16 @@ find_package(fmt 9 CONFIG REQUIRED)
 find_package(SQLite3 REQUIRED)
 find_package(Threads REQUIRED)
 
+# CMake 4 renamed the imported target; 3.25 only knows SQLite::SQLite3.
+if(TARGET SQLite3::SQLite3)
+  set(EMA_SQLITE_TARGET SQLite3::SQLite3)
+else()
+  set(EMA_SQLITE_TARGET SQLite::SQLite3)
+endif()
 # A static libsqlite3.a (the GPU machine's kit) needs the libraries the shared one brings itself.
-get_target_property(_ema_sqlite_lib SQLite::SQLite3 IMPORTED_LOCATION)
+get_target_property(_ema_sqlite_lib ${EMA_SQLITE_TARGET} IMPORTED_LOCATION)
 if(_ema_sqlite_lib MATCHES "\\.a$")
-  set_property(TARGET SQLite::SQLite3 APPEND PROPERTY INTERFACE_LINK_LIBRARIES Threads::Threads ${CMAKE_DL_LIBS} m)
+  set_property(TARGET ${EMA_SQLITE_TARGET} APPEND PROPERTY INTERFACE_LINK_LIBRARIES Threads::Threads ${CMAKE_DL_LIBS} m)
 endif()
 
 find_package(OpenMP COMPONENTS CXX)

@@ -34,15 +34,18 @@ action add_list(CLI::App& app) {
     for (const auto* p : problems()) {
       fmt::print("{} — {}\n  source: {}\n  n: {}\n  default sizes: {}\n", p->name, p->title, p->source,
                  p->size_meaning, p->default_sizes);
+      if (!p->params.empty()) fmt::print("  parameters:\n");
       for (const auto& s : p->params)
-        fmt::print("  --param {}={}{}  {}\n", s.name, s.default_value,
+        fmt::print("    {}={}{}  {}\n", s.name, s.default_value,
                    s.choices ? fmt::format(" ({})", s.choices) : std::string(), s.help);
+      fmt::print("  variants:\n");
       std::size_t w = 0;
       for (const auto* v : variants_of(p->name)) w = std::max(w, std::string_view(v->name).size());
       for (const auto* v : variants_of(p->name)) {
         auto a = available(*v);
-        fmt::print("  {:<{}}  {:<9}  {:<28}  {}\n      {}\n", v->name, w, to_string(v->backend),
-                   a.ok ? "runs here" : "cannot run: " + a.reason, v->provenance, v->description);
+        fmt::print("    {:<{}}  {:<9}  {}\n    {:<{}}  {}\n    {:<{}}  {}\n", v->name, w, to_string(v->backend),
+                   a.ok ? "runs here" : "cannot run here: " + a.reason, "", w + 11, v->description, "", w + 11,
+                   v->provenance);
       }
       fmt::print("\n");
     }

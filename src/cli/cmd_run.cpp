@@ -36,7 +36,7 @@ struct run_options {
   std::optional<std::string> sizes;
   std::vector<std::string> params;
   std::optional<int> reps, min_reps, max_reps, warmup;
-  std::optional<double> max_time, rse, timeout, energy_window;
+  std::optional<double> min_time, max_time, rse, timeout, energy_window;
   bool no_energy = false;
   std::uint64_t seed = 1;
   std::optional<std::string> json, csv, md;
@@ -143,6 +143,7 @@ int run(const run_options& o, const common_options& common) {
     check_positive(o.min_reps, "--min-reps");
     check_positive(o.max_reps, "--max-reps");
     check_positive(o.max_time, "--max-time");
+    if (o.min_time && *o.min_time < 0) throw usage_error("--min-time cannot be negative");
     check_positive(o.rse, "--rse");
     check_positive(o.timeout, "--timeout");
     check_positive(o.energy_window, "--energy-window");
@@ -159,6 +160,7 @@ int run(const run_options& o, const common_options& common) {
     if (o.min_reps) p.reps.min_reps = *o.min_reps;
     if (o.max_reps) p.reps.max_reps = *o.max_reps;
     if (o.warmup) p.reps.warmup = *o.warmup;
+    if (o.min_time) p.reps.min_time = *o.min_time;
     if (o.max_time) p.reps.max_time = *o.max_time;
     if (o.rse) p.reps.target_rse = *o.rse;
     if (o.timeout) p.timeout = *o.timeout;
@@ -222,7 +224,8 @@ action add_run(CLI::App& app, common_options& common) {
   app.add_option("--param,-p", o->params, "problem parameter key=value (repeatable)")->allow_extra_args(false);
   app.add_option("--reps", o->reps, "exactly N timed repetitions per point (default: adaptive)");
   app.add_option("--min-reps", o->min_reps, "adaptive: at least N repetitions (default 5)");
-  app.add_option("--max-reps", o->max_reps, "adaptive: at most N repetitions (default 10000)");
+  app.add_option("--max-reps", o->max_reps, "adaptive: at most N repetitions (default 2000)");
+  app.add_option("--min-time", o->min_time, "adaptive: repeat for at least S seconds (default 0.2)");
   app.add_option("--max-time", o->max_time, "adaptive: stop repeating after S seconds (default 1)");
   app.add_option("--rse", o->rse, "adaptive: stop once the median's relative standard error is below X (default 0.01)");
   app.add_option("--warmup", o->warmup, "untimed runs before timing (default 1)");

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "core/metrics.hpp"
+
 namespace ema {
 namespace {
 
@@ -46,7 +48,7 @@ nlohmann::json to_run_json(const experiment_view& v) {
       for (const auto& [name, why] : p.unavailable.items())
         if (!metrics.contains(name))
           metrics[name] = {{"median", nullptr}, {"min", nullptr},  {"max", nullptr},
-                           {"mean", nullptr},   {"stddev", nullptr}, {"unit", "J"},
+                           {"mean", nullptr},   {"stddev", nullptr}, {"unit", find_metric(name).unit},
                            {"samples", nlohmann::json::array()}, {"unavailable", why}};
     out["points"].push_back({{"problem", r.problem},
                              {"variant", r.variant},
@@ -77,7 +79,8 @@ std::string to_csv(const experiment_view& v) {
     if (p.unavailable.is_object())
       for (const auto& [name, why] : p.unavailable.items())
         if (!p.metrics.count(name))
-          out += fmt::format("{},{},J,0,,,,,,{}\n", prefix, name, csv_field("unavailable: " + why.get<std::string>()));
+          out += fmt::format("{},{},{},0,,,,,,{}\n", prefix, name, find_metric(name).unit,
+                             csv_field("unavailable: " + why.get<std::string>()));
   }
   return out;
 }

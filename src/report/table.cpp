@@ -192,6 +192,9 @@ std::string render_tables(const experiment_view& v, table_style style) {
     out += render(g, style);
     if (md) out += "\n";
     const char* bullet = md ? "- " : "  ";
+    out += fmt::format("{}medians; GB/s: bytes the problem must read over the kernel time (GPU) or the total time (CPU); "
+                       "% ceil: of the probed read bandwidth for the back end; vs seq, vs omp: speedup in total time\n",
+                       bullet);
     for (const auto& [metric, reasons] : unavailable)
       for (const auto& why : reasons) out += fmt::format("{}{}: unavailable ({})\n", bullet, metric, why);
     for (const auto& f : footnotes) out += fmt::format("{}{}\n", bullet, f);

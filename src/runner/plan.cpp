@@ -93,7 +93,7 @@ nlohmann::json plan::to_json() const {
                    {"params", params_json}, {"seed", p.seed}});
   }
   nlohmann::json rj = {{"warmup", reps.warmup}, {"min_reps", reps.min_reps}, {"max_reps", reps.max_reps},
-                       {"target_rse", reps.target_rse}, {"max_time", reps.max_time}};
+                       {"target_rse", reps.target_rse}, {"min_time", reps.min_time}, {"max_time", reps.max_time}};
   if (reps.fixed) rj["fixed"] = *reps.fixed;
   return {{"points", pts},
           {"repetitions", rj},
@@ -122,6 +122,7 @@ plan plan::from_json(const nlohmann::json& j) {
   p.reps.min_reps = r.at("min_reps").get<int>();
   p.reps.max_reps = r.at("max_reps").get<int>();
   p.reps.target_rse = r.at("target_rse").get<double>();
+  p.reps.min_time = r.value("min_time", p.reps.min_time);
   p.reps.max_time = r.at("max_time").get<double>();
   if (r.contains("fixed")) p.reps.fixed = r.at("fixed").get<int>();
   p.energy.enabled = j.at("energy").at("enabled").get<bool>();

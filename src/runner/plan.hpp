@@ -16,8 +16,10 @@ namespace ema {
 struct repetition_policy {
   int warmup = 1;          ///< untimed runs first (context creation, module load, caches)
   int min_reps = 5;        ///< at least this many timed runs
-  int max_reps = 10000;    ///< at most this many
+  int max_reps = 2000;     ///< at most this many
   double target_rse = 0.01;  ///< stop once the median's relative standard error is below this
+  double min_time = 0.2;     ///< ... but not before the timed runs have taken this long (seconds),
+                             ///< so a passing disturbance cannot own the median of a fast operation
   double max_time = 1.0;     ///< ... or once the timed runs have taken this long (seconds)
   std::optional<int> fixed;  ///< --reps N: exactly N timed runs
 };

@@ -30,7 +30,8 @@ bool enough_repetitions(const repetition_policy& p, const std::vector<double>& t
   if (p.fixed) return k >= *p.fixed;
   if (k >= p.max_reps) return true;
   if (k < p.min_reps) return false;
-  return elapsed >= p.max_time || median_rse(totals) <= p.target_rse;
+  if (elapsed >= p.max_time) return true;
+  return elapsed >= p.min_time && median_rse(totals) <= p.target_rse;
 }
 
 repetition_policy policy_from(const nlohmann::json& j) {
@@ -39,6 +40,7 @@ repetition_policy policy_from(const nlohmann::json& j) {
   p.min_reps = j.value("min_reps", p.min_reps);
   p.max_reps = j.value("max_reps", p.max_reps);
   p.target_rse = j.value("target_rse", p.target_rse);
+  p.min_time = j.value("min_time", p.min_time);
   p.max_time = j.value("max_time", p.max_time);
   if (j.contains("fixed")) p.fixed = j.at("fixed").get<int>();
   return p;

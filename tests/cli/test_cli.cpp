@@ -195,6 +195,28 @@ TEST(Cli, ResumeAfterKill9RedoesNothingThatFinished) {
   EXPECT_NE(r.err.find("no unfinished experiment"), std::string::npos) << r.err;
 }
 
+TEST(Cli, CtrlCStopsCleanlyAndResumeFinishes) {
+  test::temp_dir dir;
+  auto db = dir.file("c.db");
+  int pid = test::spawn_process({EMA_EXE, "run", "search", "--variants", "seq", "--sizes", "2^10..2^22", "--reps", "40",
+                                 "--no-energy", "--db", db, "-q"});
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (count_points(db) < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  auto shown = nlohmann::json::parse(ema({"show", "--db", db, "--json", "-"}).out);
+  EXPECT_EQ(shown["experiment"]["state"], "interrupted");
+  const auto stored = shown["points"].size();
+  EXPECT_GE(stored, 2u);
+  auto r = ema({"run", "--resume", "1", "--db", db, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(ema({"show", "--db", db, "--json", "-"}).out)["points"].size(), 13u);
+}
+
 #ifdef EMA_WITH_CUDA
 TEST(Cli, CudaVariantWithoutAGpuIsSkippedNotACrash) {
   test::temp_dir dir;

@@ -24,6 +24,7 @@ struct fixture {
     r.sizes = "8";
     auto p = make_plan(r);
     p.timeout = timeout;
+    p.reps.min_time = 0.01;
     p.reps.max_time = 0.05;
     p.energy.enabled = false;
     sweep_settings s;

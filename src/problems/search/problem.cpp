@@ -104,7 +104,7 @@ EMA_PROBLEM(search, {
     "number of 32-bit elements in the array",
     "001_9fea77a744af8951.txt (Algorithms 1 and 2, section 3.1)",
     ema::search::params,
-    "2^12..2^26*4",
+    "2^10..2^26",
     &ema::search::kit::prepare,
     &ema::search::work,
 });
