@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <fmt/format.h>
+#include <sys/mman.h>
 
 #include "core/errors.hpp"
 #include "measure/gpu.hpp"
@@ -10,9 +11,14 @@ namespace ema {
 
 void* host_allocate(std::size_t bytes, host_memory_kind kind) {
   if (kind == host_memory_kind::pinned) return gpu::allocate_pinned(bytes);
-  constexpr std::size_t align = 4096;
-  void* p = std::aligned_alloc(align, (bytes + align - 1) / align * align);
+  // Large buffers are aligned to and backed by 2 MiB transparent huge pages where the kernel
+  // allows it: a scan over gigabytes of 4 KiB pages spends its time in page walks.
+  constexpr std::size_t huge = std::size_t{2} << 20;
+  const std::size_t align = bytes >= huge ? huge : 4096;
+  const std::size_t rounded = (bytes + align - 1) / align * align;
+  void* p = std::aligned_alloc(align, rounded);
   if (!p) throw out_of_memory(fmt::format("cannot allocate {} bytes of host memory", bytes));
+  if (align == huge) madvise(p, rounded, MADV_HUGEPAGE);  // advice only: ignored where THP is off
   return p;
 }
 
