@@ -5,19 +5,22 @@ BUILD  := build/$(PRESET)
 JOBS   ?= $(shell nproc)
 DB     ?= ema.db
 
-.PHONY: all deps build run test clean
+.PHONY: all deps configure build run test clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
 
-build: deps
+configure: deps
 	cmake --preset $(PRESET)
+
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The main job: every registered problem over its default plan, stored in $(DB).
-run: build
+run: configure
+	cmake --build $(BUILD) -j $(JOBS) --target ema
 	$(BUILD)/src/ema run --all --db $(DB)
 
 test: build

@@ -59,7 +59,5 @@ struct device_ceilings {
 /// multi-GPU machine). Throws std::runtime_error without CUDA.
 device_ceilings probe_device(int device, bool read_only);
 
-/// Free and total memory of a device, in bytes.
-void memory_info(int device, std::uint64_t& free_bytes, std::uint64_t& total_bytes);
 
 }  // namespace ema::gpu

@@ -18,6 +18,5 @@ void* allocate_pinned(std::size_t) { throw std::runtime_error("pinned memory nee
 void free_pinned(void*) noexcept {}
 void initialise(int) { throw std::runtime_error("ema was built without CUDA"); }
 device_ceilings probe_device(int, bool) { throw std::runtime_error("ema was built without CUDA"); }
-void memory_info(int, std::uint64_t& free_bytes, std::uint64_t& total_bytes) { free_bytes = total_bytes = 0; }
 
 }  // namespace ema::gpu

@@ -2,7 +2,6 @@
 
 #include <fstream>
 #include <string>
-#include <sys/resource.h>
 
 namespace ema {
 namespace {
@@ -19,12 +18,6 @@ std::uint64_t meminfo(const std::string& key) {
 }
 
 }  // namespace
-
-std::uint64_t peak_rss_bytes() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<std::uint64_t>(u.ru_maxrss) * 1024;
-}
 
 std::uint64_t total_memory_bytes() { return meminfo("MemTotal"); }
 std::uint64_t available_memory_bytes() { return meminfo("MemAvailable"); }

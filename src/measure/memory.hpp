@@ -5,8 +5,6 @@
 
 namespace ema {
 
-/// Peak resident set size of this process so far, in bytes (getrusage's ru_maxrss).
-std::uint64_t peak_rss_bytes();
 /// Physical memory of the machine (MemTotal), in bytes.
 std::uint64_t total_memory_bytes();
 /// Memory available for new allocations without swapping (MemAvailable), in bytes.

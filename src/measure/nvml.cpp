@@ -17,10 +17,8 @@ struct library {
   nvml_return (*init)() = nullptr;
   const char* (*error_string)(nvml_return) = nullptr;
   nvml_return (*system_driver_version)(char*, unsigned) = nullptr;
-  nvml_return (*by_index)(unsigned, nvml_device*) = nullptr;
   nvml_return (*by_pci)(const char*, nvml_device*) = nullptr;
   nvml_return (*total_energy)(nvml_device, unsigned long long*) = nullptr;
-  nvml_return (*power_usage)(nvml_device, unsigned*) = nullptr;
   nvml_return (*max_clock)(nvml_device, int, unsigned*) = nullptr;
   nvml_return (*clock)(nvml_device, int, unsigned*) = nullptr;
 
@@ -39,8 +37,7 @@ struct library {
     }
     if (!bind(init, "nvmlInit_v2") || !bind(error_string, "nvmlErrorString") ||
         !bind(system_driver_version, "nvmlSystemGetDriverVersion") ||
-        !bind(by_index, "nvmlDeviceGetHandleByIndex_v2") || !bind(by_pci, "nvmlDeviceGetHandleByPciBusId_v2") ||
-        !bind(total_energy, "nvmlDeviceGetTotalEnergyConsumption") || !bind(power_usage, "nvmlDeviceGetPowerUsage") ||
+        !bind(by_pci, "nvmlDeviceGetHandleByPciBusId_v2") || !bind(total_energy, "nvmlDeviceGetTotalEnergyConsumption") ||
         !bind(max_clock, "nvmlDeviceGetMaxClockInfo") || !bind(clock, "nvmlDeviceGetClockInfo")) {
       so = nullptr;
       return;
@@ -76,13 +73,6 @@ std::optional<device> device_by_pci(const std::string& bus_id) {
   return device{h};
 }
 
-std::optional<device> device_by_index(unsigned index) {
-  if (!available()) return std::nullopt;
-  nvml_device h = nullptr;
-  if (lib().by_index(index, &h) != nvml_success) return std::nullopt;
-  return device{h};
-}
-
 std::optional<double> total_energy_joules(device d, std::string* why) {
   if (!available()) {
     if (why) *why = unavailable_reason();
@@ -94,12 +84,6 @@ std::optional<double> total_energy_joules(device d, std::string* why) {
     return std::nullopt;
   }
   return static_cast<double>(mj) * 1e-3;
-}
-
-std::optional<double> power_watts(device d) {
-  unsigned mw = 0;
-  if (!available() || lib().power_usage(d.handle, &mw) != nvml_success) return std::nullopt;
-  return mw * 1e-3;
 }
 
 std::optional<unsigned> max_clock_mhz(device d, int kind) {

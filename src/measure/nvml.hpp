@@ -15,18 +15,15 @@ const std::string& unavailable_reason();
 /// The driver version string, e.g. "580.159.04".
 std::optional<std::string> driver_version();
 
-/// A device handle found by PCI bus id (as cudaDeviceGetPCIBusId writes it), or by index.
+/// A device handle found by PCI bus id (as cudaDeviceGetPCIBusId writes it).
 struct device {
   void* handle = nullptr;
 };
 std::optional<device> device_by_pci(const std::string& bus_id);
-std::optional<device> device_by_index(unsigned index);
 
 /// Total board energy since the driver loaded, in joules (Volta and newer). Nullopt with `why`
 /// set when the device does not support it.
 std::optional<double> total_energy_joules(device d, std::string* why = nullptr);
-/// Current board power in watts.
-std::optional<double> power_watts(device d);
 /// Maximum and current clocks in MHz: kind 0 graphics, 1 SM, 2 memory.
 std::optional<unsigned> max_clock_mhz(device d, int kind);
 std::optional<unsigned> clock_mhz(device d, int kind);

@@ -90,7 +90,6 @@ std::string statement::text(int c) const {
   auto p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, c));
   return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, c))) : std::string();
 }
-bool statement::is_null(int c) const { return sqlite3_column_type(stmt_, c) == SQLITE_NULL; }
 
 transaction::transaction(connection& db, bool immediate) : db_(db) { db_.exec(immediate ? "BEGIN IMMEDIATE" : "BEGIN"); }
 

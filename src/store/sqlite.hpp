@@ -34,7 +34,6 @@ class statement {
   std::int64_t integer(int column) const;
   double real(int column) const;
   std::string text(int column) const;
-  bool is_null(int column) const;
 
  private:
   connection& db_;

@@ -70,15 +70,4 @@ void initialise(int count) {
   }
 }
 
-void memory_info(int device, std::uint64_t& free_bytes, std::uint64_t& total_bytes) {
-  int previous = 0;
-  EMA_CUDA_CHECK(cudaGetDevice(&previous));
-  EMA_CUDA_CHECK(cudaSetDevice(device));
-  std::size_t f = 0, t = 0;
-  EMA_CUDA_CHECK(cudaMemGetInfo(&f, &t));
-  EMA_CUDA_CHECK(cudaSetDevice(previous));
-  free_bytes = f;
-  total_bytes = t;
-}
-
 }  // namespace ema::gpu
