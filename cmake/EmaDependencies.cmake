@@ -3,6 +3,7 @@ find_package(CLI11 CONFIG REQUIRED)
 find_package(nlohmann_json 3.10 CONFIG REQUIRED)
 find_package(fmt 9 CONFIG REQUIRED)
 find_package(SQLite3 REQUIRED)
+find_package(Eigen3 3.3 CONFIG REQUIRED)
 find_package(Threads REQUIRED)
 
 # CMake 4 renamed the imported target; 3.25 only knows SQLite::SQLite3.

@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages ema builds with, if any is missing. Nothing else is downloaded:
 # every library comes from Debian's archive (CUDA, when present, from the toolkit already installed).
 set -euo pipefail
-packages=(build-essential cmake git libcli11-dev nlohmann-json3-dev libfmt-dev libsqlite3-dev libgtest-dev libgmock-dev)
+packages=(build-essential cmake git libcli11-dev nlohmann-json3-dev libfmt-dev libsqlite3-dev libeigen3-dev libgtest-dev libgmock-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

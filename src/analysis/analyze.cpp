@@ -1,0 +1,123 @@
+#include "analysis/analyze.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <stdexcept>
+
+namespace ema::fit {
+namespace {
+
+void validate(const series& d) {
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (!(d.n[i] > 0) || !std::isfinite(d.n[i]))
+      throw std::invalid_argument(fmt::format("size {} is not a positive number", d.n[i]));
+    if (!(d.y[i] > 0) || !std::isfinite(d.y[i]))
+      throw std::invalid_argument(fmt::format("the value {} at n = {} is not positive (fits are on relative error)", d.y[i], d.n[i]));
+  }
+  const auto k = d.sizes().size();
+  if (k < 3) throw std::invalid_argument(fmt::format("{} distinct size{}: a fit needs at least 3", k, k == 1 ? "" : "s"));
+}
+
+equation_groups fit_groups(const series& d, const analysis_options& o) {
+  return select_groups(fit_family(d, o.family), d.sizes(), o.groups);
+}
+
+struct core_result {
+  equation_groups g;
+  std::optional<knee_report> knee;
+  series regime;
+};
+
+core_result core(const series& d, const analysis_options& o) {
+  core_result r;
+  std::optional<fit::knee> k;
+  if (o.find_knee) k = find_knee(d, o.knee);
+  r.regime = k ? d.within(k->n, INFINITY) : d;
+  r.g = fit_groups(r.regime, o);
+  if (k) {
+    knee_report kr{*k, {}, r.g.best.theta()};
+    const auto below = d.within(0, k->n);
+    if (below.sizes().size() >= 2) {
+      kr.below = fit_groups(below, o).best.theta();
+    } else {
+      kr.below.n = std::round(k->slope_below * 2) / 2;
+    }
+    r.knee = kr;
+  }
+  return r;
+}
+
+nlohmann::json tie_json(const tie_break& t) {
+  auto j = t.eq.to_json();
+  j["tie_breaker"] = t.n ? nlohmann::json(*t.n) : nlohmann::json(nullptr);
+  j["tie_breaker_cost_s"] = std::isfinite(t.cost) ? nlohmann::json(t.cost) : nlohmann::json(nullptr);
+  return j;
+}
+
+}  // namespace
+
+equation best_equation(const series& data, const analysis_options& o) { return core(data, o).g.best; }
+
+analysis analyze(const series& data, const analysis_options& o) {
+  validate(data);
+  analysis a;
+  a.data = data;
+  auto r = core(data, o);
+  a.groups = std::move(r.g);
+  a.knee = std::move(r.knee);
+  const auto sizes = r.regime.sizes();
+  std::vector<double> band_sizes;
+  constexpr int steps = 48;
+  for (int i = 0; i <= steps; ++i)
+    band_sizes.push_back(sizes.front() * std::pow(sizes.back() / sizes.front(), static_cast<double>(i) / steps));
+  a.uncertainty = bootstrap(r.regime, a.groups.best, o.bootstrap, o.seed, band_sizes);
+  if (o.held_out)
+    a.check = held_out(data, [&](const series& s) { return s.sizes().size() >= 3 ? best_equation(s, o) : equation{}; });
+  return a;
+}
+
+nlohmann::json to_json(const analysis& a) {
+  nlohmann::json j;
+  j["sizes"] = a.data.sizes();
+  std::map<double, std::vector<double>> pts;
+  for (std::size_t i = 0; i < a.data.size(); ++i) pts[a.data.n[i]].push_back(a.data.y[i]);
+  j["points"] = nlohmann::json::array();
+  for (const auto& [n, v] : pts) j["points"].push_back({{"n", n}, {"values", v}});
+  const auto& g = a.groups;
+  j["candidates"] = g.candidates;
+  j["best"] = g.best.to_json();
+  j["min_error"] = g.min_error.to_json();
+  j["equivalent"] = nlohmann::json::array();
+  for (const auto& e : g.equivalent) j["equivalent"].push_back(e.to_json());
+  j["distinguishable"] = nlohmann::json::array();
+  for (const auto& t : g.distinguishable) j["distinguishable"].push_back(tie_json(t));
+  j["non_distinguishable"] = nlohmann::json::array();
+  for (const auto& t : g.non_distinguishable) j["non_distinguishable"].push_back(tie_json(t));
+  if (a.knee)
+    j["knee"] = {{"n", a.knee->where.n},
+                 {"below", a.knee->below.to_json()},
+                 {"above", a.knee->above.to_json()},
+                 {"slope_below", a.knee->where.slope_below},
+                 {"slope_above", a.knee->where.slope_above}};
+  else
+    j["knee"] = nullptr;
+  if (const auto& ci = a.uncertainty.interval)
+    j["leading_exponent"] = {{"what", ci->what}, {"estimate", ci->estimate}, {"lo", ci->lo}, {"hi", ci->hi},
+                             {"confidence", 0.95}, {"resamples", ci->resamples}};
+  else
+    j["leading_exponent"] = nullptr;
+  j["band"] = nlohmann::json::array();
+  for (const auto& b : a.uncertainty.band) j["band"].push_back({{"n", b.n}, {"lo", b.lo}, {"hi", b.hi}});
+  if (a.check) {
+    nlohmann::json pj = nlohmann::json::array();
+    for (const auto& p : a.check->points)
+      pj.push_back({{"n", p.n}, {"predicted", p.predicted}, {"measured", p.measured}, {"rel_err", p.rel_err}});
+    j["held_out"] = {{"best", a.check->best.to_json()}, {"points", pj}, {"max_rel_err", a.check->max_rel_err}};
+  } else {
+    j["held_out"] = nullptr;
+  }
+  return j;
+}
+
+}  // namespace ema::fit

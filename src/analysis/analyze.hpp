@@ -1,0 +1,55 @@
+// The analysis of one measured series, as `ema fit` reports it: EMA's equation groups
+// (003_7e2665a3d38c50fb.txt, section 2), the saturation knee (001_9fea77a744af8951.txt, Figures 3
+// and 4), a confidence interval for the leading exponent with a band around the best curve, and a
+// held-out check. When there is a knee, the groups describe the regime above it and the knee
+// carries the class below it too.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/fit.hpp"
+#include "analysis/groups.hpp"
+#include "analysis/knee.hpp"
+#include "analysis/uncertainty.hpp"
+
+namespace ema::fit {
+
+struct analysis_options {
+  group_options groups;
+  family_options family;
+  knee_options knee;
+  bool find_knee = true;
+  int bootstrap = 200;  ///< resamples; 0 skips the interval and the band
+  std::uint64_t seed = 1;
+  bool held_out = true;
+};
+
+struct knee_report {
+  fit::knee where;
+  theta_class below, above;
+};
+
+struct analysis {
+  series data;
+  equation_groups groups;  ///< of the regime above the knee when there is one
+  std::optional<knee_report> knee;
+  bootstrap_result uncertainty;
+  std::optional<held_out_check> check;
+};
+
+/// Throws std::invalid_argument when the data cannot be fitted: fewer than 3 sizes, or a size or
+/// value that is not positive and finite.
+analysis analyze(const series& data, const analysis_options& options = {});
+
+/// The best equation of the knee detection and groups alone (no bootstrap, no held-out check).
+equation best_equation(const series& data, const analysis_options& options = {});
+
+/// {"sizes", "points", "best", "min_error", "equivalent", "distinguishable", "non_distinguishable",
+///  "knee", "leading_exponent", "band", "held_out", "candidates"}
+nlohmann::json to_json(const analysis& a);
+
+}  // namespace ema::fit

@@ -1,0 +1,67 @@
+// EMA's family of complexity equations (003_7e2665a3d38c50fb.txt, section 2):
+//
+//     T(n) = a0 · n^a1 · a2^(n^a3 · (log2 n)^a4) · (log2 n)^a5,   a0, a2 > 0,
+//
+// plus an additive constant c >= 0 that EMA lacks (a fixed overhead: a kernel launch, a process
+// start). A `shape` says which terms a candidate has and which exponents are fitted ("free")
+// rather than fixed on the lattice of halves; an `equation` is a shape with its coefficients and
+// its errors against the data. Its coefficient count, the number of fitted values, is what EMA's
+// "best equation" minimises, so `1.07e-06 · n^3` (lattice exponent, 1 coefficient) is simpler than
+// `1.40e-06 · n^2.97` (free exponent, 2 coefficients), as in the source's Table 1.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace ema::fit {
+
+/// The Θ class of an equation: n^n_exp · (log n)^log_exp · base^(n^exp_n · (log n)^exp_log), with
+/// exponents on the lattice of halves and the base to three significant digits.
+struct theta_class {
+  double n = 0;    ///< exponent of n
+  double log = 0;  ///< exponent of log n
+  std::optional<double> exp_base;  ///< base of the exponential term, when there is one
+  double exp_n = 1, exp_log = 0;   ///< its exponent n^exp_n · (log n)^exp_log
+
+  std::string text() const;  ///< "Θ(n³)", "Θ(n log² n)", "Θ(√n)", "Θ(2^n)", "Θ(1)"
+  nlohmann::json to_json() const;
+  bool operator==(const theta_class&) const = default;
+};
+
+struct shape {
+  double a1 = 0, a5 = 0;  ///< values when fixed; starting values when free
+  bool free_a1 = false, free_a5 = false;
+  bool exp_term = false;  ///< the a2^(n^a3 · log2(n)^a4) term (a2 is then always fitted)
+  double a3 = 1, a4 = 0;  ///< its exponents, always on the lattice
+  bool constant = false;  ///< the additive constant c
+
+  /// Fitted values: a0, the free exponents, a2, c.
+  int coefficient_count() const { return 1 + free_a1 + free_a5 + exp_term + constant; }
+  /// A stable identity, used to keep one fit per shape.
+  std::string key() const;
+  bool operator==(const shape&) const = default;
+};
+
+struct equation {
+  shape form;
+  double a0 = 1, a1 = 0, a2 = 1, a3 = 1, a4 = 0, a5 = 0, c = 0;
+  /// Errors against the data it was fitted to, relative: mean squared, mean absolute, maximum.
+  double mse = 0, mae = 0, max_rel_err = 0;
+
+  /// Builds the equation of a shape with its fixed exponents filled in.
+  static equation of(const shape& s);
+
+  double operator()(double n) const;
+  /// ln of the growing term (everything but c); finite even where the value overflows.
+  double log_term(double n) const;
+  int coefficient_count() const { return form.coefficient_count(); }
+
+  /// "1.400e-06 · n^2.97 · log2(n)^0.5 + 3.2e-04"
+  std::string formula() const;
+  theta_class theta() const;
+  /// {"formula", "coefficients", "count", "theta", "mse", "mae", "max_rel_err"}
+  nlohmann::json to_json() const;
+};
+
+}  // namespace ema::fit
