@@ -1,0 +1,83 @@
+// The bootstrap interval of the leading exponent covers the truth, the band brackets the curve,
+// and the held-out check predicts the largest sizes of a clean power law.
+#include <cmath>
+#include <gtest/gtest.h>
+#include <random>
+
+#include "analysis/analyze.hpp"
+
+namespace ema::fit {
+namespace {
+
+series noisy_square(int replicates, double noise, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> z(0, 1);
+  series s;
+  for (int i = 0; i < 13; ++i)
+    for (int r = 0; r < replicates; ++r) {
+      const double n = std::exp2(8 + i);
+      s.add(n, 1e-9 * n * n * std::exp(noise * z(rng)));
+    }
+  return s;
+}
+
+TEST(Uncertainty, IntervalCoversTheExponentWithReplicates) {
+  auto d = noisy_square(5, 0.05, 7);
+  auto a = analyze(d);
+  ASSERT_EQ(a.groups.best.theta().text(), "Θ(n²)");
+  ASSERT_TRUE(a.uncertainty.interval);
+  const auto& ci = *a.uncertainty.interval;
+  EXPECT_EQ(ci.what, "exponent of n");
+  EXPECT_LT(ci.lo, 2.0);
+  EXPECT_GT(ci.hi, 2.0);
+  EXPECT_LT(ci.hi - ci.lo, 0.1);
+  EXPECT_GE(ci.resamples, 190);
+  ASSERT_FALSE(a.uncertainty.band.empty());
+  for (const auto& b : a.uncertainty.band) {
+    EXPECT_LE(b.lo, a.groups.best(b.n) * 1.0001);
+    EXPECT_GE(b.hi, a.groups.best(b.n) * 0.9999);
+  }
+}
+
+TEST(Uncertainty, ResidualBootstrapWithoutReplicates) {
+  auto a = analyze(noisy_square(1, 0.03, 9));
+  ASSERT_TRUE(a.uncertainty.interval);
+  EXPECT_LT(a.uncertainty.interval->lo, 2.0);
+  EXPECT_GT(a.uncertainty.interval->hi, 2.0);
+}
+
+TEST(Uncertainty, ExponentialLeadsWithItsBase) {
+  series s;
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> z(0, 1);
+  for (int i = 0; i < 13; ++i)
+    for (int r = 0; r < 5; ++r) s.add(8 + 2 * i, 1e-6 * std::exp2(8 + 2 * i) * std::exp(0.02 * z(rng)));
+  auto a = analyze(s);
+  ASSERT_TRUE(a.uncertainty.interval);
+  EXPECT_EQ(a.uncertainty.interval->what, "base of the exponential term");
+  EXPECT_LT(a.uncertainty.interval->lo, 2.0);
+  EXPECT_GT(a.uncertainty.interval->hi, 2.0);
+}
+
+TEST(Uncertainty, HeldOutPredictsTheLargestSizes) {
+  auto a = analyze(noisy_square(5, 0.02, 11));
+  ASSERT_TRUE(a.check);
+  EXPECT_EQ(a.check->points.size(), 2u);  // a fifth of 13 sizes
+  EXPECT_EQ(a.check->points.back().n, std::exp2(20));
+  EXPECT_LT(a.check->max_rel_err, 0.05);
+  EXPECT_EQ(a.check->best.theta().text(), "Θ(n²)");
+}
+
+TEST(Uncertainty, NothingWithoutResamplesOrSizes) {
+  analysis_options o;
+  o.bootstrap = 0;
+  auto a = analyze(noisy_square(5, 0.02, 1), o);
+  EXPECT_FALSE(a.uncertainty.interval);
+  EXPECT_TRUE(a.uncertainty.band.empty());
+  series few;
+  for (double n : {10.0, 20.0, 40.0, 80.0}) few.add(n, n);
+  EXPECT_FALSE(analyze(few).check);  // fewer than 6 sizes
+}
+
+}  // namespace
+}  // namespace ema::fit
