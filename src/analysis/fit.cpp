@@ -12,9 +12,23 @@ namespace {
 constexpr double max_log = 700;  // exp(700) ~ 1e304: keep every evaluation finite
 
 // A free exponent is a refinement of a lattice fit: it stays within half a lattice step of the
-// lattice value it started from (a1 = start + 0.5 tanh t). Unbounded, the exponents of a term too
-// small to matter anywhere but at the largest size run off (n^48 fitted to one noisy point).
-constexpr double free_range = 0.5;
+// lattice value it started from, and like the lattice at or above 0 (a = mid + half tanh t over
+// [max(0, start - 0.5), start + 0.5]). Unbounded, the exponents of a term too small to matter
+// anywhere but at the largest size run off (n^48 fitted to one noisy point).
+struct free_interval {
+  double mid, half;
+  explicit free_interval(double start) {
+    const double lo = std::max(0.0, start - 0.5), hi = start + 0.5;
+    mid = (lo + hi) / 2;
+    half = (hi - lo) / 2;
+  }
+  double value(double t) const { return mid + half * std::tanh(t); }
+  double slope(double t) const {
+    const double th = std::tanh(t);
+    return half * (1 - th * th);
+  }
+  double inverse(double v) const { return std::atanh(std::clamp((v - mid) / half, -0.999, 0.999)); }
+};
 
 // Where each fitted value sits in the parameter vector of Levenberg-Marquardt:
 // [ln a0, t1?, t5?, ln a2?, s?] with a1, a5 as above and c = s^2 so that c stays >= 0.
@@ -31,8 +45,8 @@ struct layout {
 equation unpack(const equation& proto, const layout& l, const Eigen::VectorXd& x) {
   equation e = proto;
   e.a0 = std::exp(std::min(x[0], max_log));
-  if (l.a1 >= 0) e.a1 = proto.form.a1 + free_range * std::tanh(x[l.a1]);
-  if (l.a5 >= 0) e.a5 = proto.form.a5 + free_range * std::tanh(x[l.a5]);
+  if (l.a1 >= 0) e.a1 = free_interval(proto.form.a1).value(x[l.a1]);
+  if (l.a5 >= 0) e.a5 = free_interval(proto.form.a5).value(x[l.a5]);
   if (l.b >= 0) e.a2 = std::exp(std::clamp(x[l.b], -max_log, max_log));
   if (l.s >= 0) e.c = x[l.s] * x[l.s];
   return e;
@@ -41,9 +55,8 @@ equation unpack(const equation& proto, const layout& l, const Eigen::VectorXd& x
 Eigen::VectorXd pack(const equation& e, const layout& l) {
   Eigen::VectorXd x(l.size);
   x[0] = std::log(e.a0);
-  auto inside = [](double v) { return std::atanh(std::clamp(v / free_range, -0.999, 0.999)); };
-  if (l.a1 >= 0) x[l.a1] = inside(e.a1 - e.form.a1);
-  if (l.a5 >= 0) x[l.a5] = inside(e.a5 - e.form.a5);
+  if (l.a1 >= 0) x[l.a1] = free_interval(e.form.a1).inverse(e.a1);
+  if (l.a5 >= 0) x[l.a5] = free_interval(e.form.a5).inverse(e.a5);
   if (l.b >= 0) x[l.b] = std::log(e.a2);
   if (l.s >= 0) x[l.s] = std::sqrt(std::max(e.c, 0.0));
   return x;
@@ -95,9 +108,8 @@ struct relative_residuals {
       const auto r = static_cast<Eigen::Index>(i);
       const double ey = std::exp(std::min(t.log_value, max_log)) / data.y[i];
       jac(r, 0) = ey;
-      auto slope = [&](int k) { const double th = std::tanh(x[k]); return free_range * (1 - th * th); };
-      if (lay.a1 >= 0) jac(r, lay.a1) = ey * t.ln_n * slope(lay.a1);
-      if (lay.a5 >= 0) jac(r, lay.a5) = ey * t.ln_lg * slope(lay.a5);
+      if (lay.a1 >= 0) jac(r, lay.a1) = ey * t.ln_n * free_interval(proto.form.a1).slope(x[lay.a1]);
+      if (lay.a5 >= 0) jac(r, lay.a5) = ey * t.ln_lg * free_interval(proto.form.a5).slope(x[lay.a5]);
       if (lay.b >= 0) jac(r, lay.b) = ey * t.h;
       if (lay.s >= 0) jac(r, lay.s) = 2 * x[lay.s] / data.y[i];
     }

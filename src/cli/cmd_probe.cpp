@@ -1,8 +1,6 @@
 // `ema probe`: measures the machine's ceilings and stores them; `ema run` uses the newest probe of
 // the machine it runs on.
 #include <fmt/format.h>
-#include <limits.h>
-#include <unistd.h>
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -12,13 +10,6 @@
 #include "store/database.hpp"
 
 namespace ema::cli {
-
-std::string self_executable() {
-  char buf[PATH_MAX];
-  auto k = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (k <= 0) throw std::runtime_error("cannot find the ema executable (/proc/self/exe)");
-  return std::string(buf, static_cast<std::size_t>(k));
-}
 
 action add_probe(CLI::App& app, common_options& common) {
   auto json = std::make_shared<bool>(false);

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace ema::cli {
 
@@ -19,9 +20,15 @@ struct common_options {
 action add_list(CLI::App& app);
 action add_probe(CLI::App& app, common_options& common);
 action add_run(CLI::App& app, common_options& common);
+action add_exec(CLI::App& app, common_options& common);
 action add_show(CLI::App& app, common_options& common);
+action add_fit(CLI::App& app, common_options& common);
+action add_report(CLI::App& app, common_options& common);
 
 /// The path of the running executable (for spawning workers).
 std::string self_executable();
+
+/// "a,b,,c" -> {"a", "b", "c"}.
+std::vector<std::string> split_commas(const std::string& s);
 
 }  // namespace ema::cli

@@ -53,6 +53,7 @@ struct problem_desc {
   const char* default_sizes;  ///< the plan of `ema run` without --sizes (the main job's)
   std::unique_ptr<workload> (*prepare)(const point_request&);
   work_model (*work)(std::uint64_t n, const param_set&);
+  std::uint64_t max_size = 0;  ///< the largest n the problem can represent; 0: no limit but memory
 };
 
 struct variant_desc {

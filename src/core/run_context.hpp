@@ -31,6 +31,9 @@ class run_context {
   /// Records a fact about how the variant ran (launch geometry, thread count), kept once per point.
   void note(std::string_view key, std::string_view value) { notes_[std::string(key)] = value; }
   void note(std::string_view key, std::int64_t value) { notes_[std::string(key)] = std::to_string(value); }
+  /// The processor count p of the source's efficiency (speedup / p) and cost (p · time), where the
+  /// algorithm defines one: threads of an OpenMP variant, p = n / log n of a PRAM-style kernel.
+  void processors(std::int64_t p) { note("processors", p); }
 
   /// The wall time of the whole operation as a user sees it; problem_kit brackets the variant.
   void start_total() { total_start_ = clock::now(); }

@@ -21,6 +21,10 @@ struct library {
   nvml_return (*total_energy)(nvml_device, unsigned long long*) = nullptr;
   nvml_return (*max_clock)(nvml_device, int, unsigned*) = nullptr;
   nvml_return (*clock)(nvml_device, int, unsigned*) = nullptr;
+  struct memory_v1 {
+    unsigned long long total, free, used;
+  };
+  nvml_return (*memory)(nvml_device, memory_v1*) = nullptr;
 
   template <class F>
   bool bind(F& f, const char* name) {
@@ -38,7 +42,8 @@ struct library {
     if (!bind(init, "nvmlInit_v2") || !bind(error_string, "nvmlErrorString") ||
         !bind(system_driver_version, "nvmlSystemGetDriverVersion") ||
         !bind(by_pci, "nvmlDeviceGetHandleByPciBusId_v2") || !bind(total_energy, "nvmlDeviceGetTotalEnergyConsumption") ||
-        !bind(max_clock, "nvmlDeviceGetMaxClockInfo") || !bind(clock, "nvmlDeviceGetClockInfo")) {
+        !bind(max_clock, "nvmlDeviceGetMaxClockInfo") || !bind(clock, "nvmlDeviceGetClockInfo") ||
+        !bind(memory, "nvmlDeviceGetMemoryInfo")) {
       so = nullptr;
       return;
     }
@@ -96,6 +101,12 @@ std::optional<unsigned> clock_mhz(device d, int kind) {
   unsigned mhz = 0;
   if (!available() || lib().clock(d.handle, kind, &mhz) != nvml_success) return std::nullopt;
   return mhz;
+}
+
+std::optional<double> free_memory_bytes(device d) {
+  library::memory_v1 m{};
+  if (!available() || lib().memory(d.handle, &m) != nvml_success) return std::nullopt;
+  return static_cast<double>(m.free);
 }
 
 }  // namespace ema::nvml

@@ -27,5 +27,7 @@ std::optional<double> total_energy_joules(device d, std::string* why = nullptr);
 /// Maximum and current clocks in MHz: kind 0 graphics, 1 SM, 2 memory.
 std::optional<unsigned> max_clock_mhz(device d, int kind);
 std::optional<unsigned> clock_mhz(device d, int kind);
+/// Device memory free now, in bytes (read without creating a CUDA context).
+std::optional<double> free_memory_bytes(device d);
 
 }  // namespace ema::nvml

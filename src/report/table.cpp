@@ -9,68 +9,12 @@
 #include "core/backend.hpp"
 #include "core/registry.hpp"
 #include "measure/probe.hpp"
+#include "measure/stats.hpp"
 #include "report/format.hpp"
+#include "report/grid.hpp"
 
 namespace ema {
 namespace {
-
-struct column {
-  std::string title;
-  bool right;
-};
-
-struct grid {
-  std::vector<column> columns;
-  std::vector<std::vector<std::string>> rows;
-};
-
-std::size_t display_width(const std::string& s) {
-  std::size_t w = 0;
-  for (unsigned char c : s)
-    if ((c & 0xc0) != 0x80) ++w;  // count UTF-8 code points
-  return w;
-}
-
-std::string pad(const std::string& s, std::size_t width, bool right) {
-  auto w = display_width(s);
-  std::string fill(width > w ? width - w : 0, ' ');
-  return right ? fill + s : s + fill;
-}
-
-std::string render(const grid& g, table_style style) {
-  std::vector<std::size_t> width;
-  for (const auto& c : g.columns) width.push_back(display_width(c.title));
-  for (const auto& r : g.rows)
-    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], display_width(r[i]));
-  std::string out;
-  if (style == table_style::markdown) {
-    auto line = [&](const std::vector<std::string>& cells) {
-      out += "|";
-      for (std::size_t i = 0; i < cells.size(); ++i) out += " " + pad(cells[i], width[i], g.columns[i].right) + " |";
-      out += "\n";
-    };
-    std::vector<std::string> titles;
-    for (const auto& c : g.columns) titles.push_back(c.title);
-    line(titles);
-    out += "|";
-    for (std::size_t i = 0; i < width.size(); ++i)
-      out += std::string(" ") + (g.columns[i].right ? std::string(width[i] - 1, '-') + ":" : std::string(width[i], '-')) + " |";
-    out += "\n";
-    for (const auto& r : g.rows) line(r);
-    return out;
-  }
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string l;
-    for (std::size_t i = 0; i < cells.size(); ++i) l += (i ? "  " : "") + pad(cells[i], width[i], g.columns[i].right);
-    while (!l.empty() && l.back() == ' ') l.pop_back();
-    out += l + "\n";
-  };
-  std::vector<std::string> titles;
-  for (const auto& c : g.columns) titles.push_back(c.title);
-  line(titles);
-  for (const auto& r : g.rows) line(r);
-  return out;
-}
 
 double ceiling_value(const nlohmann::json& ceilings, const std::string& backend) {
   const char* name = ceiling_for_backend(backend);
@@ -146,16 +90,30 @@ std::string render_tables(const experiment_view& v, table_style style) {
                  {"% ceil", true}, {"vs seq", true},  {"vs omp", true}, {"energy/op", true}, {"status", false}};
     std::vector<std::string> footnotes;
     std::map<std::string, std::set<std::string>> unavailable;  // metric -> reasons
-    std::map<std::uint64_t, std::map<std::string, double>> totals;
-    for (auto* p : pts)
-      if (p->record.status == point_status::ok) totals[p->record.n][p->record.variant] = p->median("total");
+    // One row per (n, variant): the points of several input instances are pooled, each metric the
+    // median of the instances' medians.
+    std::vector<std::vector<const point_view*>> rows;
     for (auto* p : pts) {
-      const auto& r = p->record;
-      const bool ok = r.status == point_status::ok;
-      double total = p->median("total"), kernel = p->median("kernel");
+      if (!rows.empty() && rows.back().front()->record.n == p->record.n && rows.back().front()->record.variant == p->record.variant)
+        rows.back().push_back(p);
+      else
+        rows.push_back({p});
+    }
+    auto pooled = [](const std::vector<const point_view*>& row, const std::string& metric) {
+      std::vector<double> m;
+      for (auto* p : row)
+        if (p->record.status == point_status::ok && std::isfinite(p->median(metric))) m.push_back(p->median(metric));
+      return m.empty() ? std::nan("") : median(m);
+    };
+    std::map<std::uint64_t, std::map<std::string, double>> totals;
+    for (const auto& row : rows) totals[row.front()->record.n][row.front()->record.variant] = pooled(row, "total");
+    for (const auto& points : rows) {
+      const auto& r = points.front()->record;
+      const double total = pooled(points, "total"), kernel = pooled(points, "kernel");
+      const bool ok = std::isfinite(total);
       std::vector<std::string> row;
       row.push_back(fmt::format("{}", r.n));
-      row.push_back(r.variant);
+      row.push_back(points.size() > 1 ? fmt::format("{} ×{}", r.variant, points.size()) : r.variant);
       row.push_back(ok ? format_time(total) : "-");
       row.push_back(ok && std::isfinite(kernel) ? format_time(kernel) : "-");
       double rate = std::nan("");
@@ -167,32 +125,41 @@ std::string render_tables(const experiment_view& v, table_style style) {
       row.push_back(format_percent(rate / ceiling_value(e.ceilings, r.backend)));
       auto speedup = [&](const char* ref) {
         auto it = totals[r.n].find(ref);
-        return ok && it != totals[r.n].end() ? format_ratio(it->second / total) : std::string("-");
+        return ok && it != totals[r.n].end() && std::isfinite(it->second) ? format_ratio(it->second / total) : std::string("-");
       };
       row.push_back(speedup("seq"));
       row.push_back(speedup("omp"));
       const std::string energy_metric = uses_gpu(backend_from_string(r.backend).value_or(backend::seq)) ? "energy_gpu" : "energy_cpu";
-      double energy = p->median(energy_metric);
+      const double energy = pooled(points, energy_metric);
       if (std::isfinite(energy)) {
         row.push_back(format_energy(energy));
-      } else if (p->unavailable.is_object() && p->unavailable.contains(energy_metric)) {
-        row.push_back("unavailable");
-        unavailable[energy_metric].insert(p->unavailable[energy_metric].get<std::string>());
       } else {
-        row.push_back("-");
+        std::string why;
+        for (auto* p : points)
+          if (p->unavailable.is_object() && p->unavailable.contains(energy_metric))
+            why = p->unavailable[energy_metric].get<std::string>();
+        row.push_back(why.empty() ? "-" : "unavailable");
+        if (!why.empty()) unavailable[energy_metric].insert(why);
       }
-      std::string status(to_string(r.status));
-      if (!r.reason.empty()) {
-        footnotes.push_back(fmt::format("[{}] {} n={}: {}", footnotes.size() + 1, r.variant, r.n, r.reason));
-        status += fmt::format(" [{}]", footnotes.size());
+      std::string status;
+      int bad = 0;
+      for (auto* p : points) {
+        const auto& pr = p->record;
+        if (pr.status != point_status::ok) ++bad;
+        if (pr.reason.empty()) continue;
+        footnotes.push_back(fmt::format("[{}] {} n={}{}: {}", footnotes.size() + 1, pr.variant, pr.n,
+                                        points.size() > 1 ? fmt::format(" input {}", pr.instance) : "", pr.reason));
+        status += fmt::format("{}{} [{}]", status.empty() ? "" : ", ", to_string(pr.status), footnotes.size());
       }
+      if (status.empty()) status = "ok";
+      else if (bad && bad < static_cast<int>(points.size())) status = fmt::format("{} of {} ok; {}", points.size() - bad, points.size(), status);
       row.push_back(status);
       g.rows.push_back(std::move(row));
     }
     out += render(g, style);
     if (md) out += "\n";
     const char* bullet = md ? "- " : "  ";
-    out += fmt::format("{}medians; GB/s: bytes the problem must read over the kernel time (GPU) or the total time (CPU); "
+    out += fmt::format("{}medians (×k: k input instances pooled, the median of their medians); GB/s: bytes the problem must read over the kernel time (GPU) or the total time (CPU); "
                        "% ceil: of the probed read bandwidth for the back end; vs seq, vs omp: speedup in total time\n",
                        bullet);
     for (const auto& [metric, reasons] : unavailable)

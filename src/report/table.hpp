@@ -6,11 +6,10 @@
 
 #include <string>
 
+#include "report/grid.hpp"
 #include "report/view.hpp"
 
 namespace ema {
-
-enum class table_style { text, markdown };
 
 /// All tables of an experiment, with a header naming the experiment and the machine.
 std::string render_tables(const experiment_view& v, table_style style);

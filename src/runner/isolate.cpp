@@ -41,7 +41,7 @@ std::string describe_signal(int sig) {
 }
 
 child_outcome run_isolated(const std::vector<std::string>& argv, const std::string& input, double timeout_seconds,
-                           const std::atomic<bool>* stop) {
+                           const std::atomic<bool>* stop, answer_channel channel) {
   fd_pair in, answer, err;
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -52,7 +52,7 @@ child_outcome run_isolated(const std::vector<std::string>& argv, const std::stri
   if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
   if (pid == 0) {
     // The child: its own process group (so the whole group can be killed), killed if the parent
-    // dies, stdin from `in`, fd 3 to `answer`, stderr to `err`.
+    // dies, stdin from `in`, fd 3 (or stdout) to `answer`, stderr to `err`.
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() == 1) _exit(127);
@@ -60,7 +60,7 @@ child_outcome run_isolated(const std::vector<std::string>& argv, const std::stri
     signal(SIGTERM, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
     dup2(in.r, 0);
-    dup2(answer.w, 3);
+    dup2(answer.w, channel == answer_channel::fd3 ? 3 : 1);
     dup2(err.w, 2);
     execv(args[0], args.data());
     dprintf(2, "cannot execute %s: %s\n", args[0], std::strerror(errno));
@@ -128,6 +128,8 @@ child_outcome run_isolated(const std::vector<std::string>& argv, const std::stri
   kill(-pid, SIGKILL);
   out.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.max_rss_kib = usage.ru_maxrss;
+  out.user = static_cast<double>(usage.ru_utime.tv_sec) + 1e-6 * static_cast<double>(usage.ru_utime.tv_usec);
+  out.sys = static_cast<double>(usage.ru_stime.tv_sec) + 1e-6 * static_cast<double>(usage.ru_stime.tv_usec);
   if (WIFEXITED(status)) {
     out.exited = true;
     out.exit_code = WEXITSTATUS(status);

@@ -8,11 +8,54 @@
 #include "core/registry.hpp"
 #include "core/sizes.hpp"
 #include "inputs/random.hpp"
+#include "measure/stats.hpp"
 
 namespace ema {
+namespace {
 
-std::uint64_t point_seed(std::uint64_t base, const std::string& problem, std::uint64_t n, const param_set& params) {
-  return mix64(mix64(base) ^ hash_text(problem) ^ mix64(n) ^ hash_text(params.canonical_json())) >> 1;
+nlohmann::json params_object(const param_set& p) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : p.values()) j[k] = v;
+  return j;
+}
+
+param_set params_from_object(const nlohmann::json& j) {
+  param_map m;
+  for (const auto& [k, v] : j.items()) m[k] = v.get<std::string>();
+  return param_set::from_map(std::move(m));
+}
+
+}  // namespace
+
+std::uint64_t point_seed(std::uint64_t base, const std::string& problem, std::uint64_t n, const param_set& params,
+                         int instance) {
+  const auto seed = mix64(mix64(base) ^ hash_text(problem) ^ mix64(n) ^ hash_text(params.canonical_json())) >> 1;
+  return instance == 0 ? seed : mix64(seed ^ mix64(static_cast<std::uint64_t>(instance))) >> 1;
+}
+
+bool repetition_policy::satisfied(const std::vector<double>& totals, double elapsed) const {
+  const int k = static_cast<int>(totals.size());
+  if (fixed) return k >= *fixed;
+  if (k >= max_reps) return true;
+  if (k < min_reps) return false;
+  if (elapsed >= max_time) return true;
+  return elapsed >= min_time && median_rse(totals) <= target_rse;
+}
+
+void plan::add(const std::string& problem, const std::string& variant, std::uint64_t n, const param_set& params,
+               const std::string& phase) {
+  for (int k = 0; k < instances; ++k) {
+    plan_point pt;
+    pt.ordinal = points.empty() ? 0 : points.back().ordinal + 1;
+    pt.problem = problem;
+    pt.variant = variant;
+    pt.n = n;
+    pt.params = params;
+    pt.seed = point_seed(seed, problem, n, params, k);
+    pt.instance = k;
+    pt.phase = phase;
+    points.push_back(std::move(pt));
+  }
 }
 
 plan make_plan(const plan_request& r) {
@@ -24,11 +67,16 @@ plan make_plan(const plan_request& r) {
     for (const auto& name : r.problems) chosen.push_back(&find_problem(name));
   }
 
-  // A parameter must belong to at least one chosen problem; with several problems each takes
-  // the ones it declares.
+  if (r.instances < 1) throw usage_error(fmt::format("--instances must be at least 1, got {}", r.instances));
+  if (r.budget && r.sizes) throw usage_error("give either --budget (sizes chosen by calibration) or --sizes, not both");
+  if (!r.budget && (r.start || r.max_size)) throw usage_error("--start and --max-size shape a calibrated sweep; give --budget");
+  if (r.start && *r.start < 1) throw usage_error("--start must be at least 1");
   std::set<std::string> claimed;
   plan out;
   out.seed = r.seed;
+  out.instances = r.instances;
+  // A parameter must belong to at least one chosen problem; with several problems each takes
+  // the ones it declares.
   for (const auto* p : chosen) {
     std::vector<std::string> mine;
     for (const auto& a : r.params) {
@@ -61,25 +109,21 @@ plan make_plan(const plan_request& r) {
         vs.push_back(&find_variant(p->name, name));
       }
     }
-    auto sizes = parse_sizes(r.sizes ? *r.sizes : std::string(p->default_sizes));
-    for (auto n : sizes) {
-      auto seed = point_seed(r.seed, p->name, n, params);
-      for (const auto* v : vs) {
-        plan_point pt;
-        pt.ordinal = static_cast<int>(out.points.size());
-        pt.problem = p->name;
-        pt.variant = v->name;
-        pt.n = n;
-        pt.params = params;
-        pt.seed = seed;
-        out.points.push_back(std::move(pt));
-      }
+    if (r.budget) {
+      if (!out.calibrated) out.calibrated = calibration{*r.budget, 12, 2, {}};
+      const auto defaults = parse_sizes(p->default_sizes);
+      for (const auto* v : vs)
+        out.calibrated->tracks.push_back(
+            {p->name, v->name, params, r.start.value_or(defaults.front()), r.max_size.value_or(p->max_size), ""});
+      continue;
     }
+    for (auto n : parse_sizes(r.sizes ? *r.sizes : std::string(p->default_sizes)))
+      for (const auto* v : vs) out.add(p->name, v->name, n, params);
   }
   for (const auto& a : r.params)
     if (!claimed.count(a))
       throw usage_error(fmt::format("parameter '{}' belongs to none of the chosen problems", a));
-  if (!r.variants.empty() && out.points.empty())
+  if (!r.variants.empty() && out.points.empty() && (!out.calibrated || out.calibrated->tracks.empty()))
     throw usage_error(fmt::format("none of the variants {} belongs to the chosen problems", fmt::join(r.variants, ",")));
   return out;
 }
@@ -87,20 +131,36 @@ plan make_plan(const plan_request& r) {
 nlohmann::json plan::to_json() const {
   nlohmann::json pts = nlohmann::json::array();
   for (const auto& p : points) {
-    nlohmann::json params_json = nlohmann::json::object();
-    for (const auto& [k, v] : p.params.values()) params_json[k] = v;
-    pts.push_back({{"ordinal", p.ordinal}, {"problem", p.problem}, {"variant", p.variant}, {"n", p.n},
-                   {"params", params_json}, {"seed", p.seed}});
+    nlohmann::json pj = {{"ordinal", p.ordinal}, {"problem", p.problem}, {"variant", p.variant}, {"n", p.n},
+                         {"params", params_object(p.params)}, {"seed", p.seed}, {"instance", p.instance}};
+    if (!p.phase.empty()) pj["phase"] = p.phase;
+    pts.push_back(std::move(pj));
   }
   nlohmann::json rj = {{"warmup", reps.warmup}, {"min_reps", reps.min_reps}, {"max_reps", reps.max_reps},
                        {"target_rse", reps.target_rse}, {"min_time", reps.min_time}, {"max_time", reps.max_time}};
   if (reps.fixed) rj["fixed"] = *reps.fixed;
-  return {{"points", pts},
-          {"repetitions", rj},
-          {"energy", {{"enabled", energy.enabled}, {"window", energy.window}}},
-          {"timeout", timeout},
-          {"seed", seed},
-          {"notes", notes}};
+  nlohmann::json out = {{"points", pts},
+                        {"repetitions", rj},
+                        {"energy", {{"enabled", energy.enabled}, {"window", energy.window}}},
+                        {"timeout", timeout},
+                        {"seed", seed},
+                        {"instances", instances},
+                        {"notes", notes}};
+  if (calibrated) {
+    nlohmann::json tracks = nlohmann::json::array();
+    for (const auto& t : calibrated->tracks)
+      tracks.push_back({{"problem", t.problem}, {"variant", t.variant}, {"params", params_object(t.params)},
+                        {"start", t.start}, {"max_size", t.max_size}, {"stopped", t.stopped}});
+    out["budget"] = calibrated->budget;
+    out["calibration"] = {{"min_sizes", calibrated->min_sizes}, {"growth", calibrated->growth}, {"tracks", tracks}};
+  }
+  if (external) {
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& [name, command] : external->runs) runs.push_back({{"variant", name}, {"command", command}});
+    out["external"] = {{"generator", external->generator}, {"runs", runs}, {"cache_dir", external->cache_dir},
+                       {"cache_cap", external->cache_cap}};
+  }
+  return out;
 }
 
 plan plan::from_json(const nlohmann::json& j) {
@@ -111,10 +171,10 @@ plan plan::from_json(const nlohmann::json& j) {
     pt.problem = x.at("problem").get<std::string>();
     pt.variant = x.at("variant").get<std::string>();
     pt.n = x.at("n").get<std::uint64_t>();
-    param_map m;
-    for (const auto& [k, v] : x.at("params").items()) m[k] = v.get<std::string>();
-    pt.params = param_set::from_map(std::move(m));
+    pt.params = params_from_object(x.at("params"));
     pt.seed = x.at("seed").get<std::uint64_t>();
+    pt.instance = x.value("instance", 0);
+    pt.phase = x.value("phase", "");
     p.points.push_back(std::move(pt));
   }
   const auto& r = j.at("repetitions");
@@ -130,6 +190,28 @@ plan plan::from_json(const nlohmann::json& j) {
   p.timeout = j.at("timeout").get<double>();
   p.seed = j.at("seed").get<std::uint64_t>();
   p.notes = j.value("notes", std::vector<std::string>{});
+  p.instances = j.value("instances", 1);
+  if (j.contains("calibration")) {
+    calibration c;
+    c.budget = j.at("budget").get<double>();
+    const auto& cj = j.at("calibration");
+    c.min_sizes = cj.value("min_sizes", 12);
+    c.growth = cj.value("growth", 2.0);
+    for (const auto& t : cj.at("tracks"))
+      c.tracks.push_back({t.at("problem").get<std::string>(), t.at("variant").get<std::string>(),
+                          params_from_object(t.at("params")), t.at("start").get<std::uint64_t>(),
+                          t.value("max_size", std::uint64_t{0}), t.value("stopped", "")});
+    p.calibrated = std::move(c);
+  }
+  if (j.contains("external")) {
+    const auto& x = j.at("external");
+    external_program e;
+    e.generator = x.at("generator").get<std::string>();
+    for (const auto& r : x.at("runs")) e.runs.emplace_back(r.at("variant").get<std::string>(), r.at("command").get<std::string>());
+    e.cache_dir = x.value("cache_dir", "");
+    e.cache_cap = x.value("cache_cap", 0.0);
+    p.external = std::move(e);
+  }
   return p;
 }
 

@@ -22,6 +22,9 @@ struct repetition_policy {
                              ///< so a passing disturbance cannot own the median of a fast operation
   double max_time = 1.0;     ///< ... or once the timed runs have taken this long (seconds)
   std::optional<int> fixed;  ///< --reps N: exactly N timed runs
+
+  /// Whether the timed runs so far (`totals`, taking `elapsed` seconds) are enough.
+  bool satisfied(const std::vector<double>& totals, double elapsed) const;
 };
 
 struct energy_policy {
@@ -35,6 +38,32 @@ struct plan_point {
   std::uint64_t n = 0;
   param_set params;
   std::uint64_t seed = 0;
+  int instance = 0;   ///< which of the `instances` inputs of (problem, n, parameters)
+  std::string phase;  ///< how a calibrated sweep chose it: "grow", "fill" or "tie-breaker"; empty otherwise
+};
+
+/// One variant's sizes in a calibrated sweep (`--budget`), chosen as it runs (runner/calibrate.hpp).
+struct track {
+  std::string problem, variant;
+  param_set params;
+  std::uint64_t start = 1;     ///< the first size
+  std::uint64_t max_size = 0;  ///< 0: no limit but memory and time
+  std::string stopped;         ///< why it stopped growing; empty while it grows
+};
+
+struct calibration {
+  double budget = 0;  ///< seconds for the whole sweep
+  int min_sizes = 12;
+  double growth = 2;
+  std::vector<track> tracks;
+};
+
+/// A user's program run by `ema exec` in place of registered variants (runner/external.hpp).
+struct external_program {
+  std::string generator;  ///< command with {n}, {input} and {seed}: writes the input file
+  std::vector<std::pair<std::string, std::string>> runs;  ///< variant name, command with {input} and {n}
+  std::string cache_dir;  ///< where generated inputs are kept
+  double cache_cap = 0;   ///< bytes the cache may hold; the least recently used inputs go first
 };
 
 struct plan {
@@ -43,7 +72,14 @@ struct plan {
   energy_policy energy;
   double timeout = 300;  ///< seconds per point, generation included
   std::uint64_t seed = 1;
+  int instances = 1;     ///< inputs per size, each with its own seed (`--instances`)
+  std::optional<calibration> calibrated;   ///< `--budget`: sizes chosen while running
+  std::optional<external_program> external;  ///< `ema exec`
   std::vector<std::string> notes;  ///< e.g. variants left out because they cannot run here
+
+  /// Appends a point (ordinal, seed and instance filled in) for each instance.
+  void add(const std::string& problem, const std::string& variant, std::uint64_t n, const param_set& params,
+           const std::string& phase = "");
 
   nlohmann::json to_json() const;
   static plan from_json(const nlohmann::json& j);
@@ -57,14 +93,19 @@ struct plan_request {
   std::optional<std::string> sizes;   ///< empty: each problem's default plan
   std::vector<std::string> params;    ///< key=value
   std::uint64_t seed = 1;
+  int instances = 1;
+  std::optional<double> budget;       ///< seconds: calibrate the sizes instead of `sizes`
+  std::optional<std::uint64_t> start, max_size;  ///< a calibrated sweep's first and largest size
 };
 
-/// Expands a request into points. Throws usage_error for unknown problems, variants or
-/// parameters and malformed sizes. Without --variants, variants that cannot run here are left out
-/// with a note; named ones stay and are recorded as skipped.
+/// Expands a request into points (or, with a budget, into calibration tracks). Throws usage_error
+/// for unknown problems, variants or parameters and malformed sizes. Without --variants, variants
+/// that cannot run here are left out with a note; named ones stay and are recorded as skipped.
 plan make_plan(const plan_request& request);
 
-/// The seed of a point's input: the same for every variant at one (problem, n, parameters).
-std::uint64_t point_seed(std::uint64_t base, const std::string& problem, std::uint64_t n, const param_set& params);
+/// The seed of a point's input: the same for every variant at one (problem, n, parameters,
+/// instance); instance 0 keeps the seed of a sweep without instances.
+std::uint64_t point_seed(std::uint64_t base, const std::string& problem, std::uint64_t n, const param_set& params,
+                         int instance = 0);
 
 }  // namespace ema

@@ -1,11 +1,13 @@
-// The parent side of a sweep: runs each point of a plan in its own child process, interprets how
-// the child ended (answer, crash, timeout, memory), and commits each point to the database as it
-// finishes, so an interruption loses at most the point in flight.
+// The parent side of a sweep: runs each point of a plan in its own child process (a worker of
+// ema's, or a user's program for `ema exec`), interprets how the child ended (answer, crash,
+// timeout, memory), and commits each point to the database as it finishes, so an interruption
+// loses at most the point in flight. A calibrated plan (`--budget`) grows its sizes as it runs
+// (runner/calibrate.hpp); the points it decides are added to the stored plan before they run, so
+// `--resume` continues it too.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -26,8 +28,9 @@ struct sweep_result {
   bool interrupted = false;
 };
 
-/// Runs the points of `p` that `experiment_id` has not recorded yet.
-sweep_result run_sweep(database& db, std::int64_t experiment_id, const plan& p, const nlohmann::json& idle,
+/// Runs the points of `p` that `experiment_id` has not recorded yet, then, for a calibrated plan,
+/// grows and fills its tracks until they stop. `p` and the stored plan gain the points it adds.
+sweep_result run_sweep(database& db, std::int64_t experiment_id, plan& p, const nlohmann::json& idle,
                        const sweep_settings& settings);
 
 /// Turns how a worker child ended into a point record's status, reason, samples and verdict.

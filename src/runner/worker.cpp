@@ -25,15 +25,6 @@ using clock_type = std::chrono::steady_clock;
 
 double seconds_since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
 
-bool enough_repetitions(const repetition_policy& p, const std::vector<double>& totals, double elapsed) {
-  const int k = static_cast<int>(totals.size());
-  if (p.fixed) return k >= *p.fixed;
-  if (k >= p.max_reps) return true;
-  if (k < p.min_reps) return false;
-  if (elapsed >= p.max_time) return true;
-  return elapsed >= p.min_time && median_rse(totals) <= p.target_rse;
-}
-
 repetition_policy policy_from(const nlohmann::json& j) {
   repetition_policy p;
   p.warmup = j.value("warmup", p.warmup);
@@ -149,7 +140,7 @@ nlohmann::json run_point(const nlohmann::json& spec) {
       ++window_reps;
       if (!timing_done) {
         for (const auto& [metric, value] : ctx.phases()) samples[metric].push_back(value);
-        timing_done = enough_repetitions(policy, samples["total"], seconds_since(t0));
+        timing_done = policy.satisfied(samples["total"], seconds_since(t0));
       }
       if (!timing_done) continue;
       if (!metering) break;

@@ -188,6 +188,14 @@ void database::set_experiment_state(std::int64_t id, const std::string& state) {
   tx.commit();
 }
 
+void database::set_experiment_plan(std::int64_t id, const nlohmann::json& plan) {
+  sqlite::transaction tx(*db_);
+  sqlite::statement s(*db_, "UPDATE experiments SET plan_json = ? WHERE id = ?");
+  s.bind(1, plan.dump()).bind(2, id);
+  s.run();
+  tx.commit();
+}
+
 std::optional<experiment_record> database::experiment(std::int64_t id) {
   sqlite::statement s(*db_, fmt::format("SELECT {} FROM experiments WHERE id = ?", experiment_columns));
   s.bind(1, id);
@@ -213,8 +221,8 @@ std::int64_t database::record_point(const point_record& p) {
   sqlite::transaction tx(*db_);
   sqlite::statement s(*db_,
                       "INSERT INTO points (experiment_id, ordinal, problem, variant, backend, n, params_json, seed, "
-                      "status, reason, verified, result_json, notes_json, unavailable_json, started_at, finished_at) "
-                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                      "status, reason, verified, result_json, notes_json, unavailable_json, started_at, finished_at, instance) "
+                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(1, p.experiment_id)
       .bind(2, std::int64_t{p.ordinal})
       .bind(3, p.problem)
@@ -230,7 +238,8 @@ std::int64_t database::record_point(const point_record& p) {
       .bind(13, p.notes_json)
       .bind(14, p.unavailable_json)
       .bind(15, p.started_at.empty() ? utc_now() : p.started_at)
-      .bind(16, p.finished_at.empty() ? utc_now() : p.finished_at);
+      .bind(16, p.finished_at.empty() ? utc_now() : p.finished_at)
+      .bind(17, std::int64_t{p.instance});
   s.run();
   auto id = db_->last_insert_id();
   sqlite::statement sample(*db_, "INSERT INTO samples (point_id, metric, rep, value) VALUES (?, ?, ?, ?)");
@@ -249,7 +258,7 @@ std::vector<point_record> database::points(std::int64_t experiment_id) {
   std::map<std::int64_t, std::size_t> index;
   sqlite::statement s(*db_,
                       "SELECT id, ordinal, problem, variant, backend, n, params_json, seed, status, reason, verified, "
-                      "result_json, notes_json, unavailable_json, started_at, finished_at FROM points "
+                      "result_json, notes_json, unavailable_json, started_at, finished_at, instance FROM points "
                       "WHERE experiment_id = ? ORDER BY ordinal");
   s.bind(1, experiment_id);
   while (s.step()) {
@@ -271,6 +280,7 @@ std::vector<point_record> database::points(std::int64_t experiment_id) {
     p.unavailable_json = s.text(13);
     p.started_at = s.text(14);
     p.finished_at = s.text(15);
+    p.instance = static_cast<int>(s.integer(16));
     index[p.id] = out.size();
     out.push_back(std::move(p));
   }

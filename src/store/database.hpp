@@ -39,6 +39,7 @@ struct point_record {
   std::uint64_t n = 0;
   std::string params_json = "{}";
   std::uint64_t seed = 0;
+  int instance = 0;  ///< which input instance of (problem, n, parameters) (`--instances`)
   point_status status = point_status::ok;
   std::string reason;
   bool verified = false;
@@ -52,7 +53,7 @@ struct point_record {
 class database {
  public:
   /// The newest schema version this ema writes.
-  static constexpr int schema_version = 1;
+  static constexpr int schema_version = 2;
   /// PRAGMA application_id of an ema database ("ema!").
   static constexpr std::int32_t application_id = 0x656d6121;
 
@@ -70,6 +71,8 @@ class database {
 
   std::int64_t create_experiment(const experiment_record& e);
   void set_experiment_state(std::int64_t id, const std::string& state);
+  /// Replaces the stored plan (a calibrated sweep adds points as it decides them).
+  void set_experiment_plan(std::int64_t id, const nlohmann::json& plan);
   std::optional<experiment_record> experiment(std::int64_t id);
   /// The newest experiment; with `unfinished`, the newest that is not finished.
   std::optional<experiment_record> latest_experiment(bool unfinished = false);

@@ -59,6 +59,9 @@ CREATE TABLE probes (
   ceilings_json TEXT NOT NULL
 );
 )sql"},
+    {2, R"sql(
+ALTER TABLE points ADD COLUMN instance INTEGER NOT NULL DEFAULT 0;
+)sql"},
 };
 
 }  // namespace

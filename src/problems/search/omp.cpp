@@ -47,6 +47,7 @@ output scan(const input& in, run_context& ctx) {
     }
   }
   ctx.note("threads", threads);
+  ctx.processors(threads);
   const auto b = best.load();
   return b == INT64_MAX ? -1 : b;
 }

@@ -1,0 +1,160 @@
+// `ema fit`: fits EMA's equation family to every variant of a stored experiment (or to a CSV of
+// data from elsewhere) and prints the groups of equations, the knee, the interval of the leading
+// exponent and the held-out check; `--run-tie-breaker` runs the tie-breaker sizes and refits.
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <optional>
+
+#include "analysis/series_csv.hpp"
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/sweep_command.hpp"
+#include "core/duration.hpp"
+#include "core/errors.hpp"
+#include "report/fits.hpp"
+#include "store/database.hpp"
+
+namespace ema::cli {
+namespace {
+
+struct fit_options {
+  std::optional<std::int64_t> experiment;
+  std::string metric = "total", stat = "median", variants, problems, best = "parsimony";
+  std::optional<std::string> csv, budget;
+  double threshold = 0.05;
+  int bootstrap = 200;
+  bool json = false, all_equations = false, run_tie_breaker = false;
+};
+
+fit_request make_request(const fit_options& o) {
+  fit_request r;
+  r.metric = o.metric;
+  r.stat = parse_point_stat(o.stat);
+  r.problems = split_commas(o.problems);
+  r.variants = split_commas(o.variants);
+  if (o.budget) r.budget = parse_duration(*o.budget);
+  if (!(o.threshold > 0 && o.threshold < 1)) throw usage_error(fmt::format("--threshold must be in (0, 1), got {}", o.threshold));
+  if (o.bootstrap < 0) throw usage_error("--bootstrap cannot be negative");
+  r.options.groups.threshold = o.threshold;
+  r.options.bootstrap = o.bootstrap;
+  if (o.best == "ema") r.options.groups.rule = fit::best_rule::ema;
+  else if (o.best != "parsimony") throw usage_error(fmt::format("--best must be parsimony or ema, got '{}'", o.best));
+  return r;
+}
+
+void print(const std::vector<variant_fit>& fits, const nlohmann::json& source, const fit_request& r, const fit_options& o,
+           const std::string& heading) {
+  if (o.json) {
+    fmt::print("{}\n", fits_json(fits, source, r).dump(2));
+    return;
+  }
+  fmt::print("{}", heading);
+  fmt::print("{}", render_fits(fits, table_style::text, o.all_equations));
+}
+
+int fit_csv(const fit_options& o, fit_request r) {
+  if (o.experiment || o.run_tie_breaker || !o.variants.empty() || !o.problems.empty())
+    throw usage_error("--csv fits the file alone; give no experiment, --variants, --problem or --run-tie-breaker with it");
+  fit::series data;
+  try {
+    data = fit::read_series_csv(*o.csv);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+  variant_fit f;
+  f.variant = std::filesystem::path(*o.csv).filename().string();
+  f.metric = "value";
+  f.budget = r.budget.value_or(300);
+  f.notes.push_back("tie-breaker costs read the values as seconds");
+  r.options.groups.budget = f.budget;
+  try {
+    f.analysis = fit::analyze(data, r.options);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(fmt::format("{}: {}", *o.csv, e.what()));
+  }
+  r.metric = "value";
+  print({f}, {{"csv", *o.csv}}, r, o, "");
+  return exit_code::ok;
+}
+
+// Adds each variant's smallest feasible tie-breaker size to the experiment and runs it; false when
+// there was none to run.
+bool run_tie_breakers(const common_options& common, std::int64_t experiment_id, const std::vector<variant_fit>& fits) {
+  auto db = database::open_write(common.db);
+  auto [record, p] = reopen_experiment(db, experiment_id);
+  const auto before = p.points.size();
+  for (const auto& f : fits) {
+    if (!f.analysis || f.analysis->groups.distinguishable.empty()) continue;
+    double n = INFINITY;
+    for (const auto& t : f.analysis->groups.distinguishable) n = std::min(n, *t.n);
+    param_map values;
+    auto pj = nlohmann::json::parse(f.params_json, nullptr, false);
+    if (pj.is_object())
+      for (const auto& [k, v] : pj.items()) values[k] = v.get<std::string>();
+    fmt::print(stderr, "ema: {} {}: running the tie breaker n = {:.0f}\n", f.problem, f.variant, n);
+    p.add(f.problem, f.variant, static_cast<std::uint64_t>(n), param_set::from_map(values), "tie-breaker");
+  }
+  if (p.points.size() == before) {
+    db.set_experiment_state(experiment_id, record.state);
+    fmt::print(stderr, "ema: no variant has a feasible tie breaker to run\n");
+    return false;
+  }
+  db.set_experiment_plan(experiment_id, p.to_json());
+  output_options quiet;
+  quiet.quiet = true;
+  carry_out(db, experiment_id, p, common, quiet);
+  return true;
+}
+
+}  // namespace
+
+action add_fit(CLI::App& app, common_options& common) {
+  auto o = std::make_shared<fit_options>();
+  app.add_option("experiment", o->experiment, "experiment number (default: the newest)");
+  app.add_option("--db", common.db, "results database")->capture_default_str();
+  app.add_option("--metric", o->metric, "metric to fit: total, kernel, h2d, d2h, host_peak_rss, energy_gpu, ...")
+      ->capture_default_str();
+  app.add_option("--stat", o->stat, "one value per point: median, mean, best (min) or worst (max) of its samples")
+      ->capture_default_str();
+  app.add_option("--problem", o->problems, "comma-separated problems to fit (default: all)");
+  app.add_option("--variants", o->variants, "comma-separated variants to fit (default: all)");
+  app.add_option("--csv", o->csv, "fit a CSV file with a header line n,value instead (a repeated n is a replicate)");
+  app.add_flag("--json", o->json, "print the result as JSON (schema ema.fit/1) on stdout");
+  app.add_option("--threshold", o->threshold, "equivalence threshold, relative (default 0.05)");
+  app.add_option("--budget", o->budget,
+                 "time a tie-breaker point may take, e.g. 2m (default: the experiment's budget, else its per-point timeout)");
+  app.add_option("--bootstrap", o->bootstrap, "bootstrap resamples for the interval and band (default 200; 0: none)");
+  app.add_option("--best", o->best, "rule for the best equation: parsimony (default) or ema (the source's literal rule)");
+  app.add_flag("--all-equations", o->all_equations, "list every equivalent equation, not the first 8");
+  app.add_flag("--run-tie-breaker", o->run_tie_breaker,
+               "run each variant's smallest feasible tie-breaker size, store it in the experiment and refit");
+  return [o, &common] {
+    auto r = make_request(*o);
+    if (o->csv) return fit_csv(*o, r);
+    std::optional<experiment_view> view;
+    {
+      auto db = database::open_read(common.db);
+      auto e = o->experiment ? db.experiment(*o->experiment) : db.latest_experiment();
+      if (!e) {
+        if (o->experiment) throw usage_error(fmt::format("{} has no experiment {}", common.db, *o->experiment));
+        throw usage_error(fmt::format("{} holds no experiment yet", common.db));
+      }
+      view = load_experiment(db, e->id);
+    }
+    auto fits = fit_experiment(*view, r);
+    if (o->run_tie_breaker) {
+      if (run_tie_breakers(common, view->experiment.id, fits)) {
+        auto db = database::open_read(common.db);
+        view = load_experiment(db, view->experiment.id);
+        fits = fit_experiment(*view, r);
+      }
+    }
+    const auto heading = fmt::format("Experiment {} — {} ({} of each point's samples)\n", view->experiment.id, r.metric,
+                                     to_string(r.stat));
+    print(fits, {{"experiment", view->experiment.id}, {"db", common.db}}, r, *o, heading);
+    return exit_code::ok;
+  };
+}
+
+}  // namespace ema::cli

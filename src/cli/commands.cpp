@@ -1,0 +1,29 @@
+#include "cli/commands.hpp"
+
+#include <limits.h>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace ema::cli {
+
+std::string self_executable() {
+  char buf[PATH_MAX];
+  auto k = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (k <= 0) throw std::runtime_error("cannot find the ema executable (/proc/self/exe)");
+  return std::string(buf, static_cast<std::size_t>(k));
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    auto c = s.find(',', start);
+    auto item = s.substr(start, c == std::string::npos ? std::string::npos : c - start);
+    if (!item.empty()) out.push_back(item);
+    if (c == std::string::npos) break;
+    start = c + 1;
+  }
+  return out;
+}
+
+}  // namespace ema::cli

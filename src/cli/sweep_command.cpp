@@ -1,0 +1,199 @@
+#include "cli/sweep_command.hpp"
+
+#include <atomic>
+#include <cmath>
+#include <csignal>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "cli/exit_codes.hpp"
+#include "core/duration.hpp"
+#include "core/errors.hpp"
+#include "measure/energy.hpp"
+#include "measure/gpu.hpp"
+#include "measure/machine.hpp"
+#include "report/analysis_tables.hpp"
+#include "report/exports.hpp"
+#include "report/table.hpp"
+#include "runner/isolate.hpp"
+#include "runner/sweep.hpp"
+
+namespace ema {
+const char* git_commit();
+}
+
+namespace ema::cli {
+namespace {
+
+std::atomic<bool> stop_requested{false};
+
+extern "C" void on_stop_signal(int) { stop_requested = true; }
+
+// The ceilings of this machine: the newest stored probe, or a fresh one in a child process.
+nlohmann::json ceilings_for(database& db, const nlohmann::json& machine, const std::string& exe) {
+  auto key = machine_key(machine);
+  if (auto stored = db.latest_probe(key)) return (*stored)["ceilings"];
+  fmt::print(stderr, "ema: probing this machine's ceilings (once per machine; `ema probe` measures again)\n");
+  auto child = run_isolated({exe, "__probe"}, "", 600, &stop_requested);
+  auto ceilings = nlohmann::json::parse(child.answer, nullptr, false);
+  if (!child.exited || child.exit_code != 0 || ceilings.is_discarded()) {
+    fmt::print(stderr, "ema: the probe failed ({}); tables will show no % of ceiling\n",
+               child.exited ? child.stderr_tail : describe_signal(child.signal));
+    return nlohmann::json::object();
+  }
+  db.store_probe(key, machine, ceilings);
+  return ceilings;
+}
+
+// Idle power of every energy source before the sweep: per GPU, CPU package, DRAM.
+nlohmann::json measure_idle(bool enabled) {
+  nlohmann::json idle = nlohmann::json::object();
+  if (!enabled) return idle;
+  const auto& g = gpu::query();
+  std::vector<energy_source> sources;
+  for (const auto& d : g.devices) {
+    auto s = open_energy_sources({d.pci_bus_id}, g.unavailable);
+    sources.push_back(s[0]);
+  }
+  auto cpu = open_energy_sources({}, "");
+  sources.push_back(cpu[1]);
+  sources.push_back(cpu[2]);
+  bool any = false;
+  for (const auto& s : sources) any |= static_cast<bool>(s.read);
+  if (!any) return idle;
+  fmt::print(stderr, "ema: measuring idle power (2 s)\n");
+  auto watts = idle_power(sources, 2.0);
+  auto as_json = [](double w) { return std::isnan(w) ? nlohmann::json(nullptr) : nlohmann::json(w); };
+  idle["energy_gpu"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < g.devices.size(); ++i) idle["energy_gpu"].push_back(as_json(watts[i]));
+  idle["energy_cpu"] = as_json(watts[g.devices.size()]);
+  idle["energy_dram"] = as_json(watts[g.devices.size() + 1]);
+  return idle;
+}
+
+void check_positive(std::optional<double> v, const char* name) {
+  if (v && !(*v > 0)) throw usage_error(fmt::format("{} must be positive, got {}", name, *v));
+}
+void check_positive(std::optional<int> v, const char* name) {
+  if (v && *v < 1) throw usage_error(fmt::format("{} must be at least 1, got {}", name, *v));
+}
+
+}  // namespace
+
+void measurement_options::add_to(CLI::App& app) {
+  app.add_option("--reps", reps, "exactly N timed repetitions per point (default: adaptive)");
+  app.add_option("--min-reps", min_reps, "adaptive: at least N repetitions (default 5)");
+  app.add_option("--max-reps", max_reps, "adaptive: at most N repetitions (default 2000)");
+  app.add_option("--min-time", min_time, "adaptive: repeat for at least S seconds (default 0.2)");
+  app.add_option("--max-time", max_time, "adaptive: stop repeating after S seconds (default 1)");
+  app.add_option("--rse", rse, "adaptive: stop once the median's relative standard error is below X (default 0.01)");
+  app.add_option("--warmup", warmup, "untimed runs before timing (default 1)");
+  app.add_option("--timeout", timeout, "seconds per point before it is killed (default 300)");
+  app.add_option("--energy-window", energy_window, "seconds of back-to-back runs per energy sample (default 1)");
+  app.add_flag("--no-energy", no_energy, "do not measure energy");
+  app.add_option("--seed", seed, "base seed of the inputs (default 1)");
+  app.add_option("--instances", instances, "input instances per size, each with its own seed (default 1)");
+  app.add_option("--budget", budget,
+                 "choose the sizes by calibration to fit this time, e.g. 90s, 2m, 1h (instead of --sizes)");
+  app.add_option("--start", start, "with --budget: the first size (default: the problem's smallest default size)");
+  app.add_option("--max-size", max_size, "with --budget: the largest size to grow to");
+}
+
+void measurement_options::fill(plan_request& r) const {
+  check_positive(reps, "--reps");
+  check_positive(min_reps, "--min-reps");
+  check_positive(max_reps, "--max-reps");
+  check_positive(max_time, "--max-time");
+  if (min_time && *min_time < 0) throw usage_error("--min-time cannot be negative");
+  check_positive(rse, "--rse");
+  check_positive(timeout, "--timeout");
+  check_positive(energy_window, "--energy-window");
+  if (warmup && *warmup < 0) throw usage_error("--warmup cannot be negative");
+  r.seed = seed;
+  r.instances = instances;
+  if (budget) r.budget = parse_duration(*budget);
+  r.start = start;
+  r.max_size = max_size;
+}
+
+void measurement_options::apply(plan& p) const {
+  if (reps) p.reps.fixed = *reps;
+  if (min_reps) p.reps.min_reps = *min_reps;
+  if (max_reps) p.reps.max_reps = *max_reps;
+  if (warmup) p.reps.warmup = *warmup;
+  if (min_time) p.reps.min_time = *min_time;
+  if (max_time) p.reps.max_time = *max_time;
+  if (rse) p.reps.target_rse = *rse;
+  if (timeout) p.timeout = *timeout;
+  if (energy_window) p.energy.window = *energy_window;
+  p.energy.enabled = !no_energy;
+}
+
+void output_options::add_to(CLI::App& app) {
+  app.add_option("--json", json, "also write the results as JSON (ema.run/1) to FILE, - for stdout");
+  app.add_option("--csv", csv, "also write the results as CSV to FILE, - for stdout");
+  app.add_option("--md", md, "also write the tables as Markdown to FILE, - for stdout");
+  app.add_flag("--stats", stats,
+               "also print the repeated-runs tables: mean, standard deviation, max, min and speedup; efficiency and cost");
+  app.add_flag("--quiet,-q", quiet, "do not print the tables");
+}
+
+std::pair<experiment_record, plan> reopen_experiment(database& db, std::int64_t experiment_id) {
+  auto e = db.experiment(experiment_id);
+  if (!e) throw usage_error(fmt::format("{} has no experiment {}", db.path(), experiment_id));
+  auto p = plan::from_json(e->plan);
+  db.set_experiment_state(experiment_id, "running");
+  return {*e, std::move(p)};
+}
+
+int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_options& common, const output_options& o) {
+  const auto exe = self_executable();
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+  if (o.quiet)  // otherwise the tables end with the notes
+    for (const auto& note : p.notes) fmt::print(stderr, "ema: {}\n", note);
+
+  nlohmann::json idle;
+  if (!experiment_id) {
+    experiment_record e;
+    e.command_line = common.command_line;
+    e.ema_version = EMA_VERSION;
+    e.git_commit = git_commit();
+    e.machine = describe_machine();
+    e.ceilings = ceilings_for(db, e.machine, exe);
+    e.idle_power = idle = measure_idle(p.energy.enabled && !p.external);
+    e.plan = p.to_json();
+    experiment_id = db.create_experiment(e);
+  } else {
+    idle = db.experiment(experiment_id)->idle_power;
+  }
+  if (stop_requested) {
+    db.set_experiment_state(experiment_id, "interrupted");
+    return exit_code::interrupted;
+  }
+
+  sweep_settings s;
+  s.worker = exe;
+  s.progress = isatty(2) != 0;
+  s.stop = &stop_requested;
+  auto result = run_sweep(db, experiment_id, p, idle, s);
+  db.set_experiment_state(experiment_id, result.interrupted ? "interrupted" : "finished");
+
+  auto view = load_experiment(db, experiment_id);
+  if (!o.quiet) fmt::print("{}", render_tables(view, table_style::text));
+  if (o.stats) fmt::print("{}", render_analysis_tables(view, table_style::text));
+  if (o.json) write_text(*o.json, to_run_json(view).dump(2) + "\n");
+  if (o.csv) write_text(*o.csv, to_csv(view));
+  if (o.md)
+    write_text(*o.md, render_tables(view, table_style::markdown) + render_analysis_tables(view, table_style::markdown));
+  if (result.interrupted) {
+    fmt::print(stderr, "ema: interrupted; experiment {} keeps its finished points (`ema run --resume {}` continues)\n",
+               experiment_id, experiment_id);
+    return exit_code::interrupted;
+  }
+  fmt::print(stderr, "ema: experiment {} stored in {} ({} points run, {} failed, {} skipped)\n", experiment_id,
+             common.db, result.run, result.failed, result.skipped);
+  return result.failed ? exit_code::points_failed : exit_code::ok;
+}
+
+}  // namespace ema::cli

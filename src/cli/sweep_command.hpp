@@ -1,0 +1,51 @@
+// What `ema run`, `ema exec` and `ema fit --run-tie-breaker` share: the options of measurement
+// and output, and carrying a plan out as a stored experiment (the machine's ceilings and idle
+// power first, Ctrl-C handled, the tables printed and exported at the end).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "runner/plan.hpp"
+#include "store/database.hpp"
+
+namespace ema::cli {
+
+/// --reps, --min-reps, ..., --timeout, --energy-window, --no-energy, --seed, --instances, and the
+/// calibration's --budget, --start and --max-size.
+struct measurement_options {
+  std::optional<int> reps, min_reps, max_reps, warmup;
+  std::optional<double> min_time, max_time, rse, timeout, energy_window;
+  std::optional<std::string> budget;
+  std::optional<std::uint64_t> start, max_size;
+  bool no_energy = false;
+  std::uint64_t seed = 1;
+  int instances = 1;
+
+  void add_to(CLI::App& app);
+  /// Validates (usage_error) and fills the request's seed, instances and calibration.
+  void fill(plan_request& r) const;
+  /// Applies the repetition, timeout and energy settings to a plan.
+  void apply(plan& p) const;
+};
+
+/// --json, --csv, --md, --stats, --quiet.
+struct output_options {
+  std::optional<std::string> json, csv, md;
+  bool quiet = false, stats = false;
+
+  void add_to(CLI::App& app);
+};
+
+/// Runs the plan: records a new experiment (experiment_id 0) or continues `experiment_id`,
+/// sweeps, marks it finished or interrupted, prints and exports the tables. Returns the exit code.
+int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_options& common,
+              const output_options& out);
+
+/// Opens an existing experiment for more points: its plan, marked running again.
+std::pair<experiment_record, plan> reopen_experiment(database& db, std::int64_t experiment_id);
+
+}  // namespace ema::cli

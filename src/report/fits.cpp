@@ -1,0 +1,286 @@
+#include "report/fits.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
+
+#include "core/errors.hpp"
+#include "core/metrics.hpp"
+#include "report/format.hpp"
+
+namespace ema {
+namespace {
+
+double point_value(const metric_view& m, point_stat s) {
+  switch (s) {
+    case point_stat::median: return m.stats.median;
+    case point_stat::mean: return m.stats.mean;
+    case point_stat::best: return m.stats.min;
+    case point_stat::worst: return m.stats.max;
+  }
+  return NAN;
+}
+
+// Seconds one point of a variant takes to run at n: the minimum-error equation of its `total`
+// times the runs a point makes (warm-up and the least number of timed runs).
+std::function<double(double)> cost_model(const experiment_view& v, const std::string& problem,
+                                         const std::string& params_json, const std::string& variant) {
+  const auto total = variant_series(v, problem, params_json, variant, "total", point_stat::median);
+  if (total.sizes().size() < 3) return {};
+  const auto& reps = v.experiment.plan.value("repetitions", nlohmann::json::object());
+  const double runs = reps.value("warmup", 1) + (reps.contains("fixed") ? reps["fixed"].get<int>() : reps.value("min_reps", 5));
+  fit::family_options family;
+  family.free_exponents = false;
+  try {
+    const auto g = fit::select_groups(fit::fit_family(total, family), total.sizes(), {});
+    return [runs, eq = g.min_error](double n) { return runs * eq(n); };
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+double default_budget(const experiment_record& e) {
+  if (e.plan.contains("budget") && e.plan["budget"].is_number()) return e.plan["budget"].get<double>();
+  return e.plan.value("timeout", 300.0);
+}
+
+std::string size_text(double n) {
+  const double l = std::log2(n);
+  if (n >= 1024 && std::abs(l - std::round(l)) < 1e-9) return fmt::format("2^{}", static_cast<int>(std::round(l)));
+  if (n < 1e7 && std::abs(n - std::round(n)) < 1e-9) return fmt::format("{}", static_cast<long long>(std::round(n)));
+  return fmt::format("{:.3g}", n);
+}
+
+std::string params_text(const std::string& params_json) {
+  auto j = nlohmann::json::parse(params_json, nullptr, false);
+  std::vector<std::string> kv;
+  if (j.is_object())
+    for (const auto& [k, val] : j.items()) kv.push_back(k + "=" + (val.is_string() ? val.get<std::string>() : val.dump()));
+  return fmt::format("{}", fmt::join(kv, ","));
+}
+
+}  // namespace
+
+point_stat parse_point_stat(const std::string& s) {
+  if (s == "median") return point_stat::median;
+  if (s == "mean" || s == "average") return point_stat::mean;
+  if (s == "best" || s == "min") return point_stat::best;
+  if (s == "worst" || s == "max") return point_stat::worst;
+  throw usage_error(fmt::format("unknown statistic '{}'; valid: median, mean, best, worst", s));
+}
+
+const char* to_string(point_stat s) {
+  switch (s) {
+    case point_stat::median: return "median";
+    case point_stat::mean: return "mean";
+    case point_stat::best: return "best";
+    case point_stat::worst: return "worst";
+  }
+  return "?";
+}
+
+std::set<std::string> experiment_metrics(const experiment_view& v) {
+  std::set<std::string> out;
+  for (const auto& p : v.points)
+    for (const auto& [name, m] : p.metrics)
+      if (m.stats.count) out.insert(name);
+  return out;
+}
+
+fit::series variant_series(const experiment_view& v, const std::string& problem, const std::string& params_json,
+                           const std::string& variant, const std::string& metric, point_stat stat,
+                           std::vector<std::string>* notes) {
+  fit::series s;
+  int dropped = 0, failed = 0;
+  for (const auto& p : v.points) {
+    const auto& r = p.record;
+    if (r.problem != problem || r.params_json != params_json || r.variant != variant) continue;
+    if (r.status != point_status::ok) {
+      failed += r.status != point_status::skipped;
+      continue;
+    }
+    auto it = p.metrics.find(metric);
+    if (it == p.metrics.end() || !it->second.stats.count) continue;
+    const double value = point_value(it->second, stat);
+    if (!(value > 0) || !std::isfinite(value) || r.n == 0) {
+      ++dropped;
+      continue;
+    }
+    s.add(static_cast<double>(r.n), value);
+  }
+  if (notes && dropped)
+    notes->push_back(fmt::format("{} point{} left out: a value of 0 or below cannot be fitted on relative error", dropped,
+                                 dropped == 1 ? "" : "s"));
+  if (notes && failed) notes->push_back(fmt::format("{} point{} that did not run ok left out", failed, failed == 1 ? "" : "s"));
+  return s;
+}
+
+std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_request& r) {
+  const auto metrics = experiment_metrics(v);
+  if (!metrics.count(r.metric))
+    throw usage_error(fmt::format("experiment {} has no samples of metric '{}'; it has: {}", v.experiment.id, r.metric,
+                                  fmt::join(metrics, ", ")));
+  // Groups in plan order: (problem, parameters, variant).
+  std::vector<std::tuple<std::string, std::string, std::string, std::string>> groups;
+  for (const auto& p : v.points) {
+    const auto& rec = p.record;
+    std::tuple key{rec.problem, rec.params_json, rec.variant, rec.backend};
+    if (std::find(groups.begin(), groups.end(), key) == groups.end()) groups.push_back(key);
+  }
+  auto selected = [](const std::vector<std::string>& filter, const std::string& name) {
+    return filter.empty() || std::find(filter.begin(), filter.end(), name) != filter.end();
+  };
+  for (const auto* filter : {&r.problems, &r.variants})
+    for (const auto& name : *filter) {
+      bool found = false;
+      for (const auto& [problem, params, variant, backend] : groups) found |= name == (filter == &r.problems ? problem : variant);
+      if (!found)
+        throw usage_error(fmt::format("experiment {} has no {} '{}'", v.experiment.id,
+                                      filter == &r.problems ? "problem" : "variant", name));
+    }
+
+  std::vector<variant_fit> out;
+  const auto& gpus = v.experiment.machine.value("gpus", nlohmann::json::array());
+  for (const auto& [problem, params, variant, backend] : groups) {
+    if (!selected(r.problems, problem) || !selected(r.variants, variant)) continue;
+    variant_fit f;
+    f.problem = problem;
+    f.variant = variant;
+    f.backend = backend;
+    f.params_json = params;
+    f.metric = r.metric;
+    f.unit = find_metric(r.metric).unit;
+    f.budget = r.budget ? *r.budget : default_budget(v.experiment);
+    if ((backend == "cuda" || backend == "multi-gpu") && !gpus.empty()) {
+      double threads = 0;
+      for (const auto& g : gpus) {
+        threads += g.value("resident_threads", 0.0);
+        if (backend == "cuda") break;
+      }
+      if (threads > 0) f.resident_threads = threads;
+    }
+    const auto data = variant_series(v, problem, params, variant, r.metric, r.stat, &f.notes);
+    if (data.size() == 0) {
+      f.skipped = fmt::format("no point of {} has samples of {}", variant, r.metric);
+      out.push_back(std::move(f));
+      continue;
+    }
+    auto options = r.options;
+    options.groups.budget = f.budget;
+    options.groups.cost = cost_model(v, problem, params, variant);
+    if (!options.groups.cost) f.notes.push_back("tie-breaker costs read the fitted metric itself as seconds");
+    try {
+      f.analysis = fit::analyze(data, options);
+    } catch (const std::invalid_argument& e) {
+      f.skipped = e.what();
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+nlohmann::json fits_json(const std::vector<variant_fit>& fits, const nlohmann::json& source, const fit_request& r) {
+  nlohmann::json out = {{"schema", "ema.fit/1"},
+                        {"source", source},
+                        {"metric", r.metric},
+                        {"stat", to_string(r.stat)},
+                        {"threshold", r.options.groups.threshold},
+                        {"best_rule", r.options.groups.rule == fit::best_rule::ema ? "ema" : "parsimony"},
+                        {"fits", nlohmann::json::array()}};
+  for (const auto& f : fits) {
+    nlohmann::json j = f.analysis ? fit::to_json(*f.analysis) : nlohmann::json::object();
+    j["problem"] = f.problem;
+    j["variant"] = f.variant;
+    j["backend"] = f.backend;
+    j["params"] = nlohmann::json::parse(f.params_json, nullptr, false);
+    j["metric"] = f.metric;
+    j["unit"] = f.unit;
+    j["budget_s"] = f.budget;
+    j["notes"] = f.notes;
+    j["skipped"] = f.analysis ? nlohmann::json(nullptr) : nlohmann::json(f.skipped);
+    j["gpu_resident_threads"] = f.resident_threads ? nlohmann::json(*f.resident_threads) : nlohmann::json(nullptr);
+    out["fits"].push_back(std::move(j));
+  }
+  return out;
+}
+
+std::string render_fits(const std::vector<variant_fit>& fits, table_style style, bool all_equations) {
+  const bool md = style == table_style::markdown;
+  std::string out;
+  for (const auto& f : fits) {
+    const std::string title = f.problem.empty() ? f.variant
+                                                : fmt::format("{} ({}) · {}", f.problem, params_text(f.params_json), f.variant);
+    out += md ? fmt::format("\n#### {} — {}\n\n", title, f.metric) : fmt::format("\n{} — {}\n", title, f.metric);
+    const char* ind = md ? "- " : "  ";
+    if (!f.analysis) {
+      out += fmt::format("{}not fitted: {}\n", ind, f.skipped);
+      for (const auto& n : f.notes) out += fmt::format("{}note: {}\n", ind, n);
+      continue;
+    }
+    const auto& a = *f.analysis;
+    const auto& g = a.groups;
+    const auto sizes = a.data.sizes();
+    out += fmt::format("{}{} sizes from {} to {}, {} values; {} equations fitted\n", ind, sizes.size(),
+                       size_text(sizes.front()), size_text(sizes.back()), a.data.size(), g.candidates);
+    grid t;
+    t.columns = {{"group", false}, {"equation", false}, {"Θ", false}, {"coef", true}, {"max err", true},
+                 {"tie breaker", true}};
+    auto row = [&](const std::string& group, const fit::equation& e, const std::string& tie) {
+      t.rows.push_back({group, e.formula(), e.theta().text(), std::to_string(e.coefficient_count()),
+                        format_percent(e.max_rel_err), tie});
+    };
+    auto tie_text = [&](const fit::tie_break& tb) {
+      if (!tb.n) return std::string("never");
+      return fmt::format("n = {} ({})", size_text(*tb.n), std::isfinite(tb.cost) ? format_time(tb.cost) : "?");
+    };
+    const auto best_key = g.best.formula();
+    std::string best_tie;
+    for (const auto* list : {&g.distinguishable, &g.non_distinguishable})
+      for (const auto& tb : *list)
+        if (tb.eq.formula() == best_key)
+          best_tie = (list == &g.distinguishable ? "" : "non-distinguishable: ") + tie_text(tb);
+    if (best_key == g.min_error.formula()) {
+      row("best and minimum error", g.best, "");
+    } else {
+      row("best", g.best, best_tie);
+      row("minimum error", g.min_error, "");
+    }
+    std::size_t shown = best_key == g.min_error.formula() ? 0 : 1;
+    for (const auto* list : {&g.distinguishable, &g.non_distinguishable})
+      for (const auto& tb : *list) {
+        if (tb.eq.formula() == best_key || (!all_equations && shown >= 8)) continue;
+        ++shown;
+        row(list == &g.distinguishable ? "distinguishable" : "non-distinguishable", tb.eq, tie_text(tb));
+      }
+    out += md ? "\n" + render(t, style) + "\n" : render(t, style);
+    if (g.equivalent.size() > shown)
+      out += fmt::format("{}… and {} more equivalent equations (--all-equations lists them)\n", ind, g.equivalent.size() - shown);
+    out += fmt::format("{}equivalent: {} (within {} of the minimum-error one at every size); distinguishable: {}, "
+                       "non-distinguishable: {} (tie breaker beyond the budget of {})\n",
+                       ind, g.equivalent.size(), format_percent(0.05), g.distinguishable.size(),
+                       g.non_distinguishable.size(), format_time(f.budget));
+    if (a.knee) {
+      out += fmt::format("{}knee at n ≈ {}: {} below, {} above (slopes {:.2f} and {:.2f} in log-log); the groups describe "
+                         "the regime above it",
+                         ind, size_text(std::round(a.knee->where.n)), a.knee->below.text(), a.knee->above.text(),
+                         a.knee->where.slope_below, a.knee->where.slope_above);
+      if (f.resident_threads) out += fmt::format("; GPU resident threads (SMs × threads per SM): {:.0f}", *f.resident_threads);
+      out += "\n";
+    }
+    if (const auto& ci = a.uncertainty.interval)
+      out += fmt::format("{}{}: {:.3g}, 95% interval [{:.3g}, {:.3g}] ({} bootstrap resamples)\n", ind, ci->what,
+                         ci->estimate, ci->lo, ci->hi, ci->resamples);
+    if (a.check) {
+      std::vector<std::string> held;
+      for (const auto& p : a.check->points) held.push_back(size_text(p.n));
+      out += fmt::format("{}held out n = {}: the best equation of the other sizes ({}) predicts them within {}\n", ind,
+                         fmt::join(held, ", "), a.check->best.theta().text(), format_percent(a.check->max_rel_err));
+    }
+    for (const auto& n : f.notes) out += fmt::format("{}note: {}\n", ind, n);
+  }
+  return out;
+}
+
+}  // namespace ema

@@ -1,0 +1,62 @@
+// The fits of an experiment: one analysis (analysis/analyze.hpp) per problem, parameter set and
+// variant, of one metric, as `ema fit` prints them and `ema report` draws them. Each point that
+// ran ok gives one value, the median of its samples by default (the mean, best or worst with
+// `stat`); points of several input instances at one size are replicates.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analysis/analyze.hpp"
+#include "report/table.hpp"
+#include "report/view.hpp"
+
+namespace ema {
+
+enum class point_stat { median, mean, best, worst };
+
+/// "median", "mean", "best" or "worst"; throws usage_error for anything else.
+point_stat parse_point_stat(const std::string& s);
+const char* to_string(point_stat s);
+
+struct fit_request {
+  std::string metric = "total";
+  point_stat stat = point_stat::median;
+  std::vector<std::string> problems, variants;  ///< empty: all
+  /// Seconds a tie breaker may take; default: the experiment's budget, else its per-point timeout.
+  std::optional<double> budget;
+  fit::analysis_options options;
+};
+
+struct variant_fit {
+  std::string problem, variant, backend, params_json, metric, unit;
+  std::optional<fit::analysis> analysis;
+  std::string skipped;  ///< why there is no analysis
+  std::vector<std::string> notes;
+  std::optional<double> resident_threads;  ///< the GPU's capacity, for CUDA variants
+  double budget = 0;
+};
+
+/// Every metric that some point of the experiment has samples of.
+std::set<std::string> experiment_metrics(const experiment_view& v);
+
+/// Fits every selected variant. Throws usage_error for a metric that no point has, or a problem
+/// or variant filter that matches nothing.
+std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_request& r);
+
+/// The series of one variant's metric as fit_experiment builds it.
+fit::series variant_series(const experiment_view& v, const std::string& problem, const std::string& params_json,
+                           const std::string& variant, const std::string& metric, point_stat stat,
+                           std::vector<std::string>* notes = nullptr);
+
+/// {"schema": "ema.fit/1", "source": ..., "metric", "stat", "fits": [{"problem", "variant", "backend",
+/// "params", "metric", "unit", "budget_s", "skipped", "notes", "gpu_resident_threads", ...analysis}]}
+nlohmann::json fits_json(const std::vector<variant_fit>& fits, const nlohmann::json& source, const fit_request& r);
+
+/// The fits as text or Markdown; `all_equations` lists every equivalent equation, not the first 8.
+std::string render_fits(const std::vector<variant_fit>& fits, table_style style, bool all_equations = false);
+
+}  // namespace ema

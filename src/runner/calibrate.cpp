@@ -1,0 +1,148 @@
+#include "runner/calibrate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <set>
+
+#include "report/format.hpp"
+
+namespace ema {
+namespace {
+
+double log_slope(double n0, double v0, double n1, double v1, double lo, double hi) {
+  if (!(v0 > 0) || !(v1 > 0) || !(n1 > n0)) return std::clamp(1.0, lo, hi);
+  return std::clamp(std::log(v1 / v0) / std::log(n1 / n0), lo, hi);
+}
+
+// Seconds of a point spent in runs: warm-up, the timed repetitions or the energy window (whichever
+// is longer), and the run that waits for the energy counter to move.
+double runs_of(double run, int timed_runs, double energy_span, int warmup) {
+  return warmup * run + std::max(timed_runs * run, energy_span) + (energy_span > 0 ? run : 0);
+}
+
+double other_of(const observation& o, int warmup) {
+  return std::max(o.wall - runs_of(o.run, o.timed_runs, o.energy_span, warmup), 0.02 * o.wall);
+}
+
+double interpolate(const std::vector<observation>& obs, double n, double observation::*field) {
+  if (n <= obs.front().n) return obs.front().*field;
+  for (std::size_t i = 1; i < obs.size(); ++i) {
+    const auto &a = obs[i - 1], &b = obs[i];
+    if (n > b.n) continue;
+    const double va = a.*field, vb = b.*field;
+    if (!(va > 0) || !(vb > 0)) return std::max(va, vb);
+    const double f = std::log(n / a.n) / std::log(b.n / a.n);
+    return std::exp(std::log(va) + f * (std::log(vb) - std::log(va)));
+  }
+  return obs.back().*field;
+}
+
+}  // namespace
+
+double predict_wall(const std::vector<observation>& obs, double n, const cost_policy& policy) {
+  const auto& last = obs.back();
+  if (n <= last.n) return interpolate(obs, n, &observation::wall);
+  const int warmup = policy.reps.warmup;
+  const observation* prev = obs.size() >= 2 ? &obs[obs.size() - 2] : nullptr;
+  const double ratio = n / last.n;
+  const double run_slope = prev ? log_slope(prev->n, prev->run, last.n, last.run, 0, 4) : 1;
+  const double other_slope = prev ? log_slope(prev->n, other_of(*prev, warmup), last.n, other_of(last, warmup), 0, 3) : 1;
+  const double run = last.run * std::pow(ratio, run_slope);
+  const auto& r = policy.reps;
+  double timed;
+  if (r.fixed) {
+    timed = *r.fixed * run;
+  } else {
+    const double observed = std::clamp(last.timed_runs * last.run, r.min_time, r.max_time);
+    timed = std::max(r.min_reps * run, observed);
+  }
+  const double energy = policy.energy_window;
+  const double runs = warmup * run + std::max(timed, energy) + (energy > 0 ? run : 0);
+  return other_of(last, warmup) * std::pow(ratio, other_slope) + runs;
+}
+
+double predict_bytes(const std::vector<observation>& obs, double n, double observation::*bytes) {
+  const auto& last = obs.back();
+  if (n <= last.n) return interpolate(obs, n, bytes);
+  if (!(last.*bytes > 0)) return 0;
+  const observation* prev = obs.size() >= 2 ? &obs[obs.size() - 2] : nullptr;
+  const double slope = prev ? log_slope(prev->n, prev->*bytes, last.n, last.*bytes, 1, 4) : 1;
+  return last.*bytes * std::pow(n / last.n, slope);
+}
+
+std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured, int min_sizes) {
+  std::set<std::uint64_t> sizes(measured.begin(), measured.end());
+  std::vector<std::uint64_t> added;
+  while (static_cast<int>(sizes.size()) < min_sizes) {
+    double widest = 0;
+    std::uint64_t lo = 0, hi = 0;
+    for (auto it = sizes.begin(); it != sizes.end() && std::next(it) != sizes.end(); ++it) {
+      const auto a = *it, b = *std::next(it);
+      if (b - a < 2) continue;
+      const double gap = std::log(static_cast<double>(b) / static_cast<double>(std::max<std::uint64_t>(a, 1)));
+      if (gap > widest) widest = gap, lo = a, hi = b;  // the first of equal gaps: the cheapest
+    }
+    if (hi == 0) break;
+    auto mid = static_cast<std::uint64_t>(std::llround(std::sqrt(static_cast<double>(lo) * static_cast<double>(hi))));
+    mid = std::clamp(mid, lo + 1, hi - 1);
+    sizes.insert(mid);
+    added.push_back(mid);
+  }
+  std::sort(added.begin(), added.end());
+  return added;
+}
+
+growth_step next_size(const std::vector<observation>& obs, const growth_limits& l, const cost_policy& policy) {
+  growth_step s;
+  const auto last = static_cast<std::uint64_t>(obs.back().n);
+  auto next = static_cast<std::uint64_t>(std::ceil(static_cast<double>(last) * l.growth));
+  if (next <= last) next = last + 1;
+  if (l.max_size && next > l.max_size) {
+    if (last >= l.max_size) {
+      s.stop = fmt::format("reached the largest size the problem allows ({})", l.max_size);
+      return s;
+    }
+    next = l.max_size;
+  }
+  if (next > (1ull << 62)) {
+    s.stop = "reached n = 2^62";
+    return s;
+  }
+  const double n = static_cast<double>(next);
+  const double one = predict_wall(obs, n, policy);
+  if (one > l.timeout) {
+    s.stop = fmt::format("a point at n = {} would take about {}, over the per-point timeout of {}", next,
+                         format_time(one), format_time(l.timeout));
+    return s;
+  }
+  const double host = predict_bytes(obs, n, &observation::host_bytes);
+  if (l.host_free > 0 && host > l.memory_fraction * l.host_free) {
+    s.stop = fmt::format("a point at n = {} would need about {} of host memory; {} is free", next, format_bytes(host),
+                         format_bytes(l.host_free));
+    return s;
+  }
+  const double device = predict_bytes(obs, n, &observation::device_bytes);
+  if (l.device_free > 0 && device > l.memory_fraction * l.device_free) {
+    s.stop = fmt::format("a point at n = {} would need about {} of device memory; {} is free", next, format_bytes(device),
+                         format_bytes(l.device_free));
+    return s;
+  }
+  std::vector<std::uint64_t> sizes;
+  for (const auto& o : obs) sizes.push_back(static_cast<std::uint64_t>(o.n));
+  sizes.push_back(next);
+  double fill = 0;
+  for (auto f : fill_sizes(sizes, l.min_sizes)) fill += predict_wall(obs, static_cast<double>(f), policy);
+  s.predicted_wall = one * policy.instances;
+  const double needed = s.predicted_wall + fill * policy.instances;
+  if (needed > l.allowance) {
+    s.stop = fmt::format("n = {} would take about {} with the sizes it would need filled in, over this variant's share "
+                         "of the budget left ({})",
+                         next, format_time(needed), format_time(std::max(l.allowance, 0.0)));
+    return s;
+  }
+  s.next = next;
+  return s;
+}
+
+}  // namespace ema

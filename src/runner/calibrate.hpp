@@ -1,0 +1,75 @@
+// EMA's calibration (003_7e2665a3d38c50fb.txt, section 2): with a time budget instead of fixed
+// sizes, the sizes are chosen by the tool. Per variant, sizes start small and grow geometrically;
+// before each new size the point's wall time and memory are predicted from the points so far, and
+// growth stops before a point (with the fill it would then need) would exceed the variant's share
+// of the budget, before its memory would exceed what is free (host memory, or device memory for a
+// GPU variant), before it would outlast the per-point timeout, or once a point fails. The range is
+// then filled with the geometric midpoints of its widest gaps so that every variant has at least
+// `min_sizes` sizes spread evenly in log n.
+//
+// Prediction of a point's wall time at a larger n: each point's wall time is split into its runs
+// (warm-up, timed repetitions, energy window: policy-driven, so predicted from the per-run time
+// extrapolated as a local power law of the last two points, slope clamped to [0, 4]) and the rest
+// (process start, input generation, reference answer: extrapolated the same way, slope clamped to
+// [0, 3]). Memory is extrapolated as a power law with an exponent of at least 1.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runner/plan.hpp"
+
+namespace ema {
+
+/// What a finished point tells the calibration.
+struct observation {
+  double n = 0;
+  double wall = 0;        ///< seconds the whole point took
+  double run = 0;         ///< median seconds of one run (the metric `total`)
+  int timed_runs = 0;     ///< timed repetitions it made
+  double energy_span = 0;  ///< seconds of its energy window, 0 when none
+  double host_bytes = 0;  ///< peak resident memory of its process
+  double device_bytes = 0;  ///< peak device memory, 0 for CPU variants
+};
+
+/// The point's cost model: the repetition policy and energy window of the plan.
+struct cost_policy {
+  repetition_policy reps;
+  double energy_window = 0;  ///< 0 when energy is not measured
+  int instances = 1;         ///< points per size
+};
+
+/// Predicted wall seconds of one point at n (needs at least one observation; n may lie inside the
+/// observed range, where walls are interpolated in log-log space).
+double predict_wall(const std::vector<observation>& obs, double n, const cost_policy& policy);
+
+/// Predicted peak bytes at n from `bytes` of each observation (host_bytes or device_bytes).
+double predict_bytes(const std::vector<observation>& obs, double n, double observation::*bytes);
+
+/// The sizes to add to `measured` (distinct, ascending) so that there are at least `min_sizes`:
+/// repeatedly the rounded geometric midpoint of the widest gap in log n.
+std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured, int min_sizes);
+
+struct growth_limits {
+  double allowance = 0;       ///< seconds this variant may still spend (its share of what is left)
+  double timeout = 0;         ///< seconds one point may take
+  double host_free = 0;       ///< bytes of host memory free now
+  double device_free = 0;     ///< bytes of device memory free now; 0 for CPU variants
+  double memory_fraction = 0.8;  ///< of what is free, the most a point may use
+  std::uint64_t max_size = 0;    ///< 0: none
+  double growth = 2;
+  int min_sizes = 12;
+};
+
+struct growth_step {
+  std::optional<std::uint64_t> next;  ///< the next size, or none: growth stops
+  std::string stop;                   ///< why it stops
+  double predicted_wall = 0;          ///< of the next size, all instances
+};
+
+/// Decides the next size after `obs` (the growth points so far, ascending; at least one).
+growth_step next_size(const std::vector<observation>& obs, const growth_limits& limits, const cost_policy& policy);
+
+}  // namespace ema

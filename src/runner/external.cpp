@@ -1,0 +1,233 @@
+#include "runner/external.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <sstream>
+
+#include "core/errors.hpp"
+#include "inputs/random.hpp"
+#include "runner/isolate.hpp"
+
+namespace ema {
+namespace fs = std::filesystem;
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string tail(std::string s, std::size_t keep = 600) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  if (s.size() > keep) s = "…" + s.substr(s.size() - keep);
+  return s;
+}
+
+// How a child that did not exit with 0 failed, as a status and a reason.
+bool failed(const child_outcome& c, const std::string& what, double timeout, point_record& r) {
+  if (c.timed_out) {
+    r.status = point_status::timeout;
+    r.reason = fmt::format("{} exceeded the point's timeout of {:g} s", what, timeout);
+  } else if (!c.exited) {
+    r.status = point_status::crashed;
+    r.reason = fmt::format("{} was killed by {}", what, describe_signal(c.signal));
+  } else if (c.exit_code != 0) {
+    r.status = point_status::failed;
+    r.reason = fmt::format("{} exited with code {}", what, c.exit_code);
+  } else {
+    return false;
+  }
+  if (auto t = tail(c.stderr_tail); !t.empty()) r.reason += "; stderr: " + t;
+  return true;
+}
+
+double seconds_since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
+
+}  // namespace
+
+std::string expand_command(const std::string& command, std::uint64_t n, std::uint64_t seed, const std::string& input) {
+  std::string out;
+  for (std::size_t i = 0; i < command.size(); ++i) {
+    if (command[i] == '{') {
+      const auto close = command.find('}', i);
+      if (close != std::string::npos) {
+        const auto key = command.substr(i + 1, close - i - 1);
+        if (key == "n" || key == "seed" || key == "input") {
+          out += key == "n" ? std::to_string(n) : key == "seed" ? std::to_string(seed) : shell_quote(input);
+          i = close;
+          continue;
+        }
+      }
+    }
+    out += command[i];
+  }
+  return out;
+}
+
+void check_command(const std::string& option, const std::string& command, const std::vector<std::string>& required) {
+  if (command.empty()) throw usage_error(fmt::format("{} is empty", option));
+  for (std::size_t i = command.find('{'); i != std::string::npos; i = command.find('{', i + 1)) {
+    const auto close = command.find('}', i);
+    if (close == std::string::npos) break;
+    const auto key = command.substr(i + 1, close - i - 1);
+    if (key != "n" && key != "seed" && key != "input" && key.find_first_of(" \t$") == std::string::npos)
+      throw usage_error(fmt::format("{}: unknown placeholder {{{}}}; valid: {{n}}, {{seed}}, {{input}}", option, key));
+  }
+  for (const auto& r : required)
+    if (command.find("{" + r + "}") == std::string::npos)
+      throw usage_error(fmt::format("{} must contain {{{}}}: '{}'", option, r, command));
+}
+
+std::string parse_phase_lines(const std::string& out, std::map<std::string, double>& phases) {
+  std::istringstream in(out);
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.rfind("ema-phase", 0) != 0) continue;
+    std::istringstream words(line);
+    std::string tag, name, seconds, extra;
+    words >> tag >> name >> seconds;
+    const bool extra_words = static_cast<bool>(words >> extra);
+    double v = -1;
+    const auto [end, ec] = std::from_chars(seconds.data(), seconds.data() + seconds.size(), v);
+    const bool name_ok = !name.empty() && std::all_of(name.begin(), name.end(), [](unsigned char c) {
+      return std::isalnum(c) || c == '_' || c == '-' || c == '.';
+    });
+    const bool reserved = name == "total" || name == "user" || name == "sys" || name == "host_peak_rss" || name == "point_wall";
+    if (tag != "ema-phase" || !name_ok || reserved || extra_words || seconds.empty() || ec != std::errc() ||
+        end != seconds.data() + seconds.size() || !std::isfinite(v) || v < 0)
+      return fmt::format("malformed phase line {} of the program's output: '{}' (expected 'ema-phase NAME SECONDS' with "
+                         "NAME of letters, digits, '_', '-' or '.', not total, user, sys, host_peak_rss or point_wall, "
+                         "and SECONDS a number >= 0)",
+                         number, tail(line, 120));
+    phases[name] += v;
+  }
+  return "";
+}
+
+void trim_cache(const std::string& dir, double cap, const std::string& keep) {
+  std::error_code ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> files;
+  double total = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
+    if (!e.is_regular_file(ec)) continue;
+    total += static_cast<double>(e.file_size(ec));
+    files.emplace_back(e.last_write_time(ec), e.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& [when, path] : files) {
+    if (total <= cap) break;
+    if (fs::equivalent(path, keep, ec)) continue;
+    const auto size = static_cast<double>(fs::file_size(path, ec));
+    if (fs::remove(path, ec)) total -= size;
+  }
+}
+
+void run_external_point(const plan& p, const plan_point& pt, double timeout, const std::atomic<bool>* stop,
+                        point_record& r, bool& interrupted) {
+  const auto start = clock_type::now();
+  const auto& x = *p.external;
+  auto finish = [&] { r.samples["point_wall"] = {seconds_since(start)}; };
+  std::string command;
+  for (const auto& [name, cmd] : x.runs)
+    if (name == pt.variant) command = cmd;
+  if (command.empty()) {
+    r.status = point_status::skipped;
+    r.reason = "the plan has no command for this variant";
+    return finish();
+  }
+  r.backend = "external";
+  nlohmann::json notes = nlohmann::json::object();
+
+  // The input: from the cache, or written by the generator to a temporary name and renamed once
+  // complete, so that a failed generation never leaves a partial input behind.
+  const auto key = fmt::format("{:016x}", hash_text(fmt::format("{}|{}|{}", x.generator, pt.n, pt.seed)));
+  const fs::path dir = fs::path(x.cache_dir) / pt.problem;
+  const fs::path input = dir / fmt::format("n{}-s{}-{}.in", pt.n, pt.seed % 1000000, key);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    r.status = point_status::failed;
+    r.reason = fmt::format("cannot create the input cache {}: {}", dir.string(), ec.message());
+    return finish();
+  }
+  if (fs::exists(input, ec)) {
+    fs::last_write_time(input, fs::file_time_type::clock::now(), ec);  // most recently used
+    notes["input"] = "cached";
+  } else {
+    const fs::path partial = input.string() + ".partial";
+    fs::remove(partial, ec);
+    const auto gen = expand_command(x.generator, pt.n, pt.seed, partial.string());
+    auto g = run_isolated({"/bin/sh", "-c", gen}, "", timeout, stop, answer_channel::stdout_);
+    if (g.interrupted) {
+      fs::remove(partial, ec);
+      interrupted = true;
+      return;
+    }
+    if (failed(g, "the generator", timeout, r)) {
+      fs::remove(partial, ec);
+      return finish();
+    }
+    if (!fs::exists(partial, ec)) {
+      r.status = point_status::failed;
+      r.reason = fmt::format("the generator exited with 0 but wrote no input at {{input}} (command: {})", tail(gen, 200));
+      return finish();
+    }
+    fs::rename(partial, input, ec);
+    notes["input"] = "generated";
+    notes["generate_s"] = g.wall;
+  }
+  notes["input_bytes"] = static_cast<double>(fs::file_size(input, ec));
+  if (x.cache_cap > 0) trim_cache(x.cache_dir, x.cache_cap, input.string());
+
+  const auto run = expand_command(command, pt.n, pt.seed, input.string());
+  notes["command"] = run;
+  const auto timed_start = clock_type::now();
+  std::map<std::string, std::vector<double>> samples;
+  for (int i = 0;; ++i) {
+    const bool warmup = i < p.reps.warmup;
+    const double left = timeout - seconds_since(start);
+    if (left <= 0) {
+      r.status = point_status::timeout;
+      r.reason = fmt::format("the point's runs exceeded its timeout of {:g} s", timeout);
+      break;
+    }
+    auto c = run_isolated({"/bin/sh", "-c", run}, "", left, stop, answer_channel::stdout_);
+    if (c.interrupted) {
+      interrupted = true;
+      return;
+    }
+    if (failed(c, "the program", timeout, r)) break;
+    std::map<std::string, double> phases;
+    if (auto why = parse_phase_lines(c.answer, phases); !why.empty()) {
+      r.status = point_status::failed;
+      r.reason = why;
+      break;
+    }
+    if (warmup) continue;
+    samples["total"].push_back(c.wall);
+    samples["user"].push_back(c.user);
+    samples["sys"].push_back(c.sys);
+    samples["host_peak_rss"].push_back(static_cast<double>(c.max_rss_kib) * 1024.0);
+    for (const auto& [name, v] : phases) samples[name].push_back(v);
+    if (p.reps.satisfied(samples["total"], seconds_since(timed_start))) {
+      r.status = point_status::ok;
+      r.verified = true;
+      break;
+    }
+  }
+  for (auto& [metric, values] : samples) r.samples[metric] = std::move(values);
+  r.notes_json = notes.dump();
+  r.unavailable_json = nlohmann::json{{"energy_cpu", "not measured for external programs"}}.dump();
+  finish();
+}
+
+}  // namespace ema
