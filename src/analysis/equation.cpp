@@ -33,7 +33,7 @@ std::string power(const std::string& var, double e) {
   return fmt::format("{}^{:g}", var, e);
 }
 
-std::string exponent_text(double e, bool free) { return free ? fmt::format("{:.3g}", e) : fmt::format("{:g}", e); }
+std::string exponent_text(double e, bool free) { return free ? fmt::format("{:.4g}", e) : fmt::format("{:g}", e); }
 
 }  // namespace
 

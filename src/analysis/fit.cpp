@@ -196,7 +196,8 @@ equation exponential_start(const series& d, const shape& s) {
 }
 
 // With a constant, the growing term must carry at least 5% of the value at three sizes or more:
-// a term that only shows at the largest size or two fits that point's noise, not a growth.
+// a term that only shows at the largest size or two fits that point's noise, not a growth. And
+// the constant must carry at least 1% of the value somewhere, else it is the shape without it.
 bool identified(const equation& e, const std::vector<double>& sizes) {
   if (!e.form.constant) return true;
   int carrying = 0;
@@ -204,7 +205,8 @@ bool identified(const equation& e, const std::vector<double>& sizes) {
     const double t = std::exp(e.log_term(n));
     carrying += t >= 0.05 * (t + e.c);
   }
-  return carrying >= 3;
+  const double first = std::exp(e.log_term(sizes.front()));
+  return carrying >= 3 && e.c >= 0.01 * (first + e.c);
 }
 
 bool better(const std::optional<equation>& a, const std::optional<equation>& b) {
@@ -267,8 +269,11 @@ std::vector<equation> fit_family(const series& d, const family_options& o) {
   const int m = static_cast<int>(sizes.size());
   const bool logs_ok = !sizes.empty() && sizes.front() >= 2;  // log2(1) = 0 makes log terms degenerate
   std::map<std::string, equation> best;  // one fit per shape
+  // A free exponent that lands on a lattice value is that lattice shape, fitted already.
+  auto on_lattice = [](double a) { return std::abs(a - std::round(a * 2) / 2) < 1e-3; };
   auto consider = [&](const std::optional<equation>& e) {
     if (!e || e->coefficient_count() >= m || !identified(*e, sizes)) return;
+    if ((e->form.free_a1 && on_lattice(e->a1)) || (e->form.free_a5 && on_lattice(e->a5))) return;
     auto key = e->form.key();
     auto it = best.find(key);
     if (it == best.end() || e->mse < it->second.mse) best[key] = *e;

@@ -43,10 +43,9 @@ bool simpler(const equation& a, const equation& b, best_rule rule) {
   if (ca != cb) return ca < cb;
   if (halves(a) != halves(b)) return halves(a) < halves(b);
   if (a.form.constant != b.form.constant) return !a.form.constant;
+  // Of two equally simple equations with the same power of n, the smaller power of log n.
   const auto ta = a.theta(), tb = b.theta();
-  if (ta.exp_base.has_value() != tb.exp_base.has_value()) return !ta.exp_base;
-  if (ta.n != tb.n) return ta.n < tb.n;
-  if (ta.log != tb.log) return ta.log < tb.log;
+  if (ta.n == tb.n && !ta.exp_base && !tb.exp_base && ta.log != tb.log) return ta.log < tb.log;
   return a.mae < b.mae;
 }
 

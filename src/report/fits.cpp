@@ -210,8 +210,10 @@ std::string render_fits(const std::vector<variant_fit>& fits, table_style style,
   const bool md = style == table_style::markdown;
   std::string out;
   for (const auto& f : fits) {
-    const std::string title = f.problem.empty() ? f.variant
-                                                : fmt::format("{} ({}) · {}", f.problem, params_text(f.params_json), f.variant);
+    const auto ptext = params_text(f.params_json);
+    const std::string title = f.problem.empty()  ? f.variant
+                              : ptext.empty()    ? fmt::format("{} · {}", f.problem, f.variant)
+                                                 : fmt::format("{} ({}) · {}", f.problem, ptext, f.variant);
     out += md ? fmt::format("\n#### {} — {}\n\n", title, f.metric) : fmt::format("\n{} — {}\n", title, f.metric);
     const char* ind = md ? "- " : "  ";
     if (!f.analysis) {

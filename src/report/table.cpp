@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/backend.hpp"
+#include "core/duration.hpp"
 #include "core/registry.hpp"
 #include "measure/probe.hpp"
 #include "measure/stats.hpp"
@@ -80,14 +81,30 @@ std::string render_tables(const experiment_view& v, table_style style) {
       for (const auto& [k, val] : pj.items()) pm[k] = val.get<std::string>();
     auto params = param_set::from_map(pm);
 
+    const auto ptext = params.short_text().empty() ? std::string() : fmt::format(" ({})", params.short_text());
     out += "\n";
-    out += md ? fmt::format("### {} ({})\n\n", problem, params.short_text())
-              : fmt::format("{} — {} ({})\n", problem, desc ? desc->size_meaning : "n", params.short_text());
+    out += md ? fmt::format("### {}{}\n\n", problem, ptext)
+              : fmt::format("{} — {}{}\n", problem, desc ? desc->size_meaning : "n", ptext);
     if (md && desc) out += fmt::format("n: {}\n\n", desc->size_meaning);
 
+    // A user's program (`ema exec`) has no kernel, work model or energy: its CPU times, memory and
+    // the phases it reported instead.
+    const bool external = pts.front()->record.backend == "external";
+    std::set<std::string> phases;
+    if (external)
+      for (auto* p : pts)
+        for (const auto& [name, m] : p->metrics)
+          if (name != "total" && name != "user" && name != "sys" && name != "host_peak_rss" && name != "point_wall")
+            phases.insert(name);
     grid g;
-    g.columns = {{"n", true},     {"variant", false}, {"total", true},  {"kernel", true},   {"GB/s", true},
-                 {"% ceil", true}, {"vs seq", true},  {"vs omp", true}, {"energy/op", true}, {"status", false}};
+    if (external) {
+      g.columns = {{"n", true}, {"variant", false}, {"total", true}, {"user", true}, {"sys", true}, {"peak RSS", true}};
+      for (const auto& ph : phases) g.columns.push_back({ph, true});
+      g.columns.push_back({"status", false});
+    } else {
+      g.columns = {{"n", true},     {"variant", false}, {"total", true},  {"kernel", true},   {"GB/s", true},
+                   {"% ceil", true}, {"vs seq", true},  {"vs omp", true}, {"energy/op", true}, {"status", false}};
+    }
     std::vector<std::string> footnotes;
     std::map<std::string, std::set<std::string>> unavailable;  // metric -> reasons
     // One row per (n, variant): the points of several input instances are pooled, each metric the
@@ -115,31 +132,43 @@ std::string render_tables(const experiment_view& v, table_style style) {
       row.push_back(fmt::format("{}", r.n));
       row.push_back(points.size() > 1 ? fmt::format("{} ×{}", r.variant, points.size()) : r.variant);
       row.push_back(ok ? format_time(total) : "-");
-      row.push_back(ok && std::isfinite(kernel) ? format_time(kernel) : "-");
-      double rate = std::nan("");
-      if (ok && desc) {
-        double t = std::isfinite(kernel) ? kernel : total;
-        rate = desc->work(r.n, params).bytes / t;
+      if (external) {
+        auto cell = [&](const std::string& metric, auto fmt_fn) {
+          const double x = pooled(points, metric);
+          row.push_back(std::isfinite(x) ? fmt_fn(x) : "-");
+        };
+        cell("user", format_time);
+        cell("sys", format_time);
+        cell("host_peak_rss", format_bytes);
+        for (const auto& ph : phases) cell(ph, format_time);
       }
-      row.push_back(std::isfinite(rate) ? fmt::format("{:.1f}", rate / 1e9) : "-");
-      row.push_back(format_percent(rate / ceiling_value(e.ceilings, r.backend)));
-      auto speedup = [&](const char* ref) {
-        auto it = totals[r.n].find(ref);
-        return ok && it != totals[r.n].end() && std::isfinite(it->second) ? format_ratio(it->second / total) : std::string("-");
-      };
-      row.push_back(speedup("seq"));
-      row.push_back(speedup("omp"));
-      const std::string energy_metric = uses_gpu(backend_from_string(r.backend).value_or(backend::seq)) ? "energy_gpu" : "energy_cpu";
-      const double energy = pooled(points, energy_metric);
-      if (std::isfinite(energy)) {
-        row.push_back(format_energy(energy));
-      } else {
-        std::string why;
-        for (auto* p : points)
-          if (p->unavailable.is_object() && p->unavailable.contains(energy_metric))
-            why = p->unavailable[energy_metric].get<std::string>();
-        row.push_back(why.empty() ? "-" : "unavailable");
-        if (!why.empty()) unavailable[energy_metric].insert(why);
+      if (!external) {
+        row.push_back(ok && std::isfinite(kernel) ? format_time(kernel) : "-");
+        double rate = std::nan("");
+        if (ok && desc) {
+          double t = std::isfinite(kernel) ? kernel : total;
+          rate = desc->work(r.n, params).bytes / t;
+        }
+        row.push_back(std::isfinite(rate) ? fmt::format("{:.1f}", rate / 1e9) : "-");
+        row.push_back(format_percent(rate / ceiling_value(e.ceilings, r.backend)));
+        auto speedup = [&](const char* ref) {
+          auto it = totals[r.n].find(ref);
+          return ok && it != totals[r.n].end() && std::isfinite(it->second) ? format_ratio(it->second / total) : std::string("-");
+        };
+        row.push_back(speedup("seq"));
+        row.push_back(speedup("omp"));
+        const std::string energy_metric = uses_gpu(backend_from_string(r.backend).value_or(backend::seq)) ? "energy_gpu" : "energy_cpu";
+        const double energy = pooled(points, energy_metric);
+        if (std::isfinite(energy)) {
+          row.push_back(format_energy(energy));
+        } else {
+          std::string why;
+          for (auto* p : points)
+            if (p->unavailable.is_object() && p->unavailable.contains(energy_metric))
+              why = p->unavailable[energy_metric].get<std::string>();
+          row.push_back(why.empty() ? "-" : "unavailable");
+          if (!why.empty()) unavailable[energy_metric].insert(why);
+        }
       }
       std::string status;
       int bad = 0;
@@ -159,12 +188,33 @@ std::string render_tables(const experiment_view& v, table_style style) {
     out += render(g, style);
     if (md) out += "\n";
     const char* bullet = md ? "- " : "  ";
-    out += fmt::format("{}medians (×k: k input instances pooled, the median of their medians); GB/s: bytes the problem must read over the kernel time (GPU) or the total time (CPU); "
-                       "% ceil: of the probed read bandwidth for the back end; vs seq, vs omp: speedup in total time\n",
-                       bullet);
+    if (external)
+      out += fmt::format("{}medians (×k: k input instances pooled, the median of their medians); total: wall time of one "
+                         "run of the program; user, sys: its CPU time; peak RSS: its resident memory; then the phases it "
+                         "reported\n",
+                         bullet);
+    else
+      out += fmt::format("{}medians (×k: k input instances pooled, the median of their medians); GB/s: bytes the problem "
+                         "must read over the kernel time (GPU) or the total time (CPU); % ceil: of the probed read "
+                         "bandwidth for the back end; vs seq, vs omp: speedup in total time\n",
+                         bullet);
     for (const auto& [metric, reasons] : unavailable)
       for (const auto& why : reasons) out += fmt::format("{}{}: unavailable ({})\n", bullet, metric, why);
     for (const auto& f : footnotes) out += fmt::format("{}{}\n", bullet, f);
+  }
+  if (e.plan.contains("calibration")) {
+    out += fmt::format("{}calibrated to a budget of {}:\n", md ? "\n- " : "\n", format_duration(e.plan.value("budget", 0.0)));
+    for (const auto& t : e.plan["calibration"].value("tracks", nlohmann::json::array())) {
+      std::set<std::uint64_t> sizes;
+      for (const auto& p : v.points)
+        if (p.record.problem == t.value("problem", "") && p.record.variant == t.value("variant", "") &&
+            p.record.status == point_status::ok)
+          sizes.insert(p.record.n);
+      const auto stopped = t.value("stopped", "");
+      out += fmt::format("{}{} {}: {} sizes{}; {}\n", md ? "  - " : "  ", t.value("problem", ""), t.value("variant", ""),
+                         sizes.size(), sizes.empty() ? "" : fmt::format(" from {} to {}", *sizes.begin(), *sizes.rbegin()),
+                         stopped.empty() ? "still growing (interrupted)" : "stopped growing: " + stopped);
+    }
   }
   if (!e.plan.is_null() && e.plan.contains("notes"))
     for (const auto& note : e.plan["notes"]) out += fmt::format("{}note: {}\n", md ? "- " : "", note.get<std::string>());
