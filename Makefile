@@ -1,16 +1,20 @@
-# Quick start:  make run   (install what is missing, build, run the main job)
-#               make test  (install what is missing, build, run every test)
+# Quick start:  make run   (install what is missing, build, run the main job, write its report)
+#               make test  (install what is missing, Chromium included, build, run every test)
 PRESET ?= release
 BUILD  := build/$(PRESET)
 JOBS   ?= $(shell nproc)
 DB     ?= ema.db
+REPORT ?= ema-report.html
 
-.PHONY: all deps configure build run test clean
+.PHONY: all deps test-deps configure build run test clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
+
+test-deps:
+	@scripts/install-deps.sh --test
 
 configure: deps
 	cmake --preset $(PRESET)
@@ -18,12 +22,14 @@ configure: deps
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The main job: every registered problem over its default plan, stored in $(DB).
+# The main job: every registered problem over its default plan, stored in $(DB), then its report.
 run: configure
 	cmake --build $(BUILD) -j $(JOBS) --target ema
 	$(BUILD)/src/ema run --all --db $(DB)
+	$(BUILD)/src/ema report --db $(DB) --html $(REPORT)
+	@echo "report: $(abspath $(REPORT)) (open it in a browser)"
 
-test: build
+test: test-deps build
 	ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure
 
 clean:

@@ -3,7 +3,7 @@
 // device's concurrent threads are used up. Found by a continuous two-segment fit in log-log space,
 //     ln T = α + β1 ln n + β2 max(0, ln n - ln k),
 // over breakpoints k on a grid of 16 per octave; a knee is reported when the segment below is flat
-// or slow (β1 <= max_slope_below), the slope rises by at least min_bend (β2), the bend explains
+// or slow (|β1| <= max_slope_below), the slope rises by at least min_bend (β2), the bend explains
 // the data far better than one straight line (an F statistic of at least min_f), and enough
 // sizes lie on each side.
 #pragma once

@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
       [&](CLI::App& s) { return ema::cli::add_show(s, common); });
   add("fit", "fit EMA's complexity equations to each variant of an experiment (or a CSV) and group them",
       [&](CLI::App& s) { return ema::cli::add_fit(s, common); });
+  add("report", "write the report of an experiment: charts, equations and tables, as HTML or Markdown",
+      [&](CLI::App& s) { return ema::cli::add_report(s, common); });
 
   try {
     app.parse(argc, argv);

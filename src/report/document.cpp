@@ -1,0 +1,402 @@
+#include "report/document.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "core/backend.hpp"
+#include "core/metrics.hpp"
+#include "core/registry.hpp"
+#include "measure/stats.hpp"
+#include "report/analysis_tables.hpp"
+#include "report/format.hpp"
+#include "report/svg_chart.hpp"
+#include "report/table.hpp"
+
+namespace ema {
+namespace {
+
+constexpr const char* style_sheet = R"css(
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #222; margin: 0 auto; max-width: 1500px; padding: 0 24px 48px; }
+h1 { font-size: 24px; margin: 24px 0 4px; } h2 { font-size: 20px; margin: 36px 0 8px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
+h3 { font-size: 16px; margin: 24px 0 8px; } h4 { font-size: 14px; margin: 18px 0 6px; }
+.meta { color: #555; margin: 2px 0; } code { font: 12px ui-monospace, Menlo, Consolas, monospace; }
+.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr)); gap: 12px; }
+svg.chart { width: 100%; height: auto; background: #fff; border: 1px solid #e4e4e4; border-radius: 4px; }
+svg .title { font-size: 13px; font-weight: 600; fill: #222; } svg .tick { font-size: 10px; fill: #555; }
+svg .label { font-size: 11px; fill: #333; } svg .plot { fill: #fcfcfc; stroke: #ccc; }
+svg .grid { stroke: #eee; } svg .curve { fill: none; stroke-width: 1.8; } svg .curve.dashed { stroke-dasharray: 5 3; }
+svg .band { opacity: 0.16; stroke: none; } svg .whisker { stroke-width: 1; opacity: 0.7; }
+svg .marker { stroke-dasharray: 3 3; stroke-width: 1.2; } svg .marker-label { font-size: 10px; }
+svg .legend { cursor: pointer; font-size: 11px; } svg .legend.off { opacity: 0.35; } svg .series.off { display: none; }
+table { border-collapse: collapse; margin: 6px 0 10px; font-size: 12.5px; }
+th, td { border: 1px solid #ddd; padding: 3px 8px; } th { background: #f4f4f4; text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; } ul { margin: 4px 0 10px; padding-left: 20px; }
+details { margin: 8px 0; } summary { cursor: pointer; font-weight: 600; } nav a { margin-right: 12px; }
+)css";
+
+// Shows and hides a series when its legend entry is clicked; marks the page ready for checks.
+constexpr const char* script = R"js(
+document.querySelectorAll('svg.chart .legend').forEach(function (entry) {
+  function toggle() {
+    var svg = entry.closest('svg');
+    var target = svg.querySelector('[data-series="' + entry.getAttribute('data-target') + '"]');
+    if (!target) return;
+    target.classList.toggle('off');
+    entry.classList.toggle('off');
+  }
+  entry.addEventListener('click', toggle);
+  entry.addEventListener('keydown', function (e) { if (e.key === 'Enter' || e.key === ' ') toggle(); });
+});
+document.body.setAttribute('data-ready', String(document.querySelectorAll('svg.chart').length));
+)js";
+
+std::vector<std::string> split_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cur;
+  for (std::size_t i = 1; i < line.size(); ++i) {
+    if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
+      cur += '|';
+      ++i;
+    } else if (line[i] == '|') {
+      while (!cur.empty() && cur.back() == ' ') cur.pop_back();
+      cells.push_back(cur.substr(cur.find_first_not_of(' ') == std::string::npos ? cur.size() : cur.find_first_not_of(' ')));
+      cur.clear();
+    } else {
+      cur += line[i];
+    }
+  }
+  return cells;
+}
+
+// The Markdown ema's printers write (headings, pipe tables, bullets, paragraphs) as HTML, every
+// piece of text escaped. `shift` lowers heading levels.
+std::string markdown_to_html(const std::string& md, int shift) {
+  std::istringstream in(md);
+  std::string line, out;
+  std::vector<std::string> table;
+  bool list = false;
+  auto flush = [&] {
+    if (list) out += "</ul>\n", list = false;
+    if (table.size() >= 2) {
+      const auto head = split_cells(table[0]), align = split_cells(table[1]);
+      out += "<table><thead><tr>";
+      for (const auto& h : head) out += "<th>" + html_escape(h) + "</th>";
+      out += "</tr></thead><tbody>\n";
+      for (std::size_t r = 2; r < table.size(); ++r) {
+        out += "<tr>";
+        const auto cells = split_cells(table[r]);
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+          const bool num = c < align.size() && !align[c].empty() && align[c].back() == ':';
+          out += std::string(num ? "<td class=\"num\">" : "<td>") + html_escape(cells[c]) + "</td>";
+        }
+        out += "</tr>\n";
+      }
+      out += "</tbody></table>\n";
+    }
+    table.clear();
+  };
+  while (std::getline(in, line)) {
+    if (!line.empty() && line[0] == '|') {
+      if (list) out += "</ul>\n", list = false;
+      table.push_back(line);
+      continue;
+    }
+    flush();
+    const auto first = line.find_first_not_of(' ');
+    if (first == std::string::npos) continue;
+    if (line[0] == '#') {
+      const auto level = line.find_first_not_of('#');
+      const int h = std::min(6, static_cast<int>(level) + shift);
+      out += fmt::format("<h{0}>{1}</h{0}>\n", h, html_escape(line.substr(line.find_first_not_of(' ', level))));
+    } else if (line.compare(first, 2, "- ") == 0) {
+      if (!list) out += "<ul>\n", list = true;
+      out += "<li>" + html_escape(line.substr(first + 2)) + "</li>\n";
+    } else {
+      out += "<p>" + html_escape(line.substr(first)) + "</p>\n";
+    }
+  }
+  flush();
+  return out;
+}
+
+std::function<std::string(double)> value_format(const std::string& unit) {
+  if (unit == "B") return format_bytes;
+  if (unit == "J") return format_energy;
+  return format_time;
+}
+
+std::string params_text(const std::string& params_json) {
+  auto j = nlohmann::json::parse(params_json, nullptr, false);
+  std::string s;
+  if (j.is_object())
+    for (const auto& [k, val] : j.items()) s += (s.empty() ? "" : ", ") + k + "=" + (val.is_string() ? val.get<std::string>() : val.dump());
+  return s;
+}
+
+int backend_rank(const std::string& b) {
+  auto parsed = backend_from_string(b);
+  return parsed ? static_cast<int>(*parsed) : 99;
+}
+
+struct group {
+  std::string problem, params_json;
+  std::vector<const point_view*> points;
+  std::vector<std::pair<std::string, std::string>> variants;  // name, back end, in table order
+
+  int color(const std::string& variant) const {
+    for (std::size_t i = 0; i < variants.size(); ++i)
+      if (variants[i].first == variant) return static_cast<int>(i);
+    return 0;
+  }
+  // Median per n of a variant's point medians (instances pooled).
+  std::map<std::uint64_t, double> medians(const std::string& variant, const std::string& metric) const {
+    std::map<std::uint64_t, std::vector<double>> by_n;
+    for (auto* p : points)
+      if (p->record.variant == variant && p->record.status == point_status::ok && std::isfinite(p->median(metric)))
+        by_n[p->record.n].push_back(p->median(metric));
+    std::map<std::uint64_t, double> out;
+    for (auto& [n, v] : by_n) out[n] = median(v);
+    return out;
+  }
+};
+
+std::vector<group> groups_of(const experiment_view& v) {
+  std::vector<group> out;
+  for (const auto& p : v.points) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const group& g) {
+      return g.problem == p.record.problem && g.params_json == p.record.params_json;
+    });
+    if (it == out.end()) {
+      out.push_back({p.record.problem, p.record.params_json, {}, {}});
+      it = std::prev(out.end());
+    }
+    it->points.push_back(&p);
+    if (std::none_of(it->variants.begin(), it->variants.end(), [&](const auto& x) { return x.first == p.record.variant; }))
+      it->variants.emplace_back(p.record.variant, p.record.backend);
+  }
+  for (auto& g : out)
+    std::stable_sort(g.variants.begin(), g.variants.end(), [](const auto& a, const auto& b) {
+      return std::pair{backend_rank(a.second), a.first} < std::pair{backend_rank(b.second), b.first};
+    });
+  return out;
+}
+
+const variant_fit* find_fit(const fits_by_metric& fits, const std::string& metric, const group& g, const std::string& variant) {
+  auto it = fits.find(metric);
+  if (it == fits.end()) return nullptr;
+  for (const auto& f : it->second)
+    if (f.problem == g.problem && f.params_json == g.params_json && f.variant == variant) return &f;
+  return nullptr;
+}
+
+chart metric_chart(const group& g, const std::string& metric, const fits_by_metric& fits) {
+  const auto info = find_metric(metric);
+  chart c;
+  c.title = metric;
+  c.subtitle = fmt::format("{}: {}", metric, info.description);
+  c.x_label = "n";
+  c.y_label = fmt::format("{} ({})", metric, info.unit);
+  c.format_y = value_format(info.unit);
+  c.binary_y = info.unit == std::string("B");
+  for (const auto& [variant, backend] : g.variants) {
+    chart_series s;
+    s.name = variant;
+    s.color = g.color(variant);
+    for (auto* p : g.points) {
+      if (p->record.variant != variant || p->record.status != point_status::ok) continue;
+      auto it = p->metrics.find(metric);
+      if (it == p->metrics.end() || !it->second.stats.count) continue;
+      const auto& st = it->second.stats;
+      s.points.push_back({static_cast<double>(p->record.n), st.median, st.min, st.max,
+                          fmt::format("{} n={}: median {} (min {}, max {}, {} samples)", variant, p->record.n,
+                                      format_value(st.median, info.unit), format_value(st.min, info.unit),
+                                      format_value(st.max, info.unit), st.count)});
+    }
+    if (s.points.empty()) continue;
+    if (const auto* f = find_fit(fits, metric, g, variant); f && f->analysis) {
+      const auto& a = *f->analysis;
+      const auto sizes = a.data.sizes();
+      const double from = a.knee ? a.knee->where.n : sizes.front(), to = sizes.back();
+      for (int k = 0; k <= 64; ++k) {
+        const double n = from * std::pow(to / from, k / 64.0);
+        s.curve.emplace_back(n, a.groups.best(n));
+      }
+      for (const auto& b : a.uncertainty.band) {
+        s.band_lo.emplace_back(b.n, b.lo);
+        s.band_hi.emplace_back(b.n, b.hi);
+      }
+      s.name += " — " + a.groups.best.theta().text();
+      if (a.knee) {
+        std::string label = fmt::format("knee {} ≈ {}", variant, format_count(a.knee->where.n));
+        if (f->resident_threads) label += fmt::format(" (GPU: {} threads)", format_count(*f->resident_threads));
+        c.markers.push_back({a.knee->where.n, label, s.color});
+      }
+    }
+    c.series.push_back(std::move(s));
+  }
+  return c;
+}
+
+chart speedup_chart(const group& g, const std::string& reference) {
+  chart c;
+  c.title = fmt::format("speedup fs = T({}) / T(variant), total time", reference);
+  c.x_label = "n";
+  c.y_label = "speedup";
+  c.format_y = format_ratio;
+  const auto ref = g.medians(reference, "total");
+  for (const auto& [variant, backend] : g.variants) {
+    if (variant == reference) continue;
+    chart_series s;
+    s.name = variant;
+    s.color = g.color(variant);
+    for (const auto& [n, t] : g.medians(variant, "total"))
+      if (auto it = ref.find(n); it != ref.end() && t > 0) {
+        const double fs = it->second / t;
+        s.points.push_back({static_cast<double>(n), fs, 0, 0, fmt::format("{} n={}: {}", variant, n, format_ratio(fs))});
+        s.curve.emplace_back(static_cast<double>(n), fs);
+      }
+    if (!s.points.empty()) c.series.push_back(std::move(s));
+  }
+  return c;
+}
+
+chart phase_chart(const group& g, const std::string& variant) {
+  chart c;
+  c.title = fmt::format("{}: where the time goes", variant);
+  c.x_label = "n";
+  c.y_label = "time (s)";
+  c.format_y = format_time;
+  const auto total = g.medians(variant, "total"), kernel = g.medians(variant, "kernel");
+  const auto h2d = g.medians(variant, "h2d"), d2h = g.medians(variant, "d2h");
+  const auto alloc = g.medians(variant, "alloc"), release = g.medians(variant, "free");
+  auto at = [](const std::map<std::uint64_t, double>& m, std::uint64_t n) {
+    auto it = m.find(n);
+    return it == m.end() ? 0.0 : it->second;
+  };
+  std::vector<std::pair<std::string, std::function<double(std::uint64_t)>>> parts = {
+      {"total", [&](std::uint64_t n) { return at(total, n); }},
+      {"kernel", [&](std::uint64_t n) { return at(kernel, n); }},
+      {"transfers (h2d + d2h)", [&](std::uint64_t n) { return at(h2d, n) + at(d2h, n); }},
+      {"allocation (alloc + free)", [&](std::uint64_t n) { return at(alloc, n) + at(release, n); }},
+      {"overhead (the rest)", [&](std::uint64_t n) {
+         return at(total, n) - at(kernel, n) - at(h2d, n) - at(d2h, n) - at(alloc, n) - at(release, n);
+       }}};
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    chart_series s;
+    s.name = parts[i].first;
+    s.color = static_cast<int>(i);
+    s.dashed = i == 0;
+    for (const auto& [n, t] : total) {
+      const double v = parts[i].second(n);
+      if (v > 0) {
+        s.points.push_back({static_cast<double>(n), v, 0, 0, fmt::format("{} n={}: {}", parts[i].first, n, format_time(v))});
+        s.curve.emplace_back(static_cast<double>(n), v);
+      }
+    }
+    if (!s.points.empty()) c.series.push_back(std::move(s));
+  }
+  return c;
+}
+
+std::vector<variant_fit> fits_of(const fits_by_metric& fits, const std::string& metric, const group& g) {
+  std::vector<variant_fit> out;
+  if (auto it = fits.find(metric); it != fits.end())
+    for (const auto& f : it->second)
+      if (f.problem == g.problem && f.params_json == g.params_json) out.push_back(f);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> report_metrics(const experiment_view& v) {
+  std::vector<std::string> out;
+  const auto present = experiment_metrics(v);
+  for (const auto& m : metric_catalog())
+    if (present.count(m.name) && std::string_view(m.name) != "point_wall" &&
+        std::string_view(m.name).find("_above_idle") == std::string_view::npos)
+      out.push_back(m.name);
+  for (const auto& m : present)
+    if (std::find(out.begin(), out.end(), m) == out.end() && m != "point_wall" && m.find("_above_idle") == std::string::npos &&
+        find_metric(m).name[0] == '\0')
+      out.push_back(m);  // phases a variant or program reported
+  return out;
+}
+
+std::string render_html(const experiment_view& v, const fits_by_metric& fits) {
+  const auto& e = v.experiment;
+  std::string o = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  o += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  o += fmt::format("<title>ema report — experiment {}</title>\n<style>{}</style>\n</head>\n<body>\n", e.id, style_sheet);
+  o += fmt::format("<h1>ema report — experiment {}</h1>\n", e.id);
+  o += fmt::format("<p class=\"meta\">{} · started {} · finished {}</p>\n", html_escape(e.state), html_escape(e.created_at),
+                   html_escape(e.finished_at.empty() ? "-" : e.finished_at));
+  o += fmt::format("<p class=\"meta\">command: <code>{}</code></p>\n", html_escape(e.command_line));
+  o += fmt::format("<p class=\"meta\">ema {} (commit {})</p>\n", html_escape(e.ema_version), html_escape(e.git_commit));
+  const auto groups = groups_of(v);
+  o += "<nav>";
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    o += fmt::format("<a href=\"#g{}\">{}{}</a>", i, html_escape(groups[i].problem),
+                     groups[i].params_json == "{}" ? "" : " (" + html_escape(params_text(groups[i].params_json)) + ")");
+  o += "<a href=\"#tables\">tables</a><a href=\"#machine\">machine</a></nav>\n";
+
+  int chart_id = 0;
+  const auto metrics = report_metrics(v);
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    const auto& g = groups[gi];
+    const problem_desc* desc = nullptr;
+    for (auto* d : problems())
+      if (g.problem == d->name) desc = d;
+    o += fmt::format("<section id=\"g{}\">\n<h2>{}{}</h2>\n", gi, html_escape(g.problem),
+                     g.params_json == "{}" ? "" : " (" + html_escape(params_text(g.params_json)) + ")");
+    if (desc) o += fmt::format("<p class=\"meta\">{} — n: {} — source: {}</p>\n", html_escape(desc->title),
+                               html_escape(desc->size_meaning), html_escape(desc->source));
+    o += "<div class=\"charts\">\n";
+    auto add = [&](const chart& c) {
+      if (!c.empty()) o += c.svg(fmt::format("c{}", chart_id++));
+    };
+    for (const auto& m : metrics) add(metric_chart(g, m, fits));
+    for (const char* ref : {"seq", "omp"})
+      if (std::any_of(g.variants.begin(), g.variants.end(), [&](const auto& x) { return x.first == ref; })) add(speedup_chart(g, ref));
+    for (const auto& [variant, backend] : g.variants)
+      if (!g.medians(variant, "kernel").empty()) add(phase_chart(g, variant));
+    o += "</div>\n";
+    o += "<p class=\"meta\">Points: the median of each point's samples, whiskers from its minimum to its maximum; "
+         "lines: the best equation of `ema fit` with its 95% bootstrap band, drawn above the knee when there is one. "
+         "Click a legend entry to hide or show its series.</p>\n";
+    for (const auto& m : metrics) {
+      const auto f = fits_of(fits, m, g);
+      if (f.empty()) continue;
+      const bool open = m == "total";
+      o += fmt::format("<details{}><summary>equations of {}</summary>\n{}</details>\n", open ? " open" : "", html_escape(m),
+                       markdown_to_html(render_fits(f, table_style::markdown), 2));
+    }
+    o += "</section>\n";
+  }
+  o += "<section id=\"tables\">\n<h2>Tables</h2>\n";
+  o += markdown_to_html(render_tables(v, table_style::markdown), 1);
+  o += markdown_to_html(render_analysis_tables(v, table_style::markdown), 1);
+  o += "</section>\n<section id=\"machine\">\n<h2>Machine</h2>\n";
+  o += "<h3>Probed ceilings</h3>\n" + markdown_to_html(render_ceilings(e.ceilings, table_style::markdown), 2);
+  o += fmt::format("<h3>Description</h3>\n<pre><code>{}</code></pre>\n", html_escape(e.machine.dump(2)));
+  o += fmt::format("</section>\n<script>{}</script>\n</body>\n</html>\n", script);
+  return o;
+}
+
+std::string render_markdown(const experiment_view& v, const fits_by_metric& fits) {
+  std::string o = render_tables(v, table_style::markdown);
+  o += render_analysis_tables(v, table_style::markdown);
+  for (const auto& m : report_metrics(v)) {
+    auto it = fits.find(m);
+    if (it == fits.end() || it->second.empty()) continue;
+    o += fmt::format("\n### Equations of {}\n", m);
+    o += render_fits(it->second, table_style::markdown);
+  }
+  o += "\n### Probed ceilings\n\n" + render_ceilings(v.experiment.ceilings, table_style::markdown);
+  return o;
+}
+
+}  // namespace ema

@@ -1,0 +1,28 @@
+// The report of an experiment (`ema report`): one self-contained HTML file that works offline
+// (charts as inline SVG, a few lines of script to show and hide series), or Markdown. Per problem
+// and parameter set: log-log charts of each metric per variant with the best equation drawn over
+// the measured points and its confidence band, and the knee where one was found; the speedup
+// curves; the phase breakdown of GPU variants (kernel against transfers against total, the rest
+// being overhead); memory and energy; the equation groups; the results and repeated-runs tables.
+// Then the machine and its probed ceilings. Every name that comes from the database is escaped.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "report/fits.hpp"
+#include "report/view.hpp"
+
+namespace ema {
+
+/// The fits of every metric the report draws, by metric name.
+using fits_by_metric = std::map<std::string, std::vector<variant_fit>>;
+
+/// The metrics a report fits and draws: those the experiment has, the bookkeeping ones left out.
+std::vector<std::string> report_metrics(const experiment_view& v);
+
+std::string render_html(const experiment_view& v, const fits_by_metric& fits);
+std::string render_markdown(const experiment_view& v, const fits_by_metric& fits);
+
+}  // namespace ema

@@ -1,0 +1,199 @@
+#include "report/svg_chart.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace ema {
+namespace {
+
+constexpr const char* palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                   "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+constexpr double width = 720, height = 380, left = 78, right = 170, top = 34, bottom = 46;
+
+const char* color_of(int i) { return palette[static_cast<std::size_t>(std::max(i, 0)) % std::size(palette)]; }
+
+bool drawable(double x, double y) { return x > 0 && y > 0 && std::isfinite(x) && std::isfinite(y); }
+
+struct axis {
+  double lo = 1, hi = 10;  // log10 of the domain
+  double a = 0, b = 1;     // pixel range
+  bool binary = false;
+
+  double operator()(double v) const { return a + (std::log10(v) - lo) / (hi - lo) * (b - a); }
+
+  // Decade ticks, with 2 and 5 between them when the domain spans few decades.
+  std::vector<double> ticks() const {
+    std::vector<double> t;
+    if (binary) {  // powers of 2, every k-th so that there are at most 8
+      const int j0 = static_cast<int>(std::ceil(lo / std::log10(2.0))), j1 = static_cast<int>(std::floor(hi / std::log10(2.0)));
+      const int step = std::max(1, (j1 - j0) / 7 + 1);
+      for (int j = j0; j <= j1; ++j)
+        if (j % step == 0) t.push_back(std::exp2(j));
+      if (t.size() >= 2) return t;
+      t.clear();  // less than an octave or two: decimal ticks
+    }
+    const bool fine = hi - lo < 2.5;
+    for (int d = static_cast<int>(std::floor(lo)); d <= static_cast<int>(std::ceil(hi)); ++d)
+      for (double m : fine ? std::vector<double>{1, 2, 5} : std::vector<double>{1}) {
+        const double v = m * std::pow(10.0, d);
+        if (std::log10(v) >= lo - 1e-9 && std::log10(v) <= hi + 1e-9) t.push_back(v);
+      }
+    return t;
+  }
+};
+
+axis make_axis(std::vector<double> values, double a, double b) {
+  axis ax;
+  ax.a = a;
+  ax.b = b;
+  values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return !(v > 0) || !std::isfinite(v); }),
+               values.end());
+  if (values.empty()) return ax;
+  const auto [mn, mx] = std::minmax_element(values.begin(), values.end());
+  double lo = std::log10(*mn), hi = std::log10(*mx);
+  if (hi - lo < 1e-9) lo -= 0.3, hi += 0.3;
+  const double pad = 0.04 * (hi - lo);
+  ax.lo = lo - pad;
+  ax.hi = hi + pad;
+  return ax;
+}
+
+std::string path_of(const std::vector<std::pair<double, double>>& pts, const axis& x, const axis& y) {
+  std::string d;
+  for (const auto& [px, py] : pts) {
+    if (!drawable(px, py)) continue;
+    d += fmt::format("{}{:.1f},{:.1f}", d.empty() ? "M" : " L", x(px), y(py));
+  }
+  return d;
+}
+
+}  // namespace
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string format_count(double n) {
+  static const char* suffix[] = {"", "k", "M", "G", "T", "P"};
+  int i = 0;
+  while (std::abs(n) >= 1000 && i < 5) n /= 1000, ++i;
+  return fmt::format("{:g}{}", std::round(n * 100) / 100, suffix[i]);
+}
+
+bool chart::empty() const {
+  for (const auto& s : series) {
+    for (const auto& p : s.points)
+      if (drawable(p.x, p.y)) return false;
+    for (const auto& [x, y] : s.curve)
+      if (drawable(x, y)) return false;
+  }
+  return true;
+}
+
+std::string chart::svg(const std::string& id) const {
+  std::vector<double> xs, ys;
+  for (const auto& s : series) {
+    for (const auto& p : s.points) {
+      if (!drawable(p.x, p.y)) continue;
+      xs.push_back(p.x);
+      ys.push_back(p.y);
+      if (p.lo > 0) ys.push_back(p.lo);
+      if (p.hi > 0) ys.push_back(p.hi);
+    }
+    for (const auto* line : {&s.curve, &s.band_lo, &s.band_hi})
+      for (const auto& [x, y] : *line)
+        if (drawable(x, y)) xs.push_back(x), ys.push_back(y);
+  }
+  for (const auto& m : markers)
+    if (m.x > 0) xs.push_back(m.x);
+  const axis x = make_axis(xs, left, width - right);
+  axis y = make_axis(ys, height - bottom, top);
+  y.binary = binary_y;
+  auto fx = format_x ? format_x : format_count;
+  auto fy = format_y ? format_y : [](double v) { return fmt::format("{:.3g}", v); };
+
+  std::string o = fmt::format(
+      "<svg class=\"chart\" id=\"{}\" viewBox=\"0 0 {} {}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
+      "aria-label=\"{}\">\n",
+      html_escape(id), width, height, html_escape(title));
+  o += fmt::format("<text class=\"title\" x=\"{}\" y=\"20\">{}<title>{}</title></text>\n", left, html_escape(title),
+                   html_escape(subtitle.empty() ? title : subtitle));
+  o += fmt::format("<rect class=\"plot\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>\n", left, top,
+                   width - left - right, height - top - bottom);
+  for (double t : x.ticks()) {
+    o += fmt::format("<line class=\"grid\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\"/>", x(t), top, height - bottom);
+    o += fmt::format("<text class=\"tick\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x(t),
+                     height - bottom + 16, html_escape(fx(t)));
+  }
+  for (double t : y.ticks()) {
+    o += fmt::format("<line class=\"grid\" x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\"/>", left, width - right, y(t));
+    o += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", left - 6, y(t) + 4,
+                     html_escape(fy(t)));
+  }
+  o += fmt::format("<text class=\"label\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                   (left + width - right) / 2, height - 8, html_escape(x_label));
+  o += fmt::format("<text class=\"label\" transform=\"translate(14,{:.1f}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
+                   (top + height - bottom) / 2, html_escape(y_label));
+
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const auto& s = series[i];
+    const char* c = color_of(s.color);
+    o += fmt::format("<g class=\"series\" data-series=\"{}-s{}\">\n", html_escape(id), i);
+    if (!s.band_lo.empty() && s.band_lo.size() == s.band_hi.size()) {
+      std::string d = path_of(s.band_lo, x, y);
+      std::vector<std::pair<double, double>> back(s.band_hi.rbegin(), s.band_hi.rend());
+      const auto upper = path_of(back, x, y);
+      if (!d.empty() && !upper.empty()) {
+        d += " L" + upper.substr(1) + " Z";
+        o += fmt::format("<path class=\"band\" d=\"{}\" fill=\"{}\"/>\n", d, c);
+      }
+    }
+    if (const auto d = path_of(s.curve, x, y); !d.empty())
+      o += fmt::format("<path class=\"curve{}\" d=\"{}\" stroke=\"{}\"/>\n", s.dashed ? " dashed" : "", d, c);
+    for (const auto& p : s.points) {
+      if (!drawable(p.x, p.y)) continue;
+      if (p.lo > 0 && p.hi > 0 && (p.lo < p.y || p.hi > p.y))
+        o += fmt::format("<line class=\"whisker\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\"/>",
+                         x(p.x), y(p.lo), y(p.hi), c);
+      o += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.2\" fill=\"{}\"><title>{}</title></circle>\n", x(p.x),
+                       y(p.y), c, html_escape(p.tip));
+    }
+    o += "</g>\n";
+  }
+  int row = 0;
+  for (const auto& m : markers) {
+    if (!(m.x > 0)) continue;
+    const double label_y = top + 12 + 12 * row++;
+    o += fmt::format("<line class=\"marker\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"{3}\"/>", x(m.x),
+                     top, height - bottom, color_of(m.color));
+    o += fmt::format("<text class=\"marker-label\" x=\"{:.1f}\" y=\"{}\" fill=\"{}\">{}</text>\n", x(m.x) + 3, label_y,
+                     color_of(m.color), html_escape(m.label));
+  }
+  // Legend: a click shows or hides the series.
+  double ly = top + 8;
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const auto& s = series[i];
+    o += fmt::format("<g class=\"legend\" data-target=\"{}-s{}\" tabindex=\"0\"><rect x=\"{}\" y=\"{:.1f}\" width=\"12\" "
+                     "height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"{:.1f}\">{}</text></g>\n",
+                     html_escape(id), i, width - right + 12, ly, color_of(s.color), width - right + 30, ly + 10,
+                     html_escape(s.name));
+    ly += 18;
+  }
+  o += "</svg>\n";
+  return o;
+}
+
+}  // namespace ema
