@@ -64,6 +64,7 @@ int fit_csv(const fit_options& o, fit_request r) {
   }
   variant_fit f;
   f.variant = std::filesystem::path(*o.csv).filename().string();
+  f.params_json = "{}";
   f.metric = "value";
   f.budget = r.budget.value_or(300);
   f.notes.push_back("tie-breaker costs read the values as seconds");

@@ -56,6 +56,7 @@ nlohmann::json to_run_json(const experiment_view& v) {
                              {"n", r.n},
                              {"params", p.params},
                              {"seed", r.seed},
+                             {"instance", r.instance},
                              {"status", std::string(to_string(r.status))},
                              {"reason", r.reason},
                              {"verified", r.verified},
@@ -67,11 +68,12 @@ nlohmann::json to_run_json(const experiment_view& v) {
 }
 
 std::string to_csv(const experiment_view& v) {
-  std::string out = "experiment,problem,variant,backend,n,params,seed,status,verified,metric,unit,count,median,min,max,mean,stddev,reason\n";
+  std::string out = "experiment,problem,variant,backend,n,params,seed,instance,status,verified,metric,unit,count,median,min,max,mean,stddev,reason\n";
   for (const auto& p : v.points) {
     const auto& r = p.record;
-    auto prefix = fmt::format("{},{},{},{},{},{},{},{},{}", v.experiment.id, csv_field(r.problem), csv_field(r.variant),
-                              r.backend, r.n, csv_field(r.params_json), r.seed, to_string(r.status), r.verified ? 1 : 0);
+    auto prefix = fmt::format("{},{},{},{},{},{},{},{},{},{}", v.experiment.id, csv_field(r.problem), csv_field(r.variant),
+                              r.backend, r.n, csv_field(r.params_json), r.seed, r.instance, to_string(r.status),
+                              r.verified ? 1 : 0);
     if (p.metrics.empty()) out += fmt::format("{},,,0,,,,,,{}\n", prefix, csv_field(r.reason));
     for (const auto& [name, m] : p.metrics)
       out += fmt::format("{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{}\n", prefix, name, m.unit, m.stats.count,

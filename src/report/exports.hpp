@@ -10,12 +10,12 @@
 namespace ema {
 
 /// {"schema": "ema.run/1", "experiment": {...}, "points": [{"problem", "variant", "backend", "n",
-/// "params", "seed", "status", "reason", "verified", "result", "notes", "metrics": {name:
+/// "params", "seed", "instance", "status", "reason", "verified", "result", "notes", "metrics": {name:
 /// {"median", "min", "max", "mean", "stddev", "unit", "samples": [...]}}}]}. A metric that could not
 /// be measured has null statistics, no samples and "unavailable": reason.
 nlohmann::json to_run_json(const experiment_view& v);
 
-/// experiment,problem,variant,backend,n,params,seed,status,verified,metric,unit,count,median,min,max,mean,stddev,reason
+/// experiment,problem,variant,backend,n,params,seed,instance,status,verified,metric,unit,count,median,min,max,mean,stddev,reason
 std::string to_csv(const experiment_view& v);
 
 /// Writes `text` to `path`, or to stdout when path is "-". Throws std::runtime_error naming the path.

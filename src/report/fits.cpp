@@ -194,7 +194,8 @@ nlohmann::json fits_json(const std::vector<variant_fit>& fits, const nlohmann::j
     j["problem"] = f.problem;
     j["variant"] = f.variant;
     j["backend"] = f.backend;
-    j["params"] = nlohmann::json::parse(f.params_json, nullptr, false);
+    auto params = nlohmann::json::parse(f.params_json, nullptr, false);
+    j["params"] = params.is_object() ? params : nlohmann::json::object();
     j["metric"] = f.metric;
     j["unit"] = f.unit;
     j["budget_s"] = f.budget;

@@ -62,8 +62,8 @@ TEST(Exports, JsonFollowsTheSchema) {
 
 TEST(Exports, CsvHasOneRowPerPointAndMetric) {
   auto csv = to_csv(sample_view());
-  EXPECT_EQ(csv.rfind("experiment,problem,variant,backend,n,params,seed,status,verified,metric,unit,count,median", 0), 0u);
-  EXPECT_NE(csv.find(",seq,seq,1048576,\"{\"\"copies\"\":\"\"1\"\",\"\"hit\"\":\"\"none\"\"}\",0,ok,1,total,s,3,0.002,"),
+  EXPECT_EQ(csv.rfind("experiment,problem,variant,backend,n,params,seed,instance,status,verified,metric,unit,count,median", 0), 0u);
+  EXPECT_NE(csv.find(",seq,seq,1048576,\"{\"\"copies\"\":\"\"1\"\",\"\"hit\"\":\"\"none\"\"}\",0,0,ok,1,total,s,3,0.002,"),
             std::string::npos)
       << csv;
   EXPECT_NE(csv.find("energy_cpu,J,0,,,,,,unavailable: no powercap interface"), std::string::npos) << csv;

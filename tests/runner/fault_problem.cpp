@@ -1,6 +1,7 @@
 // A problem whose variants misbehave on purpose — crash, abort, hang, run out of memory, throw,
 // answer wrongly, exit without answering — to test that every way a point can fail is isolated
 // and recorded. Linked only into tests and the test worker, never into ema.
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -58,6 +59,12 @@ output phases(const input& n, run_context& ctx) {
   return n;
 }
 
+output busy(const input& n, run_context&) {  // a cost that grows like n: n microseconds
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(n);
+  while (std::chrono::steady_clock::now() < until) {}
+  return n;
+}
+
 work_model work(std::uint64_t n, const param_set&) { return {static_cast<double>(n), static_cast<double>(n)}; }
 
 constexpr param_spec params[] = {{"mode", param_kind::choice, "a", "a test parameter", "a|b"}};
@@ -78,4 +85,5 @@ EMA_VARIANT(fault_throws, {"fault", "throws", ema::backend::seq, "throws an exce
 EMA_VARIANT(fault_exit, {"fault", "exit", ema::backend::seq, "exits without an answer", "test", &ema::fault::kit::run<&ema::fault::silent_exit>});
 EMA_VARIANT(fault_flaky, {"fault", "flaky", ema::backend::seq, "goes wrong after a few runs", "test", &ema::fault::kit::run<&ema::fault::flaky>});
 EMA_VARIANT(fault_phases, {"fault", "phases", ema::backend::seq, "reports a kernel phase and a note", "test", &ema::fault::kit::run<&ema::fault::phases>});
+EMA_VARIANT(fault_busy, {"fault", "busy", ema::backend::seq, "busy for n microseconds", "test", &ema::fault::kit::run<&ema::fault::busy>});
 EMA_VARIANT(fault_gpu, {"fault", "gpu", ema::backend::cuda, "needs a CUDA device", "test", &ema::fault::kit::run<&ema::fault::ok>});

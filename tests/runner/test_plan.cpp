@@ -117,5 +117,82 @@ TEST(Plan, JsonRoundTrip) {
   EXPECT_FALSE(q.energy.enabled);
 }
 
+TEST(Plan, InstancesDrawTheirOwnInputs) {
+  plan_request r;
+  r.problems = {"fault"};
+  r.variants = {"ok", "wrong"};
+  r.sizes = "4";
+  const auto one = make_plan(r);
+  r.instances = 3;
+  auto p = make_plan(r);
+  ASSERT_EQ(p.points.size(), 6u);
+  std::set<std::uint64_t> seeds;
+  for (const auto& pt : p.points) seeds.insert(pt.seed);
+  EXPECT_EQ(seeds.size(), 3u);                     // both variants see each of 3 inputs
+  EXPECT_EQ(p.points[0].seed, one.points[0].seed);  // instance 0 keeps the seed of a plain sweep
+  EXPECT_EQ(p.points[0].instance, 0);
+  EXPECT_EQ(p.points[2].instance, 2);
+  EXPECT_EQ(p.points[2].variant, "ok");
+  r.instances = 0;
+  EXPECT_NE(usage_of(r).find("--instances must be at least 1"), std::string::npos);
+}
+
+TEST(Plan, BudgetMakesTracksInsteadOfPoints) {
+  plan_request r;
+  r.problems = {"fault"};
+  r.variants = {"ok", "busy"};
+  r.budget = 30;
+  r.max_size = 4096;
+  auto p = make_plan(r);
+  EXPECT_TRUE(p.points.empty());
+  ASSERT_TRUE(p.calibrated);
+  EXPECT_EQ(p.calibrated->budget, 30);
+  ASSERT_EQ(p.calibrated->tracks.size(), 2u);
+  EXPECT_EQ(p.calibrated->tracks[0].start, 8u);  // the problem's smallest default size
+  EXPECT_EQ(p.calibrated->tracks[1].max_size, 4096u);
+  r.sizes = "4";
+  EXPECT_NE(usage_of(r).find("either --budget"), std::string::npos);
+  r.sizes.reset();
+  r.budget.reset();
+  EXPECT_NE(usage_of(r).find("give --budget"), std::string::npos);
+}
+
+TEST(Plan, CalibrationAndExternalProgramsSurviveTheRoundTrip) {
+  plan_request r;
+  r.problems = {"fault"};
+  r.variants = {"ok"};
+  r.budget = 30;
+  r.start = 16;
+  r.instances = 2;
+  auto p = make_plan(r);
+  p.calibrated->tracks[0].stopped = "reached n = 2^62";
+  p.add("fault", "ok", 16, p.calibrated->tracks[0].params, "grow");
+  p.external = external_program{"gen {n} > {input}", {{"a", "prog {input}"}}, "/tmp/cache", 1e9};
+  auto q = plan::from_json(nlohmann::json::parse(p.to_json().dump()));
+  ASSERT_TRUE(q.calibrated);
+  EXPECT_EQ(q.calibrated->budget, 30);
+  EXPECT_EQ(q.calibrated->tracks[0].start, 16u);
+  EXPECT_EQ(q.calibrated->tracks[0].stopped, "reached n = 2^62");
+  EXPECT_EQ(q.instances, 2);
+  ASSERT_EQ(q.points.size(), 2u);
+  EXPECT_EQ(q.points[1].phase, "grow");
+  EXPECT_EQ(q.points[1].instance, 1);
+  EXPECT_EQ(q.points[1].ordinal, 1);
+  ASSERT_TRUE(q.external);
+  EXPECT_EQ(q.external->runs[0].second, "prog {input}");
+  EXPECT_EQ(q.external->cache_cap, 1e9);
+}
+
+TEST(Plan, RepetitionPolicy) {
+  repetition_policy p;
+  p.min_time = 0;
+  EXPECT_FALSE(p.satisfied({1, 1, 1, 1}, 10));        // fewer than min_reps
+  EXPECT_TRUE(p.satisfied({1, 1, 1, 1, 1}, 0.5));     // steady: the median's error is 0
+  EXPECT_FALSE(p.satisfied({1, 2, 3, 4, 5}, 0.5));    // noisy, time left
+  EXPECT_TRUE(p.satisfied({1, 2, 3, 4, 5}, 1.5));     // noisy, out of time
+  p.fixed = 2;
+  EXPECT_TRUE(p.satisfied({1, 2}, 0));
+}
+
 }  // namespace
 }  // namespace ema

@@ -1,7 +1,9 @@
 // Every way a point can fail is isolated in its child, recorded with its status and reason, and
 // the sweep goes on; a point that succeeds keeps every sample.
 #include <atomic>
+#include <chrono>
 #include <gtest/gtest.h>
+#include <set>
 #include <thread>
 
 #include "core/registry.hpp"
@@ -126,6 +128,84 @@ TEST(Sweep, FinishedPointsAreNotRunAgain) {
   auto again = f.db.points(f.id);
   ASSERT_EQ(again.size(), 2u);
   EXPECT_EQ(again[0].finished_at, first[0].finished_at);
+}
+
+struct budget_fixture {
+  test::temp_dir dir;
+  database db = database::open_write(dir.file("b.db"));
+  std::int64_t id = 0;
+  plan p;
+
+  budget_fixture(const std::vector<std::string>& variants, double budget, std::uint64_t start, std::uint64_t max_size) {
+    plan_request r;
+    r.problems = {"fault"};
+    r.variants = variants;
+    r.budget = budget;
+    r.start = start;
+    if (max_size) r.max_size = max_size;
+    p = make_plan(r);
+    p.reps.min_time = 0;
+    p.reps.max_time = 0.02;
+    p.energy.enabled = false;
+    experiment_record e;
+    e.plan = p.to_json();
+    id = db.create_experiment(e);
+  }
+  sweep_result go() {
+    sweep_settings s;
+    s.worker = EMA_FAULT_WORKER;
+    return run_sweep(db, id, p, nlohmann::json::object(), s);
+  }
+  std::set<std::uint64_t> sizes(const std::string& variant) {
+    std::set<std::uint64_t> out;
+    for (const auto& pt : db.points(id))
+      if (pt.variant == variant && pt.status == point_status::ok) out.insert(pt.n);
+    return out;
+  }
+};
+
+TEST(Sweep, CalibrationGrowsToTheLargestSizeThenFillsToTwelveSizes) {
+  budget_fixture f({"ok"}, 120, 8, 1024);  // the same cost at every size: only the largest size stops it
+  auto result = f.go();
+  EXPECT_FALSE(result.interrupted);
+  const auto sizes = f.sizes("ok");
+  EXPECT_EQ(sizes.size(), 12u);  // 8, 16, ..., 1024 and four midpoints
+  EXPECT_EQ(*sizes.begin(), 8u);
+  EXPECT_EQ(*sizes.rbegin(), 1024u);
+  const auto stored = plan::from_json(f.db.experiment(f.id)->plan);  // the plan in the database grew too
+  ASSERT_TRUE(stored.calibrated);
+  EXPECT_NE(stored.calibrated->tracks[0].stopped.find("largest size"), std::string::npos) << stored.calibrated->tracks[0].stopped;
+  int grow = 0, fill = 0;
+  for (const auto& pt : stored.points) grow += pt.phase == "grow", fill += pt.phase == "fill";
+  EXPECT_EQ(grow, 8);
+  EXPECT_EQ(fill, 4);
+  for (const auto& pt : f.db.points(f.id)) EXPECT_EQ(pt.samples.at("point_wall").size(), 1u);
+  EXPECT_EQ(f.go().run, 0);  // a finished calibration has nothing left to do
+}
+
+TEST(Sweep, CalibrationStopsWithinTheBudget) {
+  budget_fixture f({"busy"}, 4, 1024, 0);  // n microseconds per run, from 1 ms
+  const auto start = std::chrono::steady_clock::now();
+  f.go();
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double spent = 0;
+  for (const auto& pt : f.db.points(f.id)) spent += pt.samples.at("point_wall").front();
+  EXPECT_LT(spent, 4 * 1.25);
+  EXPECT_LT(elapsed, 4 * 1.5);
+  EXPECT_GE(f.sizes("busy").size(), 12u);
+  const auto stored = plan::from_json(f.db.experiment(f.id)->plan);
+  EXPECT_NE(stored.calibrated->tracks[0].stopped.find("share of the budget"), std::string::npos)
+      << stored.calibrated->tracks[0].stopped;
+}
+
+TEST(Sweep, AFailedGrowthPointStopsItsTrackOnly) {
+  budget_fixture f({"crash", "ok"}, 60, 8, 64);
+  f.go();
+  const auto stored = plan::from_json(f.db.experiment(f.id)->plan);
+  EXPECT_NE(stored.calibrated->tracks[0].stopped.find("n = 8 ended crashed"), std::string::npos)
+      << stored.calibrated->tracks[0].stopped;
+  EXPECT_TRUE(f.sizes("crash").empty());
+  EXPECT_EQ(f.sizes("ok").size(), 12u);  // 8..64 doubling is 4 sizes; filled to 12 (8 to 64 has enough integers)
 }
 
 }  // namespace

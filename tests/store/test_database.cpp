@@ -1,6 +1,7 @@
 // The results database: round trip of experiments, points and samples; the schema and its
 // version; and the databases ema must refuse without damaging them.
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -9,6 +10,7 @@
 
 #include "core/errors.hpp"
 #include "store/database.hpp"
+#include "store/schema.hpp"
 #include "support/temp_dir.hpp"
 
 namespace ema {
@@ -130,6 +132,31 @@ TEST(Database, SchemaIsVersionedAndMarked) {
   sqlite3_finalize(s);
   sqlite3_close(raw);
   EXPECT_NO_THROW(database::open_write(path));  // reopening migrates nothing and keeps data
+}
+
+TEST(Database, SchemaOneMigratesKeepingItsPoints) {
+  test::temp_dir dir;
+  auto path = dir.file("old.db");
+  sql(path, std::string(schema::migrations()[0].sql).c_str());
+  sql(path, fmt::format("PRAGMA user_version = 1; PRAGMA application_id = {};", database::application_id).c_str());
+  sql(path,
+      "INSERT INTO experiments (id, created_at, state, command_line, ema_version, git_commit, machine_json, "
+      "ceilings_json, idle_json, plan_json) VALUES (1, 'then', 'finished', 'ema run', '0.1.0', 'abc', '{}', '{}', '{}', '{}');"
+      "INSERT INTO points (id, experiment_id, ordinal, problem, variant, backend, n, params_json, seed, status, reason, "
+      "verified, result_json, notes_json, unavailable_json, started_at, finished_at) VALUES (1, 1, 0, 'search', 'seq', "
+      "'seq', 1024, '{}', 5, 'ok', '', 1, '{}', '{}', '{}', 'a', 'b');"
+      "INSERT INTO samples (point_id, metric, rep, value) VALUES (1, 'total', 0, 0.5);");
+  auto db = database::open_write(path);
+  auto pts = db.points(1);
+  ASSERT_EQ(pts.size(), 1u);
+  EXPECT_EQ(pts[0].instance, 0);
+  EXPECT_EQ(pts[0].samples["total"], std::vector<double>{0.5});
+  auto p = sample_point(1, 1);
+  p.instance = 3;
+  db.record_point(p);
+  EXPECT_EQ(db.points(1)[1].instance, 3);
+  db.set_experiment_plan(1, {{"points", nlohmann::json::array()}, {"budget", 60}});
+  EXPECT_EQ(db.experiment(1)->plan["budget"], 60);
 }
 
 TEST(Database, ProbesAreKeptPerMachine) {

@@ -1,0 +1,212 @@
+// The analysis commands end to end: `ema fit` on an experiment and on a CSV (text and the
+// ema.fit/1 JSON), `--run-tie-breaker`, `ema run --budget` and `--stats`, `ema exec` with the
+// example program, and `ema report` (HTML with every stored name escaped, and Markdown).
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace ema {
+namespace {
+
+test::process_result ema(std::vector<std::string> args) {
+  args.insert(args.begin(), EMA_EXE);
+  return test::run_process(args);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// A small sweep of search, stored in `db`.
+void small_sweep(const std::string& db, const std::string& sizes = "2^10..2^16") {
+  auto r = ema({"run", "search", "--variants", "seq,omp", "--sizes", sizes, "--reps", "3", "--no-energy", "--db", db, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(CliFit, FitsEveryVariantAsTextAndJson) {
+  test::temp_dir dir;
+  auto db = dir.file("f.db");
+  small_sweep(db);
+  auto text = ema({"fit", "--db", db});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("search (copies=1,hit=none) · seq — total"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("best"), std::string::npos);
+  EXPECT_NE(text.out.find("Θ("), std::string::npos);
+  auto json = ema({"fit", "--db", db, "--json", "--bootstrap", "20"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["schema"], "ema.fit/1");
+  EXPECT_EQ(j["metric"], "total");
+  ASSERT_EQ(j["fits"].size(), 2u);
+  for (const auto& f : j["fits"]) {
+    for (const char* k : {"best", "min_error", "equivalent", "distinguishable", "non_distinguishable", "knee", "variant",
+                          "leading_exponent", "held_out"})
+      EXPECT_TRUE(f.contains(k)) << k;
+    for (const char* k : {"formula", "coefficients", "theta", "mse", "max_rel_err"}) EXPECT_TRUE(f["best"].contains(k)) << k;
+    for (const char* k : {"n", "log", "exp", "text"}) EXPECT_TRUE(f["best"]["theta"].contains(k)) << k;
+    for (const auto& d : f["distinguishable"]) EXPECT_TRUE(d["tie_breaker"].is_number());
+    EXPECT_EQ(f["sizes"].size(), 7u);
+  }
+  auto host = ema({"fit", "--db", db, "--metric", "host_peak_rss", "--variants", "seq", "--json"});
+  ASSERT_EQ(host.exit_code, 0) << host.err;
+  EXPECT_EQ(nlohmann::json::parse(host.out)["fits"].size(), 1u);
+}
+
+TEST(CliFit, UsageErrorsNameWhatIsWrong) {
+  test::temp_dir dir;
+  auto db = dir.file("f.db");
+  small_sweep(db, "2^10..2^12");
+  auto r = ema({"fit", "--db", db, "--metric", "kernal"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no samples of metric 'kernal'; it has: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("total"), std::string::npos) << r.err;
+  r = ema({"fit", "--db", db, "--variants", "cudaa"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("has no variant 'cudaa'"), std::string::npos) << r.err;
+  r = ema({"fit", "--db", db, "--stat", "typical"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("valid: median, mean, best, worst"), std::string::npos) << r.err;
+  r = ema({"fit", "--db", db, "--budget", "2 weeks"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = ema({"fit", "4", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(CliFit, CsvFromElsewhere) {
+  test::temp_dir dir;
+  auto csv = dir.file("cube.csv");
+  {
+    std::ofstream f(csv);
+    f << "n,value\n";
+    for (int n = 100; n <= 3200; n *= 2)
+      for (double wobble : {0.99, 1.0, 1.01}) f << n << "," << 2e-9 * n * n * n * wobble << "\n";
+  }
+  auto r = ema({"fit", "--csv", csv, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["fits"][0]["best"]["theta"]["text"], "Θ(n³)");
+  EXPECT_EQ(j["fits"][0]["points"][0]["values"].size(), 3u);  // a repeated n is a replicate
+
+  auto bad = dir.file("bad.csv");
+  std::ofstream(bad) << "n,value\n100,1\n200,2,3\n";
+  r = ema({"fit", "--csv", bad});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bad.csv line 3: expected two fields"), std::string::npos) << r.err;
+  std::ofstream(bad) << "size,time\n1,2\n";
+  r = ema({"fit", "--csv", bad});
+  EXPECT_NE(r.err.find("the header must be 'n,value'"), std::string::npos) << r.err;
+  std::ofstream(bad) << "n,value\n1,2\n2,4\n";
+  r = ema({"fit", "--csv", bad});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("2 distinct sizes: a fit needs at least 3"), std::string::npos) << r.err;
+  r = ema({"fit", "--csv", dir.file("absent.csv")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cannot read"), std::string::npos) << r.err;
+}
+
+TEST(CliFit, RunTieBreakerAddsThePointAndRefits) {
+  test::temp_dir dir;
+  auto db = dir.file("t.db");
+  small_sweep(db, "2^10..2^14");
+  auto before = nlohmann::json::parse(ema({"show", "--db", db, "--json", "-"}).out)["points"].size();
+  auto r = ema({"fit", "--db", db, "--variants", "seq", "--run-tie-breaker", "--budget", "20s", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("running the tie breaker"), std::string::npos) << r.err;
+  auto shown = nlohmann::json::parse(ema({"show", "--db", db, "--json", "-"}).out);
+  EXPECT_EQ(shown["points"].size(), before + 1);
+  EXPECT_EQ(shown["experiment"]["state"], "finished");
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["fits"][0]["sizes"].size(), 6u);  // refitted with the new size
+}
+
+TEST(CliRun, BudgetCalibratesAtLeastTwelveSizes) {
+  test::temp_dir dir;
+  auto db = dir.file("b.db"), json = dir.file("b.json");
+  auto r = ema({"run", "search", "--variants", "seq", "--budget", "6s", "--no-energy", "--min-time", "0.01",
+                "--max-time", "0.05", "--db", db, "--json", json});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("calibrated to a budget of 6s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("stopped growing: "), std::string::npos) << r.out;
+  std::set<std::uint64_t> sizes;
+  const auto stored = nlohmann::json::parse(slurp(json));
+  for (const auto& p : stored["points"]) sizes.insert(p["n"].get<std::uint64_t>());
+  EXPECT_GE(sizes.size(), 12u) << r.out << r.err;
+  r = ema({"run", "search", "--budget", "1m", "--sizes", "16", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+  r = ema({"run", "search", "--budget", "soon", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("duration 'soon'"), std::string::npos) << r.err;
+}
+
+TEST(CliRun, InstancesAndTheRepeatedRunsTable) {
+  test::temp_dir dir;
+  auto r = ema({"run", "search", "--variants", "seq,omp", "--sizes", "2^12,2^14", "--instances", "3", "--reps", "4",
+                "--no-energy", "--db", dir.file("i.db"), "--stats"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("seq ×3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("repeated runs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("12 (3 inputs)"), std::string::npos) << r.out;  // 3 inputs x 4 runs
+  for (const char* col : {"mean", "std dev", "max", "min", "speedup", "efficiency", "cost p·T"})
+    EXPECT_NE(r.out.find(col), std::string::npos) << col;
+}
+
+TEST(CliExec, MeasuresAnExternalProgramAndFitsIt) {
+  test::temp_dir dir;
+  auto db = dir.file("x.db");
+  const std::string gen = std::string(EMA_EXAMPLES_DIR) + "/gen-random.sh {n} {input} {seed}";
+  auto r = ema({"exec", "--name", "isort", "--gen", gen, "--run", std::string(EMA_EXAMPLE_ISORT) + " {input}", "--sizes",
+                "500..16000*2", "--reps", "3", "--cache", dir.file("cache"), "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  for (const char* col : {"user", "sys", "peak RSS", "read", "sort"}) EXPECT_NE(r.out.find(col), std::string::npos) << col;
+  auto fit = ema({"fit", "--db", db, "--metric", "sort", "--json"});
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  const auto theta = nlohmann::json::parse(fit.out)["fits"][0]["best"]["theta"];
+  EXPECT_GE(theta["n"].get<double>(), 1.5) << theta;  // insertion sort: Θ(n²)
+  EXPECT_LE(theta["n"].get<double>(), 2.5) << theta;
+
+  r = ema({"exec", "--name", "broken", "--gen", "echo no >&2; exit 3 # {input}", "--run", "true {input}", "--sizes",
+           "10,20", "--cache", dir.file("cache"), "--db", db});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("the generator exited with code 3; stderr: no"), std::string::npos) << r.out;
+  r = ema({"exec", "--name", "x", "--gen", "gen {n}", "--run", "p", "--sizes", "1", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--gen must contain {input}"), std::string::npos) << r.err;
+}
+
+TEST(CliReport, HtmlAndMarkdownWithEveryNameEscaped) {
+  test::temp_dir dir;
+  auto db = dir.file("r.db");
+  auto r = ema({"exec", "--name", "esc", "--gen", "echo '<b>bold</b>' > /dev/null; seq {n} > {input}", "--run",
+                "wc -l {input}", "--variant", "count<lines>", "--sizes", "10,20,40", "--reps", "2", "--db", db,
+                "--cache", dir.file("cache")});
+  EXPECT_EQ(r.exit_code, 2);  // a variant name must be letters, digits, '_', '-' or '.'
+  r = ema({"exec", "--name", "esc", "--gen", "echo '<b>bold</b>' > /dev/null; seq {n} > {input}", "--run",
+           "wc -l {input}", "--sizes", "10,20,40", "--reps", "2", "--db", db, "--cache", dir.file("cache"), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto html = dir.file("r.html"), md = dir.file("r.md");
+  r = ema({"report", "--db", db, "--html", html, "--md", md});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto page = slurp(html);
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(page.find("<b>bold</b>"), std::string::npos) << "a name from the database reached the page unescaped";
+  EXPECT_NE(page.find("&lt;b&gt;bold&lt;/b&gt;"), std::string::npos);
+  EXPECT_NE(page.find("<svg class=\"chart\""), std::string::npos);
+  EXPECT_EQ(page.find("http://"), page.find("http://www.w3.org/2000/svg"));  // nothing fetched from elsewhere
+  EXPECT_EQ(page.find("https://"), std::string::npos);
+  EXPECT_NE(slurp(md).find("Equations of total"), std::string::npos);
+  r = ema({"report", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--html FILE"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace ema

@@ -1,0 +1,117 @@
+// The calibration's decisions: predicted wall time and memory from the points so far, the fill
+// that spreads at least 12 sizes evenly in log n, and each reason growth stops.
+#include <cmath>
+#include <gtest/gtest.h>
+
+#include "runner/calibrate.hpp"
+
+namespace ema {
+namespace {
+
+// A point whose runs take `run` seconds, measured under the default policy.
+observation point(double n, double run, double other = 0.05) {
+  observation o;
+  o.n = n;
+  o.run = run;
+  o.timed_runs = std::max(5, static_cast<int>(std::ceil(0.2 / run)));
+  o.wall = other + run * (1 + o.timed_runs);
+  o.host_bytes = 1e6 + 4 * n;
+  return o;
+}
+
+cost_policy policy() { return {repetition_policy{}, 0.0, 1}; }
+
+TEST(Calibrate, WallTimeFollowsTheRunsOnceTheyDominate) {
+  // Runs growing like n^2 from 0.1 s: five timed runs and a warm-up each.
+  std::vector<observation> obs = {point(1000, 0.1), point(2000, 0.4)};
+  const double next = predict_wall(obs, 4000, policy());
+  EXPECT_NEAR(next, 0.05 + 1.6 * 6, 0.01);  // runs of 1.6 s (n^2), a warm-up and five timed; the rest stays flat
+  EXPECT_GT(next, obs.back().wall * 3);
+}
+
+TEST(Calibrate, FastRunsCostTheMinimumTime) {
+  std::vector<observation> obs = {point(1000, 1e-6), point(2000, 2e-6)};
+  const double next = predict_wall(obs, 4000, policy());
+  EXPECT_GT(next, 0.2);  // the timed runs last at least --min-time
+  EXPECT_LT(next, 0.4);
+}
+
+TEST(Calibrate, InsideTheRangeWallsAreInterpolated) {
+  std::vector<observation> obs = {point(1000, 0.01), point(4000, 0.16)};
+  const double mid = predict_wall(obs, 2000, policy());
+  EXPECT_GT(mid, obs[0].wall);
+  EXPECT_LT(mid, obs[1].wall);
+}
+
+TEST(Calibrate, MemoryGrowsAtLeastLinearly) {
+  std::vector<observation> obs = {point(1000, 0.01), point(2000, 0.01)};  // 1 MB baseline: slope under 1
+  EXPECT_NEAR(predict_bytes(obs, 4000, &observation::host_bytes), 2 * obs[1].host_bytes, 1);
+  EXPECT_EQ(predict_bytes(obs, 4000, &observation::device_bytes), 0);
+}
+
+TEST(Calibrate, FillSpreadsSizesEvenlyInLogN) {
+  std::vector<std::uint64_t> doubling;
+  for (int k = 10; k <= 17; ++k) doubling.push_back(1ull << k);  // 8 sizes
+  const auto added = fill_sizes(doubling, 12);
+  ASSERT_EQ(added.size(), 4u);
+  for (auto n : added) {
+    const double l = std::log2(static_cast<double>(n));
+    EXPECT_NEAR(l - std::floor(l), 0.5, 0.01) << n;  // geometric midpoints
+  }
+  EXPECT_EQ(added.front(), 1448u);  // the cheapest gaps first
+  EXPECT_TRUE(fill_sizes(doubling, 8).empty());
+  EXPECT_EQ(fill_sizes({1, 2, 3}, 12).size(), 0u);  // no integer between them
+  EXPECT_EQ(fill_sizes({1, 4}, 12), (std::vector<std::uint64_t>{2, 3}));
+}
+
+growth_limits limits(double allowance) {
+  growth_limits l;
+  l.allowance = allowance;
+  l.timeout = 300;
+  l.host_free = 1e12;
+  return l;
+}
+
+TEST(Calibrate, GrowsWhileItsShareAllows) {
+  std::vector<observation> obs = {point(1000, 0.01), point(2000, 0.02)};
+  auto step = next_size(obs, limits(100), policy());
+  ASSERT_TRUE(step.next);
+  EXPECT_EQ(*step.next, 4000u);
+  EXPECT_GT(step.predicted_wall, 0);
+  step = next_size(obs, limits(0.5), policy());  // the next point and the fill it needs cost more
+  EXPECT_FALSE(step.next);
+  EXPECT_NE(step.stop.find("share of the budget"), std::string::npos) << step.stop;
+}
+
+TEST(Calibrate, StopsBeforeMemoryOrTimeoutOrTheLargestSize) {
+  std::vector<observation> obs = {point(1000, 0.01), point(2000, 0.02)};
+  auto l = limits(1e9);
+  l.host_free = 10000;  // bytes
+  auto step = next_size(obs, l, policy());
+  EXPECT_FALSE(step.next);
+  EXPECT_NE(step.stop.find("host memory"), std::string::npos) << step.stop;
+
+  l = limits(1e9);
+  obs.back().device_bytes = 1e9;
+  obs.front().device_bytes = 5e8;
+  l.device_free = 1.5e9;
+  step = next_size(obs, l, policy());
+  EXPECT_NE(step.stop.find("device memory"), std::string::npos) << step.stop;
+
+  l = limits(1e9);
+  l.timeout = 0.1;
+  obs = {point(1000, 0.01), point(2000, 0.04)};
+  step = next_size(obs, l, policy());
+  EXPECT_NE(step.stop.find("per-point timeout"), std::string::npos) << step.stop;
+
+  l = limits(1e9);
+  l.max_size = 3000;
+  step = next_size(obs, l, policy());
+  EXPECT_EQ(step.next, 3000u);
+  obs.push_back(point(3000, 0.05));
+  step = next_size(obs, l, policy());
+  EXPECT_NE(step.stop.find("largest size"), std::string::npos) << step.stop;
+}
+
+}  // namespace
+}  // namespace ema
