@@ -15,6 +15,8 @@ double parse_duration(std::string_view text) {
   double total = 0;
   while (!text.empty()) {
     double v = 0;
+    if (text.front() == '-' || text.front() == '+')
+      throw usage_error(fmt::format("duration '{}' must be positive, without a sign", original));
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec != std::errc() || end == text.data())
       throw usage_error(fmt::format("duration '{}' is not a number with a unit s, m or h (write e.g. 90s, 2m or 1h30m)", original));
