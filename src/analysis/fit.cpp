@@ -166,7 +166,10 @@ std::optional<equation> fit_nonlinear(const series& d, const equation& start) {
   if (!x.allFinite()) return std::nullopt;
   auto e = unpack(start, lay, x);
   if (e.form.exp_term) {
-    // An exponential factor that does not even double over the data is a polynomial in disguise.
+    // An exponential factor that does not even double over the data, or whose base is within 1%
+    // of 1 (e^(2e-8 n) over n up to 1e9 is the curvature of a polynomial's data, and extrapolates
+    // wildly), is a polynomial in disguise.
+    if (std::abs(std::log(e.a2)) < std::log(1.01)) return std::nullopt;
     const auto sizes = d.sizes();
     auto h = [&](double n) { return std::pow(n, e.a3) * (e.a4 != 0 ? std::pow(std::log2(n), e.a4) : 1.0); };
     if (std::abs(std::log(e.a2) * (h(sizes.back()) - h(sizes.front()))) < std::log(2.0)) return std::nullopt;

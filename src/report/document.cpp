@@ -202,6 +202,7 @@ chart metric_chart(const group& g, const std::string& metric, const fits_by_metr
   c.y_label = fmt::format("{} ({})", metric, info.unit);
   c.format_y = value_format(info.unit);
   c.binary_y = info.unit == std::string("B");
+  double gpu_threads = 0;
   for (const auto& [variant, backend] : g.variants) {
     chart_series s;
     s.name = variant;
@@ -230,14 +231,16 @@ chart metric_chart(const group& g, const std::string& metric, const fits_by_metr
         s.band_hi.emplace_back(b.n, b.hi);
       }
       s.name += " — " + a.groups.best.theta().text();
-      if (a.knee) {
-        std::string label = fmt::format("knee {} ≈ {}", variant, format_count(a.knee->where.n));
-        if (f->resident_threads) label += fmt::format(" (GPU: {} threads)", format_count(*f->resident_threads));
-        c.markers.push_back({a.knee->where.n, label, s.color});
-      }
+      if (a.knee) c.markers.push_back({a.knee->where.n, fmt::format("knee {} ≈ {}", variant, format_count(a.knee->where.n)), s.color});
+      if (f->resident_threads && std::none_of(c.markers.begin(), c.markers.end(), [](const auto& m) { return m.color < 0; }))
+        gpu_threads = *f->resident_threads;
     }
     c.series.push_back(std::move(s));
   }
+  // The source's saturation point: where n reaches the threads the GPU runs at once (when a variant's
+  // threads map to elements one to one; otherwise a reference).
+  if (gpu_threads > 0 && !c.markers.empty())
+    c.markers.push_back({gpu_threads, fmt::format("GPU resident threads {}", format_count(gpu_threads)), -1});
   return c;
 }
 

@@ -9,9 +9,10 @@ namespace {
 
 constexpr const char* palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                                    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
-constexpr double width = 720, height = 380, left = 78, right = 170, top = 34, bottom = 46;
+constexpr double width = 760, height = 380, left = 78, right = 210, top = 34, bottom = 46;
 
-const char* color_of(int i) { return palette[static_cast<std::size_t>(std::max(i, 0)) % std::size(palette)]; }
+// Palette index -1 is the neutral grey of reference markers.
+const char* color_of(int i) { return i < 0 ? "#777777" : palette[static_cast<std::size_t>(i) % std::size(palette)]; }
 
 bool drawable(double x, double y) { return x > 0 && y > 0 && std::isfinite(x) && std::isfinite(y); }
 

@@ -27,7 +27,7 @@ struct chart_series {
 struct chart_marker {
   double x = 0;
   std::string label;
-  int color = 0;
+  int color = 0;  ///< palette index; -1 for a neutral grey
 };
 
 struct chart {
