@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "core/errors.hpp"
+#include "report/analysis_tables.hpp"
 #include "report/exports.hpp"
 #include "report/table.hpp"
 #include "store/database.hpp"
@@ -15,7 +16,7 @@ namespace {
 struct show_options {
   std::optional<std::int64_t> experiment;
   std::optional<std::string> json, csv, md;
-  bool list = false;
+  bool list = false, stats = false;
 };
 
 }  // namespace
@@ -28,6 +29,7 @@ action add_show(CLI::App& app, common_options& common) {
   app.add_option("--csv", o->csv, "write CSV to FILE, - for stdout");
   app.add_option("--md", o->md, "write Markdown to FILE, - for stdout");
   app.add_flag("--list", o->list, "list the experiments in the database");
+  app.add_flag("--stats", o->stats, "also print the repeated-runs tables (mean, std dev, max, min, speedup, efficiency, cost)");
   return [o, &common] {
     auto db = database::open_read(common.db);
     if (o->list) {
@@ -43,9 +45,12 @@ action add_show(CLI::App& app, common_options& common) {
     }
     auto view = load_experiment(db, e->id);
     if (!o->json && !o->csv && !o->md) fmt::print("{}", render_tables(view, table_style::text));
+    if (o->stats) fmt::print("{}", render_analysis_tables(view, table_style::text));
     if (o->json) write_text(*o->json, to_run_json(view).dump(2) + "\n");
     if (o->csv) write_text(*o->csv, to_csv(view));
-    if (o->md) write_text(*o->md, render_tables(view, table_style::markdown));
+    if (o->md)
+      write_text(*o->md, render_tables(view, table_style::markdown) +
+                             (o->stats ? render_analysis_tables(view, table_style::markdown) : std::string()));
     return exit_code::ok;
   };
 }

@@ -161,9 +161,16 @@ std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_requ
       }
       if (threads > 0) f.resident_threads = threads;
     }
+    // A variant that does not report the metric at all (a CPU variant's kernel time) has nothing
+    // to fit (unless it was asked for by name); one whose points all failed is reported as not fitted.
+    bool reports = false;
+    for (const auto& p : v.points)
+      if (p.record.problem == problem && p.record.params_json == params && p.record.variant == variant)
+        reports |= p.metrics.count(r.metric) > 0;
+    if (!reports && r.variants.empty()) continue;
     const auto data = variant_series(v, problem, params, variant, r.metric, r.stat, &f.notes);
     if (data.size() == 0) {
-      f.skipped = fmt::format("no point of {} has samples of {}", variant, r.metric);
+      f.skipped = fmt::format("no point of {} that ran ok has samples of {}", variant, r.metric);
       out.push_back(std::move(f));
       continue;
     }
