@@ -136,12 +136,7 @@ action add_fit(CLI::App& app, common_options& common) {
     std::optional<experiment_view> view;
     {
       auto db = database::open_read(common.db);
-      auto e = o->experiment ? db.experiment(*o->experiment) : db.latest_experiment();
-      if (!e) {
-        if (o->experiment) throw usage_error(fmt::format("{} has no experiment {}", common.db, *o->experiment));
-        throw usage_error(fmt::format("{} holds no experiment yet", common.db));
-      }
-      view = load_experiment(db, e->id);
+      view = chosen_experiment(db, o->experiment);
     }
     auto fits = fit_experiment(*view, r);
     if (o->run_tie_breaker) {

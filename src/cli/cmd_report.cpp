@@ -32,12 +32,7 @@ action add_report(CLI::App& app, common_options& common) {
     if (!o->html && !o->md) throw usage_error("say where to write the report: --html FILE and/or --md FILE");
     if (o->bootstrap < 0) throw usage_error("--bootstrap cannot be negative");
     auto db = database::open_read(common.db);
-    auto e = o->experiment ? db.experiment(*o->experiment) : db.latest_experiment();
-    if (!e) {
-      if (o->experiment) throw usage_error(fmt::format("{} has no experiment {}", common.db, *o->experiment));
-      throw usage_error(fmt::format("{} holds no experiment yet", common.db));
-    }
-    const auto view = load_experiment(db, e->id);
+    const auto view = chosen_experiment(db, o->experiment);
     fits_by_metric fits;
     for (const auto& m : report_metrics(view)) {
       fit_request r;
@@ -47,7 +42,7 @@ action add_report(CLI::App& app, common_options& common) {
     }
     if (o->html) {
       write_text(*o->html, render_html(view, fits));
-      fmt::print(stderr, "ema: report of experiment {} written to {}\n", e->id, *o->html);
+      fmt::print(stderr, "ema: report of experiment {} written to {}\n", view.experiment.id, *o->html);
     }
     if (o->md) write_text(*o->md, render_markdown(view, fits));
     return exit_code::ok;

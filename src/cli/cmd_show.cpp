@@ -38,12 +38,7 @@ action add_show(CLI::App& app, common_options& common) {
                    e.plan.contains("points") ? e.plan["points"].size() : 0, e.command_line);
       return exit_code::ok;
     }
-    std::optional<experiment_record> e = o->experiment ? db.experiment(*o->experiment) : db.latest_experiment();
-    if (!e) {
-      if (o->experiment) throw usage_error(fmt::format("{} has no experiment {}", common.db, *o->experiment));
-      throw usage_error(fmt::format("{} holds no experiment yet", common.db));
-    }
-    auto view = load_experiment(db, e->id);
+    auto view = chosen_experiment(db, o->experiment);
     if (!o->json && !o->csv && !o->md) fmt::print("{}", render_tables(view, table_style::text));
     if (o->stats) fmt::print("{}", render_analysis_tables(view, table_style::text));
     if (o->json) write_text(*o->json, to_run_json(view).dump(2) + "\n");

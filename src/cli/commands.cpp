@@ -1,8 +1,11 @@
 #include "cli/commands.hpp"
 
+#include <fmt/format.h>
 #include <limits.h>
 #include <stdexcept>
 #include <unistd.h>
+
+#include "core/errors.hpp"
 
 namespace ema::cli {
 
@@ -11,6 +14,15 @@ std::string self_executable() {
   auto k = readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (k <= 0) throw std::runtime_error("cannot find the ema executable (/proc/self/exe)");
   return std::string(buf, static_cast<std::size_t>(k));
+}
+
+experiment_view chosen_experiment(database& db, const std::optional<std::int64_t>& id) {
+  auto e = id ? db.experiment(*id) : db.latest_experiment();
+  if (!e) {
+    if (id) throw usage_error(fmt::format("{} has no experiment {}", db.path(), *id));
+    throw usage_error(fmt::format("{} holds no experiment yet", db.path()));
+  }
+  return load_experiment(db, e->id);
 }
 
 std::vector<std::string> split_commas(const std::string& s) {

@@ -3,9 +3,14 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "report/view.hpp"
+#include "store/database.hpp"
 
 namespace ema::cli {
 
@@ -27,6 +32,10 @@ action add_report(CLI::App& app, common_options& common);
 
 /// The path of the running executable (for spawning workers).
 std::string self_executable();
+
+/// The experiment a command names, or the newest one, as reports see it; usage_error when the
+/// database has no such experiment.
+experiment_view chosen_experiment(database& db, const std::optional<std::int64_t>& id);
 
 /// "a,b,,c" -> {"a", "b", "c"}.
 std::vector<std::string> split_commas(const std::string& s);

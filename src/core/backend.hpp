@@ -22,6 +22,13 @@ constexpr std::string_view to_string(backend b) {
 
 std::optional<backend> backend_from_string(std::string_view s);
 
+/// The order back ends appear in tables: seq, omp, cuda, multi-gpu, then anything else (a user's
+/// program).
+inline int backend_order(std::string_view name) {
+  auto b = backend_from_string(name);
+  return b ? static_cast<int>(*b) : 99;
+}
+
 /// True for back ends that run on a GPU.
 constexpr bool uses_gpu(backend b) { return b == backend::cuda || b == backend::multi_gpu; }
 

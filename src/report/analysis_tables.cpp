@@ -13,11 +13,6 @@
 namespace ema {
 namespace {
 
-int backend_rank(const std::string& b) {
-  auto parsed = backend_from_string(b);
-  return parsed ? static_cast<int>(*parsed) : 99;
-}
-
 std::optional<double> processors_of(const point_view& p) {
   if (p.record.backend == "seq") return 1.0;
   if (!p.notes.is_object() || !p.notes.contains("processors")) return std::nullopt;
@@ -27,14 +22,6 @@ std::optional<double> processors_of(const point_view& p) {
   } catch (...) {
     return std::nullopt;
   }
-}
-
-std::string params_text(const std::string& params_json) {
-  auto j = nlohmann::json::parse(params_json, nullptr, false);
-  std::string s;
-  if (j.is_object())
-    for (const auto& [k, val] : j.items()) s += (s.empty() ? "" : ",") + k + "=" + (val.is_string() ? val.get<std::string>() : val.dump());
-  return s;
 }
 
 }  // namespace
@@ -86,7 +73,7 @@ std::vector<repeated_runs> summarize_runs(const experiment_view& v, const std::s
   for (const auto& k : order) group.emplace(std::pair{std::get<0>(k), std::get<1>(k)}, group.size());
   std::stable_sort(order.begin(), order.end(), [&](const key& a, const key& b) {
     auto rank = [&](const key& k) {
-      return std::tuple{group[{std::get<0>(k), std::get<1>(k)}], std::get<2>(k), backend_rank(rows[k].backend), std::get<3>(k)};
+      return std::tuple{group[{std::get<0>(k), std::get<1>(k)}], std::get<2>(k), backend_order(rows[k].backend), std::get<3>(k)};
     };
     return rank(a) < rank(b);
   });

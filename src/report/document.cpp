@@ -129,19 +129,6 @@ std::function<std::string(double)> value_format(const std::string& unit) {
   return format_time;
 }
 
-std::string params_text(const std::string& params_json) {
-  auto j = nlohmann::json::parse(params_json, nullptr, false);
-  std::string s;
-  if (j.is_object())
-    for (const auto& [k, val] : j.items()) s += (s.empty() ? "" : ", ") + k + "=" + (val.is_string() ? val.get<std::string>() : val.dump());
-  return s;
-}
-
-int backend_rank(const std::string& b) {
-  auto parsed = backend_from_string(b);
-  return parsed ? static_cast<int>(*parsed) : 99;
-}
-
 struct group {
   std::string problem, params_json;
   std::vector<const point_view*> points;
@@ -180,7 +167,7 @@ std::vector<group> groups_of(const experiment_view& v) {
   }
   for (auto& g : out)
     std::stable_sort(g.variants.begin(), g.variants.end(), [](const auto& a, const auto& b) {
-      return std::pair{backend_rank(a.second), a.first} < std::pair{backend_rank(b.second), b.first};
+      return std::pair{backend_order(a.second), a.first} < std::pair{backend_order(b.second), b.first};
     });
   return out;
 }
@@ -232,13 +219,12 @@ chart metric_chart(const group& g, const std::string& metric, const fits_by_metr
       }
       s.name += " — " + a.groups.best.theta().text();
       if (a.knee) c.markers.push_back({a.knee->where.n, fmt::format("knee {} ≈ {}", variant, format_count(a.knee->where.n)), s.color});
-      if (f->resident_threads && std::none_of(c.markers.begin(), c.markers.end(), [](const auto& m) { return m.color < 0; }))
-        gpu_threads = *f->resident_threads;
+      if (f->resident_threads) gpu_threads = *f->resident_threads;
     }
     c.series.push_back(std::move(s));
   }
-  // The source's saturation point: where n reaches the threads the GPU runs at once (when a variant's
-  // threads map to elements one to one; otherwise a reference).
+  // The source's saturation point: where n reaches the threads the GPU runs at once, drawn beside the
+  // knees (exact when a variant maps one element to one thread, a reference otherwise).
   if (gpu_threads > 0 && !c.markers.empty())
     c.markers.push_back({gpu_threads, fmt::format("GPU resident threads {}", format_count(gpu_threads)), -1});
   return c;
@@ -343,7 +329,7 @@ std::string render_html(const experiment_view& v, const fits_by_metric& fits) {
   o += "<nav>";
   for (std::size_t i = 0; i < groups.size(); ++i)
     o += fmt::format("<a href=\"#g{}\">{}{}</a>", i, html_escape(groups[i].problem),
-                     groups[i].params_json == "{}" ? "" : " (" + html_escape(params_text(groups[i].params_json)) + ")");
+                     groups[i].params_json == "{}" ? "" : " (" + html_escape(params_text(groups[i].params_json, ", ")) + ")");
   o += "<a href=\"#tables\">tables</a><a href=\"#machine\">machine</a></nav>\n";
 
   int chart_id = 0;
@@ -354,7 +340,7 @@ std::string render_html(const experiment_view& v, const fits_by_metric& fits) {
     for (auto* d : problems())
       if (g.problem == d->name) desc = d;
     o += fmt::format("<section id=\"g{}\">\n<h2>{}{}</h2>\n", gi, html_escape(g.problem),
-                     g.params_json == "{}" ? "" : " (" + html_escape(params_text(g.params_json)) + ")");
+                     g.params_json == "{}" ? "" : " (" + html_escape(params_text(g.params_json, ", ")) + ")");
     if (desc) o += fmt::format("<p class=\"meta\">{} — n: {} — source: {}</p>\n", html_escape(desc->title),
                                html_escape(desc->size_meaning), html_escape(desc->source));
     o += "<div class=\"charts\">\n";

@@ -53,14 +53,6 @@ std::string size_text(double n) {
   return fmt::format("{:.3g}", n);
 }
 
-std::string params_text(const std::string& params_json) {
-  auto j = nlohmann::json::parse(params_json, nullptr, false);
-  std::vector<std::string> kv;
-  if (j.is_object())
-    for (const auto& [k, val] : j.items()) kv.push_back(k + "=" + (val.is_string() ? val.get<std::string>() : val.dump()));
-  return fmt::format("{}", fmt::join(kv, ","));
-}
-
 }  // namespace
 
 point_stat parse_point_stat(const std::string& s) {

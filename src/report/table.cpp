@@ -23,11 +23,6 @@ double ceiling_value(const nlohmann::json& ceilings, const std::string& backend)
   return ceilings[name]["value"].get<double>();
 }
 
-int backend_rank(const std::string& b) {
-  auto parsed = backend_from_string(b);
-  return parsed ? static_cast<int>(*parsed) : 99;
-}
-
 std::string machine_line(const experiment_record& e) {
   const auto& m = e.machine;
   std::string s = fmt::format("{} ({} cores, {})", m["host"].value("cpu_model", "?"),
@@ -68,7 +63,7 @@ std::string render_tables(const experiment_view& v, table_style style) {
       if (p.record.problem == problem && p.record.params_json == params_json) pts.push_back(&p);
     std::stable_sort(pts.begin(), pts.end(), [](auto a, auto b) {
       if (a->record.n != b->record.n) return a->record.n < b->record.n;
-      int ra = backend_rank(a->record.backend), rb = backend_rank(b->record.backend);
+      int ra = backend_order(a->record.backend), rb = backend_order(b->record.backend);
       if (ra != rb) return ra < rb;
       return a->record.variant < b->record.variant;
     });

@@ -33,4 +33,13 @@ experiment_view load_experiment(database& db, std::int64_t id) {
   return v;
 }
 
+std::string params_text(const std::string& params_json, const char* separator) {
+  auto j = nlohmann::json::parse(params_json, nullptr, false);
+  std::string s;
+  if (j.is_object())
+    for (const auto& [k, val] : j.items())
+      s += (s.empty() ? "" : separator) + k + "=" + (val.is_string() ? val.get<std::string>() : val.dump());
+  return s;
+}
+
 }  // namespace ema

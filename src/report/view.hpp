@@ -35,4 +35,7 @@ struct experiment_view {
 
 experiment_view load_experiment(database& db, std::int64_t id);
 
+/// A point's stored parameters (canonical JSON) as "k=v" pairs joined by `separator`.
+std::string params_text(const std::string& params_json, const char* separator = ",");
+
 }  // namespace ema
