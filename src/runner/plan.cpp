@@ -42,6 +42,25 @@ bool repetition_policy::satisfied(const std::vector<double>& totals, double elap
   return elapsed >= min_time && median_rse(totals) <= target_rse;
 }
 
+nlohmann::json repetition_policy::to_json() const {
+  nlohmann::json j = {{"warmup", warmup},     {"min_reps", min_reps}, {"max_reps", max_reps},
+                      {"target_rse", target_rse}, {"min_time", min_time}, {"max_time", max_time}};
+  if (fixed) j["fixed"] = *fixed;
+  return j;
+}
+
+repetition_policy repetition_policy::from_json(const nlohmann::json& j) {
+  repetition_policy p;
+  p.warmup = j.value("warmup", p.warmup);
+  p.min_reps = j.value("min_reps", p.min_reps);
+  p.max_reps = j.value("max_reps", p.max_reps);
+  p.target_rse = j.value("target_rse", p.target_rse);
+  p.min_time = j.value("min_time", p.min_time);
+  p.max_time = j.value("max_time", p.max_time);
+  if (j.contains("fixed")) p.fixed = j.at("fixed").get<int>();
+  return p;
+}
+
 void plan::add(const std::string& problem, const std::string& variant, std::uint64_t n, const param_set& params,
                const std::string& phase) {
   for (int k = 0; k < instances; ++k) {
@@ -136,11 +155,8 @@ nlohmann::json plan::to_json() const {
     if (!p.phase.empty()) pj["phase"] = p.phase;
     pts.push_back(std::move(pj));
   }
-  nlohmann::json rj = {{"warmup", reps.warmup}, {"min_reps", reps.min_reps}, {"max_reps", reps.max_reps},
-                       {"target_rse", reps.target_rse}, {"min_time", reps.min_time}, {"max_time", reps.max_time}};
-  if (reps.fixed) rj["fixed"] = *reps.fixed;
   nlohmann::json out = {{"points", pts},
-                        {"repetitions", rj},
+                        {"repetitions", reps.to_json()},
                         {"energy", {{"enabled", energy.enabled}, {"window", energy.window}}},
                         {"timeout", timeout},
                         {"seed", seed},
@@ -177,14 +193,7 @@ plan plan::from_json(const nlohmann::json& j) {
     pt.phase = x.value("phase", "");
     p.points.push_back(std::move(pt));
   }
-  const auto& r = j.at("repetitions");
-  p.reps.warmup = r.at("warmup").get<int>();
-  p.reps.min_reps = r.at("min_reps").get<int>();
-  p.reps.max_reps = r.at("max_reps").get<int>();
-  p.reps.target_rse = r.at("target_rse").get<double>();
-  p.reps.min_time = r.value("min_time", p.reps.min_time);
-  p.reps.max_time = r.at("max_time").get<double>();
-  if (r.contains("fixed")) p.reps.fixed = r.at("fixed").get<int>();
+  p.reps = repetition_policy::from_json(j.at("repetitions"));
   p.energy.enabled = j.at("energy").at("enabled").get<bool>();
   p.energy.window = j.at("energy").at("window").get<double>();
   p.timeout = j.at("timeout").get<double>();

@@ -23,6 +23,9 @@ struct repetition_policy {
   double max_time = 1.0;     ///< ... or once the timed runs have taken this long (seconds)
   std::optional<int> fixed;  ///< --reps N: exactly N timed runs
 
+  nlohmann::json to_json() const;
+  /// Missing fields take their defaults.
+  static repetition_policy from_json(const nlohmann::json& j);
   /// Whether the timed runs so far (`totals`, taking `elapsed` seconds) are enough.
   bool satisfied(const std::vector<double>& totals, double elapsed) const;
 };

@@ -194,7 +194,7 @@ class sweeper {
     nlohmann::json params_json = nlohmann::json::object();
     for (const auto& [k, val] : pt.params.values()) params_json[k] = val;
     const nlohmann::json spec = {{"problem", pt.problem}, {"variant", pt.variant}, {"n", pt.n},
-                                 {"params", params_json}, {"seed", pt.seed},     {"repetitions", p_.to_json()["repetitions"]},
+                                 {"params", params_json}, {"seed", pt.seed},     {"repetitions", p_.reps.to_json()},
                                  {"energy", {{"enabled", p_.energy.enabled}, {"window", p_.energy.window}}},
                                  {"idle", idle_}};
     auto child = run_isolated({settings_.worker, "__worker"}, spec.dump(), timeout, settings_.stop);

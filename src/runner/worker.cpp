@@ -25,18 +25,6 @@ using clock_type = std::chrono::steady_clock;
 
 double seconds_since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
 
-repetition_policy policy_from(const nlohmann::json& j) {
-  repetition_policy p;
-  p.warmup = j.value("warmup", p.warmup);
-  p.min_reps = j.value("min_reps", p.min_reps);
-  p.max_reps = j.value("max_reps", p.max_reps);
-  p.target_rse = j.value("target_rse", p.target_rse);
-  p.min_time = j.value("min_time", p.min_time);
-  p.max_time = j.value("max_time", p.max_time);
-  if (j.contains("fixed")) p.fixed = j.at("fixed").get<int>();
-  return p;
-}
-
 // The answer goes to fd 3 when the parent opened it, else to stdout (a worker run by hand).
 void write_answer(const nlohmann::json& answer) {
   auto text = answer.dump();
@@ -98,7 +86,7 @@ nlohmann::json run_point(const nlohmann::json& spec) {
     param_map pm;
     for (const auto& [k, v] : spec.at("params").items()) pm[k] = v.get<std::string>();
     const auto params = param_set::from_map(std::move(pm));
-    const auto policy = policy_from(spec.value("repetitions", nlohmann::json::object()));
+    const auto policy = repetition_policy::from_json(spec.value("repetitions", nlohmann::json::object()));
     const auto energy_spec = spec.value("energy", nlohmann::json::object());
     const int gpus = variant.backend == backend::multi_gpu ? gpu::device_count() : variant.backend == backend::cuda ? 1 : 0;
 
