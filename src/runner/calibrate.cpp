@@ -93,6 +93,18 @@ std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured
   return added;
 }
 
+std::vector<std::uint64_t> affordable_fill(const std::vector<observation>& obs, const std::vector<std::uint64_t>& fill,
+                                           double allowance, const cost_policy& policy) {
+  std::vector<std::uint64_t> out;
+  double spent = 0;
+  for (auto n : fill) {  // ascending: the cheapest first
+    spent += predict_wall(obs, static_cast<double>(n), policy) * policy.instances;
+    if (spent > allowance) break;
+    out.push_back(n);
+  }
+  return out;
+}
+
 growth_step next_size(const std::vector<observation>& obs, const growth_limits& l, const cost_policy& policy) {
   growth_step s;
   const auto last = static_cast<std::uint64_t>(obs.back().n);
@@ -134,11 +146,21 @@ growth_step next_size(const std::vector<observation>& obs, const growth_limits& 
   double fill = 0;
   for (auto f : fill_sizes(sizes, l.min_sizes)) fill += predict_wall(obs, static_cast<double>(f), policy);
   s.predicted_wall = one * policy.instances;
-  const double needed = s.predicted_wall + fill * policy.instances;
+  // When even the cheapest point, repeated up to min_sizes, does not fit what is left, no range can
+  // be filled to min_sizes: then grow as wide as the share allows and fill what remains.
+  double cheapest = obs.front().wall;
+  for (const auto& o : obs) cheapest = std::min(cheapest, o.wall);
+  const bool attainable =
+      static_cast<double>(l.min_sizes - static_cast<int>(obs.size())) * cheapest * policy.instances <= l.allowance;
+  const double needed = s.predicted_wall + (attainable ? fill * policy.instances : 0.0);
   if (needed > l.allowance) {
-    s.stop = fmt::format("n = {} would take about {} with the sizes it would need filled in, over this variant's share "
-                         "of the budget left ({})",
-                         next, format_time(needed), format_time(std::max(l.allowance, 0.0)));
+    s.stop = attainable ? fmt::format("n = {} would take about {} with the sizes it would need filled in, over this "
+                                      "variant's share of the budget left ({})",
+                                      next, format_time(needed), format_time(std::max(l.allowance, 0.0)))
+                        : fmt::format("n = {} would take about {}, over this variant's share of the budget left ({}), "
+                                      "which cannot afford {} sizes at {} a point",
+                                      next, format_time(needed), format_time(std::max(l.allowance, 0.0)), l.min_sizes,
+                                      format_time(cheapest * policy.instances));
     return s;
   }
   s.next = next;

@@ -5,7 +5,8 @@
 // of the budget, before its memory would exceed what is free (host memory, or device memory for a
 // GPU variant), before it would outlast the per-point timeout, or once a point fails. The range is
 // then filled with the geometric midpoints of its widest gaps so that every variant has at least
-// `min_sizes` sizes spread evenly in log n.
+// `min_sizes` sizes spread evenly in log n. A budget too small for `min_sizes` points of the cheapest
+// cost grows as wide as it can instead and fills what it then affords.
 //
 // Prediction of a point's wall time at a larger n: each point's wall time is split into its runs
 // (warm-up, timed repetitions, energy window: policy-driven, so predicted from the per-run time
@@ -51,6 +52,10 @@ double predict_bytes(const std::vector<observation>& obs, double n, double obser
 /// The sizes to add to `measured` (distinct, ascending) so that there are at least `min_sizes`:
 /// repeatedly the rounded geometric midpoint of the widest gap in log n.
 std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured, int min_sizes);
+
+/// The first sizes of `fill` (ascending) whose predicted points fit in `allowance` seconds.
+std::vector<std::uint64_t> affordable_fill(const std::vector<observation>& obs, const std::vector<std::uint64_t>& fill,
+                                           double allowance, const cost_policy& policy);
 
 struct growth_limits {
   double allowance = 0;       ///< seconds this variant may still spend (its share of what is left)

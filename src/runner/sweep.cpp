@@ -301,7 +301,14 @@ class sweeper {
         } else {
           std::vector<std::uint64_t> sizes;
           for (const auto& o : obs) sizes.push_back(static_cast<std::uint64_t>(o.n));
-          for (auto n : fill_sizes(sizes, cal.min_sizes)) p_.add(t.problem, t.variant, n, t.params, "fill");
+          const auto wanted = fill_sizes(sizes, cal.min_sizes);
+          const auto fill = obs.empty() ? wanted
+                                        : affordable_fill(obs, wanted, (cal.budget - spent_) / static_cast<double>(active.size()),
+                                                          policy());
+          if (fill.size() < wanted.size())
+            t.stopped += fmt::format("; the budget afforded {} of the {} sizes that fill the range to {}", fill.size(),
+                                     wanted.size(), cal.min_sizes);
+          for (auto n : fill) p_.add(t.problem, t.variant, n, t.params, "fill");
         }
         save_plan();
         // A point may take what is left of the budget, but at least 10 s (and never past the timeout).

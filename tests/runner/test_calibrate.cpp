@@ -78,7 +78,9 @@ TEST(Calibrate, GrowsWhileItsShareAllows) {
   ASSERT_TRUE(step.next);
   EXPECT_EQ(*step.next, 4000u);
   EXPECT_GT(step.predicted_wall, 0);
-  step = next_size(obs, limits(0.5), policy());  // the next point and the fill it needs cost more
+  // 10 more points of the cheapest (0.26 s) fit in 2.61 s, but the next point with the 9 sizes
+  // that would then fill its range do not.
+  step = next_size(obs, limits(2.61), policy());
   EXPECT_FALSE(step.next);
   EXPECT_NE(step.stop.find("share of the budget"), std::string::npos) << step.stop;
 }
@@ -111,6 +113,24 @@ TEST(Calibrate, StopsBeforeMemoryOrTimeoutOrTheLargestSize) {
   obs.push_back(point(3000, 0.05));
   step = next_size(obs, l, policy());
   EXPECT_NE(step.stop.find("largest size"), std::string::npos) << step.stop;
+}
+
+TEST(Calibrate, ABudgetTooSmallForTwelveSizesGrowsAsWideAsItCan) {
+  // Points of about 1 s whatever the size (an energy window, a context): 12 of them cost 12 s.
+  auto flat = [](double n) {
+    observation o = point(n, 1e-6);
+    o.wall = 1.0;
+    return o;
+  };
+  std::vector<observation> obs = {flat(1024)};
+  auto step = next_size(obs, limits(9), policy());  // 9 s left: 12 sizes are out of reach
+  ASSERT_TRUE(step.next) << step.stop;
+  obs = {flat(1024), flat(2048), flat(4096), flat(8192), flat(16384), flat(32768), flat(65536), flat(131072)};
+  step = next_size(obs, limits(0.8), policy());
+  EXPECT_FALSE(step.next);
+  EXPECT_NE(step.stop.find("cannot afford 12 sizes"), std::string::npos) << step.stop;
+  const auto fill = affordable_fill(obs, fill_sizes({1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072}, 12), 2.5, policy());
+  EXPECT_EQ(fill.size(), 2u);  // 1 s each: two fit in 2.5 s
 }
 
 }  // namespace
