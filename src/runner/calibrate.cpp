@@ -57,7 +57,8 @@ double predict_wall(const std::vector<observation>& obs, double n, const cost_po
     const double observed = std::clamp(last.timed_runs * last.run, r.min_time, r.max_time);
     timed = std::max(r.min_reps * run, observed);
   }
-  const double energy = policy.energy_window;
+  // An energy window only where the variant had a meter to read (its last point had a window).
+  const double energy = last.energy_span > 0 ? policy.energy_window : 0.0;
   const double runs = warmup * run + std::max(timed, energy) + (energy > 0 ? run : 0);
   return other_of(last, warmup) * std::pow(ratio, other_slope) + runs;
 }

@@ -36,6 +36,15 @@ TEST(Calibrate, FastRunsCostTheMinimumTime) {
   EXPECT_LT(next, 0.4);
 }
 
+TEST(Calibrate, TheEnergyWindowCountsOnlyWhereThereWasOne) {
+  std::vector<observation> obs = {point(1000, 1e-6), point(2000, 2e-6)};
+  const cost_policy with_window{repetition_policy{}, 1.0, 1};
+  EXPECT_LT(predict_wall(obs, 4000, with_window), 0.4);  // a CPU variant with no energy meter
+  obs.back().energy_span = 1.0;
+  obs.back().wall += 1.0;
+  EXPECT_GT(predict_wall(obs, 4000, with_window), 1.0);
+}
+
 TEST(Calibrate, InsideTheRangeWallsAreInterpolated) {
   std::vector<observation> obs = {point(1000, 0.01), point(4000, 0.16)};
   const double mid = predict_wall(obs, 2000, policy());
