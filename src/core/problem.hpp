@@ -8,6 +8,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "core/backend.hpp"
 #include "core/params.hpp"
@@ -63,21 +64,26 @@ struct variant_desc {
   const char* description;  ///< one line
   const char* provenance;   ///< e.g. "Algorithm 2 of 001_9fea77a744af8951.txt", "ours", "anchor: thrust::find"
   outcome (*run)(workload&, run_context&);
+  /// Why the algorithm does not apply to these parameters (e.g. a method without pivoting on a
+  /// general matrix), or nullptr when it does; such points are recorded as skipped, never run.
+  const char* (*not_applicable)(const param_set&) = nullptr;
 };
 
 /// Glue that turns a problem's typed pieces into the type-erased descriptors above.
 /// Traits provides: `input`, `output`, `static input generate(const point_request&)`,
-/// `static output reference(const input&)`, and
-/// `static outcome check(const input&, const output& expected, const output& got)`.
+/// `static E reference(const input&)`, and
+/// `static outcome check(const input&, const E& expected, const output& got)`, where E is usually
+/// the output itself (the reference's answer) or whatever the verifier needs from the input.
 template <class Traits>
 struct problem_kit {
   using input = typename Traits::input;
   using output = typename Traits::output;
+  using expected_type = decltype(Traits::reference(std::declval<const input&>()));
   using run_fn = output (*)(const input&, run_context&);
 
   struct typed_workload final : workload {
     input in;
-    output expected;
+    expected_type expected;
   };
 
   static std::unique_ptr<workload> prepare(const point_request& request) {

@@ -86,6 +86,11 @@ nlohmann::json run_point(const nlohmann::json& spec) {
     param_map pm;
     for (const auto& [k, v] : spec.at("params").items()) pm[k] = v.get<std::string>();
     const auto params = param_set::from_map(std::move(pm));
+    if (variant.not_applicable)
+      if (const char* why = variant.not_applicable(params)) {
+        fail(point_status::skipped, why);
+        return answer;
+      }
     const auto policy = repetition_policy::from_json(spec.value("repetitions", nlohmann::json::object()));
     const auto energy_spec = spec.value("energy", nlohmann::json::object());
     const int gpus = variant.backend == backend::multi_gpu ? gpu::device_count() : variant.backend == backend::cuda ? 1 : 0;

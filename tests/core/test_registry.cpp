@@ -15,16 +15,19 @@ std::set<std::string> registered() {
 }
 
 TEST(Registry, ContentsMatchTheBuildConfiguration) {
-  std::set<std::string> expected = {"search/seq/seq"};
+  std::set<std::string> expected = {"search/seq/seq", "gauss/seq/seq"};
 #ifdef EMA_WITH_OPENMP
-  expected.insert("search/omp/omp");
+  expected.insert({"search/omp/omp", "gauss/omp/omp", "gauss/omp-blocked/omp"});
 #endif
 #ifdef EMA_WITH_CUDA
   expected.insert({"search/cuda-seed/cuda", "search/cuda/cuda", "search/thrust-find/cuda", "search/cuda-multi/multi-gpu"});
+  expected.insert({"gauss/cuda-kv1/cuda", "gauss/cuda-kv2/cuda", "gauss/cuda-goncalves/cuda", "gauss/cuda/cuda",
+                   "gauss/cusolver/cuda"});
 #endif
   EXPECT_EQ(registered(), expected);
-  ASSERT_EQ(problems().size(), 1u);
-  EXPECT_STREQ(problems()[0]->name, "search");
+  ASSERT_EQ(problems().size(), 2u);
+  EXPECT_STREQ(problems()[0]->name, "gauss");
+  EXPECT_STREQ(problems()[1]->name, "search");
 }
 
 TEST(Registry, EveryVariantNamesItsProblemProvenanceAndDescription) {
@@ -46,7 +49,7 @@ TEST(Registry, UnknownNamesListTheValidOnes) {
     find_problem("serch");
     FAIL();
   } catch (const usage_error& e) {
-    EXPECT_NE(std::string(e.what()).find("valid problems: search"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("valid problems: gauss, search"), std::string::npos) << e.what();
   }
   try {
     find_variant("search", "gpu");

@@ -1,0 +1,25 @@
+// Matrix Market files (https://math.nist.gov/MatrixMarket/formats.html): the `coordinate` and
+// `array` formats of real (or integer) matrices, general or symmetric, read into a dense
+// row-major matrix. Anything else, and any malformed line, is an error naming the file, the line
+// and what is wrong.
+#pragma once
+
+#include <cstddef>
+#include <istream>
+#include <string>
+#include <vector>
+
+namespace ema {
+
+struct dense_matrix {
+  std::size_t rows = 0, cols = 0;
+  std::vector<double> values;  ///< row-major, rows * cols
+  double at(std::size_t i, std::size_t j) const { return values[i * cols + j]; }
+};
+
+/// Reads a Matrix Market file; throws usage_error("PATH:LINE: what is wrong").
+dense_matrix read_matrix_market(const std::string& path);
+/// The same from a stream; `name` prefixes the errors.
+dense_matrix read_matrix_market(std::istream& in, const std::string& name);
+
+}  // namespace ema

@@ -1,0 +1,54 @@
+// gauss / cuda (ours): blocked right-looking LU with partial pivoting on the device, in the
+// input's own layout. The augmented matrix [A|b] is factored row-major, so b is carried through
+// the row operations as Algorithm 1 of 003_7e2665a3d38c50fb.txt carries it (stage 1 leaves U and
+// the transformed b) and a row interchange is a contiguous, coalesced swap. cuBLAS works
+// column-major: a row-major block is the column-major transpose, so every update is issued on the
+// transposes (C^T -= U^T L^T) with the same memory.
+//
+// Two levels of blocking (Golub and van Loan, section 3.4; LAPACK's getrf/getf2 split):
+//   outer panels of nb columns (128, or 256 from n = 8192): after a panel,
+//     U12 = L11^-1 A12   (cuBLAS TRSM, b's column included)
+//     A22 -= L21 U12     (cuBLAS GEMM, the Θ(n^3) part);
+//   inside a panel, strips of 32 columns, each factored by one cooperative kernel (k_panel) that
+//   keeps the strip's rows in shared memory across the blocks of the grid and needs one grid-wide
+//   barrier per column (for the pivot search); then the strip's row interchanges are applied to
+//   every other column (k_swap_rows) and the rest of the panel is updated with TRSM and GEMM.
+// Stage 2 is one cuBLAS TRSV on U.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "measure/device_memory.hpp"
+
+namespace ema::gauss::blocked {
+
+constexpr int strip = 32;  // columns per k_panel launch
+
+/// Device scratch for one factorisation of order n.
+template <class T>
+struct workspace {
+  int* ipiv = nullptr;      ///< [n]: the row swapped with row j at step j (0-based)
+  int* info = nullptr;      ///< the first zero pivot's step + 1, 0 if none
+  T* cand_abs = nullptr;    ///< [2][blocks]: each block's best |pivot| at a step, by parity
+  int* cand_row = nullptr;  ///< [2][blocks]: its row
+  T* cand_data = nullptr;   ///< [2][blocks][strip]: its row's strip
+  T* diag_data = nullptr;   ///< [2][strip]: the strip of the row at the diagonal
+  int max_blocks = 0;
+  static std::size_t bytes(std::size_t n, int max_blocks);
+  /// Carves the pointers out of `base` (bytes(n, max_blocks) long, 256-byte aligned).
+  void carve(void* base, std::size_t n, int max_blocks);
+};
+
+/// How many cooperative blocks k_panel may use at once on the current device.
+int max_panel_blocks();
+
+/// Factors the n x (n + 1) row-major [A|b] at `m` in place: on return the upper triangle holds U,
+/// the column n holds L^-1 P b, and *ws.info the first zero pivot's step + 1 (0: none).
+template <class T>
+void factor(T* m, int n, const workspace<T>& ws, cudaStream_t stream);
+
+/// Solves U x = c (c = column n of the factored matrix) into x[0, n).
+template <class T>
+void substitute(T* m, int n, T* x, cudaStream_t stream);
+
+}  // namespace ema::gauss::blocked

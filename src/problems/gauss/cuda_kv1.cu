@@ -1,0 +1,35 @@
+// gauss / cuda-kv1 — the source's CUDA version with stage 2 by Kv1: stage 1 by Code 3.1 (n - 1
+// launches of 16 x 16 blocks), stage 2 by Code 3.2 (atomic additions into the unknown) followed by
+// the "special external thread" that divides by the pivot: two launches per equation, 2n in all.
+// 003_7e2665a3d38c50fb.txt section 3.1; the interpretations are in source_kernels.cuh.
+#include "core/registry.hpp"
+#include "problems/gauss/source_kernels.cuh"
+
+namespace ema::gauss {
+namespace {
+
+template <class T>
+struct kv1 {
+  static output run(const input& in, run_context& ctx) {
+    ctx.note("launches", static_cast<std::int64_t>(in.n ? 1 + (in.n - 1) + 2 * in.n : 0));
+    return source::solve<T>(in, ctx, [](const T* s, T* r, int n, cudaStream_t stream) {
+      for (int l = n - 1; l >= 0; --l) {
+        const int k = n - 1 - l;
+        source::k_subs_tras1<<<(k + 1 + source::stage2_block - 1) / source::stage2_block, source::stage2_block, 0, stream>>>(s, r, n, l, k);
+        EMA_CUDA_CHECK_LAUNCH();
+        source::k_divide<<<1, 1, 0, stream>>>(s, r, n, l, k);
+        EMA_CUDA_CHECK_LAUNCH();
+      }
+    });
+  }
+};
+
+output solve(const input& in, run_context& ctx) { return solve_typed<kv1>(in, ctx); }
+
+}  // namespace
+}  // namespace ema::gauss
+
+EMA_VARIANT(gauss_cuda_kv1, {"gauss", "cuda-kv1", ema::backend::cuda,
+                             "the source's kernels: stage 1 per pivot, stage 2 by atomic additions (Kv1)",
+                             "Codes 3.1 and 3.2 of 003_7e2665a3d38c50fb.txt",
+                             &ema::gauss::kit::run<&ema::gauss::solve>, &ema::gauss::needs_dominance});

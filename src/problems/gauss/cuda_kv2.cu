@@ -1,0 +1,36 @@
+// gauss / cuda-kv2 — the source's CUDA version with stage 2 by Kv2: stage 1 by Code 3.1 (n - 1
+// launches of 16 x 16 blocks), stage 2 by Code 3.3 (a shared-memory reduction per block of 64
+// threads, one atomic addition per block): one launch per equation, n in all.
+// 003_7e2665a3d38c50fb.txt section 3.1; the interpretations are in source_kernels.cuh.
+#include <algorithm>
+
+#include "core/registry.hpp"
+#include "problems/gauss/source_kernels.cuh"
+
+namespace ema::gauss {
+namespace {
+
+template <class T>
+struct kv2 {
+  static output run(const input& in, run_context& ctx) {
+    ctx.note("launches", static_cast<std::int64_t>(in.n ? 1 + (in.n - 1) + in.n : 0));
+    return source::solve<T>(in, ctx, [](const T* s, T* r, int n, cudaStream_t stream) {
+      for (int l = n - 1; l >= 0; --l) {
+        const int k = n - 1 - l;
+        const int blocks = std::max(1, (k + source::stage2_block - 1) / source::stage2_block);
+        source::k_subs_tras2<<<blocks, source::stage2_block, 0, stream>>>(s, r, n, l, k);
+        EMA_CUDA_CHECK_LAUNCH();
+      }
+    });
+  }
+};
+
+output solve(const input& in, run_context& ctx) { return solve_typed<kv2>(in, ctx); }
+
+}  // namespace
+}  // namespace ema::gauss
+
+EMA_VARIANT(gauss_cuda_kv2, {"gauss", "cuda-kv2", ema::backend::cuda,
+                             "the source's kernels: stage 1 per pivot, stage 2 by block reductions (Kv2)",
+                             "Codes 3.1 and 3.3 of 003_7e2665a3d38c50fb.txt",
+                             &ema::gauss::kit::run<&ema::gauss::solve>, &ema::gauss::needs_dominance});
