@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# On the GPU machine: build, run the gauss tests (CPU and GPU), then the measurements, each
+# an `ema run` into one database under $OUT. Usage (from the repository root):
+#   eval "$(bash .kit/setup.sh)"; scripts/gauss-bench.sh STEP...
+# Steps: tests | targets (cuda vs cusolver, 2000..16384) | source (the source's Table 3 experiment)
+#        | unblocked (cuda-kv1/kv2/goncalves, 2000..5000) | cpu (seq, omp, omp-blocked at 4000)
+set -uo pipefail
+out=${OUT:-/tmp/ema-out}
+mkdir -p "$out"
+build=build/device
+db="$out/gauss.db"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
+nproc | sed 's/^/host cores: /'
+if [ ! -x $build/src/ema ]; then
+  cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMA_WITH_CUDA=ON > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+fi
+cmake --build $build -j 16 > "$out/build.log" 2>&1 || { grep -E "error" -A5 "$out/build.log" | head -60; exit 1; }
+echo "== build ok"
+ema=$build/src/ema
+for step in "$@"; do
+  start=$(date +%s)
+  case $step in
+    tests)
+      ctest --test-dir $build -j 8 --output-on-failure > "$out/ctest.log" 2>&1
+      grep -E "tests passed|Failed|Skipped|\*\*\*" "$out/ctest.log" | tail -15
+      $build/tests/test_gauss_gpu > "$out/test_gauss_gpu.log" 2>&1; tail -4 "$out/test_gauss_gpu.log";;
+    targets)
+      $ema run gauss --variants cuda,cusolver --sizes 2000,3000,4000,5000,8192,16384 --reps 10 --no-energy --db "$db" \
+        --md "$out/targets.md" --stats -q 2>&1 | tail -5
+      $ema show --db "$db" --stats 2>&1 | tail -40;;
+    unblocked)
+      $ema run gauss --variants cuda-kv1,cuda-kv2,cuda-goncalves --sizes 2000,3000,4000,5000 --reps 3 --no-energy --db "$db" \
+        --md "$out/unblocked.md" 2>&1 | tail -40;;
+    cpu)
+      $ema run gauss --variants seq,omp,omp-blocked --sizes 4000 --reps 1 --warmup 0 --no-energy --db "$db" \
+        --md "$out/cpu.md" --stats 2>&1 | tail -30;;
+    source)
+      $ema run gauss --variants seq,cuda-kv2,cuda-goncalves --sizes 2000,3000,4000,5000 --reps 10 --db "$db" \
+        --md "$out/source.md" --stats 2>&1 | tail -40;;
+    *) echo "unknown step $step"; exit 2;;
+  esac
+  echo "== $step took $(( $(date +%s) - start )) s"
+done
