@@ -2,7 +2,7 @@
 # On the GPU machine: build, run the gauss tests (CPU and GPU), then the measurements, each
 # an `ema run` into one database under $OUT. Usage (from the repository root):
 #   eval "$(bash .kit/setup.sh)"; scripts/gauss-bench.sh STEP...
-# Steps: tests | targets (cuda vs cusolver, 2000..16384) | source (the source's Table 3 experiment)
+# Steps: tests | gputest (test_gauss_gpu alone) | targets (cuda vs cusolver, 2000..16384) | source (the source's Table 3 experiment)
 #        | unblocked (cuda-kv1/kv2/goncalves, 2000..5000) | cpu (seq, omp, omp-blocked at 4000)
 set -uo pipefail
 out=${OUT:-/tmp/ema-out}
@@ -23,6 +23,8 @@ for step in "$@"; do
     tests)
       ctest --test-dir $build -j 8 --output-on-failure > "$out/ctest.log" 2>&1
       grep -E "tests passed|Failed|Skipped|\*\*\*" "$out/ctest.log" | tail -15
+      $build/tests/test_gauss_gpu > "$out/test_gauss_gpu.log" 2>&1; tail -4 "$out/test_gauss_gpu.log";;
+    gputest)
       $build/tests/test_gauss_gpu > "$out/test_gauss_gpu.log" 2>&1; tail -4 "$out/test_gauss_gpu.log";;
     targets)
       $ema run gauss --variants cuda,cusolver --sizes 2000,3000,4000,5000,8192,16384 --reps 10 --no-energy --db "$db" \

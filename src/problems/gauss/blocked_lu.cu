@@ -1,6 +1,8 @@
 // The kernels and the driver of gauss/cuda's blocked LU; the design is in blocked_lu.cuh.
 #include <algorithm>
 #include <climits>
+#include <stdexcept>
+#include <string>
 #include <cooperative_groups.h>
 
 #include "measure/cuda/check.cuh"
@@ -12,11 +14,11 @@ namespace {
 
 namespace cg = cooperative_groups;
 
-constexpr int panel_threads = 256;
+constexpr int panel_threads = 512;
 
 template <class T>
 constexpr int rows_per_block_max() {
-  return sizeof(T) == 4 ? 1536 : 768;  // (strip + 1) values per row: under 200 KiB of shared memory
+  return sizeof(T) == 4 ? 1600 : 800;  // (strip + 1) values per row: 206 KiB of shared memory
 }
 
 template <class T>
@@ -24,39 +26,46 @@ __device__ void keep_better(T& best, int& row, T other, int other_row) {
   if (other > best || (other == best && other_row < row)) best = other, row = other_row;
 }
 
-/// The block's largest |value| and its row (the lowest row among equals), in every thread.
+/// The block's largest |value| and its row (the lowest row among equals), in every thread. Two
+/// barriers; the caller must pass another barrier before the next call (the scratch is reused).
 template <class T>
 __device__ void block_argmax(T& best, int& row) {
-  __shared__ T warp_best[panel_threads / 32];
-  __shared__ int warp_row[panel_threads / 32];
+  constexpr int warps = panel_threads / 32;
+  __shared__ T warp_best[warps];
+  __shared__ int warp_row[warps];
   for (int d = 16; d > 0; d /= 2) keep_better(best, row, __shfl_down_sync(~0u, best, d), __shfl_down_sync(~0u, row, d));
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (lane == 0) warp_best[warp] = best, warp_row[warp] = row;
   __syncthreads();
   if (warp == 0) {
-    best = lane < panel_threads / 32 ? warp_best[lane] : T(-1);
-    row = lane < panel_threads / 32 ? warp_row[lane] : INT_MAX;
+    best = lane < warps ? warp_best[lane] : T(-1);
+    row = lane < warps ? warp_row[lane] : INT_MAX;
     for (int d = 16; d > 0; d /= 2) keep_better(best, row, __shfl_down_sync(~0u, best, d), __shfl_down_sync(~0u, row, d));
     if (lane == 0) warp_best[0] = best, warp_row[0] = row;
   }
   __syncthreads();
   best = warp_best[0];
   row = warp_row[0];
-  __syncthreads();  // the arrays are reused by the next call
 }
 
 /// Factors the strip of columns [j0, j0 + jb) of rows [j0, n) with partial pivoting. Block b holds
-/// rows [j0 + b * rpb, j0 + (b + 1) * rpb) of the strip in shared memory for the whole kernel. At
-/// each column every block publishes its best candidate (and the row at the diagonal, if it holds
-/// it) in the parity-t half of the scratch, the grid synchronises once, and every block then
-/// reads the same winner, swaps it with the diagonal row where it holds either, and updates its
-/// rows. The next write to that half is two columns later, after the next barrier.
+/// rows [j0 + b * rpb, j0 + (b + 1) * rpb) of the strip in shared memory for the whole kernel;
+/// thread t owns rows t, t + 512, ... of it for the pivot search and the update, so those two need
+/// no barrier between them.
+///  - One block (the last 1600 rows in float): the search, the interchange and the update all stay
+///    in shared memory; per column one block reduction and one more barrier.
+///  - Several blocks: every block publishes its best candidate with the candidate's strip (and the
+///    diagonal row's, if it holds it) in the parity-t half of the scratch; one grid-wide barrier;
+///    every block then loads all candidates at once (one L2 round trip), picks the same winner and
+///    swaps it with the diagonal row where it holds either. A half is written again two columns
+///    later, after the next grid barrier.
 template <class T>
 __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int n, int j0, int jb, int rpb, workspace<T> ws) {
   extern __shared__ __align__(16) unsigned char raw[];
-  T* sh = reinterpret_cast<T*>(raw);
   constexpr int P = strip + 1;  // padded pitch: a column read by consecutive rows hits distinct banks
-  __shared__ T prow[strip];
+  T* sh = reinterpret_cast<T*>(raw);
+  T* all = sh + rpb * P;  // B > 1: every block's candidate strip, B x jb
+  __shared__ T prow[strip], drow[strip];
   cg::grid_group grid = cg::this_grid();
   const int b = blockIdx.x, B = gridDim.x;
   const int first = j0 + b * rpb;
@@ -73,32 +82,43 @@ __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int
     for (int r = threadIdx.x; r < count; r += panel_threads)
       if (first + r >= diag) keep_better(best, row, fabs(sh[r * P + t]), first + r);
     block_argmax(best, row);
-    if (threadIdx.x == 0) ws.cand_abs[par * B + b] = best, ws.cand_row[par * B + b] = row;
-    if (row != INT_MAX && threadIdx.x < jb) ws.cand_data[(par * B + b) * strip + threadIdx.x] = sh[(row - first) * P + threadIdx.x];
-    if (diag >= first && diag < first + count && threadIdx.x < jb)
-      ws.diag_data[par * strip + threadIdx.x] = sh[(diag - first) * P + threadIdx.x];
-    if (B > 1) grid.sync();
-    else __syncthreads();
-
-    best = T(-1);
-    row = INT_MAX;
-    for (int i = threadIdx.x; i < B; i += panel_threads) keep_better(best, row, ws.cand_abs[par * B + i], ws.cand_row[par * B + i]);
-    block_argmax(best, row);
+    if (B > 1) {
+      if (threadIdx.x == 0) ws.cand_abs[par * B + b] = best, ws.cand_row[par * B + b] = row;
+      if (row != INT_MAX && threadIdx.x < jb) ws.cand_data[(par * B + b) * strip + threadIdx.x] = sh[(row - first) * P + threadIdx.x];
+      if (diag >= first && diag < first + count && threadIdx.x < jb)
+        ws.diag_data[par * strip + threadIdx.x] = sh[(diag - first) * P + threadIdx.x];
+      grid.sync();
+      for (int e = threadIdx.x; e < B * jb; e += panel_threads) {
+        const int i = e / jb, c = e - i * jb;
+        all[e] = ws.cand_data[(par * B + i) * strip + c];
+      }
+      if (threadIdx.x < jb) drow[threadIdx.x] = ws.diag_data[par * strip + threadIdx.x];
+      best = T(-1);
+      row = INT_MAX;
+      for (int i = threadIdx.x; i < B; i += panel_threads) keep_better(best, row, ws.cand_abs[par * B + i], ws.cand_row[par * B + i]);
+      block_argmax(best, row);
+    }
     if (!(best > T(0))) {  // a zero column: no interchange, no elimination (LAPACK's getf2)
       if (b == 0 && threadIdx.x == 0) {
         ws.ipiv[diag] = diag;
         if (*ws.info == 0) *ws.info = diag + 1;
       }
+      __syncthreads();
       continue;
     }
-    const int q = row, qb = (q - j0) / rpb;
-    if (threadIdx.x < jb) prow[threadIdx.x] = ws.cand_data[(par * B + qb) * strip + threadIdx.x];
-    if (b == 0 && threadIdx.x == 0) ws.ipiv[diag] = q;
-    __syncthreads();
-    if (q != diag && threadIdx.x < jb) {
-      if (q >= first && q < first + count) sh[(q - first) * P + threadIdx.x] = ws.diag_data[par * strip + threadIdx.x];
-      if (diag >= first && diag < first + count) sh[(diag - first) * P + threadIdx.x] = prow[threadIdx.x];
+    const int q = row;
+    const bool q_here = q >= first && q < first + count, diag_here = diag >= first && diag < first + count;
+    if (threadIdx.x < jb) {
+      const int c = threadIdx.x;
+      const T pivot_row = B > 1 ? all[((q - j0) / rpb) * jb + c] : sh[(q - first) * P + c];
+      const T diag_row = B > 1 ? drow[c] : sh[(diag - first) * P + c];
+      prow[c] = pivot_row;
+      if (q != diag) {
+        if (q_here) sh[(q - first) * P + c] = diag_row;
+        if (diag_here) sh[(diag - first) * P + c] = pivot_row;
+      }
     }
+    if (b == 0 && threadIdx.x == 0) ws.ipiv[diag] = q;
     __syncthreads();
     const T pivot = prow[t];
     for (int r = threadIdx.x; r < count; r += panel_threads) {
@@ -108,8 +128,8 @@ __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int
       v[t] = l;
       for (int c = t + 1; c < jb; ++c) v[c] -= l * prow[c];
     }
-    __syncthreads();
   }
+  __syncthreads();
   for (int e = threadIdx.x; e < count * jb; e += panel_threads) {
     const int r = e / jb, c = e - r * jb;
     m[(first + r) * n1 + j0 + c] = sh[r * P + c];
@@ -157,6 +177,12 @@ template <class T>
 void enable_shared(int bytes) {
   static int enabled = 0;
   if (bytes > enabled) {
+    int device = 0, limit = 0;
+    EMA_CUDA_CHECK(cudaGetDevice(&device));
+    EMA_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    if (bytes > limit)
+      throw std::runtime_error("gauss/cuda: the strip kernel needs " + std::to_string(bytes) +
+                               " bytes of shared memory per block; this device allows " + std::to_string(limit));
     EMA_CUDA_CHECK(cudaFuncSetAttribute(k_panel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     enabled = bytes;
   }
@@ -211,7 +237,7 @@ void factor(T* m, int n, const workspace<T>& ws, cudaStream_t stream) {
       const int rows = n - j0;
       const int blocks = std::min(ws.max_blocks, (rows + rows_per_block_max<T>() - 1) / rows_per_block_max<T>());
       int rpb = (rows + blocks - 1) / blocks;
-      const int shared = rpb * (strip + 1) * static_cast<int>(sizeof(T));
+      const int shared = (rpb * (strip + 1) + (blocks > 1 ? blocks * strip : 0)) * static_cast<int>(sizeof(T));
       enable_shared<T>(shared);
       long long ld = n1;
       int first = j0, width = jb;
