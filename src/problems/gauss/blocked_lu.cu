@@ -15,124 +15,128 @@ namespace {
 namespace cg = cooperative_groups;
 
 constexpr int panel_threads = 512;
+constexpr int rows_per_thread = 4;
 
 template <class T>
 constexpr int rows_per_block_max() {
   return sizeof(T) == 4 ? 1600 : 800;  // (strip + 1) values per row: 206 KiB of shared memory
 }
+static_assert(rows_per_block_max<float>() <= panel_threads * rows_per_thread);
 
+/// Keeps the larger |value|; among equals the lower logical position (LAPACK's first maximum).
 template <class T>
-__device__ void keep_better(T& best, int& row, T other, int other_row) {
-  if (other > best || (other == best && other_row < row)) best = other, row = other_row;
+__device__ void keep_better(T& best, int& pos, int& id, T other, int other_pos, int other_id) {
+  if (other > best || (other == best && other_pos < pos)) best = other, pos = other_pos, id = other_id;
 }
 
-/// The block's largest |value| and its row (the lowest row among equals), in every thread. Two
-/// barriers; the caller must pass another barrier before the next call (the scratch is reused).
+/// The warp's best (value, position, id) in every lane.
 template <class T>
-__device__ void block_argmax(T& best, int& row) {
-  constexpr int warps = panel_threads / 32;
-  __shared__ T warp_best[warps];
-  __shared__ int warp_row[warps];
-  for (int d = 16; d > 0; d /= 2) keep_better(best, row, __shfl_down_sync(~0u, best, d), __shfl_down_sync(~0u, row, d));
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  if (lane == 0) warp_best[warp] = best, warp_row[warp] = row;
-  __syncthreads();
-  if (warp == 0) {
-    best = lane < warps ? warp_best[lane] : T(-1);
-    row = lane < warps ? warp_row[lane] : INT_MAX;
-    for (int d = 16; d > 0; d /= 2) keep_better(best, row, __shfl_down_sync(~0u, best, d), __shfl_down_sync(~0u, row, d));
-    if (lane == 0) warp_best[0] = best, warp_row[0] = row;
-  }
-  __syncthreads();
-  best = warp_best[0];
-  row = warp_row[0];
+__device__ void warp_argmax(T& best, int& pos, int& id) {
+  for (int d = 16; d > 0; d /= 2)
+    keep_better(best, pos, id, __shfl_xor_sync(~0u, best, d), __shfl_xor_sync(~0u, pos, d), __shfl_xor_sync(~0u, id, d));
 }
 
 /// Factors the strip of columns [j0, j0 + jb) of rows [j0, n) with partial pivoting. Block b holds
-/// rows [j0 + b * rpb, j0 + (b + 1) * rpb) of the strip in shared memory for the whole kernel;
-/// thread t owns rows t, t + 512, ... of it for the pivot search and the update, so those two need
-/// no barrier between them.
-///  - One block (the last 1600 rows in float): the search, the interchange and the update all stay
-///    in shared memory; per column one block reduction and one more barrier.
-///  - Several blocks: every block publishes its best candidate with the candidate's strip (and the
-///    diagonal row's, if it holds it) in the parity-t half of the scratch; one grid-wide barrier;
-///    every block then loads all candidates at once (one L2 round trip), picks the same winner and
-///    swaps it with the diagonal row where it holds either. A half is written again two columns
-///    later, after the next grid barrier.
+/// rows [j0 + b * rpb, j0 + (b + 1) * rpb) of the strip in shared memory for the whole kernel and
+/// never moves them: each row carries its logical position (thread-owned, in registers), an
+/// interchange only swaps two positions, and the rows are written back to their final positions
+/// at the end. Thread i owns rows i, i + 512, ... for the pivot search and the update, so neither
+/// needs a barrier of its own. Per column:
+///  - one block (the last 1600 rows in float): each warp's best, one barrier, every warp reduces
+///    the sixteen and knows the pivot; the pivot row is read where it lies in shared memory;
+///  - several blocks: each block publishes its best with the row's strip in the parity-t half of
+///    the scratch, one grid-wide barrier, every block loads all candidates in one round trip, one
+///    more barrier. A half is written again two columns later, after the next grid barrier.
 template <class T>
 __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int n, int j0, int jb, int rpb, workspace<T> ws) {
   extern __shared__ __align__(16) unsigned char raw[];
   constexpr int P = strip + 1;  // padded pitch: a column read by consecutive rows hits distinct banks
+  constexpr int warps = panel_threads / 32;
+  const int b = blockIdx.x, B = gridDim.x, lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   T* sh = reinterpret_cast<T*>(raw);
-  T* all = sh + rpb * P;  // B > 1: every block's candidate strip, B x jb
-  __shared__ T prow[strip], drow[strip];
+  T* all = sh + rpb * P;                                       // B > 1: every block's candidate strip
+  int* final_pos = reinterpret_cast<int*>(all + (B > 1 ? B * strip : 0));
+  __shared__ T w_best[2][warps];
+  __shared__ int w_pos[2][warps], w_id[2][warps];
   cg::grid_group grid = cg::this_grid();
-  const int b = blockIdx.x, B = gridDim.x;
   const int first = j0 + b * rpb;
   const int count = max(0, min(rpb, n - first));
   for (int e = threadIdx.x; e < count * jb; e += panel_threads) {
     const int r = e / jb, c = e - r * jb;
     sh[r * P + c] = m[(first + r) * n1 + j0 + c];
   }
+  int lp[rows_per_thread];
+#pragma unroll
+  for (int k = 0; k < rows_per_thread; ++k) lp[k] = first + static_cast<int>(threadIdx.x) + k * panel_threads;
   __syncthreads();
   for (int t = 0; t < jb; ++t) {
     const int diag = j0 + t, par = t & 1;
     T best = T(-1);
-    int row = INT_MAX;
-    for (int r = threadIdx.x; r < count; r += panel_threads)
-      if (first + r >= diag) keep_better(best, row, fabs(sh[r * P + t]), first + r);
-    block_argmax(best, row);
+    int pos = INT_MAX, id = -1;
+#pragma unroll
+    for (int k = 0; k < rows_per_thread; ++k) {
+      const int r = static_cast<int>(threadIdx.x) + k * panel_threads;
+      if (r < count && lp[k] >= diag) keep_better(best, pos, id, fabs(sh[r * P + t]), lp[k], r);
+    }
+    warp_argmax(best, pos, id);
+    if (lane == 0) w_best[par][warp] = best, w_pos[par][warp] = pos, w_id[par][warp] = id;
+    __syncthreads();
+    best = lane < warps ? w_best[par][lane] : T(-1);
+    pos = lane < warps ? w_pos[par][lane] : INT_MAX;
+    id = lane < warps ? w_id[par][lane] : -1;
+    warp_argmax(best, pos, id);
+    const T* pivot_row;
     if (B > 1) {
-      if (threadIdx.x == 0) ws.cand_abs[par * B + b] = best, ws.cand_row[par * B + b] = row;
-      if (row != INT_MAX && threadIdx.x < jb) ws.cand_data[(par * B + b) * strip + threadIdx.x] = sh[(row - first) * P + threadIdx.x];
-      if (diag >= first && diag < first + count && threadIdx.x < jb)
-        ws.diag_data[par * strip + threadIdx.x] = sh[(diag - first) * P + threadIdx.x];
+      if (threadIdx.x == 0) ws.cand_abs[par * B + b] = best, ws.cand_row[par * B + b] = pos;
+      if (id >= 0 && threadIdx.x < jb) ws.cand_data[(par * B + b) * strip + threadIdx.x] = sh[id * P + threadIdx.x];
       grid.sync();
       for (int e = threadIdx.x; e < B * jb; e += panel_threads) {
         const int i = e / jb, c = e - i * jb;
-        all[e] = ws.cand_data[(par * B + i) * strip + c];
+        all[e] = __ldcg(ws.cand_data + (par * B + i) * strip + c);
       }
-      if (threadIdx.x < jb) drow[threadIdx.x] = ws.diag_data[par * strip + threadIdx.x];
       best = T(-1);
-      row = INT_MAX;
-      for (int i = threadIdx.x; i < B; i += panel_threads) keep_better(best, row, ws.cand_abs[par * B + i], ws.cand_row[par * B + i]);
-      block_argmax(best, row);
-    }
-    if (!(best > T(0))) {  // a zero column: no interchange, no elimination (LAPACK's getf2)
-      if (b == 0 && threadIdx.x == 0) {
-        ws.ipiv[diag] = diag;
-        if (*ws.info == 0) *ws.info = diag + 1;
-      }
+      pos = INT_MAX;
+      id = -1;
+      for (int i = lane; i < B; i += 32) keep_better(best, pos, id, __ldcg(ws.cand_abs + par * B + i), __ldcg(ws.cand_row + par * B + i), i);
+      warp_argmax(best, pos, id);
       __syncthreads();
-      continue;
+      pivot_row = all + id * jb;
+    } else {
+      pivot_row = sh + id * P;
     }
-    const int q = row;
-    const bool q_here = q >= first && q < first + count, diag_here = diag >= first && diag < first + count;
-    if (threadIdx.x < jb) {
-      const int c = threadIdx.x;
-      const T pivot_row = B > 1 ? all[((q - j0) / rpb) * jb + c] : sh[(q - first) * P + c];
-      const T diag_row = B > 1 ? drow[c] : sh[(diag - first) * P + c];
-      prow[c] = pivot_row;
-      if (q != diag) {
-        if (q_here) sh[(q - first) * P + c] = diag_row;
-        if (diag_here) sh[(diag - first) * P + c] = pivot_row;
+    // Interchange positions diag and pos. A zero column (every candidate 0) is left as it is:
+    // no elimination, the first such step reported (LAPACK's getf2).
+    const bool zero = !(best > T(0));
+    if (b == 0 && threadIdx.x == 0) {
+      ws.ipiv[diag] = pos;
+      if (zero && *ws.info == 0) *ws.info = diag + 1;
+    }
+    const T pivot = pivot_row[t];
+#pragma unroll
+    for (int k = 0; k < rows_per_thread; ++k) {
+      const int r = static_cast<int>(threadIdx.x) + k * panel_threads;
+      if (r >= count || lp[k] < diag) continue;  // outside, or an earlier pivot row (U)
+      if (lp[k] == pos) {                         // the pivot row moves to the diagonal
+        lp[k] = diag;
+        continue;
       }
-    }
-    if (b == 0 && threadIdx.x == 0) ws.ipiv[diag] = q;
-    __syncthreads();
-    const T pivot = prow[t];
-    for (int r = threadIdx.x; r < count; r += panel_threads) {
-      if (first + r <= diag) continue;
+      if (lp[k] == diag) lp[k] = pos;  // the row it displaces takes its place
+      if (zero) continue;
       T* v = sh + r * P;
       const T l = v[t] / pivot;
       v[t] = l;
-      for (int c = t + 1; c < jb; ++c) v[c] -= l * prow[c];
+      for (int c = t + 1; c < jb; ++c) v[c] -= l * pivot_row[c];
     }
+  }
+#pragma unroll
+  for (int k = 0; k < rows_per_thread; ++k) {
+    const int r = static_cast<int>(threadIdx.x) + k * panel_threads;
+    if (r < count) final_pos[r] = lp[k];
   }
   __syncthreads();
   for (int e = threadIdx.x; e < count * jb; e += panel_threads) {
     const int r = e / jb, c = e - r * jb;
-    m[(first + r) * n1 + j0 + c] = sh[r * P + c];
+    m[final_pos[r] * n1 + j0 + c] = sh[r * P + c];
   }
 }
 
@@ -237,7 +241,8 @@ void factor(T* m, int n, const workspace<T>& ws, cudaStream_t stream) {
       const int rows = n - j0;
       const int blocks = std::min(ws.max_blocks, (rows + rows_per_block_max<T>() - 1) / rows_per_block_max<T>());
       int rpb = (rows + blocks - 1) / blocks;
-      const int shared = (rpb * (strip + 1) + (blocks > 1 ? blocks * strip : 0)) * static_cast<int>(sizeof(T));
+      const int shared = (rpb * (strip + 1) + (blocks > 1 ? blocks * strip : 0)) * static_cast<int>(sizeof(T)) +
+                         rpb * static_cast<int>(sizeof(int));
       enable_shared<T>(shared);
       long long ld = n1;
       int first = j0, width = jb;
