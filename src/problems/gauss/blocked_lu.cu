@@ -3,6 +3,7 @@
 #include <climits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 #include <cooperative_groups.h>
 
 #include "measure/cuda/check.cuh"
@@ -228,9 +229,47 @@ int max_panel_blocks() {
   return sms;  // one block per SM: k_panel's shared memory allows no more
 }
 
+/// Event pairs around launches, summed by kind once the stream has run them (profiling only).
+class launch_timer {
+ public:
+  launch_timer(profile* p, cudaStream_t s) : prof_(p), stream_(s) {}
+  ~launch_timer() {
+    if (!prof_) return;
+    EMA_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(stream_));
+    for (auto& [slot, a, z] : marks_) {
+      float ms = 0;
+      EMA_CUDA_CHECK_NOTHROW(cudaEventElapsedTime(&ms, a, z));
+      *slot += ms * 1e-3;
+      cudaEventDestroy(a);
+      cudaEventDestroy(z);
+    }
+  }
+  template <class F>
+  void operator()(double profile::*slot, F&& work) {
+    if (!prof_) return work();
+    cudaEvent_t a, z;
+    EMA_CUDA_CHECK(cudaEventCreate(&a));
+    EMA_CUDA_CHECK(cudaEventCreate(&z));
+    EMA_CUDA_CHECK(cudaEventRecord(a, stream_));
+    work();
+    EMA_CUDA_CHECK(cudaEventRecord(z, stream_));
+    marks_.push_back({&(prof_->*slot), a, z});
+  }
+
+ private:
+  struct mark {
+    double* slot;
+    cudaEvent_t a, z;
+  };
+  profile* prof_;
+  cudaStream_t stream_;
+  std::vector<mark> marks_;
+};
+
 template <class T>
-void factor(T* m, int n, const workspace<T>& ws, cudaStream_t stream) {
+void factor(T* m, int n, const workspace<T>& ws, cudaStream_t stream, profile* prof) {
   cublasHandle_t h = cublas_handle();
+  launch_timer timed(prof, stream);
   const int n1 = n + 1;
   const int nb = n >= 8192 ? 256 : 128;
   EMA_CUDA_CHECK(cudaMemsetAsync(ws.info, 0, sizeof(int), stream));
@@ -248,17 +287,25 @@ void factor(T* m, int n, const workspace<T>& ws, cudaStream_t stream) {
       int first = j0, width = jb;
       workspace<T> w = ws;
       void* args[] = {&m, &ld, &n, &first, &width, &rpb, &w};
-      EMA_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(k_panel<T>), dim3(static_cast<unsigned>(blocks)),
-                                                 dim3(panel_threads), args, static_cast<std::size_t>(shared), stream));
-      k_swap_rows<T><<<(n1 + 255) / 256, 256, 0, stream>>>(m, ld, j0, jb, ws.ipiv);
-      EMA_CUDA_CHECK_LAUNCH();
+      timed(&profile::strip, [&] {
+        EMA_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(k_panel<T>), dim3(static_cast<unsigned>(blocks)),
+                                                   dim3(panel_threads), args, static_cast<std::size_t>(shared), stream));
+      });
+      timed(&profile::swap, [&] {
+        k_swap_rows<T><<<(n1 + 255) / 256, 256, 0, stream>>>(m, ld, j0, jb, ws.ipiv);
+        EMA_CUDA_CHECK_LAUNCH();
+      });
       const int done = j0 + jb, rest = k0 + kb - done;
-      solve_lower(h, m, n1, j0, jb, done, rest);
-      update(h, m, n1, done, n - done, done, rest, j0, jb);
+      timed(&profile::panel_update, [&] {
+        solve_lower(h, m, n1, j0, jb, done, rest);
+        update(h, m, n1, done, n - done, done, rest, j0, jb);
+      });
     }
     const int right = k0 + kb;
-    solve_lower(h, m, n1, k0, kb, right, n1 - right);
-    update(h, m, n1, right, n - right, right, n1 - right, k0, kb);
+    timed(&profile::trailing_update, [&] {
+      solve_lower(h, m, n1, k0, kb, right, n1 - right);
+      update(h, m, n1, right, n - right, right, n1 - right, k0, kb);
+    });
   }
 }
 
@@ -273,8 +320,8 @@ void substitute(T* m, int n, T* x, cudaStream_t) {
 
 template struct workspace<float>;
 template struct workspace<double>;
-template void factor<float>(float*, int, const workspace<float>&, cudaStream_t);
-template void factor<double>(double*, int, const workspace<double>&, cudaStream_t);
+template void factor<float>(float*, int, const workspace<float>&, cudaStream_t, profile*);
+template void factor<double>(double*, int, const workspace<double>&, cudaStream_t, profile*);
 template void substitute<float>(float*, int, float*, cudaStream_t);
 template void substitute<double>(double*, int, double*, cudaStream_t);
 

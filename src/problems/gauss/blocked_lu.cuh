@@ -42,10 +42,17 @@ struct workspace {
 /// How many cooperative blocks k_panel may use at once on the current device.
 int max_panel_blocks();
 
+/// Device time by kind of work, for tuning (EMA_GAUSS_PROFILE=1 in the environment makes the
+/// `cuda` variant record these as extra phases): strip kernels, interchanges, updates inside a
+/// panel, updates right of a panel. Costs an event pair per launch.
+struct profile {
+  double strip = 0, swap = 0, panel_update = 0, trailing_update = 0;
+};
+
 /// Factors the n x (n + 1) row-major [A|b] at `m` in place: on return the upper triangle holds U,
 /// the column n holds L^-1 P b, and *ws.info the first zero pivot's step + 1 (0: none).
 template <class T>
-void factor(T* m, int n, const workspace<T>& ws, cudaStream_t stream);
+void factor(T* m, int n, const workspace<T>& ws, cudaStream_t stream, profile* prof = nullptr);
 
 /// Solves U x = c (c = column n of the factored matrix) into x[0, n).
 template <class T>

@@ -3,6 +3,7 @@
 // section 3.1: one copy of [A|b] in, stage 1 (the factorisation, b transformed with the rows),
 // stage 2 (a triangular solve), the solution back.
 #include <cmath>
+#include <cstdlib>
 
 #include "core/registry.hpp"
 #include "problems/gauss/blocked_lu.cuh"
@@ -33,8 +34,10 @@ struct blocked_solver {
     tl.begin("h2d");
     EMA_CUDA_CHECK(cudaMemcpyAsync(sys.data(), in.augmented<T>(), sys.m.bytes(), cudaMemcpyHostToDevice, sys.stream));
     tl.end();
+    static const bool profiling = std::getenv("EMA_GAUSS_PROFILE") != nullptr;
+    blocked::profile prof;
     tl.begin("stage1");
-    blocked::factor(sys.data(), n, ws, sys.stream);
+    blocked::factor(sys.data(), n, ws, sys.stream, profiling ? &prof : nullptr);
     tl.end();
     tl.begin("stage2");
     blocked::substitute(sys.data(), n, x.data(), sys.stream);
@@ -44,6 +47,12 @@ struct blocked_solver {
     EMA_CUDA_CHECK(cudaMemcpyAsync(info_back, ws.info, sizeof(int), cudaMemcpyDeviceToHost, sys.stream));
     tl.end();
     publish_with_kernel(tl, ctx);
+    if (profiling) {
+      ctx.add_phase("profile_strip", prof.strip);
+      ctx.add_phase("profile_swap", prof.swap);
+      ctx.add_phase("profile_panel_update", prof.panel_update);
+      ctx.add_phase("profile_trailing_update", prof.trailing_update);
+    }
     {
       host_phase p(ctx, "free");
       x.reset();
