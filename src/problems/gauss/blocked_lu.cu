@@ -2,9 +2,11 @@
 #include <algorithm>
 #include <climits>
 #include <stdexcept>
+#include <map>
 #include <string>
 #include <vector>
 #include <cooperative_groups.h>
+#include <cuda_pipeline.h>
 
 #include "measure/cuda/check.cuh"
 #include "problems/gauss/blocked_lu.cuh"
@@ -62,10 +64,12 @@ __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int
   cg::grid_group grid = cg::this_grid();
   const int first = j0 + b * rpb;
   const int count = max(0, min(rpb, n - first));
-  for (int e = threadIdx.x; e < count * jb; e += panel_threads) {
-    const int r = e / jb, c = e - r * jb;
-    sh[r * P + c] = m[(first + r) * n1 + j0 + c];
-  }
+  // The strip comes in by asynchronous copies (cp.async): every element of the block's rows is in
+  // flight at once, a warp per row and a lane per column (coalesced), no register staging.
+  if (lane < jb)
+    for (int r = warp; r < count; r += warps) __pipeline_memcpy_async(sh + r * P + lane, m + (first + r) * n1 + j0 + lane, sizeof(T));
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
   int lp[rows_per_thread];
 #pragma unroll
   for (int k = 0; k < rows_per_thread; ++k) lp[k] = first + static_cast<int>(threadIdx.x) + k * panel_threads;
@@ -135,20 +139,17 @@ __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int
     if (r < count) final_pos[r] = lp[k];
   }
   __syncthreads();
-  for (int e = threadIdx.x; e < count * jb; e += panel_threads) {
-    const int r = e / jb, c = e - r * jb;
-    m[final_pos[r] * n1 + j0 + c] = sh[r * P + c];
-  }
+  if (lane < jb)
+    for (int r = warp; r < count; r += warps) m[final_pos[r] * n1 + j0 + lane] = sh[r * P + lane];
 }
 
-/// Applies the strip's interchanges (rows j0 + t and ipiv[j0 + t], t in order) to every column
-/// outside the strip; consecutive threads take consecutive columns, so each swap is coalesced.
+/// Applies the interchanges of steps [s0, s0 + count) (rows s0 + t and ipiv[s0 + t], t in order)
+/// to the columns [c0, c1); consecutive threads take consecutive columns, so each swap is coalesced.
 template <class T>
-__global__ void k_swap_rows(T* m, long long n1, int j0, int jb, const int* ipiv) {
-  for (long long c = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; c < n1; c += static_cast<long long>(gridDim.x) * blockDim.x) {
-    if (c >= j0 && c < j0 + jb) continue;
-    for (int t = 0; t < jb; ++t) {
-      const long long q = ipiv[j0 + t], d = j0 + t;
+__global__ void k_swap_rows(T* m, long long n1, int c0, int c1, int s0, int count, const int* ipiv) {
+  for (long long c = c0 + blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; c < c1; c += static_cast<long long>(gridDim.x) * blockDim.x) {
+    for (int t = 0; t < count; ++t) {
+      const long long q = ipiv[s0 + t], d = s0 + t;
       if (q != d) {
         const T a = m[d * n1 + c];
         m[d * n1 + c] = m[q * n1 + c];
@@ -156,6 +157,13 @@ __global__ void k_swap_rows(T* m, long long n1, int j0, int jb, const int* ipiv)
       }
     }
   }
+}
+
+template <class T>
+void swap_rows(T* m, int n1, int c0, int c1, int s0, int count, const int* ipiv, cudaStream_t stream) {
+  if (c1 <= c0 || count <= 0) return;
+  k_swap_rows<T><<<(c1 - c0 + 255) / 256, 256, 0, stream>>>(m, n1, c0, c1, s0, count, ipiv);
+  EMA_CUDA_CHECK_LAUNCH();
 }
 
 /// Row-major U12 = L11^-1 A12 for rows [r, r + kb), columns [c, c + w), L11 unit lower at (r, r).
@@ -229,15 +237,15 @@ int max_panel_blocks() {
   return sms;  // one block per SM: k_panel's shared memory allows no more
 }
 
-/// Event pairs around launches, summed by kind once the stream has run them (profiling only).
+/// Event pairs around launches, summed by kind once the streams have run them (profiling only).
 class launch_timer {
  public:
-  launch_timer(profile* p, cudaStream_t s) : prof_(p), stream_(s) {}
+  explicit launch_timer(profile* p) : prof_(p) {}
   ~launch_timer() {
     if (!prof_) return;
-    EMA_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(stream_));
     for (auto& [slot, a, z] : marks_) {
       float ms = 0;
+      EMA_CUDA_CHECK_NOTHROW(cudaEventSynchronize(z));
       EMA_CUDA_CHECK_NOTHROW(cudaEventElapsedTime(&ms, a, z));
       *slot += ms * 1e-3;
       cudaEventDestroy(a);
@@ -245,14 +253,14 @@ class launch_timer {
     }
   }
   template <class F>
-  void operator()(double profile::*slot, F&& work) {
+  void operator()(double profile::*slot, cudaStream_t stream, F&& work) {
     if (!prof_) return work();
     cudaEvent_t a, z;
     EMA_CUDA_CHECK(cudaEventCreate(&a));
     EMA_CUDA_CHECK(cudaEventCreate(&z));
-    EMA_CUDA_CHECK(cudaEventRecord(a, stream_));
+    EMA_CUDA_CHECK(cudaEventRecord(a, stream));
     work();
-    EMA_CUDA_CHECK(cudaEventRecord(z, stream_));
+    EMA_CUDA_CHECK(cudaEventRecord(z, stream));
     marks_.push_back({&(prof_->*slot), a, z});
   }
 
@@ -262,51 +270,106 @@ class launch_timer {
     cudaEvent_t a, z;
   };
   profile* prof_;
-  cudaStream_t stream_;
   std::vector<mark> marks_;
 };
 
+/// The second stream of the look-ahead (the highest priority, so the panels' blocks are scheduled
+/// first as the trailing update's blocks drain) and two events, per device, kept for the process.
+struct lookahead_resources {
+  cudaStream_t panel = nullptr;
+  cublasHandle_t blas = nullptr;  // the panel stream's own handle: two streams never share a workspace
+  cudaEvent_t factored = nullptr, updated = nullptr, start = nullptr;
+};
+
+lookahead_resources& lookahead() {
+  static std::map<int, lookahead_resources> per_device;
+  int device = 0;
+  EMA_CUDA_CHECK(cudaGetDevice(&device));
+  auto& r = per_device[device];
+  if (!r.panel) {
+    int least = 0, greatest = 0;
+    EMA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    EMA_CUDA_CHECK(cudaStreamCreateWithPriority(&r.panel, cudaStreamNonBlocking, greatest));
+    for (auto* e : {&r.factored, &r.updated, &r.start}) EMA_CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+    EMA_CUBLAS_CHECK(cublasCreate(&r.blas));
+    EMA_CUBLAS_CHECK(cublasSetStream(r.blas, r.panel));
+  }
+  return r;
+}
+
+/// Factors the strips of panel [k0, k0 + kb) on `stream`; interchanges are applied inside the panel only.
+template <class T>
+void factor_panel(T* m, int n, int k0, int kb, const workspace<T>& ws, cublasHandle_t h, cudaStream_t stream, launch_timer& timed) {
+  const int n1 = n + 1;
+  for (int j0 = k0; j0 < k0 + kb; j0 += strip) {
+    const int jb = std::min(strip, k0 + kb - j0);
+    const int rows = n - j0;
+    const int blocks = std::min(ws.max_blocks, (rows + rows_per_block_max<T>() - 1) / rows_per_block_max<T>());
+    int rpb = (rows + blocks - 1) / blocks;
+    const int shared = (rpb * (strip + 1) + (blocks > 1 ? blocks * strip : 0)) * static_cast<int>(sizeof(T)) +
+                       rpb * static_cast<int>(sizeof(int));
+    enable_shared<T>(shared);
+    long long ld = n1;
+    int first = j0, width = jb, order = n;
+    workspace<T> w = ws;
+    void* args[] = {&m, &ld, &order, &first, &width, &rpb, &w};
+    timed(&profile::strip, stream, [&] {
+      EMA_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(k_panel<T>), dim3(static_cast<unsigned>(blocks)),
+                                                 dim3(panel_threads), args, static_cast<std::size_t>(shared), stream));
+    });
+    const int done = j0 + jb, rest = k0 + kb - done;
+    timed(&profile::swap, stream, [&] { swap_rows(m, n1, done, k0 + kb, j0, jb, ws.ipiv, stream); });
+    timed(&profile::panel_update, stream, [&] {
+      solve_lower(h, m, n1, j0, jb, done, rest);
+      update(h, m, n1, done, n - done, done, rest, j0, jb);
+    });
+  }
+}
+
+/// Applies panel [k0, k0 + kb)'s interchanges and elimination to the columns [c0, c1) on `stream`.
+template <class T>
+void update_columns(T* m, int n, int k0, int kb, int c0, int c1, const int* ipiv, cublasHandle_t h, cudaStream_t stream,
+                    launch_timer& timed, double profile::*slot) {
+  if (c1 <= c0) return;
+  const int n1 = n + 1;
+  timed(&profile::swap, stream, [&] { swap_rows(m, n1, c0, c1, k0, kb, ipiv, stream); });
+  timed(slot, stream, [&] {
+    solve_lower(h, m, n1, k0, kb, c0, c1 - c0);
+    update(h, m, n1, k0 + kb, n - k0 - kb, c0, c1 - c0, k0, kb);
+  });
+}
+
 template <class T>
 void factor(T* m, int n, const workspace<T>& ws, cudaStream_t stream, profile* prof) {
-  cublasHandle_t h = cublas_handle();
-  launch_timer timed(prof, stream);
+  // Look-ahead (Strazdins; MAGMA's getrf): panel k + 1 is updated by panel k first, on the panel
+  // stream, and factored there while the main stream updates the columns right of it. The column
+  // sets are disjoint, so the two streams never touch the same element; every interchange of a
+  // panel reaches a column just before that panel's update of it, after the updates of the panels
+  // before it. L below the diagonal is left unpermuted outside its own panel: nothing reads it
+  // again, since b is eliminated with the rows.
+  launch_timer timed(prof);
+  auto& la = lookahead();
+  cublasHandle_t main_blas = cublas_handle();  // bound to `stream`, the device's ema stream
   const int n1 = n + 1;
   const int nb = n >= 8192 ? 256 : 128;
   EMA_CUDA_CHECK(cudaMemsetAsync(ws.info, 0, sizeof(int), stream));
+  EMA_CUDA_CHECK(cudaEventRecord(la.start, stream));
+  EMA_CUDA_CHECK(cudaStreamWaitEvent(la.panel, la.start));
   for (int k0 = 0; k0 < n; k0 += nb) {
     const int kb = std::min(nb, n - k0);
-    for (int j0 = k0; j0 < k0 + kb; j0 += strip) {
-      const int jb = std::min(strip, k0 + kb - j0);
-      const int rows = n - j0;
-      const int blocks = std::min(ws.max_blocks, (rows + rows_per_block_max<T>() - 1) / rows_per_block_max<T>());
-      int rpb = (rows + blocks - 1) / blocks;
-      const int shared = (rpb * (strip + 1) + (blocks > 1 ? blocks * strip : 0)) * static_cast<int>(sizeof(T)) +
-                         rpb * static_cast<int>(sizeof(int));
-      enable_shared<T>(shared);
-      long long ld = n1;
-      int first = j0, width = jb;
-      workspace<T> w = ws;
-      void* args[] = {&m, &ld, &n, &first, &width, &rpb, &w};
-      timed(&profile::strip, [&] {
-        EMA_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(k_panel<T>), dim3(static_cast<unsigned>(blocks)),
-                                                   dim3(panel_threads), args, static_cast<std::size_t>(shared), stream));
-      });
-      timed(&profile::swap, [&] {
-        k_swap_rows<T><<<(n1 + 255) / 256, 256, 0, stream>>>(m, ld, j0, jb, ws.ipiv);
-        EMA_CUDA_CHECK_LAUNCH();
-      });
-      const int done = j0 + jb, rest = k0 + kb - done;
-      timed(&profile::panel_update, [&] {
-        solve_lower(h, m, n1, j0, jb, done, rest);
-        update(h, m, n1, done, n - done, done, rest, j0, jb);
-      });
+    const int next = k0 + kb, next_end = std::min(n, next + nb);
+    factor_panel(m, n, k0, kb, ws, la.blas, la.panel, timed);
+    EMA_CUDA_CHECK(cudaEventRecord(la.factored, la.panel));
+    if (next < n) {
+      if (k0 > 0) EMA_CUDA_CHECK(cudaStreamWaitEvent(la.panel, la.updated));  // panel k - 1's trailing update
+      update_columns(m, n, k0, kb, next, next_end, ws.ipiv, la.blas, la.panel, timed, &profile::panel_update);
     }
-    const int right = k0 + kb;
-    timed(&profile::trailing_update, [&] {
-      solve_lower(h, m, n1, k0, kb, right, n1 - right);
-      update(h, m, n1, right, n - right, right, n1 - right, k0, kb);
-    });
+    EMA_CUDA_CHECK(cudaStreamWaitEvent(stream, la.factored));
+    update_columns(m, n, k0, kb, next < n ? next_end : next, n1, ws.ipiv, main_blas, stream, timed, &profile::trailing_update);
+    EMA_CUDA_CHECK(cudaEventRecord(la.updated, stream));
   }
+  EMA_CUDA_CHECK(cudaEventRecord(la.factored, la.panel));
+  EMA_CUDA_CHECK(cudaStreamWaitEvent(stream, la.factored));
 }
 
 template <class T>

@@ -13,7 +13,10 @@
 //   keeps the strip's rows in shared memory across the blocks of the grid and needs one grid-wide
 //   barrier per column (for the pivot search); then the strip's row interchanges are applied to
 //   every other column (k_swap_rows) and the rest of the panel is updated with TRSM and GEMM.
-// Stage 2 is one cuBLAS TRSV on U.
+// Look-ahead: panel k + 1 receives panel k's update first and is factored on a second,
+// high-priority stream while the main stream applies panel k to the columns right of it, so the
+// latency-bound strips hide behind the flop-bound GEMMs. The strip comes into shared memory by
+// cp.async. Stage 2 is one cuBLAS TRSV on U.
 #pragma once
 
 #include <cuda_runtime.h>
