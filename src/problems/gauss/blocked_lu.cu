@@ -116,6 +116,11 @@ __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int
       ws.ipiv[diag] = pos;
       if (zero && *ws.info == 0) *ws.info = diag + 1;
     }
+    // The pivot row in registers (compile-time indices only), so the update below is a stream of
+    // independent shared-memory loads and FMAs rather than a load-store chain per element.
+    T pr[strip];
+#pragma unroll
+    for (int c = 0; c < strip; ++c) pr[c] = c < jb ? pivot_row[c] : T(0);
     const T pivot = pivot_row[t];
 #pragma unroll
     for (int k = 0; k < rows_per_thread; ++k) {
@@ -127,10 +132,12 @@ __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int
       }
       if (lp[k] == diag) lp[k] = pos;  // the row it displaces takes its place
       if (zero) continue;
-      T* v = sh + r * P;
+      T* __restrict__ v = sh + r * P;
       const T l = v[t] / pivot;
       v[t] = l;
-      for (int c = t + 1; c < jb; ++c) v[c] -= l * pivot_row[c];
+#pragma unroll
+      for (int c = 0; c < strip; ++c)
+        if (c > t) v[c] -= l * pr[c];  // columns >= jb hold zeros in pr and are never read back
     }
   }
 #pragma unroll
@@ -318,7 +325,12 @@ void factor_panel(T* m, int n, int k0, int kb, const workspace<T>& ws, cublasHan
                                                  dim3(panel_threads), args, static_cast<std::size_t>(shared), stream));
     });
     const int done = j0 + jb, rest = k0 + kb - done;
-    timed(&profile::swap, stream, [&] { swap_rows(m, n1, done, k0 + kb, j0, jb, ws.ipiv, stream); });
+    // The strip's interchanges reach the rest of its panel: its earlier strips' L (the panel's L21
+    // feeds the updates right of the panel) and the columns still to be factored.
+    timed(&profile::swap, stream, [&] {
+      swap_rows(m, n1, k0, j0, j0, jb, ws.ipiv, stream);
+      swap_rows(m, n1, done, k0 + kb, j0, jb, ws.ipiv, stream);
+    });
     timed(&profile::panel_update, stream, [&] {
       solve_lower(h, m, n1, j0, jb, done, rest);
       update(h, m, n1, done, n - done, done, rest, j0, jb);
