@@ -2,7 +2,7 @@
 # On the GPU machine: build, run the gauss tests (CPU and GPU), then the measurements, each
 # an `ema run` into one database under $OUT. Usage (from the repository root):
 #   eval "$(bash .kit/setup.sh)"; scripts/gauss-bench.sh STEP...
-# Steps: tests | gputest (test_gauss_gpu alone) | profile (cuda's device time by kind of work) | targets (cuda vs cusolver, 2000..16384) | source (the source's Table 3 experiment)
+# Steps: tests | gputest (test_gauss_gpu alone) | profile (cuda's device time by kind of work) | ncu (the strip kernel under Nsight Compute) | targets (cuda vs cusolver, 2000..16384) | source (the source's Table 3 experiment)
 #        | unblocked (cuda-kv1/kv2/goncalves, 2000..5000) | cpu (seq, omp, omp-blocked at 4000)
 set -uo pipefail
 out=${OUT:-/tmp/ema-out}
@@ -28,6 +28,11 @@ for step in "$@"; do
       $build/tests/test_gauss_gpu > "$out/test_gauss_gpu.log" 2>&1; tail -4 "$out/test_gauss_gpu.log";;
     profile)
       EMA_GAUSS_PROFILE=1 $ema run gauss --variants cuda --sizes 2000,5000,16384 --reps 3 --no-energy --db "$out/profile.db" -q 2>&1 | tail -3;;
+    ncu)  # the strip kernel alone, serialised by the profiler: its duration and where its warps wait
+      ncu --target-processes all --kernel-name regex:k_panel --launch-skip 20 --launch-count 3 --clock-control none \
+        --section SpeedOfLight --section WarpStateStats --section LaunchStats \
+        $ema run gauss --variants cuda --sizes 2000 --reps 1 --warmup 0 --no-energy --db "$out/ncu.db" -q > "$out/ncu.txt" 2>&1
+      grep -E "Duration|Stall|Warp Cycles|Block Size|Grid Size|Registers|Shared Memory|Elapsed Cycles|SM Frequency" "$out/ncu.txt" | head -60;;
     targets)
       $ema run gauss --variants cuda,cusolver --sizes 2000,3000,4000,5000,8192,16384 --reps 10 --no-energy --db "$db" \
         --md "$out/targets.md" --stats -q 2>&1 | tail -5
