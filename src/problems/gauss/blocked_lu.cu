@@ -18,13 +18,12 @@ namespace {
 namespace cg = cooperative_groups;
 
 constexpr int panel_threads = 512;
-constexpr int rows_per_thread = 4;
 
+/// Rows each thread of k_panel holds in registers: a row is `strip` values, 32 registers in float.
 template <class T>
-constexpr int rows_per_block_max() {
-  return sizeof(T) == 4 ? 1600 : 800;  // (strip + 1) values per row: 206 KiB of shared memory
-}
-static_assert(rows_per_block_max<float>() <= panel_threads * rows_per_thread);
+constexpr int rows_per_thread = sizeof(T) == 4 ? 2 : 1;
+template <class T>
+constexpr int rows_per_block_max = panel_threads * rows_per_thread<T>;
 
 /// Keeps the larger |value|; among equals the lower logical position (LAPACK's first maximum).
 template <class T>
@@ -40,49 +39,58 @@ __device__ void warp_argmax(T& best, int& pos, int& id) {
 }
 
 /// Factors the strip of columns [j0, j0 + jb) of rows [j0, n) with partial pivoting. Block b holds
-/// rows [j0 + b * rpb, j0 + (b + 1) * rpb) of the strip in shared memory for the whole kernel and
-/// never moves them: each row carries its logical position (thread-owned, in registers), an
-/// interchange only swaps two positions, and the rows are written back to their final positions
-/// at the end. Thread i owns rows i, i + 512, ... for the pivot search and the update, so neither
-/// needs a barrier of its own. Per column:
-///  - one block (the last 1600 rows in float): each warp's best, one barrier, every warp reduces
-///    the sixteen and knows the pivot; the pivot row is read where it lies in shared memory;
-///  - several blocks: each block publishes its best with the row's strip in the parity-t half of
-///    the scratch, one grid-wide barrier, every block loads all candidates in one round trip, one
-///    more barrier. A half is written again two columns later, after the next grid barrier.
+/// rows [j0 + b * rpb, j0 + (b + 1) * rpb) of the strip; thread i holds rows i, i + 512 of them in
+/// registers for the whole kernel (the column loop is unrolled, so every index is a constant).
+/// Rows never move: each carries its logical position, an interchange only swaps two positions,
+/// and the rows are written back to their final positions at the end. Per column:
+///  - each warp's best candidate, a barrier, every warp reduces the sixteen and knows the pivot;
+///  - one block: the pivot row's owner puts it in shared memory, a barrier;
+///  - several blocks: each block publishes its best with the row in the parity-t half of the
+///    scratch, one grid-wide barrier, every block picks the same winner and loads its row, a
+///    barrier. A half is written again two columns later, after the next grid barrier;
+///  - every thread updates its rows with the pivot row: register FMAs and broadcast loads.
 template <class T>
 __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int n, int j0, int jb, int rpb, workspace<T> ws) {
   extern __shared__ __align__(16) unsigned char raw[];
-  constexpr int P = strip + 1;  // padded pitch: a column read by consecutive rows hits distinct banks
+  constexpr int P = strip + 1;  // staging pitch: a row per thread hits distinct banks
+  constexpr int R = rows_per_thread<T>;
   constexpr int warps = panel_threads / 32;
   const int b = blockIdx.x, B = gridDim.x, lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int tid = static_cast<int>(threadIdx.x);
   T* sh = reinterpret_cast<T*>(raw);
-  T* all = sh + rpb * P;                                       // B > 1: every block's candidate strip
-  int* final_pos = reinterpret_cast<int*>(all + (B > 1 ? B * strip : 0));
+  int* final_pos = reinterpret_cast<int*>(sh + rpb * P);
   __shared__ T w_best[2][warps];
   __shared__ int w_pos[2][warps], w_id[2][warps];
+  __shared__ T prow[2][strip];
   cg::grid_group grid = cg::this_grid();
   const int first = j0 + b * rpb;
   const int count = max(0, min(rpb, n - first));
-  // The strip comes in by asynchronous copies (cp.async): every element of the block's rows is in
-  // flight at once, a warp per row and a lane per column (coalesced), no register staging.
+  // The strip comes in by asynchronous copies (cp.async), a warp per row and a lane per column.
   if (lane < jb)
     for (int r = warp; r < count; r += warps) __pipeline_memcpy_async(sh + r * P + lane, m + (first + r) * n1 + j0 + lane, sizeof(T));
   __pipeline_commit();
   __pipeline_wait_prior(0);
-  int lp[rows_per_thread];
-#pragma unroll
-  for (int k = 0; k < rows_per_thread; ++k) lp[k] = first + static_cast<int>(threadIdx.x) + k * panel_threads;
   __syncthreads();
-  for (int t = 0; t < jb; ++t) {
+  T a[R][strip];
+  int lp[R];
+  bool has[R];
+#pragma unroll
+  for (int k = 0; k < R; ++k) {
+    const int r = tid + k * panel_threads;
+    has[k] = r < count;
+    lp[k] = first + r;
+#pragma unroll
+    for (int c = 0; c < strip; ++c) a[k][c] = has[k] && c < jb ? sh[r * P + c] : T(0);
+  }
+#pragma unroll
+  for (int t = 0; t < strip; ++t) {
+    if (t >= jb) break;
     const int diag = j0 + t, par = t & 1;
     T best = T(-1);
     int pos = INT_MAX, id = -1;
 #pragma unroll
-    for (int k = 0; k < rows_per_thread; ++k) {
-      const int r = static_cast<int>(threadIdx.x) + k * panel_threads;
-      if (r < count && lp[k] >= diag) keep_better(best, pos, id, fabs(sh[r * P + t]), lp[k], r);
-    }
+    for (int k = 0; k < R; ++k)
+      if (has[k] && lp[k] >= diag) keep_better(best, pos, id, fabs(a[k][t]), lp[k], tid + k * panel_threads);
     warp_argmax(best, pos, id);
     if (lane == 0) w_best[par][warp] = best, w_pos[par][warp] = pos, w_id[par][warp] = id;
     __syncthreads();
@@ -90,60 +98,58 @@ __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int
     pos = lane < warps ? w_pos[par][lane] : INT_MAX;
     id = lane < warps ? w_id[par][lane] : -1;
     warp_argmax(best, pos, id);
-    const T* pivot_row;
     if (B > 1) {
-      if (threadIdx.x == 0) ws.cand_abs[par * B + b] = best, ws.cand_row[par * B + b] = pos;
-      if (id >= 0 && threadIdx.x < jb) ws.cand_data[(par * B + b) * strip + threadIdx.x] = sh[id * P + threadIdx.x];
+      if (tid == 0) ws.cand_abs[par * B + b] = best, ws.cand_row[par * B + b] = pos;
+#pragma unroll
+      for (int k = 0; k < R; ++k)
+        if (has[k] && tid + k * panel_threads == id)
+#pragma unroll
+          for (int c = 0; c < strip; ++c) ws.cand_data[(par * B + b) * strip + c] = a[k][c];
       grid.sync();
-      for (int e = threadIdx.x; e < B * jb; e += panel_threads) {
-        const int i = e / jb, c = e - i * jb;
-        all[e] = __ldcg(ws.cand_data + (par * B + i) * strip + c);
-      }
       best = T(-1);
       pos = INT_MAX;
       id = -1;
       for (int i = lane; i < B; i += 32) keep_better(best, pos, id, __ldcg(ws.cand_abs + par * B + i), __ldcg(ws.cand_row + par * B + i), i);
       warp_argmax(best, pos, id);
-      __syncthreads();
-      pivot_row = all + id * jb;
+      if (tid < strip) prow[par][tid] = __ldcg(ws.cand_data + (par * B + id) * strip + tid);
     } else {
-      pivot_row = sh + id * P;
+#pragma unroll
+      for (int k = 0; k < R; ++k)
+        if (has[k] && tid + k * panel_threads == id)
+#pragma unroll
+          for (int c = 0; c < strip; ++c) prow[par][c] = a[k][c];
     }
+    __syncthreads();
     // Interchange positions diag and pos. A zero column (every candidate 0) is left as it is:
     // no elimination, the first such step reported (LAPACK's getf2).
     const bool zero = !(best > T(0));
-    if (b == 0 && threadIdx.x == 0) {
+    if (b == 0 && tid == 0) {
       ws.ipiv[diag] = pos;
       if (zero && *ws.info == 0) *ws.info = diag + 1;
     }
-    // The pivot row in registers (compile-time indices only), so the update below is a stream of
-    // independent shared-memory loads and FMAs rather than a load-store chain per element.
-    T pr[strip];
+    const T pivot = prow[par][t];
 #pragma unroll
-    for (int c = 0; c < strip; ++c) pr[c] = c < jb ? pivot_row[c] : T(0);
-    const T pivot = pivot_row[t];
-#pragma unroll
-    for (int k = 0; k < rows_per_thread; ++k) {
-      const int r = static_cast<int>(threadIdx.x) + k * panel_threads;
-      if (r >= count || lp[k] < diag) continue;  // outside, or an earlier pivot row (U)
-      if (lp[k] == pos) {                         // the pivot row moves to the diagonal
+    for (int k = 0; k < R; ++k) {
+      if (!has[k] || lp[k] < diag) continue;  // outside, or an earlier pivot row (U)
+      if (lp[k] == pos) {                      // the pivot row moves to the diagonal
         lp[k] = diag;
         continue;
       }
       if (lp[k] == diag) lp[k] = pos;  // the row it displaces takes its place
       if (zero) continue;
-      T* __restrict__ v = sh + r * P;
-      const T l = v[t] / pivot;
-      v[t] = l;
+      const T l = a[k][t] / pivot;
+      a[k][t] = l;
 #pragma unroll
-      for (int c = 0; c < strip; ++c)
-        if (c > t) v[c] -= l * pr[c];  // columns >= jb hold zeros in pr and are never read back
+      for (int c = t + 1; c < strip; ++c) a[k][c] -= l * prow[par][c];  // columns >= jb are zeros, never written back
     }
   }
 #pragma unroll
-  for (int k = 0; k < rows_per_thread; ++k) {
-    const int r = static_cast<int>(threadIdx.x) + k * panel_threads;
-    if (r < count) final_pos[r] = lp[k];
+  for (int k = 0; k < R; ++k) {
+    const int r = tid + k * panel_threads;
+    if (!has[k]) continue;
+    final_pos[r] = lp[k];
+#pragma unroll
+    for (int c = 0; c < strip; ++c) sh[r * P + c] = a[k][c];
   }
   __syncthreads();
   if (lane < jb)
@@ -311,10 +317,12 @@ void factor_panel(T* m, int n, int k0, int kb, const workspace<T>& ws, cublasHan
   for (int j0 = k0; j0 < k0 + kb; j0 += strip) {
     const int jb = std::min(strip, k0 + kb - j0);
     const int rows = n - j0;
-    const int blocks = std::min(ws.max_blocks, (rows + rows_per_block_max<T>() - 1) / rows_per_block_max<T>());
+    const int blocks = (rows + rows_per_block_max<T> - 1) / rows_per_block_max<T>;
+    if (blocks > ws.max_blocks)
+      throw std::runtime_error("gauss/cuda: n = " + std::to_string(n) + " needs " + std::to_string(blocks) +
+                               " blocks for a strip; this device runs " + std::to_string(ws.max_blocks) + " at once");
     int rpb = (rows + blocks - 1) / blocks;
-    const int shared = (rpb * (strip + 1) + (blocks > 1 ? blocks * strip : 0)) * static_cast<int>(sizeof(T)) +
-                       rpb * static_cast<int>(sizeof(int));
+    const int shared = rpb * (strip + 1) * static_cast<int>(sizeof(T)) + rpb * static_cast<int>(sizeof(int));
     enable_shared<T>(shared);
     long long ld = n1;
     int first = j0, width = jb, order = n;
