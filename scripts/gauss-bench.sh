@@ -29,10 +29,12 @@ for step in "$@"; do
     profile)
       EMA_GAUSS_PROFILE=1 $ema run gauss --variants cuda --sizes 2000,5000,16384 --reps 3 --no-energy --db "$out/profile.db" -q 2>&1 | tail -3;;
     ncu)  # the strip kernel alone, serialised by the profiler: its duration and where its warps wait
-      ncu --target-processes all --kernel-name regex:k_panel --launch-skip 20 --launch-count 3 --clock-control none \
-        --section SpeedOfLight --section WarpStateStats --section LaunchStats \
-        $ema run gauss --variants cuda --sizes 2000 --reps 1 --warmup 0 --no-energy --db "$out/ncu.db" -q > "$out/ncu.txt" 2>&1
-      grep -E "Duration|Stall|Warp Cycles|Block Size|Grid Size|Registers|Shared Memory|Elapsed Cycles|SM Frequency" "$out/ncu.txt" | head -60;;
+      for skip in 5 45; do
+        ncu --target-processes all --kernel-name regex:k_panel --launch-skip $skip --launch-count 1 --clock-control none \
+          --section SpeedOfLight --section WarpStateStats --section LaunchStats --section InstructionStats --section SchedulerStats \
+          $ema run gauss --variants cuda --sizes 2000 --reps 1 --warmup 0 --no-energy --db "$out/ncu$skip.db" -q > "$out/ncu$skip.txt" 2>&1
+        grep -E "Duration|Grid Size|Executed Instructions  |Issued Warp Per|No Eligible|Warp Cycles Per Issued|Stall" "$out/ncu$skip.txt" | head -20
+      done;;
     targets)
       $ema run gauss --variants cuda,cusolver --sizes 2000,3000,4000,5000,8192,16384 --reps 10 --no-energy --db "$db" \
         --md "$out/targets.md" --stats -q 2>&1 | tail -5
