@@ -82,24 +82,15 @@ __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int
 #pragma unroll
     for (int c = 0; c < strip; ++c) a[k][c] = has[k] && c < jb ? sh[r * P + c] : T(0);
   }
-  // The column loop stays rolled (unrolled, its 32 different bodies overflow the instruction cache:
-  // ncu showed 61% of the cycles waiting on instruction fetch); column t of a row is picked out of
-  // the registers with selects, and the update is predicated on c > t.
-#pragma unroll 1
-  for (int t = 0; t < jb; ++t) {
+#pragma unroll
+  for (int t = 0; t < strip; ++t) {
+    if (t >= jb) break;
     const int diag = j0 + t, par = t & 1;
-    T col[R];
-#pragma unroll
-    for (int k = 0; k < R; ++k) {
-      col[k] = a[k][0];
-#pragma unroll
-      for (int c = 1; c < strip; ++c) col[k] = c == t ? a[k][c] : col[k];
-    }
     T best = T(-1);
     int pos = INT_MAX, id = -1;
 #pragma unroll
     for (int k = 0; k < R; ++k)
-      if (has[k] && lp[k] >= diag) keep_better(best, pos, id, fabs(col[k]), lp[k], tid + k * panel_threads);
+      if (has[k] && lp[k] >= diag) keep_better(best, pos, id, fabs(a[k][t]), lp[k], tid + k * panel_threads);
     warp_argmax(best, pos, id);
     if (lane == 0) w_best[par][warp] = best, w_pos[par][warp] = pos, w_id[par][warp] = id;
     __syncthreads();
@@ -146,12 +137,10 @@ __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int
       }
       if (lp[k] == diag) lp[k] = pos;  // the row it displaces takes its place
       if (zero) continue;
-      const T l = col[k] / pivot;
+      const T l = a[k][t] / pivot;
+      a[k][t] = l;
 #pragma unroll
-      for (int c = 0; c < strip; ++c) {  // columns >= jb are zeros, never written back
-        if (c > t) a[k][c] -= l * prow[par][c];
-        else if (c == t) a[k][c] = l;
-      }
+      for (int c = t + 1; c < strip; ++c) a[k][c] -= l * prow[par][c];  // columns >= jb are zeros, never written back
     }
   }
 #pragma unroll
