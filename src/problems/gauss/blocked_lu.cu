@@ -40,15 +40,19 @@ __device__ void warp_argmax(T& best, int& pos, int& id) {
 
 /// Factors the strip of columns [j0, j0 + jb) of rows [j0, n) with partial pivoting. Block b holds
 /// rows [j0 + b * rpb, j0 + (b + 1) * rpb) of the strip; thread i holds rows i, i + 512 of them in
-/// registers for the whole kernel (the column loop is unrolled, so every index is a constant).
+/// registers for the whole kernel. Each row's registers are a window that slides one column per
+/// step: at step t, a[k][0] is the row's column t, so every index is a constant while the column
+/// loop stays rolled (unrolled, its 32 different bodies overflowed the instruction cache: ncu
+/// showed 61% of the cycles waiting on instruction fetch). A finished value (a multiplier of L,
+/// or a pivot row's U) is stored to the staging rows in shared memory as it is produced.
 /// Rows never move: each carries its logical position, an interchange only swaps two positions,
 /// and the rows are written back to their final positions at the end. Per column:
 ///  - each warp's best candidate, a barrier, every warp reduces the sixteen and knows the pivot;
-///  - one block: the pivot row's owner puts it in shared memory, a barrier;
-///  - several blocks: each block publishes its best with the row in the parity-t half of the
-///    scratch, one grid-wide barrier, every block picks the same winner and loads its row, a
+///  - one block: the pivot row's owner puts its window in shared memory, a barrier;
+///  - several blocks: each block publishes its best with its window in the parity-t half of the
+///    scratch, one grid-wide barrier, every block picks the same winner and loads its window, a
 ///    barrier. A half is written again two columns later, after the next grid barrier;
-///  - every thread updates its rows with the pivot row: register FMAs and broadcast loads.
+///  - every other candidate row is updated: 31 register FMAs against broadcast loads, then slides.
 template <class T>
 __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int n, int j0, int jb, int rpb, workspace<T> ws) {
   extern __shared__ __align__(16) unsigned char raw[];
@@ -82,15 +86,14 @@ __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int
 #pragma unroll
     for (int c = 0; c < strip; ++c) a[k][c] = has[k] && c < jb ? sh[r * P + c] : T(0);
   }
-#pragma unroll
-  for (int t = 0; t < strip; ++t) {
-    if (t >= jb) break;
+#pragma unroll 1
+  for (int t = 0; t < jb; ++t) {
     const int diag = j0 + t, par = t & 1;
     T best = T(-1);
     int pos = INT_MAX, id = -1;
 #pragma unroll
     for (int k = 0; k < R; ++k)
-      if (has[k] && lp[k] >= diag) keep_better(best, pos, id, fabs(a[k][t]), lp[k], tid + k * panel_threads);
+      if (has[k] && lp[k] >= diag) keep_better(best, pos, id, fabs(a[k][0]), lp[k], tid + k * panel_threads);
     warp_argmax(best, pos, id);
     if (lane == 0) w_best[par][warp] = best, w_pos[par][warp] = pos, w_id[par][warp] = id;
     __syncthreads();
@@ -127,30 +130,30 @@ __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int
       ws.ipiv[diag] = pos;
       if (zero && *ws.info == 0) *ws.info = diag + 1;
     }
-    const T pivot = prow[par][t];
+    const T pivot = prow[par][0];
 #pragma unroll
     for (int k = 0; k < R; ++k) {
-      if (!has[k] || lp[k] < diag) continue;  // outside, or an earlier pivot row (U)
-      if (lp[k] == pos) {                      // the pivot row moves to the diagonal
+      const int r = tid + k * panel_threads;
+      if (!has[k] || lp[k] < diag) continue;  // outside, or an earlier pivot row (U, already stored)
+      if (lp[k] == pos) {                      // the pivot row moves to the diagonal: its window is U
         lp[k] = diag;
+#pragma unroll
+        for (int c = 0; c < strip; ++c)
+          if (c < jb - t) sh[r * P + t + c] = a[k][c];
         continue;
       }
       if (lp[k] == diag) lp[k] = pos;  // the row it displaces takes its place
-      if (zero) continue;
-      const T l = a[k][t] / pivot;
-      a[k][t] = l;
+      const T l = zero ? a[k][0] : a[k][0] / pivot;
+      sh[r * P + t] = l;
+      const T f = zero ? T(0) : l;
 #pragma unroll
-      for (int c = t + 1; c < strip; ++c) a[k][c] -= l * prow[par][c];  // columns >= jb are zeros, never written back
+      for (int c = 1; c < strip; ++c) a[k][c - 1] = a[k][c] - f * prow[par][c];
+      a[k][strip - 1] = T(0);
     }
   }
 #pragma unroll
-  for (int k = 0; k < R; ++k) {
-    const int r = tid + k * panel_threads;
-    if (!has[k]) continue;
-    final_pos[r] = lp[k];
-#pragma unroll
-    for (int c = 0; c < strip; ++c) sh[r * P + c] = a[k][c];
-  }
+  for (int k = 0; k < R; ++k)
+    if (has[k]) final_pos[tid + k * panel_threads] = lp[k];
   __syncthreads();
   if (lane < jb)
     for (int r = warp; r < count; r += warps) m[final_pos[r] * n1 + j0 + lane] = sh[r * P + lane];
