@@ -103,11 +103,13 @@ __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int
     warp_argmax(best, pos, id);
     if (B > 1) {
       if (tid == 0) ws.cand_abs[par * B + b] = best, ws.cand_row[par * B + b] = pos;
+      if (id >= 0 && tid == id % panel_threads) {  // one thread: the others skip the branch
 #pragma unroll
-      for (int k = 0; k < R; ++k)
-        if (has[k] && tid + k * panel_threads == id)
+        for (int k = 0; k < R; ++k)
+          if (tid + k * panel_threads == id)
 #pragma unroll
-          for (int c = 0; c < strip; ++c) ws.cand_data[(par * B + b) * strip + c] = a[k][c];
+            for (int c = 0; c < strip; ++c) ws.cand_data[(par * B + b) * strip + c] = a[k][c];
+      }
       grid.sync();
       best = T(-1);
       pos = INT_MAX;
@@ -115,10 +117,10 @@ __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int
       for (int i = lane; i < B; i += 32) keep_better(best, pos, id, __ldcg(ws.cand_abs + par * B + i), __ldcg(ws.cand_row + par * B + i), i);
       warp_argmax(best, pos, id);
       if (tid < strip) prow[par][tid] = __ldcg(ws.cand_data + (par * B + id) * strip + tid);
-    } else {
+    } else if (tid == id % panel_threads) {
 #pragma unroll
       for (int k = 0; k < R; ++k)
-        if (has[k] && tid + k * panel_threads == id)
+        if (tid + k * panel_threads == id)
 #pragma unroll
           for (int c = 0; c < strip; ++c) prow[par][c] = a[k][c];
     }
@@ -131,25 +133,41 @@ __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int
       if (zero && *ws.info == 0) *ws.info = diag + 1;
     }
     const T pivot = prow[par][0];
+    // Multipliers first (stored as L as they are made), so the update below streams the pivot
+    // row once for both rows; rows that are not updated get a zero factor and merely slide.
+    T f[R];
+    bool is_pivot[R], pivot_here = false;
 #pragma unroll
     for (int k = 0; k < R; ++k) {
-      const int r = tid + k * panel_threads;
-      if (!has[k] || lp[k] < diag) continue;  // outside, or an earlier pivot row (U, already stored)
-      if (lp[k] == pos) {                      // the pivot row moves to the diagonal: its window is U
-        lp[k] = diag;
-#pragma unroll
-        for (int c = 0; c < strip; ++c)
-          if (c < jb - t) sh[r * P + t + c] = a[k][c];
-        continue;
+      const bool candidate = has[k] && lp[k] >= diag;
+      is_pivot[k] = candidate && lp[k] == pos;
+      pivot_here = pivot_here || is_pivot[k];
+      f[k] = T(0);
+      if (candidate && !is_pivot[k]) {
+        if (lp[k] == diag) lp[k] = pos;  // the row the pivot displaces takes its place
+        const T l = zero ? a[k][0] : a[k][0] / pivot;
+        sh[(tid + k * panel_threads) * P + t] = l;
+        f[k] = zero ? T(0) : l;
       }
-      if (lp[k] == diag) lp[k] = pos;  // the row it displaces takes its place
-      const T l = zero ? a[k][0] : a[k][0] / pivot;
-      sh[r * P + t] = l;
-      const T f = zero ? T(0) : l;
-#pragma unroll
-      for (int c = 1; c < strip; ++c) a[k][c - 1] = a[k][c] - f * prow[par][c];
-      a[k][strip - 1] = T(0);
     }
+    if (pivot_here) {  // the pivot row's window is its row of U; it moves to the diagonal
+#pragma unroll
+      for (int k = 0; k < R; ++k)
+        if (is_pivot[k]) {
+          lp[k] = diag;
+#pragma unroll
+          for (int c = 0; c < strip; ++c)
+            if (c < jb - t) sh[(tid + k * panel_threads) * P + t + c] = a[k][c];
+        }
+    }
+#pragma unroll
+    for (int c = 1; c < strip; ++c) {
+      const T pc = prow[par][c];
+#pragma unroll
+      for (int k = 0; k < R; ++k) a[k][c - 1] = a[k][c] - f[k] * pc;
+    }
+#pragma unroll
+    for (int k = 0; k < R; ++k) a[k][strip - 1] = T(0);
   }
 #pragma unroll
   for (int k = 0; k < R; ++k)
