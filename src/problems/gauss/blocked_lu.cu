@@ -325,8 +325,8 @@ lookahead_resources& lookahead() {
     EMA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     EMA_CUDA_CHECK(cudaStreamCreateWithPriority(&r.panel, cudaStreamNonBlocking, greatest));
     for (auto* e : {&r.factored, &r.updated, &r.start}) EMA_CUDA_CHECK(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
-    EMA_CUBLAS_CHECK(cublasCreate(&r.blas));
-    EMA_CUBLAS_CHECK(cublasSetStream(r.blas, r.panel));
+    EMA_CUBLAS_CHECK(api().cublasCreate(&r.blas));
+    EMA_CUBLAS_CHECK(api().cublasSetStream(r.blas, r.panel));
   }
   return r;
 }
