@@ -8,6 +8,8 @@ constexpr metric_info catalog[] = {
     {"kernel", metric_kind::time, "s", "device time of the computation alone (CUDA events)"},
     {"h2d", metric_kind::time, "s", "host-to-device copies (CUDA events)"},
     {"d2h", metric_kind::time, "s", "device-to-host copies (CUDA events)"},
+    {"stage1", metric_kind::time, "s", "first stage of a two-stage method, e.g. gauss's elimination (CUDA events on the GPU)"},
+    {"stage2", metric_kind::time, "s", "second stage of a two-stage method, e.g. gauss's back substitution"},
     {"alloc", metric_kind::time, "s", "device allocation (host clock)"},
     {"free", metric_kind::time, "s", "device deallocation (host clock)"},
     {"host_peak_rss", metric_kind::bytes, "B", "peak resident host memory of the point's process"},

@@ -10,7 +10,8 @@ TEST(Metrics, CatalogueGivesUnits) {
   EXPECT_STREQ(find_metric("total").unit, "s");
   EXPECT_STREQ(find_metric("host_peak_rss").unit, "B");
   EXPECT_STREQ(find_metric("energy_gpu").unit, "J");
-  EXPECT_EQ(find_metric("stage2").kind, metric_kind::time);  // an uncatalogued phase is a time
+  EXPECT_EQ(find_metric("stage2").kind, metric_kind::time);
+  EXPECT_EQ(find_metric("profile_strip").kind, metric_kind::time);  // an uncatalogued phase is a time
 }
 
 TEST(Metrics, NamesAreUnique) {
