@@ -59,14 +59,7 @@ struct blocked_solver {
       scratch.reset();
       sys.m.reset();
     }
-    output out;
-    if (*info_back > 0) {
-      out.status = output::state::singular;
-      out.step = *info_back - 1;
-      return out;
-    }
-    out.x.assign(back, back + in.n);
-    return out;
+    return from_lu(*info_back, back, in.n);
   }
 };
 

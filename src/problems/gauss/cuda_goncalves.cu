@@ -61,16 +61,7 @@ struct goncalves {
         out.step = static_cast<std::int64_t>(k);
         return out;
       }
-    std::vector<T> x(in.n);
-    {
-      host_phase p(ctx, "stage2");  // Algorithm 2 on the host
-      for (std::size_t i = in.n; i-- > 0;) {
-        T xi = M[i * n1 + in.n];
-        for (std::size_t j = in.n - 1; j > i; --j) xi -= M[i * n1 + j] * x[j];
-        x[i] = xi / M[i * n1 + i];
-      }
-    }
-    out.x.assign(x.begin(), x.end());
+    out.x = back_substitution(M, in.n, ctx);  // Algorithm 2 on the host
     return out;
   }
 };

@@ -58,17 +58,10 @@ struct cusolver_solver {
       ipiv_info.reset();
       sys.m.reset();
     }
-    output out;
-    if (info_back[0] > 0) {  // U(i, i) is exactly zero, i 1-based
-      out.status = output::state::singular;
-      out.step = info_back[0] - 1;
-      return out;
-    }
     if (info_back[0] < 0 || info_back[1] != 0)
       throw std::runtime_error("cuSOLVER reported an invalid argument (getrf info " + std::to_string(info_back[0]) +
                                ", getrs info " + std::to_string(info_back[1]) + ")");
-    out.x.assign(back, back + in.n);
-    return out;
+    return from_lu(info_back[0], back, in.n);  // info > 0: U(info, info) is exactly zero
   }
 };
 

@@ -46,6 +46,20 @@ inline void publish_with_kernel(cuda::event_timeline& tl, run_context& ctx) {
   ctx.add_phase("kernel", kernel);
 }
 
+/// The answer of a pivoting solver from LAPACK's info (the 1-based step of the first exactly zero
+/// pivot, 0 if none) and the n unknowns that came back.
+template <class T>
+output from_lu(int info, const T* x, std::size_t n) {
+  output out;
+  if (info > 0) {
+    out.status = output::state::singular;
+    out.step = info - 1;
+  } else {
+    out.x.assign(x, x + n);
+  }
+  return out;
+}
+
 /// A pinned host buffer for the n values that come back.
 template <class T>
 T* pinned_result(std::size_t n) {

@@ -82,6 +82,23 @@ const char* needs_dominance(const param_set& params);
 
 using kit = problem_kit<traits>;
 
+/// Algorithm 2 of the source (SUBSTITUIÇÃO, lines 3-7), timed as `stage2`: back substitution on the
+/// upper triangle of the eliminated n x (n + 1) row-major [U|c], one thread. Returns the solution.
+template <class T>
+std::vector<double> back_substitution(const T* M, std::size_t n, run_context& ctx) {
+  const std::size_t n1 = n + 1;
+  std::vector<T> x(n);
+  {
+    host_phase p(ctx, "stage2");
+    for (std::size_t i = n; i-- > 0;) {
+      T xi = M[i * n1 + n];
+      for (std::size_t j = n - 1; j > i; --j) xi -= M[i * n1 + j] * x[j];
+      x[i] = xi / M[i * n1 + i];
+    }
+  }
+  return {x.begin(), x.end()};
+}
+
 /// Dispatches a variant templated on the element type to the input's type.
 template <template <class> class Solver>
 output solve_typed(const input& in, run_context& ctx) {

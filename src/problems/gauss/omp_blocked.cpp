@@ -76,16 +76,7 @@ struct blocked_lu {
           }
       }
     }
-    std::vector<T> x(n);
-    {
-      host_phase p(ctx, "stage2");
-      for (std::size_t i = n; i-- > 0;) {
-        T xi = M[i * n1 + n];
-        for (std::size_t j = i + 1; j < n; ++j) xi -= M[i * n1 + j] * x[j];
-        x[i] = xi / M[i * n1 + i];
-      }
-    }
-    out.x.assign(x.begin(), x.end());
+    out.x = back_substitution(M, n, ctx);
     return out;
   }
 

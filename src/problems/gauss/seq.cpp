@@ -40,16 +40,7 @@ struct algorithms_1_2 {
       out.step = static_cast<std::int64_t>(n - 1);
       return out;
     }
-    std::vector<T> x(n);
-    {
-      host_phase p(ctx, "stage2");
-      for (std::size_t i = n; i-- > 0;) {  // Algorithm 2, lines 3-7
-        T xi = M[i * n1 + n];
-        for (std::size_t j = n - 1; j > i; --j) xi -= M[i * n1 + j] * x[j];
-        x[i] = xi / M[i * n1 + i];
-      }
-    }
-    out.x.assign(x.begin(), x.end());
+    out.x = back_substitution(M, n, ctx);
     return out;
   }
 };
