@@ -3,7 +3,7 @@
 # an `ema run` into one database under $OUT. Usage (from the repository root):
 #   eval "$(bash .kit/setup.sh)"; scripts/gauss-bench.sh STEP...
 # Steps: tests | gputest (test_gauss_gpu alone) | profile (cuda's device time by kind of work) | ncu (the strip kernel under Nsight Compute) | targets (cuda vs cusolver, 2000..16384) | source (the source's Table 3 experiment)
-#        | unblocked (cuda-kv1/kv2/goncalves, 2000..5000) | cpu (seq, omp, omp-blocked at 4000)
+#        | table2 (the source's Table 2, 13 sizes) | unblocked (cuda-kv1/kv2/goncalves, 2000..5000) | cpu (seq, omp, omp-blocked at 4000)
 set -uo pipefail
 out=${OUT:-/tmp/ema-out}
 mkdir -p "$out"
@@ -45,6 +45,9 @@ for step in "$@"; do
     cpu)
       $ema run gauss --variants seq,omp,omp-blocked --sizes 4000 --reps 1 --warmup 0 --no-energy --db "$db" \
         --md "$out/cpu.md" --stats 2>&1 | tail -30;;
+    table2)  # the source's Table 2 (complexities of the CUDA version): 13 sizes from 2000 to 5000
+      $ema run gauss --variants cuda-kv1,cuda-kv2 --sizes 2000..5000+250 --reps 3 --warmup 0 --no-energy --db "$out/table2.db" -q 2>&1 | tail -2
+      for m in total stage2 h2d; do $ema fit --db "$out/table2.db" --metric $m --stat mean --bootstrap 0 2>&1 | grep -E "^best|^minimum|· cuda"; done;;
     source)  # the source's Table 3 experiment; REPS=10 is the source's count (default 3: device time)
       $ema run gauss --variants seq,cuda-kv2,cuda-goncalves --sizes 2000,3000,4000,5000 --reps "${REPS:-3}" --warmup 0 \
         --no-energy --db "$db" --md "$out/source.md" --stats -q 2>&1 | tail -3
