@@ -19,10 +19,12 @@ constexpr std::uint64_t mix64(std::uint64_t x) {
 /// The i-th 64-bit value of the stream named by `seed`.
 constexpr std::uint64_t random_at(std::uint64_t seed, std::uint64_t i) { return mix64(mix64(seed) ^ mix64(i + 0x632be59bd9b4e019ull)); }
 
+__extension__ using uint128 = unsigned __int128;  // GCC/Clang's 128-bit integer, named once
+
 /// A value uniform in [0, bound) from the i-th draw (Lemire's multiply-shift; bias below 2^-32
 /// for bounds under 2^32).
 constexpr std::uint64_t random_below(std::uint64_t seed, std::uint64_t i, std::uint64_t bound) {
-  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(random_at(seed, i)) * bound) >> 64);
+  return static_cast<std::uint64_t>((static_cast<uint128>(random_at(seed, i)) * bound) >> 64);
 }
 
 /// FNV-1a of a string, to derive per-problem seeds.
