@@ -15,7 +15,7 @@ std::set<std::string> registered() {
 }
 
 TEST(Registry, ContentsMatchTheBuildConfiguration) {
-  std::set<std::string> expected = {"search/seq/seq", "gauss/seq/seq"};
+  std::set<std::string> expected = {"search/seq/seq", "gauss/seq/seq", "rqa/exact-seq/seq"};
 #ifdef EMA_WITH_OPENMP
   expected.insert({"search/omp/omp", "gauss/omp/omp", "gauss/omp-blocked/omp"});
 #endif
@@ -25,9 +25,10 @@ TEST(Registry, ContentsMatchTheBuildConfiguration) {
                    "gauss/cusolver/cuda"});
 #endif
   EXPECT_EQ(registered(), expected);
-  ASSERT_EQ(problems().size(), 2u);
+  ASSERT_EQ(problems().size(), 3u);
   EXPECT_STREQ(problems()[0]->name, "gauss");
-  EXPECT_STREQ(problems()[1]->name, "search");
+  EXPECT_STREQ(problems()[1]->name, "rqa");
+  EXPECT_STREQ(problems()[2]->name, "search");
 }
 
 TEST(Registry, EveryVariantNamesItsProblemProvenanceAndDescription) {
@@ -49,7 +50,7 @@ TEST(Registry, UnknownNamesListTheValidOnes) {
     find_problem("serch");
     FAIL();
   } catch (const usage_error& e) {
-    EXPECT_NE(std::string(e.what()).find("valid problems: gauss, search"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("valid problems: gauss, rqa, search"), std::string::npos) << e.what();
   }
   try {
     find_variant("search", "gpu");

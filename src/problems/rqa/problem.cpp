@@ -1,0 +1,291 @@
+// Problem `rqa` (000_d2722dce0c10bad2.txt): the series, the settings, the quantifiers, the reference
+// and the verifier.
+//
+// Input: a generated series (`system=logistic|noise|sine|rossler`; the logistic map r = 4 from 0.4
+// as the source, in double) or a file (`input=PATH`, `column=`); a generated chaotic orbit that
+// finite precision has collapsed onto a fixed point or a cycle is refused with the step, rather than
+// analysed. eps is used as given (`eps_mode=fixed`, the source's 0.3), as a fraction of the series'
+// standard deviation (`std`), or as a target recurrence rate (`rr`: eps is the matching quantile of
+// the distances of 2^20 random pairs outside the window, drawn from the seed).
+//
+// Verifier: up to N = 4096 vectors the line-length histograms must equal the reference's, which
+// builds the whole matrix and scans every column and diagonal. Beyond it: the histograms must be
+// consistent (each counts every recurrent cell once, the diagonal ones twice over per line off the
+// line of identity) and RR must agree, within 5 standard errors, with 65536 random cells evaluated
+// independently.
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <numeric>
+
+#include "core/errors.hpp"
+#include "core/registry.hpp"
+#include "inputs/random.hpp"
+#include "inputs/series.hpp"
+#include "problems/rqa/rqa.hpp"
+
+namespace ema::rqa {
+namespace {
+
+constexpr std::uint64_t pair_stream = 0x70616972;  // "pair"
+
+constexpr param_spec params[] = {
+    {"system", param_kind::choice, "logistic", "the generated series (logistic: r = 4 from x0 = 0.4, as the source)",
+     "logistic|noise|sine|rossler"},
+    {"input", param_kind::text, "", "read the series from this file instead (one value per line, or CSV)"},
+    {"column", param_kind::text, "", "with input=: the CSV column, by header name or 1-based index"},
+    {"eps", param_kind::real, "0.3", "recurrence threshold (its meaning depends on eps_mode)"},
+    {"eps_mode", param_kind::choice, "fixed", "fixed: eps itself; std: eps times the series' standard deviation; "
+                                              "rr: the threshold giving recurrence rate eps", "fixed|std|rr"},
+    {"m", param_kind::integer, "1", "embedding dimension"},
+    {"tau", param_kind::integer, "1", "embedding delay"},
+    {"norm", param_kind::choice, "max", "distance between embedded vectors", "max|euclidean|manhattan"},
+    {"theiler", param_kind::integer, "1", "Theiler window w: cells with |i - j| < w are excluded (1: the line of identity)"},
+    {"lmin", param_kind::integer, "2", "shortest diagonal line counted by DET, L, ENTR"},
+    {"vmin", param_kind::integer, "2", "shortest vertical line counted by LAM, TT"},
+    {"strict", param_kind::boolean, "true", "recurrent when d < eps (true, the source) or d <= eps (false)"},
+};
+
+work_model work(std::uint64_t n, const param_set& p) {
+  // One evaluation per cell of the plot (m coordinates each); the series is read.
+  const double m = static_cast<double>(p.integer("m")), tau = static_cast<double>(p.integer("tau"));
+  const double vectors = std::max(0.0, static_cast<double>(n) - (m - 1) * tau);
+  return {8.0 * static_cast<double>(n), vectors * vectors * m};
+}
+
+double distance(const input& in, std::size_t i, std::size_t j) {
+  double d = 0;
+  for (std::size_t k = 0; k < in.s.m; ++k) {
+    const double e = std::abs(in.x[i + k * in.s.tau] - in.x[j + k * in.s.tau]);
+    if (in.s.norm == norm_kind::max) d = std::max(d, e);
+    else if (in.s.norm == norm_kind::manhattan) d += e;
+    else d += e * e;
+  }
+  return in.s.norm == norm_kind::euclidean ? std::sqrt(d) : d;
+}
+
+std::size_t positive(const param_set& p, const char* name, std::int64_t least) {
+  const auto v = p.integer(name);
+  if (v < least) throw usage_error(fmt::format("rqa: {} must be at least {}, not {}", name, least, v));
+  return static_cast<std::size_t>(v);
+}
+
+}  // namespace
+
+line_counter::line_counter(std::size_t n) : n_(n), vrun_(n, 0), drun_(n ? 2 * n - 1 : 0, 0) {
+  h_.diagonal.assign(n + 1, 0);
+  h_.vertical.assign(n + 1, 0);
+}
+
+histograms line_counter::finish() {
+  for (auto& v : vrun_)
+    if (v) ++h_.vertical[v], v = 0;
+  for (auto& d : drun_)
+    if (d) ++h_.diagonal[d], d = 0;
+  return h_;
+}
+
+histograms reference_histograms(const input& in) {
+  const std::size_t N = in.vectors();
+  std::vector<unsigned char> R(N * N);
+  histograms h;
+  h.diagonal.assign(N + 1, 0);
+  h.vertical.assign(N + 1, 0);
+  for (std::size_t i = 0; i < N; ++i)
+    for (std::size_t j = 0; j < N; ++j) {
+      const std::size_t gap = i > j ? i - j : j - i;
+      if (gap >= in.s.theiler) ++h.cells;
+      R[i * N + j] = in.recurrent(i, j);
+      h.recurrent += R[i * N + j];
+    }
+  for (std::size_t j = 0; j < N; ++j) {  // columns
+    std::size_t run = 0;
+    for (std::size_t i = 0; i <= N; ++i) {
+      if (i < N && R[i * N + j]) {
+        ++run;
+      } else if (run) {
+        ++h.vertical[run];
+        run = 0;
+      }
+    }
+  }
+  for (std::size_t s = 0; s + 1 < 2 * N; ++s) {  // diagonals: start on the first row or column
+    std::size_t i = s < N ? 0 : s - N + 1, j = s < N ? s : 0, run = 0;
+    for (;; ++i, ++j) {
+      const bool inside = i < N && j < N;
+      if (inside && R[i * N + j]) {
+        ++run;
+        continue;
+      }
+      if (run) ++h.diagonal[run];
+      run = 0;
+      if (!inside) break;
+    }
+  }
+  return h;
+}
+
+quantifiers quantify(const histograms& h, std::size_t lmin, std::size_t vmin) {
+  quantifiers q;
+  q.RR = h.cells ? static_cast<double>(h.recurrent) / static_cast<double>(h.cells) : 0;
+  auto side = [](const std::vector<std::uint64_t>& P, std::size_t least, double& fraction, double& mean, double& longest,
+                 double* entropy) {
+    double all = 0, long_points = 0, long_lines = 0;
+    for (std::size_t l = 1; l < P.size(); ++l) {
+      all += static_cast<double>(l) * static_cast<double>(P[l]);
+      if (l >= least) long_points += static_cast<double>(l) * static_cast<double>(P[l]), long_lines += static_cast<double>(P[l]);
+      if (P[l]) longest = static_cast<double>(l);
+    }
+    fraction = all > 0 ? long_points / all : 0;
+    mean = long_lines > 0 ? long_points / long_lines : 0;
+    if (entropy) {
+      double e = 0;
+      for (std::size_t l = least; l < P.size(); ++l)
+        if (P[l]) {
+          const double p = static_cast<double>(P[l]) / long_lines;
+          e -= p * std::log(p);
+        }
+      *entropy = e;
+    }
+  };
+  side(h.diagonal, lmin, q.DET, q.L, q.Lmax, &q.ENTR);
+  side(h.vertical, vmin, q.LAM, q.TT, q.Vmax, nullptr);
+  return q;
+}
+
+std::string result_json(const input& in, const histograms& h) {
+  const auto q = quantify(h, in.s.lmin, in.s.vmin);
+  return fmt::format(R"({{"RR":{:.9g},"DET":{:.9g},"L":{:.9g},"Lmax":{},"ENTR":{:.9g},"LAM":{:.9g},"TT":{:.9g},"Vmax":{},)"
+                     R"("recurrent":{},"cells":{},"eps":{:.9g},"vectors":{}}})",
+                     q.RR, q.DET, q.L, q.Lmax, q.ENTR, q.LAM, q.TT, q.Vmax, h.recurrent, h.cells, in.s.eps, in.vectors());
+}
+
+input traits::generate(const point_request& r) {
+  const auto& p = *r.params;
+  input in;
+  const std::string& path = p.text("input");
+  if (!path.empty()) {
+    in.x = read_series(path, p.text("column"));
+    if (in.x.size() != r.n)
+      throw usage_error(fmt::format("{}: the series has {} values, but the point asks n = {} (run with --sizes {})", path,
+                                    in.x.size(), r.n, in.x.size()));
+    in.origin = path;
+  } else {
+    in.x = generate_series(p.text("system"), r.n, r.seed);
+    in.origin = p.text("system");
+    if (in.origin == "logistic" || in.origin == "rossler")
+      if (auto why = degenerate_orbit(in.x)) throw usage_error(fmt::format("rqa: the {} series of length {}: {}; its quantifiers would "
+                                                                          "describe that artefact, not the system", in.origin, r.n, *why));
+  }
+  in.s.m = positive(p, "m", 1);
+  in.s.tau = positive(p, "tau", 1);
+  in.s.theiler = positive(p, "theiler", 0);
+  in.s.lmin = positive(p, "lmin", 1);
+  in.s.vmin = positive(p, "vmin", 1);
+  in.s.strict = p.boolean("strict");
+  const auto& norm = p.text("norm");
+  in.s.norm = norm == "max" ? norm_kind::max : norm == "euclidean" ? norm_kind::euclidean : norm_kind::manhattan;
+  if ((in.s.m - 1) * in.s.tau >= in.x.size())
+    throw usage_error(fmt::format("rqa: a series of {} values has no vector of dimension m = {} with delay tau = {}", in.x.size(),
+                                  in.s.m, in.s.tau));
+  const double eps = p.real("eps");
+  if (!(eps >= 0)) throw usage_error(fmt::format("rqa: eps must be at least 0, not {}", eps));
+  const auto& mode = p.text("eps_mode");
+  if (mode == "fixed") {
+    in.s.eps = eps;
+  } else if (mode == "std") {
+    const double mean = std::accumulate(in.x.begin(), in.x.end(), 0.0) / static_cast<double>(in.x.size());
+    double var = 0;
+    for (double v : in.x) var += (v - mean) * (v - mean);
+    in.s.eps = eps * std::sqrt(var / static_cast<double>(in.x.size()));
+  } else {
+    if (eps > 1) throw usage_error(fmt::format("rqa: a target recurrence rate must be in [0, 1], not {}", eps));
+    const std::size_t N = in.vectors();
+    std::vector<double> d;
+    for (std::uint64_t k = 0; d.size() < (1u << 20) && k < (1u << 22) && N > in.s.theiler; ++k) {
+      const auto i = random_below(r.seed ^ pair_stream, 2 * k, N), j = random_below(r.seed ^ pair_stream, 2 * k + 1, N);
+      if ((i > j ? i - j : j - i) >= in.s.theiler) d.push_back(distance(in, i, j));
+    }
+    if (d.empty()) throw usage_error("rqa: no pair of vectors lies outside the Theiler window");
+    const auto at = std::min(d.size() - 1, static_cast<std::size_t>(eps * static_cast<double>(d.size())));
+    std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(at), d.end());
+    in.s.eps = d[at];
+  }
+  return in;
+}
+
+expected traits::reference(const input& in) {
+  expected e;
+  if (in.vectors() <= reference_limit) {
+    e.have_histograms = true;
+    e.h = reference_histograms(in);
+  }
+  return e;
+}
+
+outcome traits::check(const input& in, const expected& want, const output& got) {
+  outcome o;
+  const auto& h = got.h;
+  const std::size_t N = in.vectors();
+  o.result_json = result_json(in, h);
+  if (h.diagonal.size() != N + 1 || h.vertical.size() != N + 1) {
+    o.reason = fmt::format("histograms of {} and {} lengths for {} vectors", h.diagonal.size(), h.vertical.size(), N);
+    return o;
+  }
+  if (want.have_histograms) {
+    if (h.recurrent != want.h.recurrent || h.cells != want.h.cells)
+      o.reason = fmt::format("{} recurrent cells of {}, the reference has {} of {}", h.recurrent, h.cells, want.h.recurrent, want.h.cells);
+    else if (h.diagonal != want.h.diagonal || h.vertical != want.h.vertical) {
+      std::size_t l = 1;
+      while (l <= N && h.diagonal[l] == want.h.diagonal[l] && h.vertical[l] == want.h.vertical[l]) ++l;
+      o.reason = fmt::format("line histograms differ from the reference at length {}: diagonal {} (reference {}), vertical {} "
+                             "(reference {})", l, h.diagonal[l], want.h.diagonal[l], h.vertical[l], want.h.vertical[l]);
+    } else {
+      o.verified = true;
+    }
+    return o;
+  }
+  std::uint64_t dsum = 0, vsum = 0;
+  for (std::size_t l = 1; l <= N; ++l) dsum += l * h.diagonal[l], vsum += l * h.vertical[l];
+  const std::uint64_t window = in.s.theiler == 0 ? 0 : N + 2 * (std::min<std::uint64_t>(in.s.theiler, N) - 1) * N -
+                                                         (std::min<std::uint64_t>(in.s.theiler, N) - 1) * std::min<std::uint64_t>(in.s.theiler, N);
+  if (dsum != h.recurrent || vsum != h.recurrent) {
+    o.reason = fmt::format("the line histograms hold {} (diagonal) and {} (vertical) recurrent cells, but {} were counted", dsum, vsum, h.recurrent);
+    return o;
+  }
+  if (h.cells != static_cast<std::uint64_t>(N) * N - window) {
+    o.reason = fmt::format("{} cells outside the window counted; there are {}", h.cells, static_cast<std::uint64_t>(N) * N - window);
+    return o;
+  }
+  // RR against random cells evaluated here.
+  const std::uint64_t samples = 65536;
+  std::uint64_t hits = 0, drawn = 0;
+  for (std::uint64_t k = 0; drawn < samples && k < 4 * samples; ++k) {
+    const auto i = random_below(0x636865636b, 2 * k, N), j = random_below(0x636865636b, 2 * k + 1, N);
+    if ((i > j ? i - j : j - i) < in.s.theiler) continue;
+    ++drawn;
+    hits += in.recurrent(i, j);
+  }
+  const double rr = h.cells ? static_cast<double>(h.recurrent) / static_cast<double>(h.cells) : 0;
+  const double p = drawn ? static_cast<double>(hits) / static_cast<double>(drawn) : rr;
+  const double se = std::sqrt(std::max(rr * (1 - rr), 1.0 / static_cast<double>(drawn ? drawn : 1)) / static_cast<double>(drawn ? drawn : 1));
+  if (std::abs(p - rr) > 5 * se) {
+    o.reason = fmt::format("RR = {:.6g}, but {} random cells give {:.6g} (5 standard errors: {:.3g})", rr, drawn, p, 5 * se);
+    return o;
+  }
+  o.verified = true;
+  return o;
+}
+
+}  // namespace ema::rqa
+
+EMA_PROBLEM(rqa, {
+    "rqa",
+    "recurrence quantification of a time series: RR, DET, L, Lmax, ENTR, LAM, TT, Vmax",
+    "length of the time series",
+    "000_d2722dce0c10bad2.txt (laminarity from microstates, equation 1, Table 1)",
+    ema::rqa::params,
+    "2^8..2^12",
+    &ema::rqa::kit::prepare,
+    &ema::rqa::work,
+});

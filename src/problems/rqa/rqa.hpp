@@ -1,0 +1,124 @@
+// Problem `rqa`: recurrence quantification analysis of a time series. Source:
+// 000_d2722dce0c10bad2.txt ("Quantificação de Análise de Recorrência Eficiente na GPU": laminarity
+// from random Q x Q microstates, one CUDA block per microstate, equation 1, Table 1). n is the length
+// of the series.
+//
+// Conventions (every one a parameter, recorded with each result): vectors v_i = (x_i, x_{i+tau},
+// ..., x_{i+(m-1)tau}), i < N = n - (m - 1) tau; R_ij = 1 when d(v_i, v_j) < eps (strict, the
+// source's `val < e`) or <= eps, d the maximum, Euclidean or Manhattan norm, and |i - j| >= w
+// (Theiler window w: w = 1 excludes only the line of identity, w = 0 nothing). Lines are maximal
+// runs of recurrent cells along a diagonal (both triangles) or down a column; the window's cells
+// are not recurrent, so they end lines.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/problem.hpp"
+
+namespace ema::rqa {
+
+enum class norm_kind { max, euclidean, manhattan };
+
+struct settings {
+  std::size_t m = 1, tau = 1, theiler = 1, lmin = 2, vmin = 2;
+  norm_kind norm = norm_kind::max;
+  double eps = 0.3;  ///< the threshold in the series' units, after eps_mode is applied
+  bool strict = true;
+};
+
+struct input {
+  std::vector<double> x;
+  settings s;
+  std::string origin;  ///< the system or the file
+  std::size_t vectors() const { return x.size() >= (s.m - 1) * s.tau + 1 ? x.size() - (s.m - 1) * s.tau : 0; }
+
+  /// R_ij, window included.
+  bool recurrent(std::size_t i, std::size_t j) const {
+    const std::size_t gap = i > j ? i - j : j - i;
+    if (gap < s.theiler) return false;
+    double d = 0;
+    for (std::size_t k = 0; k < s.m; ++k) {
+      const double a = x[i + k * s.tau] - x[j + k * s.tau];
+      const double e = a < 0 ? -a : a;
+      if (s.norm == norm_kind::max) d = e > d ? e : d;
+      else if (s.norm == norm_kind::manhattan) d += e;
+      else d += e * e;  // compared with eps^2: no square root, the same rounding everywhere
+    }
+    const double bound = s.norm == norm_kind::euclidean ? s.eps * s.eps : s.eps;
+    return s.strict ? d < bound : d <= bound;
+  }
+};
+
+/// Line-length histograms of the whole recurrence plot: index l holds the number of lines of
+/// length l (index 0 unused), sized N + 1.
+struct histograms {
+  std::vector<std::uint64_t> diagonal, vertical;
+  std::uint64_t recurrent = 0;  ///< recurrent cells
+  std::uint64_t cells = 0;      ///< cells outside the Theiler window
+  bool operator==(const histograms&) const = default;
+};
+
+/// RR, DET, L, Lmax, ENTR (diagonal lines, l >= lmin) and LAM, TT, Vmax (vertical, v >= vmin).
+struct quantifiers {
+  double RR = 0, DET = 0, L = 0, Lmax = 0, ENTR = 0, LAM = 0, TT = 0, Vmax = 0;
+};
+quantifiers quantify(const histograms& h, std::size_t lmin, std::size_t vmin);
+
+/// The row sweep every exact variant shares in spirit: rows i0..i1 of the plot, each cell once,
+/// carrying the open vertical runs (per column) and diagonal runs (per offset) across rows.
+class line_counter {
+ public:
+  explicit line_counter(std::size_t n);
+  /// Adds one cell (i, j) in row-major order of rows.
+  void cell(std::size_t i, std::size_t j, bool r) {
+    auto& v = vrun_[j];
+    auto& d = drun_[j + n_ - 1 - i];
+    if (r) {
+      ++v;
+      ++d;
+      ++h_.recurrent;
+    } else {
+      if (v) ++h_.vertical[v], v = 0;
+      if (d) ++h_.diagonal[d], d = 0;
+    }
+  }
+  void count_cell_outside_window() { ++h_.cells; }
+  /// Closes every open run and returns the histograms.
+  histograms finish();
+
+ private:
+  std::size_t n_;
+  std::vector<std::uint32_t> vrun_, drun_;
+  histograms h_;
+};
+
+/// Counts every line of the plot of `in` directly: the full matrix built in memory, then each
+/// column and each diagonal scanned. The reference for small plots (it holds N^2 bytes).
+histograms reference_histograms(const input& in);
+
+struct output {
+  histograms h;
+};
+
+struct expected {
+  bool have_histograms = false;  ///< the reference was affordable (N <= reference_limit)
+  histograms h;
+};
+constexpr std::size_t reference_limit = 4096;
+
+struct traits {
+  using input = rqa::input;
+  using output = rqa::output;
+  static input generate(const point_request& request);
+  static expected reference(const input& in);
+  static outcome check(const input& in, const expected& want, const output& got);
+};
+
+using kit = problem_kit<traits>;
+
+/// The result JSON of a set of histograms: every quantifier and the settings.
+std::string result_json(const input& in, const histograms& h);
+
+}  // namespace ema::rqa

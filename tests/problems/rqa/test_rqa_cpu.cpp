@@ -1,0 +1,169 @@
+// rqa: the exact CPU variant against hand-computed plots and the reference, and the problem's own
+// pieces (settings, eps modes, inputs, verifier).
+#include <cmath>
+#include <fstream>
+#include <gtest/gtest.h>
+
+#include "core/errors.hpp"
+#include "core/registry.hpp"
+#include "problems/rqa/rqa.hpp"
+#include "support/temp_dir.hpp"
+
+namespace ema {
+namespace {
+
+param_set params_of(const std::vector<std::string>& a) { return param_set::resolve("rqa", find_problem("rqa").params, a); }
+
+rqa::input series(std::vector<double> x, rqa::settings s = {}) {
+  rqa::input in;
+  in.x = std::move(x);
+  in.s = s;
+  return in;
+}
+
+/// Runs exact-seq on `in` (its verifier compares it with the reference, cell for cell of the
+/// histograms) and returns the reference's histograms for the hand-computed checks.
+rqa::histograms exact(const rqa::input& in) {
+  auto w = std::make_unique<rqa::kit::typed_workload>();
+  w->in = in;
+  w->expected = rqa::traits::reference(in);
+  run_context ctx(in.x.size(), params_of({}), 0);
+  auto got = find_variant("rqa", "exact-seq").run(*w, ctx);
+  EXPECT_TRUE(got.verified) << got.reason;
+  return rqa::reference_histograms(in);
+}
+
+TEST(Rqa, ConstantSeriesIsOneBigBlock) {
+  const std::size_t N = 10;
+  auto in = series(std::vector<double>(N, 0.7));
+  auto h = exact(in);
+  EXPECT_EQ(h.recurrent, N * N - N);
+  EXPECT_EQ(h.cells, N * N - N);
+  for (std::size_t l = 1; l < N; ++l) EXPECT_EQ(h.diagonal[l], 2u) << l;  // offset l and -l: one line of N - l each
+  EXPECT_EQ(h.diagonal[N], 0u);
+  // Column j: rows above the diagonal (j of them) and below (N - 1 - j).
+  std::vector<std::uint64_t> v(N + 1, 0);
+  for (std::size_t j = 0; j < N; ++j) {
+    if (j) ++v[j];
+    if (N - 1 - j) ++v[N - 1 - j];
+  }
+  EXPECT_EQ(h.vertical, v);
+  auto q = rqa::quantify(h, 2, 2);
+  EXPECT_DOUBLE_EQ(q.RR, 1.0);
+  EXPECT_DOUBLE_EQ(q.DET, 1.0 - 2.0 / (N * N - N));
+  EXPECT_DOUBLE_EQ(q.Lmax, N - 1);
+  EXPECT_DOUBLE_EQ(q.Vmax, N - 1);
+}
+
+TEST(Rqa, PeriodTwoSeriesHasDiagonalsButNoVerticalLines) {
+  std::vector<double> x;
+  for (int i = 0; i < 12; ++i) x.push_back(i % 2);
+  rqa::settings s;
+  s.eps = 0.5;
+  auto h = exact(series(x, s));
+  auto q = rqa::quantify(h, 2, 2);
+  EXPECT_DOUBLE_EQ(q.RR, 60.0 / 132.0);  // even offsets 2..10: 2 * (10 + 8 + 6 + 4 + 2) cells
+  EXPECT_DOUBLE_EQ(q.DET, 1.0);          // every line is a whole diagonal, at least 2 long
+  EXPECT_DOUBLE_EQ(q.LAM, 0.0);          // rows alternate: every vertical line has length 1
+  EXPECT_DOUBLE_EQ(q.Vmax, 1.0);
+  EXPECT_DOUBLE_EQ(q.Lmax, 10.0);
+}
+
+TEST(Rqa, ThresholdZeroStrictAndNot) {
+  rqa::settings s;
+  s.eps = 0;
+  auto h = exact(series({1, 2, 1, 3, 1}, s));
+  EXPECT_EQ(h.recurrent, 0u);
+  s.strict = false;  // d <= 0: the exactly equal pairs (0, 2), (0, 4), (2, 4) and their mirrors
+  h = exact(series({1, 2, 1, 3, 1}, s));
+  EXPECT_EQ(h.recurrent, 6u);
+}
+
+TEST(Rqa, EmptyAndSinglePointSeries) {
+  auto h = exact(series({0.5}));
+  EXPECT_EQ(h.cells, 0u);
+  EXPECT_EQ(rqa::quantify(h, 2, 2).RR, 0.0);
+  rqa::settings s;
+  s.theiler = 0;
+  h = exact(series({0.5}, s));
+  EXPECT_EQ(h.recurrent, 1u);
+  auto p = params_of({"system=noise"});
+  EXPECT_THROW(rqa::traits::generate({0, &p, 1, host_memory_kind::pageable}), usage_error);
+}
+
+TEST(Rqa, WhiteNoiseRecurrenceRate) {
+  // Uniform noise, maximum norm, m = 1: P(|x - y| < eps) = 2 eps - eps^2.
+  auto p = params_of({"system=noise", "eps=0.1"});
+  auto in = rqa::traits::generate({2000, &p, 5, host_memory_kind::pageable});
+  auto q = rqa::quantify(rqa::reference_histograms(in), 2, 2);
+  EXPECT_NEAR(q.RR, 0.19, 0.005);
+  EXPECT_LT(q.DET, 0.35);  // noise: few diagonal lines (P(two in a row) ~ RR)
+}
+
+TEST(Rqa, EveryNormWindowAndEmbeddingMatchesTheReference) {
+  for (const char* norm : {"max", "euclidean", "manhattan"})
+    for (const char* m : {"1", "3"})
+      for (const char* tau : {"1", "2"})
+        for (const char* w : {"0", "1", "5"})
+          for (const char* strict : {"true", "false"}) {
+            auto p = params_of({"system=logistic", std::string("norm=") + norm, std::string("m=") + m, std::string("tau=") + tau,
+                                std::string("theiler=") + w, std::string("strict=") + strict, "eps=0.2"});
+            const auto& problem = find_problem("rqa");
+            for (std::uint64_t n : {2ull, 7ull, 150ull}) {
+              if (n <= 4 && std::string(m) == "3") continue;  // no vector of that dimension
+              auto work = problem.prepare({n, &p, 1, host_memory_kind::pageable});
+              run_context ctx(n, p, 0);
+              auto got = find_variant("rqa", "exact-seq").run(*work, ctx);
+              EXPECT_TRUE(got.verified) << norm << " m=" << m << " tau=" << tau << " w=" << w << " n=" << n << ": " << got.reason;
+            }
+          }
+}
+
+TEST(Rqa, EpsModes) {
+  auto rr = params_of({"system=noise", "eps_mode=rr", "eps=0.05"});
+  auto in = rqa::traits::generate({3000, &rr, 2, host_memory_kind::pageable});
+  EXPECT_NEAR(rqa::quantify(rqa::reference_histograms(in), 2, 2).RR, 0.05, 0.003);
+  auto sd = params_of({"system=sine", "eps_mode=std", "eps=0.5"});
+  in = rqa::traits::generate({1000, &sd, 2, host_memory_kind::pageable});
+  EXPECT_NEAR(in.s.eps, 0.5 * std::sqrt(0.5), 1e-3);  // a sine's standard deviation is 1/sqrt(2)
+  auto bad = params_of({"eps_mode=rr", "eps=2"});
+  EXPECT_THROW(rqa::traits::generate({100, &bad, 1, host_memory_kind::pageable}), usage_error);
+}
+
+TEST(Rqa, SeriesFromAFile) {
+  test::temp_dir dir;
+  const auto path = dir.file("s.csv");
+  std::ofstream(path) << "t,v\n0,0.1\n1,0.2\n2,0.1\n3,0.2\n";
+  auto p = params_of({"input=" + path, "column=v", "eps=0.05"});
+  auto in = rqa::traits::generate({4, &p, 1, host_memory_kind::pageable});
+  EXPECT_EQ(in.x, (std::vector<double>{0.1, 0.2, 0.1, 0.2}));
+  try {
+    rqa::traits::generate({5, &p, 1, host_memory_kind::pageable});
+    FAIL();
+  } catch (const usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("the series has 4 values, but the point asks n = 5"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Rqa, VerifierNamesADifferenceAndChecksLargePlotsForConsistency) {
+  auto in = series({0.1, 0.2, 0.1, 0.2, 0.3}, {});
+  in.s.eps = 0.05;
+  auto want = rqa::traits::reference(in);
+  rqa::output got{want.h};
+  EXPECT_TRUE(rqa::traits::check(in, want, got).verified);
+  got.h.diagonal[2] += 1;
+  EXPECT_NE(rqa::traits::check(in, want, got).reason.find("line histograms differ from the reference at length 2"), std::string::npos);
+  // Past the reference's limit: consistency and a sampled RR.
+  auto p = params_of({"system=noise", "eps=0.1"});
+  auto big = rqa::traits::generate({rqa::reference_limit + 100, &p, 3, host_memory_kind::pageable});
+  auto none = rqa::traits::reference(big);
+  EXPECT_FALSE(none.have_histograms);
+  rqa::output right{rqa::reference_histograms(big)};
+  EXPECT_TRUE(rqa::traits::check(big, none, right).verified) << rqa::traits::check(big, none, right).reason;
+  auto wrong = right;
+  wrong.h.recurrent += 5;
+  EXPECT_NE(rqa::traits::check(big, none, wrong).reason.find("recurrent cells, but"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ema
