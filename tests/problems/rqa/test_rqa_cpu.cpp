@@ -21,15 +21,25 @@ rqa::input series(std::vector<double> x, rqa::settings s = {}) {
   return in;
 }
 
-/// Runs exact-seq on `in` (its verifier compares it with the reference, cell for cell of the
-/// histograms) and returns the reference's histograms for the hand-computed checks.
+/// The exact CPU variants (exact-seq, exact-omp).
+std::vector<const variant_desc*> exact_cpu_variants() {
+  std::vector<const variant_desc*> out;
+  for (const auto* v : variants_of("rqa"))
+    if (!uses_gpu(v->backend) && std::string(v->name).starts_with("exact-")) out.push_back(v);
+  return out;
+}
+
+/// Runs every exact CPU variant on `in` (the verifier compares each with the reference, length by
+/// length of both histograms) and returns the reference's histograms for the hand-computed checks.
 rqa::histograms exact(const rqa::input& in) {
   auto w = std::make_unique<rqa::kit::typed_workload>();
   w->in = in;
   w->expected = rqa::traits::reference(in);
-  run_context ctx(in.x.size(), params_of({}), 0);
-  auto got = find_variant("rqa", "exact-seq").run(*w, ctx);
-  EXPECT_TRUE(got.verified) << got.reason;
+  for (const auto* v : exact_cpu_variants()) {
+    run_context ctx(in.x.size(), params_of({}), 0);
+    auto got = v->run(*w, ctx);
+    EXPECT_TRUE(got.verified) << v->name << ": " << got.reason;
+  }
   return rqa::reference_histograms(in);
 }
 
@@ -67,6 +77,21 @@ TEST(Rqa, PeriodTwoSeriesHasDiagonalsButNoVerticalLines) {
   EXPECT_DOUBLE_EQ(q.LAM, 0.0);          // rows alternate: every vertical line has length 1
   EXPECT_DOUBLE_EQ(q.Vmax, 1.0);
   EXPECT_DOUBLE_EQ(q.Lmax, 10.0);
+}
+
+TEST(Rqa, LinesCrossingBandBordersAreCarried) {
+  // Long vertical and diagonal lines through every band of exact-omp: a constant stretch, a
+  // period-3 stretch and noise, 3000 vectors, against the reference.
+  std::vector<double> x(1200, 0.25);
+  for (int i = 0; i < 900; ++i) x.push_back(0.1 * (i % 3));
+  for (int i = 0; i < 900; ++i) x.push_back(0.37 * ((i * 7919) % 101) / 101.0);
+  rqa::settings s;
+  s.eps = 0.05;
+#ifdef EMA_WITH_OPENMP
+  ASSERT_EQ(exact_cpu_variants().size(), 2u);  // exact-seq and exact-omp
+#endif
+  auto h = exact(series(x, s));
+  EXPECT_GT(rqa::quantify(h, 2, 2).Lmax, 1000);
 }
 
 TEST(Rqa, ThresholdZeroStrictAndNot) {
@@ -112,9 +137,12 @@ TEST(Rqa, EveryNormWindowAndEmbeddingMatchesTheReference) {
             for (std::uint64_t n : {2ull, 7ull, 150ull}) {
               if (n <= 4 && std::string(m) == "3") continue;  // no vector of that dimension
               auto work = problem.prepare({n, &p, 1, host_memory_kind::pageable});
-              run_context ctx(n, p, 0);
-              auto got = find_variant("rqa", "exact-seq").run(*work, ctx);
-              EXPECT_TRUE(got.verified) << norm << " m=" << m << " tau=" << tau << " w=" << w << " n=" << n << ": " << got.reason;
+              for (const auto* v : exact_cpu_variants()) {
+                run_context ctx(n, p, 0);
+                auto got = v->run(*work, ctx);
+                EXPECT_TRUE(got.verified) << v->name << " " << norm << " m=" << m << " tau=" << tau << " w=" << w << " n=" << n
+                                          << ": " << got.reason;
+              }
             }
           }
 }
