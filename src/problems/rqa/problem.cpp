@@ -23,11 +23,13 @@
 #include "inputs/random.hpp"
 #include "inputs/series.hpp"
 #include "problems/rqa/rqa.hpp"
+#include "problems/rqa/seed.hpp"
 
 namespace ema::rqa {
 namespace {
 
-constexpr std::uint64_t pair_stream = 0x70616972;  // "pair"
+constexpr std::uint64_t pair_stream = 0x70616972;   // "pair"
+constexpr std::uint64_t micro_stream = 0x6d69637230;  // "micr0"
 
 constexpr param_spec params[] = {
     {"system", param_kind::choice, "logistic", "the generated series (logistic: r = 4 from x0 = 0.4, as the source)",
@@ -44,6 +46,8 @@ constexpr param_spec params[] = {
     {"lmin", param_kind::integer, "2", "shortest diagonal line counted by DET, L, ENTR"},
     {"vmin", param_kind::integer, "2", "shortest vertical line counted by LAM, TT"},
     {"strict", param_kind::boolean, "true", "recurrent when d < eps (true, the source) or d <= eps (false)"},
+    {"Q", param_kind::integer, "200", "microstate side for the seed estimator (the source's code: 200)"},
+    {"samples", param_kind::integer, "1000", "microstates the seed estimator draws"},
 };
 
 work_model work(std::uint64_t n, const param_set& p) {
@@ -125,6 +129,42 @@ histograms reference_histograms(const input& in) {
   return h;
 }
 
+std::pair<std::size_t, std::size_t> microstate_at(const input& in, std::uint64_t s) {
+  const std::size_t span = in.vectors() - in.s.q + 1;
+  return {random_below(in.seed ^ micro_stream, 2 * s, span), random_below(in.seed ^ micro_stream, 2 * s + 1, span)};
+}
+
+estimate reference_seed(const input& in) {
+  const std::size_t Q = in.s.q;
+  estimate e;
+  e.samples = in.s.samples;
+  double sum = 0, sum2 = 0;
+  std::vector<unsigned char> block(Q * Q);
+  for (std::uint64_t s = 0; s < in.s.samples; ++s) {
+    const auto [i, j] = microstate_at(in, s);
+    for (std::size_t a = 0; a < Q; ++a)
+      for (std::size_t b = 0; b < Q; ++b) block[a * Q + b] = in.recurrent(i + a, j + b);
+    std::vector<std::uint64_t> hist(Q + 1, 0);
+    for (std::size_t b = 0; b < Q; ++b) {
+      std::size_t run = 0;
+      for (std::size_t a = 0; a <= Q; ++a) {
+        if (a < Q && block[a * Q + b]) ++run;
+        else if (run) ++hist[run], run = 0;
+      }
+    }
+    double lam = 0, total = 0;
+    for (std::size_t v = 1; v <= Q; ++v) {
+      total += static_cast<double>(v * hist[v]);
+      if (v >= in.s.vmin) lam += static_cast<double>(v * hist[v]);
+    }
+    if (total == 0) continue;
+    ++e.used;
+    sum += lam / total;
+    sum2 += (lam / total) * (lam / total);
+  }
+  return seed_estimate(e.samples, e.used, sum, sum2);
+}
+
 quantifiers quantify(const histograms& h, std::size_t lmin, std::size_t vmin) {
   quantifiers q;
   q.RR = h.cells ? static_cast<double>(h.recurrent) / static_cast<double>(h.cells) : 0;
@@ -183,6 +223,9 @@ input traits::generate(const point_request& r) {
   in.s.lmin = positive(p, "lmin", 1);
   in.s.vmin = positive(p, "vmin", 1);
   in.s.strict = p.boolean("strict");
+  in.s.q = positive(p, "Q", 1);
+  in.s.samples = positive(p, "samples", 1);
+  in.seed = r.seed;
   const auto& norm = p.text("norm");
   in.s.norm = norm == "max" ? norm_kind::max : norm == "euclidean" ? norm_kind::euclidean : norm_kind::manhattan;
   if ((in.s.m - 1) * in.s.tau >= in.x.size())
@@ -225,6 +268,20 @@ expected traits::reference(const input& in) {
 
 outcome traits::check(const input& in, const expected& want, const output& got) {
   outcome o;
+  if (got.seed) {
+    const auto& e = *got.seed;
+    o.result_json = fmt::format(R"({{"LAM":{:.9g},"LAM_se":{:.3g},"samples":{},"microstates_used":{},"Q":{},"eps":{:.9g}}})", e.value,
+                                e.se, e.samples, e.used, in.s.q, in.s.eps);
+    if (!want.seed) want.seed = reference_seed(in);
+    const auto& r = *want.seed;
+    if (e.samples != r.samples || e.used != r.used)
+      o.reason = fmt::format("{} microstates of {} used; the reference uses {} of {}", e.used, e.samples, r.used, r.samples);
+    else if (!(std::abs(e.value - r.value) <= 1e-9 * std::max(1.0, std::abs(r.value))))
+      o.reason = fmt::format("LAM {:.12g} from the microstates; the reference computes {:.12g} from the same ones", e.value, r.value);
+    else
+      o.verified = true;
+    return o;
+  }
   const auto& h = got.h;
   const std::size_t N = in.vectors();
   o.result_json = result_json(in, h);

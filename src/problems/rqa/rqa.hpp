@@ -12,7 +12,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/problem.hpp"
@@ -26,11 +28,14 @@ struct settings {
   norm_kind norm = norm_kind::max;
   double eps = 0.3;  ///< the threshold in the series' units, after eps_mode is applied
   bool strict = true;
+  std::size_t q = 200;            ///< microstate side Q (the source's code: 200)
+  std::uint64_t samples = 1000;   ///< microstates (or samples) an estimator draws
 };
 
 struct input {
   std::vector<double> x;
   settings s;
+  std::uint64_t seed = 0;  ///< the point's seed: estimators draw their samples from it
   std::string origin;  ///< the system or the file
   std::size_t vectors() const { return x.size() >= (s.m - 1) * s.tau + 1 ? x.size() - (s.m - 1) * s.tau : 0; }
 
@@ -98,13 +103,31 @@ class line_counter {
 /// column and each diagonal scanned. The reference for small plots (it holds N^2 bytes).
 histograms reference_histograms(const input& in);
 
-struct output {
-  histograms h;
+/// An estimator's answer: the quantity, its standard error over the samples, the samples drawn and
+/// those that counted (a microstate without a recurrent cell has no LAM).
+struct estimate {
+  double value = 0, se = 0;
+  std::uint64_t samples = 0, used = 0;
+  bool operator==(const estimate&) const = default;
 };
+
+struct output {
+  histograms h;                  ///< exact variants
+  std::optional<estimate> seed;  ///< the source's microstate estimator: LAM
+};
+
+/// Where microstate s lies: rows [i, i + Q) and columns [j, j + Q) of the plot, i, j uniform in
+/// [0, N - Q] from the point's seed (the source draws them on the host, xrand and yrand).
+std::pair<std::size_t, std::size_t> microstate_at(const input& in, std::uint64_t s);
+
+/// The source's estimator computed plainly: each microstate built as a Q x Q matrix, its vertical
+/// lines counted column by column, LAM per microstate (equation 1), then averaged.
+estimate reference_seed(const input& in);
 
 struct expected {
   bool have_histograms = false;  ///< the reference was affordable (N <= reference_limit)
   histograms h;
+  mutable std::optional<estimate> seed;  ///< computed on the first check of a seed estimate
 };
 constexpr std::size_t reference_limit = 4096;
 

@@ -1,0 +1,36 @@
+// rqa / seed-omp — the source's microstate estimator of LAM (seed.hpp) with OpenMP, microstates
+// dealt to the threads: the source's multi-threaded CPU implementation (Table 1, time_cpu_multi).
+#include <omp.h>
+
+#include "core/registry.hpp"
+#include "problems/rqa/seed.hpp"
+
+namespace ema::rqa {
+namespace {
+
+output seed_omp(const input& in, run_context& ctx) {
+  require_microstates(in);
+  ctx.processors(omp_get_max_threads());
+  double sum = 0, sum2 = 0;
+  std::uint64_t used = 0;
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : sum, sum2, used)
+  for (std::int64_t s = 0; s < static_cast<std::int64_t>(in.s.samples); ++s) {
+    const auto [i, j] = microstate_at(in, static_cast<std::uint64_t>(s));
+    const double lam = microstate_lam(in, i, j);
+    if (lam < 0) continue;
+    ++used;
+    sum += lam;
+    sum2 += lam * lam;
+  }
+  output out;
+  out.seed = seed_estimate(in.s.samples, used, sum, sum2);
+  return out;
+}
+
+}  // namespace
+}  // namespace ema::rqa
+
+EMA_VARIANT(rqa_seed_omp, {"rqa", "seed-omp", ema::backend::omp,
+                           "LAM from random Q x Q microstates, averaged (the source's estimator), OpenMP",
+                           "section 1 and equation 1 of 000_d2722dce0c10bad2.txt",
+                           &ema::rqa::kit::run<&ema::rqa::seed_omp>});

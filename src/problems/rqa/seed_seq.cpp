@@ -1,0 +1,32 @@
+// rqa / seed-seq — the source's microstate estimator of LAM (seed.hpp), one thread: the source's
+// "cpu" implementation with one thread (Table 1, time_cpu).
+#include "core/registry.hpp"
+#include "problems/rqa/seed.hpp"
+
+namespace ema::rqa {
+namespace {
+
+output seed_seq(const input& in, run_context&) {
+  require_microstates(in);
+  double sum = 0, sum2 = 0;
+  std::uint64_t used = 0;
+  for (std::uint64_t s = 0; s < in.s.samples; ++s) {
+    const auto [i, j] = microstate_at(in, s);
+    const double lam = microstate_lam(in, i, j);
+    if (lam < 0) continue;
+    ++used;
+    sum += lam;
+    sum2 += lam * lam;
+  }
+  output out;
+  out.seed = seed_estimate(in.s.samples, used, sum, sum2);
+  return out;
+}
+
+}  // namespace
+}  // namespace ema::rqa
+
+EMA_VARIANT(rqa_seed_seq, {"rqa", "seed-seq", ema::backend::seq,
+                           "LAM from random Q x Q microstates, averaged (the source's estimator), one thread",
+                           "section 1 and equation 1 of 000_d2722dce0c10bad2.txt",
+                           &ema::rqa::kit::run<&ema::rqa::seed_seq>});
