@@ -30,6 +30,7 @@ namespace {
 
 constexpr std::uint64_t pair_stream = 0x70616972;   // "pair"
 constexpr std::uint64_t micro_stream = 0x6d69637230;  // "micr0"
+constexpr std::uint64_t cell_stream = 0x63656c6c;     // "cell"
 
 constexpr param_spec params[] = {
     {"system", param_kind::choice, "logistic", "the generated series (logistic: r = 4 from x0 = 0.4, as the source)",
@@ -48,6 +49,7 @@ constexpr param_spec params[] = {
     {"strict", param_kind::boolean, "true", "recurrent when d < eps (true, the source) or d <= eps (false)"},
     {"Q", param_kind::integer, "200", "microstate side for the seed estimator (the source's code: 200)"},
     {"samples", param_kind::integer, "1000", "microstates the seed estimator draws"},
+    {"cells", param_kind::integer, "1000000", "cells the motif estimator draws (a multiple of 100: 100 batches)"},
 };
 
 work_model work(std::uint64_t n, const param_set& p) {
@@ -165,6 +167,67 @@ estimate reference_seed(const input& in) {
   return seed_estimate(e.samples, e.used, sum, sum2);
 }
 
+motif_counts motif_batch(const input& in, std::uint64_t batch) {
+  // Cells uniform over the plot outside the window: draw (i, j), skip window cells; draw k of
+  // batch b is the (b, k)-th of the cell stream, so any split of the batches gives the same counts.
+  const std::size_t N = in.vectors();
+  const std::uint64_t per = in.s.cells / motif_batches;
+  motif_counts c;
+  if (N == 0 || N <= in.s.theiler) return c;
+  auto run = [&](std::size_t i, std::size_t j, long di, long dj, std::size_t need) {
+    std::size_t len = 1;
+    for (long dir : {-1L, 1L}) {
+      long a = static_cast<long>(i), b = static_cast<long>(j);
+      while (len < need) {
+        a += dir * di;
+        b += dir * dj;
+        if (a < 0 || b < 0 || a >= static_cast<long>(N) || b >= static_cast<long>(N)) break;
+        if (!in.recurrent(static_cast<std::size_t>(a), static_cast<std::size_t>(b))) break;
+        ++len;
+      }
+    }
+    return len;
+  };
+  std::uint64_t drawn = 0;
+  for (std::uint64_t k = 0; drawn < per; ++k) {
+    const std::uint64_t id = (batch << 40) + k;
+    const auto i = random_below(in.seed ^ cell_stream, 2 * id, N), j = random_below(in.seed ^ cell_stream, 2 * id + 1, N);
+    if ((i > j ? i - j : j - i) < in.s.theiler) continue;
+    ++drawn;
+    if (!in.recurrent(i, j)) continue;
+    ++c.recurrent;
+    if (run(i, j, 1, 0, in.s.vmin) >= in.s.vmin) ++c.on_vertical;
+    if (run(i, j, 1, 1, in.s.lmin) >= in.s.lmin) ++c.on_diagonal;
+  }
+  return c;
+}
+
+motif_estimate motif_from_batches(const input& in, const std::vector<motif_counts>& batches) {
+  motif_estimate m;
+  auto ratio = [&](auto part) {
+    estimate e;
+    e.samples = in.s.cells;
+    std::uint64_t num = 0, den = 0;
+    for (const auto& b : batches) num += part(b), den += b.recurrent;
+    e.used = den;
+    if (!den) return e;
+    e.value = static_cast<double>(num) / static_cast<double>(den);
+    // Batch means of the ratio estimator: the spread of the batches' residuals num_b - R den_b.
+    double ss = 0;
+    const double mean_den = static_cast<double>(den) / static_cast<double>(batches.size());
+    for (const auto& b : batches) {
+      const double r = static_cast<double>(part(b)) - e.value * static_cast<double>(b.recurrent);
+      ss += r * r;
+    }
+    const double B = static_cast<double>(batches.size());
+    e.se = B > 1 ? std::sqrt(ss / (B - 1) / B) / mean_den : 0;
+    return e;
+  };
+  m.lam = ratio([](const motif_counts& b) { return b.on_vertical; });
+  m.det = ratio([](const motif_counts& b) { return b.on_diagonal; });
+  return m;
+}
+
 quantifiers quantify(const histograms& h, std::size_t lmin, std::size_t vmin) {
   quantifiers q;
   q.RR = h.cells ? static_cast<double>(h.recurrent) / static_cast<double>(h.cells) : 0;
@@ -225,6 +288,7 @@ input traits::generate(const point_request& r) {
   in.s.strict = p.boolean("strict");
   in.s.q = positive(p, "Q", 1);
   in.s.samples = positive(p, "samples", 1);
+  in.s.cells = positive(p, "cells", static_cast<std::int64_t>(motif_batches));
   in.seed = r.seed;
   const auto& norm = p.text("norm");
   in.s.norm = norm == "max" ? norm_kind::max : norm == "euclidean" ? norm_kind::euclidean : norm_kind::manhattan;
@@ -280,6 +344,28 @@ outcome traits::check(const input& in, const expected& want, const output& got) 
       o.reason = fmt::format("LAM {:.12g} from the microstates; the reference computes {:.12g} from the same ones", e.value, r.value);
     else
       o.verified = true;
+    return o;
+  }
+  if (got.motif) {
+    const auto& m = *got.motif;
+    o.result_json = fmt::format(R"({{"LAM":{:.9g},"LAM_se":{:.3g},"DET":{:.9g},"DET_se":{:.3g},"cells":{},"recurrent_drawn":{},"eps":{:.9g}}})",
+                                m.lam.value, m.lam.se, m.det.value, m.det.se, m.lam.samples, m.lam.used, in.s.eps);
+    // Where the exact plot is affordable: the exact values within 5 standard errors.
+    if (want.have_histograms) {
+      const auto q = quantify(want.h, in.s.lmin, in.s.vmin);
+      const double tol_l = 5 * m.lam.se + 1e-12, tol_d = 5 * m.det.se + 1e-12;
+      if (std::abs(m.lam.value - q.LAM) > tol_l)
+        o.reason = fmt::format("LAM estimate {:.6g} is {:.2g} standard errors from the exact {:.6g}", m.lam.value,
+                               std::abs(m.lam.value - q.LAM) / std::max(m.lam.se, 1e-300), q.LAM);
+      else if (std::abs(m.det.value - q.DET) > tol_d)
+        o.reason = fmt::format("DET estimate {:.6g} is {:.2g} standard errors from the exact {:.6g}", m.det.value,
+                               std::abs(m.det.value - q.DET) / std::max(m.det.se, 1e-300), q.DET);
+      else
+        o.verified = true;
+    } else {
+      o.verified = m.lam.value >= 0 && m.lam.value <= 1 && m.det.value >= 0 && m.det.value <= 1 && m.lam.samples == in.s.cells;
+      if (!o.verified) o.reason = "estimates outside [0, 1] or a wrong sample count";
+    }
     return o;
   }
   const auto& h = got.h;

@@ -29,7 +29,8 @@ struct settings {
   double eps = 0.3;  ///< the threshold in the series' units, after eps_mode is applied
   bool strict = true;
   std::size_t q = 200;            ///< microstate side Q (the source's code: 200)
-  std::uint64_t samples = 1000;   ///< microstates (or samples) an estimator draws
+  std::uint64_t samples = 1000;   ///< microstates the seed estimator draws
+  std::uint64_t cells = 1000000;  ///< cells the motif estimator draws (outside the window)
 };
 
 struct input {
@@ -111,10 +112,26 @@ struct estimate {
   bool operator==(const estimate&) const = default;
 };
 
-struct output {
-  histograms h;                  ///< exact variants
-  std::optional<estimate> seed;  ///< the source's microstate estimator: LAM
+/// Our estimator's answer: LAM and DET with standard errors (batch means over 100 batches).
+struct motif_estimate {
+  estimate lam, det;
+  bool operator==(const motif_estimate&) const = default;
 };
+
+struct output {
+  histograms h;                          ///< exact variants
+  std::optional<estimate> seed;          ///< the source's microstate estimator: LAM
+  std::optional<motif_estimate> motif;   ///< ours: LAM and DET from random cells
+};
+
+/// The motif estimator's counts for one batch of samples [s0, s1): recurrent cells drawn, and of
+/// them those on a vertical line of at least vmin and on a diagonal line of at least lmin.
+struct motif_counts {
+  std::uint64_t recurrent = 0, on_vertical = 0, on_diagonal = 0;
+};
+constexpr std::uint64_t motif_batches = 100;
+motif_counts motif_batch(const input& in, std::uint64_t batch);
+motif_estimate motif_from_batches(const input& in, const std::vector<motif_counts>& batches);
 
 /// Where microstate s lies: rows [i, i + Q) and columns [j, j + Q) of the plot, i, j uniform in
 /// [0, N - Q] from the point's seed (the source draws them on the host, xrand and yrand).

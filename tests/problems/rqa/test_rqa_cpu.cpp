@@ -123,6 +123,37 @@ TEST(Rqa, SeedEstimatorMatchesItsReferenceAndIsBiasedLow) {
   EXPECT_NE(rqa::traits::check(typed.in, typed.expected, wrong).reason.find("the reference computes"), std::string::npos);
 }
 
+TEST(Rqa, MotifEstimatorFallsWithinItsIntervalOfTheExactValues) {
+  for (const char* system : {"logistic", "noise", "rossler"}) {
+    auto p = params_of({std::string("system=") + system, "cells=200000", "eps_mode=rr", "eps=0.1"});
+    const auto& problem = find_problem("rqa");
+    auto work = problem.prepare({3000, &p, 4, host_memory_kind::pageable});
+    auto& typed = static_cast<rqa::kit::typed_workload&>(*work);
+    const auto q = rqa::quantify(typed.expected.h, 2, 2);
+    std::string first;
+    for (const auto* v : variants_of("rqa")) {
+      if (!std::string(v->name).starts_with("motif-") || uses_gpu(v->backend)) continue;
+      run_context ctx(3000, p, 0);
+      auto got = v->run(*work, ctx);
+      EXPECT_TRUE(got.verified) << system << " " << v->name << ": " << got.reason << " exact LAM " << q.LAM << " DET " << q.DET;
+      if (first.empty()) first = got.result_json;
+      EXPECT_EQ(got.result_json, first) << v->name << ": the batches draw the same cells in every variant";
+    }
+    EXPECT_FALSE(first.empty());
+  }
+  // A wrong estimate is caught.
+  auto p = params_of({"system=logistic", "cells=100000"});
+  auto work = find_problem("rqa").prepare({2000, &p, 4, host_memory_kind::pageable});
+  auto& typed = static_cast<rqa::kit::typed_workload&>(*work);
+  std::vector<rqa::motif_counts> batches;
+  for (std::uint64_t b = 0; b < rqa::motif_batches; ++b) batches.push_back(rqa::motif_batch(typed.in, b));
+  rqa::output wrong;
+  wrong.motif = rqa::motif_from_batches(typed.in, batches);
+  ASSERT_GT(wrong.motif->lam.se, 0);
+  wrong.motif->lam.value += 10 * wrong.motif->lam.se;
+  EXPECT_NE(rqa::traits::check(typed.in, typed.expected, wrong).reason.find("standard errors from the exact"), std::string::npos);
+}
+
 TEST(Rqa, SeedEstimatorNeedsQVectors) {
   auto p = params_of({"Q=300"});
   auto work = find_problem("rqa").prepare({256, &p, 1, host_memory_kind::pageable});

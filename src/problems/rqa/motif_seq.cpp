@@ -1,0 +1,27 @@
+// rqa / motif-seq — ours: an unbiased estimator of LAM and DET from random cells, one thread. LAM is
+// the fraction of recurrent cells that lie on a vertical line of at least vmin (for vmin = 2:
+// 1 - N(010) / N(1), the isolated cells among the recurrent ones), DET the same along diagonals
+// with lmin; a drawn recurrent cell's line is traced up and down only as far as that decides.
+// Cells are uniform over the plot outside the Theiler window, so nothing is cut short (unlike a
+// microstate's edge). 100 batches give the standard error (batch means of the ratio estimator).
+#include "core/registry.hpp"
+#include "problems/rqa/rqa.hpp"
+
+namespace ema::rqa {
+namespace {
+
+output motif_seq(const input& in, run_context&) {
+  std::vector<motif_counts> batches(motif_batches);
+  for (std::uint64_t b = 0; b < motif_batches; ++b) batches[b] = motif_batch(in, b);
+  output out;
+  out.motif = motif_from_batches(in, batches);
+  return out;
+}
+
+}  // namespace
+}  // namespace ema::rqa
+
+EMA_VARIANT(rqa_motif_seq, {"rqa", "motif-seq", ema::backend::seq,
+                            "LAM and DET from random cells, lines traced only as far as vmin/lmin (unbiased), one thread",
+                            "ours",
+                            &ema::rqa::kit::run<&ema::rqa::motif_seq>});
