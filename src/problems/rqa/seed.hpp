@@ -37,6 +37,16 @@ inline double microstate_lam(const input& in, std::size_t i, std::size_t j) {
   return total > 0 ? lam / total : -1;
 }
 
+/// Adds microstate s to the running sums (every variant draws the same microstates).
+inline void add_microstate(const input& in, std::uint64_t s, double& sum, double& sum2, std::uint64_t& used) {
+  const auto [i, j] = microstate_at(in, s);
+  const double lam = microstate_lam(in, i, j);
+  if (lam < 0) return;
+  ++used;
+  sum += lam;
+  sum2 += lam * lam;
+}
+
 /// The mean and its standard error from the sums over the microstates used.
 inline estimate seed_estimate(std::uint64_t samples, std::uint64_t used, double sum, double sum2) {
   estimate e;

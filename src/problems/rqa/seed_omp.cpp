@@ -14,14 +14,8 @@ output seed_omp(const input& in, run_context& ctx) {
   double sum = 0, sum2 = 0;
   std::uint64_t used = 0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : sum, sum2, used)
-  for (std::int64_t s = 0; s < static_cast<std::int64_t>(in.s.samples); ++s) {
-    const auto [i, j] = microstate_at(in, static_cast<std::uint64_t>(s));
-    const double lam = microstate_lam(in, i, j);
-    if (lam < 0) continue;
-    ++used;
-    sum += lam;
-    sum2 += lam * lam;
-  }
+  for (std::int64_t s = 0; s < static_cast<std::int64_t>(in.s.samples); ++s)
+    add_microstate(in, static_cast<std::uint64_t>(s), sum, sum2, used);
   output out;
   out.seed = seed_estimate(in.s.samples, used, sum, sum2);
   return out;
