@@ -11,10 +11,10 @@ namespace ema::rqa {
 namespace {
 
 output motif_seq(const input& in, run_context&) {
-  std::vector<motif_counts> batches(motif_batches);
-  for (std::uint64_t b = 0; b < motif_batches; ++b) batches[b] = motif_batch(in, b);
   output out;
-  out.motif = motif_from_batches(in, batches);
+  out.motif = run_motif(in, [&](std::uint64_t first, std::vector<motif_counts>& batches) {
+    for (std::uint64_t b = 0; b < batches.size(); ++b) batches[b] = motif_batch(in, first + b);
+  });
   return out;
 }
 

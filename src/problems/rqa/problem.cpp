@@ -49,7 +49,8 @@ constexpr param_spec params[] = {
     {"strict", param_kind::boolean, "true", "recurrent when d < eps (true, the source) or d <= eps (false)"},
     {"Q", param_kind::integer, "200", "microstate side for the seed estimator (the source's code: 200)"},
     {"samples", param_kind::integer, "1000", "microstates the seed estimator draws"},
-    {"cells", param_kind::integer, "1000000", "cells the motif estimator draws (a multiple of 100: 100 batches)"},
+    {"cells", param_kind::integer, "1000000", "cells the motif estimator draws per round (100 batches)"},
+    {"rse", param_kind::real, "0", "motif estimator: draw rounds until LAM's relative standard error is at most this (0: one round)"},
 };
 
 work_model work(std::uint64_t n, const param_set& p) {
@@ -198,17 +199,34 @@ motif_counts motif_batch(const input& in, std::uint64_t batch) {
     ++c.recurrent;
     if (run(i, j, 1, 0, in.s.vmin) >= in.s.vmin) ++c.on_vertical;
     if (run(i, j, 1, 1, in.s.lmin) >= in.s.lmin) ++c.on_diagonal;
+    // A line start: trace the whole line forward.
+    auto whole = [&](long di, long dj) -> std::size_t {
+      const long pi = static_cast<long>(i) - di, pj = static_cast<long>(j) - dj;
+      if (pi >= 0 && pj >= 0 && in.recurrent(static_cast<std::size_t>(pi), static_cast<std::size_t>(pj))) return 0;  // not a start
+      std::size_t len = 1;
+      for (std::size_t a = i + static_cast<std::size_t>(di), b = j + static_cast<std::size_t>(dj); a < N && b < N && in.recurrent(a, b);
+           a += static_cast<std::size_t>(di), b += static_cast<std::size_t>(dj))
+        ++len;
+      return len;
+    };
+    if (const auto v = whole(1, 0); v >= in.s.vmin) ++c.vstarts, c.vlength += v;
+    if (const auto l = whole(1, 1); l >= in.s.lmin) {
+      ++c.dstarts;
+      c.dlength += l;
+      if (c.dhist.size() <= l) c.dhist.resize(l + 1, 0);
+      ++c.dhist[l];
+    }
   }
   return c;
 }
 
 motif_estimate motif_from_batches(const input& in, const std::vector<motif_counts>& batches) {
   motif_estimate m;
-  auto ratio = [&](auto part) {
+  auto ratio = [&](auto part, auto whole) {
     estimate e;
-    e.samples = in.s.cells;
+    e.samples = in.s.cells / motif_batches * batches.size();
     std::uint64_t num = 0, den = 0;
-    for (const auto& b : batches) num += part(b), den += b.recurrent;
+    for (const auto& b : batches) num += part(b), den += whole(b);
     e.used = den;
     if (!den) return e;
     e.value = static_cast<double>(num) / static_cast<double>(den);
@@ -216,15 +234,28 @@ motif_estimate motif_from_batches(const input& in, const std::vector<motif_count
     double ss = 0;
     const double mean_den = static_cast<double>(den) / static_cast<double>(batches.size());
     for (const auto& b : batches) {
-      const double r = static_cast<double>(part(b)) - e.value * static_cast<double>(b.recurrent);
+      const double r = static_cast<double>(part(b)) - e.value * static_cast<double>(whole(b));
       ss += r * r;
     }
     const double B = static_cast<double>(batches.size());
     e.se = B > 1 ? std::sqrt(ss / (B - 1) / B) / mean_den : 0;
     return e;
   };
-  m.lam = ratio([](const motif_counts& b) { return b.on_vertical; });
-  m.det = ratio([](const motif_counts& b) { return b.on_diagonal; });
+  m.lam = ratio([](const motif_counts& b) { return b.on_vertical; }, [](const motif_counts& b) { return b.recurrent; });
+  m.det = ratio([](const motif_counts& b) { return b.on_diagonal; }, [](const motif_counts& b) { return b.recurrent; });
+  m.tt = ratio([](const motif_counts& b) { return b.vlength; }, [](const motif_counts& b) { return b.vstarts; });
+  m.l = ratio([](const motif_counts& b) { return b.dlength; }, [](const motif_counts& b) { return b.dstarts; });
+  std::vector<std::uint64_t> all;
+  std::uint64_t lines = 0;
+  for (const auto& b : batches) {
+    if (all.size() < b.dhist.size()) all.resize(b.dhist.size(), 0);
+    for (std::size_t l = 0; l < b.dhist.size(); ++l) all[l] += b.dhist[l], lines += b.dhist[l];
+  }
+  for (auto count : all)
+    if (count) {
+      const double p = static_cast<double>(count) / static_cast<double>(lines);
+      m.entr -= p * std::log(p);
+    }
   return m;
 }
 
@@ -289,6 +320,8 @@ input traits::generate(const point_request& r) {
   in.s.q = positive(p, "Q", 1);
   in.s.samples = positive(p, "samples", 1);
   in.s.cells = positive(p, "cells", static_cast<std::int64_t>(motif_batches));
+  in.s.rse = p.real("rse");
+  if (!(in.s.rse >= 0)) throw usage_error(fmt::format("rqa: rse must be at least 0, not {}", in.s.rse));
   in.seed = r.seed;
   const auto& norm = p.text("norm");
   in.s.norm = norm == "max" ? norm_kind::max : norm == "euclidean" ? norm_kind::euclidean : norm_kind::manhattan;
@@ -348,8 +381,10 @@ outcome traits::check(const input& in, const expected& want, const output& got) 
   }
   if (got.motif) {
     const auto& m = *got.motif;
-    o.result_json = fmt::format(R"({{"LAM":{:.9g},"LAM_se":{:.3g},"DET":{:.9g},"DET_se":{:.3g},"cells":{},"recurrent_drawn":{},"eps":{:.9g}}})",
-                                m.lam.value, m.lam.se, m.det.value, m.det.se, m.lam.samples, m.lam.used, in.s.eps);
+    o.result_json = fmt::format(R"({{"LAM":{:.9g},"LAM_se":{:.3g},"DET":{:.9g},"DET_se":{:.3g},"TT":{:.9g},"TT_se":{:.3g},)"
+                                R"("L":{:.9g},"L_se":{:.3g},"ENTR":{:.9g},"cells":{},"recurrent_drawn":{},"line_starts_drawn":{},"eps":{:.9g}}})",
+                                m.lam.value, m.lam.se, m.det.value, m.det.se, m.tt.value, m.tt.se, m.l.value, m.l.se, m.entr,
+                                m.lam.samples, m.lam.used, m.l.used, in.s.eps);
     // Where the exact plot is affordable: the exact values within 5 standard errors.
     if (want.have_histograms) {
       const auto q = quantify(want.h, in.s.lmin, in.s.vmin);
@@ -360,10 +395,18 @@ outcome traits::check(const input& in, const expected& want, const output& got) 
       else if (std::abs(m.det.value - q.DET) > tol_d)
         o.reason = fmt::format("DET estimate {:.6g} is {:.2g} standard errors from the exact {:.6g}", m.det.value,
                                std::abs(m.det.value - q.DET) / std::max(m.det.se, 1e-300), q.DET);
+      else if (m.tt.used && std::abs(m.tt.value - q.TT) > 5 * m.tt.se + 1e-9)
+        o.reason = fmt::format("TT estimate {:.6g} is more than 5 standard errors ({:.3g}) from the exact {:.6g}", m.tt.value, m.tt.se, q.TT);
+      else if (m.l.used && std::abs(m.l.value - q.L) > 5 * m.l.se + 1e-9)
+        o.reason = fmt::format("L estimate {:.6g} is more than 5 standard errors ({:.3g}) from the exact {:.6g}", m.l.value, m.l.se, q.L);
+      else if (m.l.used >= 1000 && std::abs(m.entr - q.ENTR) > 0.1)
+        o.reason = fmt::format("ENTR estimate {:.6g} is more than 0.1 from the exact {:.6g}", m.entr, q.ENTR);
       else
         o.verified = true;
     } else {
-      o.verified = m.lam.value >= 0 && m.lam.value <= 1 && m.det.value >= 0 && m.det.value <= 1 && m.lam.samples == in.s.cells;
+      const std::uint64_t round = in.s.cells / motif_batches * motif_batches;
+      o.verified = m.lam.value >= 0 && m.lam.value <= 1 && m.det.value >= 0 && m.det.value <= 1 && m.lam.samples % round == 0 &&
+                   m.lam.samples / round <= motif_max_rounds;
       if (!o.verified) o.reason = "estimates outside [0, 1] or a wrong sample count";
     }
     return o;

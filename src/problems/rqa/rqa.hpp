@@ -30,7 +30,8 @@ struct settings {
   bool strict = true;
   std::size_t q = 200;            ///< microstate side Q (the source's code: 200)
   std::uint64_t samples = 1000;   ///< microstates the seed estimator draws
-  std::uint64_t cells = 1000000;  ///< cells the motif estimator draws (outside the window)
+  std::uint64_t cells = 1000000;  ///< cells the motif estimator draws (outside the window) per round
+  double rse = 0;                 ///< > 0: the motif estimator draws rounds until LAM's relative error is at most this
 };
 
 struct input {
@@ -115,6 +116,8 @@ struct estimate {
 /// Our estimator's answer: LAM and DET with standard errors (batch means over 100 batches).
 struct motif_estimate {
   estimate lam, det;
+  estimate tt, l;     ///< from line starts: mean length of the lines of at least vmin / lmin
+  double entr = 0;    ///< plug-in entropy of the sampled diagonal lengths of at least lmin
   bool operator==(const motif_estimate&) const = default;
 };
 
@@ -128,10 +131,32 @@ struct output {
 /// them those on a vertical line of at least vmin and on a diagonal line of at least lmin.
 struct motif_counts {
   std::uint64_t recurrent = 0, on_vertical = 0, on_diagonal = 0;
+  // Line-start sampling: a drawn cell that starts a line (recurrent, the cell before it on the line
+  // is not) stands for that line, each line once: its whole length is traced.
+  std::uint64_t vstarts = 0, vlength = 0;  ///< vertical lines of at least vmin: count, total length
+  std::uint64_t dstarts = 0, dlength = 0;  ///< diagonal lines of at least lmin: count, total length
+  std::vector<std::uint64_t> dhist;        ///< diagonal lines of at least lmin drawn, by length
 };
-constexpr std::uint64_t motif_batches = 100;
+constexpr std::uint64_t motif_batches = 100;      ///< batches per round of `cells` cells
+constexpr std::uint64_t motif_max_rounds = 1000;  ///< the most rounds a target error may ask for
 motif_counts motif_batch(const input& in, std::uint64_t batch);
 motif_estimate motif_from_batches(const input& in, const std::vector<motif_counts>& batches);
+
+/// The motif estimator's rounds: `round(first, out)` fills out[k] with motif_batch(in, first + k)
+/// for k < motif_batches (however it likes: one thread, OpenMP); rounds are drawn until LAM's
+/// standard error is at most rse times LAM (rse > 0), or after one round.
+template <class Round>
+motif_estimate run_motif(const input& in, Round&& round) {
+  std::vector<motif_counts> all;
+  for (std::uint64_t r = 0;; ++r) {
+    std::vector<motif_counts> batches(motif_batches);
+    round(r * motif_batches, batches);
+    all.insert(all.end(), batches.begin(), batches.end());
+    auto m = motif_from_batches(in, all);
+    const bool enough = in.s.rse <= 0 || (m.lam.value > 0 && m.lam.se <= in.s.rse * m.lam.value);
+    if (enough || r + 1 >= motif_max_rounds) return m;
+  }
+}
 
 /// Where microstate s lies: rows [i, i + Q) and columns [j, j + Q) of the plot, i, j uniform in
 /// [0, N - Q] from the point's seed (the source draws them on the host, xrand and yrand).

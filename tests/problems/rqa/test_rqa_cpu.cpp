@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
 #include "core/registry.hpp"
@@ -124,6 +125,8 @@ TEST(Rqa, SeedEstimatorMatchesItsReferenceAndIsBiasedLow) {
 }
 
 TEST(Rqa, MotifEstimatorFallsWithinItsIntervalOfTheExactValues) {
+  // LAM, DET, TT and L within 5 standard errors of the exact values and ENTR within 0.1 (the
+  // verifier's test where the exact plot is affordable), for three kinds of series.
   for (const char* system : {"logistic", "noise", "rossler"}) {
     auto p = params_of({std::string("system=") + system, "cells=200000", "eps_mode=rr", "eps=0.1"});
     const auto& problem = find_problem("rqa");
@@ -136,6 +139,8 @@ TEST(Rqa, MotifEstimatorFallsWithinItsIntervalOfTheExactValues) {
       run_context ctx(3000, p, 0);
       auto got = v->run(*work, ctx);
       EXPECT_TRUE(got.verified) << system << " " << v->name << ": " << got.reason << " exact LAM " << q.LAM << " DET " << q.DET;
+      for (const char* q : {"\"TT\"", "\"L\"", "\"ENTR\"", "\"line_starts_drawn\""})
+        EXPECT_NE(got.result_json.find(q), std::string::npos) << q << " in " << got.result_json;
       if (first.empty()) first = got.result_json;
       EXPECT_EQ(got.result_json, first) << v->name << ": the batches draw the same cells in every variant";
     }
@@ -152,6 +157,24 @@ TEST(Rqa, MotifEstimatorFallsWithinItsIntervalOfTheExactValues) {
   ASSERT_GT(wrong.motif->lam.se, 0);
   wrong.motif->lam.value += 10 * wrong.motif->lam.se;
   EXPECT_NE(rqa::traits::check(typed.in, typed.expected, wrong).reason.find("standard errors from the exact"), std::string::npos);
+}
+
+TEST(Rqa, MotifEstimatorDrawsRoundsUntilATargetError) {
+  auto p = params_of({"system=logistic", "cells=10000", "rse=0.004"});
+  auto work = find_problem("rqa").prepare({2000, &p, 6, host_memory_kind::pageable});
+  std::string first;
+  for (const auto* v : variants_of("rqa")) {
+    if (!std::string(v->name).starts_with("motif-") || uses_gpu(v->backend)) continue;
+    run_context ctx(2000, p, 0);
+    auto got = v->run(*work, ctx);
+    EXPECT_TRUE(got.verified) << v->name << ": " << got.reason;
+    if (first.empty()) first = got.result_json;
+    EXPECT_EQ(got.result_json, first) << v->name;
+  }
+  auto j = nlohmann::json::parse(first);
+  EXPECT_GT(j["cells"].get<std::uint64_t>(), 10000u);  // more than one round
+  EXPECT_EQ(j["cells"].get<std::uint64_t>() % 10000, 0u);
+  EXPECT_LE(j["LAM_se"].get<double>(), 0.004 * j["LAM"].get<double>() * 1.0001);
 }
 
 TEST(Rqa, SeedEstimatorNeedsQVectors) {
