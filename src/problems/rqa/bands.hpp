@@ -62,6 +62,20 @@ class band_counter {
   void begin_row(std::size_t i) { row_ = i; }
 };
 
+/// Counts rows [r0, r1) of the plot of `in` into `band` and closes it.
+inline void count_rows(const input& in, band_counter& band, std::size_t r0, std::size_t r1) {
+  const std::size_t N = in.vectors();
+  for (std::size_t i = r0; i < r1; ++i) {
+    band.begin_row(i);
+    for (std::size_t j = 0; j < N; ++j) {
+      const std::size_t gap = i > j ? i - j : j - i;
+      if (gap >= in.s.theiler) band.count_cell_outside_window();
+      band.cell(i, j, in.recurrent(i, j));
+    }
+  }
+  band.finish();
+}
+
 /// Joins the bands (in row order) into the histograms of the whole plot.
 histograms merge_bands(std::size_t n, const std::vector<band_counter>& bands);
 

@@ -23,16 +23,7 @@ output exact_bands(const input& in, run_context& ctx) {
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int64_t bb = 0; bb < static_cast<std::int64_t>(count); ++bb) {
     const auto b = static_cast<std::size_t>(bb);
-    auto& band = bands[b];
-    for (std::size_t i = N * b / count; i < N * (b + 1) / count; ++i) {
-      band.begin_row(i);
-      for (std::size_t j = 0; j < N; ++j) {
-        const std::size_t gap = i > j ? i - j : j - i;
-        if (gap >= in.s.theiler) band.count_cell_outside_window();
-        band.cell(i, j, in.recurrent(i, j));
-      }
-    }
-    band.finish();
+    count_rows(in, bands[b], N * b / count, N * (b + 1) / count);
   }
   return {merge_bands(N, bands)};
 }

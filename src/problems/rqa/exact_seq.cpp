@@ -1,23 +1,19 @@
 // rqa / exact-seq — the exact quantifiers from the whole recurrence plot, one thread. The plot is
-// never stored: rows are evaluated one after another and each cell updates the open vertical run
-// of its column and the open diagonal run of its offset (line_counter), so lines crossing rows are
-// carried. Θ(N^2 m) time, Θ(N) memory.
+// never stored: rows are evaluated one after another and each cell extends or ends the open run
+// of its column and of its diagonal, so lines crossing rows are carried: the whole plot as one
+// band of bands.hpp. Θ(N^2 m) time, Θ(N) memory.
 #include "core/registry.hpp"
-#include "problems/rqa/rqa.hpp"
+#include "problems/rqa/bands.hpp"
 
 namespace ema::rqa {
 namespace {
 
 output exact(const input& in, run_context&) {
   const std::size_t N = in.vectors();
-  line_counter lines(N);
-  for (std::size_t i = 0; i < N; ++i)
-    for (std::size_t j = 0; j < N; ++j) {
-      const std::size_t gap = i > j ? i - j : j - i;
-      if (gap >= in.s.theiler) lines.count_cell_outside_window();
-      lines.cell(i, j, in.recurrent(i, j));
-    }
-  return {lines.finish()};
+  std::vector<band_counter> whole;
+  whole.emplace_back(N, 0, N);
+  count_rows(in, whole.front(), 0, N);
+  return {merge_bands(N, whole)};
 }
 
 }  // namespace

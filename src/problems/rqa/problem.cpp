@@ -79,19 +79,6 @@ std::size_t positive(const param_set& p, const char* name, std::int64_t least) {
 
 }  // namespace
 
-line_counter::line_counter(std::size_t n) : n_(n), vrun_(n, 0), drun_(n ? 2 * n - 1 : 0, 0) {
-  h_.diagonal.assign(n + 1, 0);
-  h_.vertical.assign(n + 1, 0);
-}
-
-histograms line_counter::finish() {
-  for (auto& v : vrun_)
-    if (v) ++h_.vertical[v], v = 0;
-  for (auto& d : drun_)
-    if (d) ++h_.diagonal[d], d = 0;
-  return h_;
-}
-
 histograms reference_histograms(const input& in) {
   const std::size_t N = in.vectors();
   std::vector<unsigned char> R(N * N);

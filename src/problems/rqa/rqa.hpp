@@ -73,34 +73,6 @@ struct quantifiers {
 };
 quantifiers quantify(const histograms& h, std::size_t lmin, std::size_t vmin);
 
-/// The row sweep every exact variant shares in spirit: rows i0..i1 of the plot, each cell once,
-/// carrying the open vertical runs (per column) and diagonal runs (per offset) across rows.
-class line_counter {
- public:
-  explicit line_counter(std::size_t n);
-  /// Adds one cell (i, j) in row-major order of rows.
-  void cell(std::size_t i, std::size_t j, bool r) {
-    auto& v = vrun_[j];
-    auto& d = drun_[j + n_ - 1 - i];
-    if (r) {
-      ++v;
-      ++d;
-      ++h_.recurrent;
-    } else {
-      if (v) ++h_.vertical[v], v = 0;
-      if (d) ++h_.diagonal[d], d = 0;
-    }
-  }
-  void count_cell_outside_window() { ++h_.cells; }
-  /// Closes every open run and returns the histograms.
-  histograms finish();
-
- private:
-  std::size_t n_;
-  std::vector<std::uint32_t> vrun_, drun_;
-  histograms h_;
-};
-
 /// Counts every line of the plot of `in` directly: the full matrix built in memory, then each
 /// column and each diagonal scanned. The reference for small plots (it holds N^2 bytes).
 histograms reference_histograms(const input& in);
