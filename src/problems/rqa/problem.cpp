@@ -22,6 +22,7 @@
 #include "core/registry.hpp"
 #include "inputs/random.hpp"
 #include "inputs/series.hpp"
+#include "problems/rqa/motif.hpp"
 #include "problems/rqa/rqa.hpp"
 #include "problems/rqa/seed.hpp"
 
@@ -30,7 +31,6 @@ namespace {
 
 constexpr std::uint64_t pair_stream = 0x70616972;   // "pair"
 constexpr std::uint64_t micro_stream = 0x6d69637230;  // "micr0"
-constexpr std::uint64_t cell_stream = 0x63656c6c;     // "cell"
 
 constexpr param_spec params[] = {
     {"system", param_kind::choice, "logistic", "the generated series (logistic: r = 4 from x0 = 0.4, as the source)",
@@ -82,6 +82,7 @@ std::size_t positive(const param_set& p, const char* name, std::int64_t least) {
 histograms reference_histograms(const input& in) {
   const std::size_t N = in.vectors();
   std::vector<unsigned char> R(N * N);
+  const plot p = in.view();
   histograms h;
   h.diagonal.assign(N + 1, 0);
   h.vertical.assign(N + 1, 0);
@@ -89,7 +90,7 @@ histograms reference_histograms(const input& in) {
     for (std::size_t j = 0; j < N; ++j) {
       const std::size_t gap = i > j ? i - j : j - i;
       if (gap >= in.s.theiler) ++h.cells;
-      R[i * N + j] = in.recurrent(i, j);
+      R[i * N + j] = p.recurrent(i, j);
       h.recurrent += R[i * N + j];
     }
   for (std::size_t j = 0; j < N; ++j) {  // columns
@@ -130,10 +131,11 @@ estimate reference_seed(const input& in) {
   e.samples = in.s.samples;
   double sum = 0, sum2 = 0;
   std::vector<unsigned char> block(Q * Q);
+  const plot p = in.view();
   for (std::uint64_t s = 0; s < in.s.samples; ++s) {
     const auto [i, j] = microstate_at(in, s);
     for (std::size_t a = 0; a < Q; ++a)
-      for (std::size_t b = 0; b < Q; ++b) block[a * Q + b] = in.recurrent(i + a, j + b);
+      for (std::size_t b = 0; b < Q; ++b) block[a * Q + b] = p.recurrent(i + a, j + b);
     std::vector<std::uint64_t> hist(Q + 1, 0);
     for (std::size_t b = 0; b < Q; ++b) {
       std::size_t run = 0;
@@ -156,52 +158,19 @@ estimate reference_seed(const input& in) {
 }
 
 motif_counts motif_batch(const input& in, std::uint64_t batch) {
-  // Cells uniform over the plot outside the window: draw (i, j), skip window cells; draw k of
-  // batch b is the (b, k)-th of the cell stream, so any split of the batches gives the same counts.
-  const std::size_t N = in.vectors();
   const std::uint64_t per = in.s.cells / motif_batches;
   motif_counts c;
-  if (N == 0 || N <= in.s.theiler) return c;
-  auto run = [&](std::size_t i, std::size_t j, long di, long dj, std::size_t need) {
-    std::size_t len = 1;
-    for (long dir : {-1L, 1L}) {
-      long a = static_cast<long>(i), b = static_cast<long>(j);
-      while (len < need) {
-        a += dir * di;
-        b += dir * dj;
-        if (a < 0 || b < 0 || a >= static_cast<long>(N) || b >= static_cast<long>(N)) break;
-        if (!in.recurrent(static_cast<std::size_t>(a), static_cast<std::size_t>(b))) break;
-        ++len;
-      }
-    }
-    return len;
-  };
-  std::uint64_t drawn = 0;
-  for (std::uint64_t k = 0; drawn < per; ++k) {
-    const std::uint64_t id = (batch << 40) + k;
-    const auto i = random_below(in.seed ^ cell_stream, 2 * id, N), j = random_below(in.seed ^ cell_stream, 2 * id + 1, N);
-    if ((i > j ? i - j : j - i) < in.s.theiler) continue;
-    ++drawn;
-    if (!in.recurrent(i, j)) continue;
-    ++c.recurrent;
-    if (run(i, j, 1, 0, in.s.vmin) >= in.s.vmin) ++c.on_vertical;
-    if (run(i, j, 1, 1, in.s.lmin) >= in.s.lmin) ++c.on_diagonal;
-    // A line start: trace the whole line forward.
-    auto whole = [&](long di, long dj) -> std::size_t {
-      const long pi = static_cast<long>(i) - di, pj = static_cast<long>(j) - dj;
-      if (pi >= 0 && pj >= 0 && in.recurrent(static_cast<std::size_t>(pi), static_cast<std::size_t>(pj))) return 0;  // not a start
-      std::size_t len = 1;
-      for (std::size_t a = i + static_cast<std::size_t>(di), b = j + static_cast<std::size_t>(dj); a < N && b < N && in.recurrent(a, b);
-           a += static_cast<std::size_t>(di), b += static_cast<std::size_t>(dj))
-        ++len;
-      return len;
-    };
-    if (const auto v = whole(1, 0); v >= in.s.vmin) ++c.vstarts, c.vlength += v;
-    if (const auto l = whole(1, 1); l >= in.s.lmin) {
+  const plot p = in.view();
+  if (p.N == 0 || p.N <= p.w) return c;
+  for (std::uint64_t k = 0; k < per; ++k) {
+    const auto s = draw_motif(p, in.seed, batch, k, in.s.vmin, in.s.lmin);
+    c.recurrent += s.recurrent, c.on_vertical += s.on_vertical, c.on_diagonal += s.on_diagonal;
+    if (s.vline) ++c.vstarts, c.vlength += s.vline;
+    if (s.dline) {
       ++c.dstarts;
-      c.dlength += l;
-      if (c.dhist.size() <= l) c.dhist.resize(l + 1, 0);
-      ++c.dhist[l];
+      c.dlength += s.dline;
+      if (c.dhist.size() <= s.dline) c.dhist.resize(s.dline + 1, 0);
+      ++c.dhist[s.dline];
     }
   }
   return c;

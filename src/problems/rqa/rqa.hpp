@@ -11,12 +11,14 @@
 // are not recurrent, so they end lines.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/host_device.hpp"
 #include "core/problem.hpp"
 
 namespace ema::rqa {
@@ -34,6 +36,51 @@ struct settings {
   double rse = 0;                 ///< > 0: the motif estimator draws rounds until LAM's relative error is at most this
 };
 
+/// d(v, u) for norm K between the vectors at a and b (components a[k tau], k < m, in order); the
+/// Euclidean norm squared (it is compared with eps^2).
+template <norm_kind K>
+EMA_HD inline double distance(const double* a, const double* b, std::size_t m, std::size_t tau) {
+  double d = 0;
+  for (std::size_t k = 0; k < m; ++k) {
+    const double diff = a[k * tau] - b[k * tau];
+    const double e = diff < 0 ? -diff : diff;
+    if constexpr (K == norm_kind::max) d = e > d ? e : d;
+    else if constexpr (K == norm_kind::manhattan) d += e;
+#ifdef __CUDA_ARCH__
+    else d = __dadd_rn(d, __dmul_rn(e, e));
+#else
+    else d += e * e;
+#endif
+  }
+  return d;
+}
+
+/// The plot's cells as every variant evaluates them, on the host and on the device (EMA_HD): the
+/// same operations in the same order, never fused into multiply-adds (the Euclidean norm squares
+/// and adds with explicit roundings on the device; the host build does not contract), so every
+/// variant sees exactly the same plot. `d <= eps` is tested as `d < nextafter(eps, inf)`, which is
+/// the same test on doubles.
+struct plot {
+  const double* x = nullptr;
+  std::size_t N = 0, m = 1, tau = 1, w = 1;
+  norm_kind norm = norm_kind::max;
+  double limit = 0;  ///< recurrent when d < limit (eps, eps^2 for the Euclidean norm, or the next double)
+
+  /// d(v_i, v_j) < limit, the window aside.
+  template <norm_kind K>
+  EMA_HD bool close_as(std::size_t i, std::size_t j) const { return distance<K>(x + i, x + j, m, tau) < limit; }
+  EMA_HD bool close(std::size_t i, std::size_t j) const {
+    if (norm == norm_kind::max) return close_as<norm_kind::max>(i, j);
+    if (norm == norm_kind::manhattan) return close_as<norm_kind::manhattan>(i, j);
+    return close_as<norm_kind::euclidean>(i, j);
+  }
+  /// R_ij, window included.
+  EMA_HD bool recurrent(std::size_t i, std::size_t j) const {
+    const std::size_t gap = i > j ? i - j : j - i;
+    return gap >= w && close(i, j);
+  }
+};
+
 struct input {
   std::vector<double> x;
   settings s;
@@ -41,21 +88,15 @@ struct input {
   std::string origin;  ///< the system or the file
   std::size_t vectors() const { return x.size() >= (s.m - 1) * s.tau + 1 ? x.size() - (s.m - 1) * s.tau : 0; }
 
-  /// R_ij, window included.
-  bool recurrent(std::size_t i, std::size_t j) const {
-    const std::size_t gap = i > j ? i - j : j - i;
-    if (gap < s.theiler) return false;
-    double d = 0;
-    for (std::size_t k = 0; k < s.m; ++k) {
-      const double a = x[i + k * s.tau] - x[j + k * s.tau];
-      const double e = a < 0 ? -a : a;
-      if (s.norm == norm_kind::max) d = e > d ? e : d;
-      else if (s.norm == norm_kind::manhattan) d += e;
-      else d += e * e;  // compared with eps^2: no square root, the same rounding everywhere
-    }
+  /// The plot over `data` (the series itself, or its copy on a device).
+  plot view(const double* data) const {
     const double bound = s.norm == norm_kind::euclidean ? s.eps * s.eps : s.eps;
-    return s.strict ? d < bound : d <= bound;
+    return {data, vectors(), s.m, s.tau, s.theiler, s.norm, s.strict ? bound : std::nextafter(bound, HUGE_VAL)};
   }
+  plot view() const { return view(x.data()); }
+
+  /// R_ij, window included.
+  bool recurrent(std::size_t i, std::size_t j) const { return view().recurrent(i, j); }
 };
 
 /// Line-length histograms of the whole recurrence plot: index l holds the number of lines of

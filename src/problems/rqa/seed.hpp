@@ -19,11 +19,12 @@ namespace ema::rqa {
 /// LAM of the microstate at rows [i, i + Q), columns [j, j + Q), or -1 without a recurrent cell.
 inline double microstate_lam(const input& in, std::size_t i, std::size_t j) {
   const std::size_t Q = in.s.q;
+  const plot p = in.view();
   double lam = 0, total = 0;
   for (std::size_t b = 0; b < Q; ++b) {
     std::size_t run = 0;
     for (std::size_t a = 0; a <= Q; ++a) {
-      if (a < Q && in.recurrent(i + a, j + b)) {
+      if (a < Q && p.recurrent(i + a, j + b)) {
         ++run;
         continue;
       }

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# On the GPU machine: build, run the rqa tests (CPU and GPU), then the measurements, each an
+# `ema run` into one database under $OUT. Usage (from the repository root):
+#   eval "$(bash .kit/setup.sh)"; scripts/rqa-bench.sh STEP...
+# Steps: tests (every test) | gputest (test_rqa_gpu and test_rqa_cpu) | exact (exact-cuda to n = 10^6, exact-omp at 10^5)
+#        | motif (motif-cuda: rate with 10^8 cells, error with 2·10^6, bias against exact at 10^5) | seed (seed-* at the source's settings)
+#        | table1 (the source's Table 1 sizes n = 400·4^k)
+set -uo pipefail
+out=${OUT:-/tmp/ema-out}
+mkdir -p "$out"
+build=build/device
+db="$out/rqa.db"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
+nproc | sed 's/^/host cores: /'
+if [ ! -x $build/src/ema ]; then
+  cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMA_WITH_CUDA=ON > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+fi
+cmake --build $build -j 16 > "$out/build.log" 2>&1 || { grep -E "error" -A5 "$out/build.log" | head -60; exit 1; }
+echo "== build ok"
+ema=$build/src/ema
+show() { $ema show --db "$db" --csv - 2>/dev/null | tail -n "$1"; }
+for step in "$@"; do
+  start=$(date +%s)
+  case $step in
+    tests)
+      ctest --test-dir $build -j 8 --output-on-failure > "$out/ctest.log" 2>&1
+      grep -E "tests passed|Failed|Skipped|\*\*\*" "$out/ctest.log" | tail -15;;
+    gputest)
+      $build/tests/test_rqa_gpu > "$out/test_rqa_gpu.log" 2>&1; grep -E "^\[  |FAILED|Failure|Expected|Which|error" "$out/test_rqa_gpu.log" | head -30
+      $build/tests/test_rqa_cpu > "$out/test_rqa_cpu.log" 2>&1; tail -2 "$out/test_rqa_cpu.log";;
+    exact)
+      $ema run rqa --variants exact-cuda --sizes 100000,316228,1000000 --reps 3 --no-energy --db "$db" --md "$out/exact.md" 2>&1 | tail -8
+      $ema run rqa --variants exact-omp,exact-seq --sizes 30000 --reps 1 --warmup 0 --no-energy --db "$db" --md "$out/exact-cpu.md" 2>&1 | tail -6
+      $ema run rqa --variants exact-omp --sizes 100000 --reps 1 --warmup 0 --no-energy --db "$db" 2>&1 | tail -5;;
+    motif)
+      $ema run rqa --variants motif-cuda --sizes 100000 -p cells=100000000 --reps 3 --no-energy --db "$db" --json "$out/motif-1e8.json" 2>&1 | tail -5
+      $ema run rqa --variants motif-cuda --sizes 100000,1000000 -p cells=2000000 --reps 3 --no-energy --db "$db" --json "$out/motif-2e6.json" 2>&1 | tail -5
+      $ema run rqa --variants exact-cuda --sizes 100000 --reps 1 --no-energy --db "$db" --json "$out/exact-1e5.json" 2>&1 | tail -4
+      for f in motif-1e8 motif-2e6 exact-1e5; do grep -o '"LAM[_a-z]*": *[0-9.e-]*' "$out/$f.json" | head -6 | tr '\n' ' '; echo " ($f)"; done;;
+    seed)
+      $ema run rqa --variants seed-seq,seed-omp,seed-cuda,motif-omp,motif-cuda --sizes 102400,1638400 --reps 3 --no-energy --db "$db" \
+        --md "$out/seed.md" 2>&1 | tail -14;;
+    table1)  # the source's sizes, as far as a double-precision logistic orbit goes (it collapses near 1.5·10^7)
+      $ema run rqa --variants seed-seq,seed-omp,seed-cuda,motif-omp,motif-cuda --sizes 400,1600,6400,25600,102400,409600,1638400,6553600 \
+        --reps 3 --no-energy --db "$out/table1.db" --md "$out/table1.md" -q 2>&1 | tail -3
+      cat "$out/table1.md" | head -60;;
+    *) echo "unknown step $step"; exit 2;;
+  esac
+  echo "== $step took $(( $(date +%s) - start )) s"
+done

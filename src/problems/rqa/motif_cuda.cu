@@ -1,0 +1,144 @@
+// rqa / motif-cuda — ours: the motif estimator of motif.hpp on the GPU. A round's 100 batches are the
+// grid's y dimension; each thread draws samples k = its index, + the grid's width, ... of its batch
+// with draw_motif (the very code motif-seq runs, so the same cells and the same counts), keeps its
+// seven counts in registers, and a warp's sums go to the batch's counters by one atomic each. The
+// diagonal lines drawn through their starts go to a device histogram (lengths above `cap` to a
+// list). Rounds are drawn as in motif-seq (run_motif: until the target relative error).
+#include <algorithm>
+
+#include "core/registry.hpp"
+#include "problems/rqa/device.cuh"
+#include "problems/rqa/motif.hpp"
+
+namespace ema::rqa {
+namespace {
+
+constexpr unsigned block = 256;
+constexpr unsigned counters = 7;  // recurrent, on_vertical, on_diagonal, vstarts, vlength, dstarts, dlength
+constexpr std::size_t overflow_capacity = 1 << 16;
+
+struct dlines {
+  unsigned long long* hist;      ///< [0, cap]
+  std::size_t cap;
+  unsigned long long* overflow;  ///< [0]: how many; then the lengths
+};
+
+__device__ unsigned long long warp_sum(unsigned long long v) {
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+
+__global__ void __launch_bounds__(block) motifs(plot p, std::uint64_t seed, std::uint64_t first, std::uint64_t per, std::uint64_t vmin,
+                                                std::uint64_t lmin, unsigned long long* counts, dlines dl) {
+  const std::uint64_t batch = first + blockIdx.y;
+  unsigned long long c[counters] = {};
+  for (std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * block + threadIdx.x; k < per;
+       k += static_cast<std::uint64_t>(gridDim.x) * block) {
+    const motif_sample s = draw_motif(p, seed, batch, k, vmin, lmin);
+    c[0] += s.recurrent;
+    c[1] += s.on_vertical;
+    c[2] += s.on_diagonal;
+    if (s.vline) ++c[3], c[4] += s.vline;
+    if (s.dline) {
+      ++c[5];
+      c[6] += s.dline;
+      if (s.dline <= dl.cap) {
+        atomicAdd(dl.hist + s.dline, 1ull);
+      } else {
+        const unsigned long long at = atomicAdd(dl.overflow, 1ull);
+        if (at < overflow_capacity) dl.overflow[1 + at] = s.dline;
+      }
+    }
+  }
+  unsigned long long* mine = counts + static_cast<std::size_t>(blockIdx.y) * counters;
+  for (unsigned q = 0; q < counters; ++q) {
+    const unsigned long long v = warp_sum(c[q]);
+    if ((threadIdx.x & 31) == 0 && v) atomicAdd(mine + q, v);
+  }
+}
+
+output motif_cuda(const input& in, run_context& ctx) {
+  device_series dev(in, ctx);
+  const plot& p = dev.p;
+  const std::uint64_t per = in.s.cells / motif_batches;
+  const std::size_t cap = std::min<std::size_t>(p.N, std::size_t{1} << 20);
+  cuda::device_buffer<unsigned long long> counts, hist, overflow;
+  {
+    host_phase a(ctx, "alloc");
+    counts = cuda::device_buffer<unsigned long long>(motif_batches * counters, ctx.device_memory());
+    hist = cuda::device_buffer<unsigned long long>(cap + 1, ctx.device_memory());
+    overflow = cuda::device_buffer<unsigned long long>(1 + overflow_capacity, ctx.device_memory());
+  }
+  int sms = 0;
+  EMA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  // Enough blocks for 8 per SM over the 100 batches, none with nothing to draw.
+  const unsigned wide = static_cast<unsigned>(std::clamp<std::uint64_t>((8ull * sms + motif_batches - 1) / motif_batches, 1,
+                                                                         std::max<std::uint64_t>(1, (per + block - 1) / block)));
+  ctx.note("launch", std::to_string(wide) + " x " + std::to_string(motif_batches) + " blocks of " + std::to_string(block) + " per round");
+  cuda::event_timeline tl(dev.stream);
+  dev.upload(in, tl);
+  tl.begin("kernel");
+  EMA_CUDA_CHECK(cudaMemsetAsync(hist.data(), 0, hist.bytes(), dev.stream));
+  EMA_CUDA_CHECK(cudaMemsetAsync(overflow.data(), 0, sizeof(unsigned long long), dev.stream));
+  tl.end();
+  const bool drawable = p.N > 0 && p.N > p.w;
+  std::vector<unsigned long long> back(motif_batches * counters);
+  output out;
+  out.motif = run_motif(in, [&](std::uint64_t first, std::vector<motif_counts>& batches) {
+    tl.begin("kernel");
+    EMA_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, counts.bytes(), dev.stream));
+    if (drawable && per) {
+      motifs<<<dim3(wide, static_cast<unsigned>(motif_batches)), block, 0, dev.stream>>>(p, in.seed, first, per, in.s.vmin, in.s.lmin,
+                                                                                         counts.data(), {hist.data(), cap, overflow.data()});
+      EMA_CUDA_CHECK_LAUNCH();
+    }
+    tl.end();
+    tl.begin("d2h");
+    EMA_CUDA_CHECK(cudaMemcpyAsync(back.data(), counts.data(), counts.bytes(), cudaMemcpyDeviceToHost, dev.stream));
+    tl.end();
+    EMA_CUDA_CHECK(cudaStreamSynchronize(dev.stream));
+    for (std::size_t b = 0; b < batches.size(); ++b) {
+      const unsigned long long* c = back.data() + b * counters;
+      batches[b] = {c[0], c[1], c[2], c[3], c[4], c[5], c[6], {}};
+    }
+  });
+  // The diagonal lengths drawn, pooled (only their sum over the batches is used: ENTR).
+  std::vector<std::uint64_t> dhist(cap + 1);
+  unsigned long long spilled = 0;
+  tl.begin("d2h");
+  EMA_CUDA_CHECK(cudaMemcpyAsync(dhist.data(), hist.data(), hist.bytes(), cudaMemcpyDeviceToHost, dev.stream));
+  EMA_CUDA_CHECK(cudaMemcpyAsync(&spilled, overflow.data(), sizeof spilled, cudaMemcpyDeviceToHost, dev.stream));
+  tl.end();
+  tl.publish(ctx);
+  if (spilled > overflow_capacity)
+    throw std::runtime_error("motif-cuda: " + std::to_string(spilled) + " diagonal lines longer than " + std::to_string(cap) +
+                             " were drawn; the list holds " + std::to_string(overflow_capacity));
+  std::vector<unsigned long long> longer(spilled);
+  if (spilled)
+    EMA_CUDA_CHECK(cudaMemcpy(longer.data(), overflow.data() + 1, spilled * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  {
+    host_phase f(ctx, "free");
+    counts.reset();
+    hist.reset();
+    overflow.reset();
+    dev.x.reset();
+  }
+  for (auto l : longer) {
+    if (dhist.size() <= l) dhist.resize(l + 1, 0);
+    ++dhist[l];
+  }
+  // ENTR from the pooled histogram: the same as motif_from_batches over per-batch histograms.
+  std::vector<motif_counts> pooled(1);
+  pooled[0].dhist = std::move(dhist);
+  const auto with_entr = motif_from_batches(in, pooled);
+  out.motif->entr = with_entr.entr;
+  return out;
+}
+
+}  // namespace
+}  // namespace ema::rqa
+
+EMA_VARIANT(rqa_motif_cuda, {"rqa", "motif-cuda", ema::backend::cuda,
+                             "LAM and DET from random cells on the GPU (the same cells as motif-seq), TT, L, ENTR from line starts",
+                             "ours",
+                             &ema::rqa::kit::run<&ema::rqa::motif_cuda>});
