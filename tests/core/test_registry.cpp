@@ -25,6 +25,7 @@ TEST(Registry, ContentsMatchTheBuildConfiguration) {
   expected.insert({"search/cuda-seed/cuda", "search/cuda/cuda", "search/thrust-find/cuda", "search/cuda-multi/multi-gpu"});
   expected.insert({"gauss/cuda-kv1/cuda", "gauss/cuda-kv2/cuda", "gauss/cuda-goncalves/cuda", "gauss/cuda/cuda",
                    "gauss/cusolver/cuda"});
+  expected.insert({"rqa/exact-cuda/cuda", "rqa/seed-cuda/cuda", "rqa/motif-cuda/cuda"});
 #endif
   EXPECT_EQ(registered(), expected);
   ASSERT_EQ(problems().size(), 3u);
