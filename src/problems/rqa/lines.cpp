@@ -3,88 +3,117 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include <cstring>
 
 namespace ema::rqa::lines {
 namespace {
 
 constexpr unsigned tile = 64;
 
-/// The bits of one tile of a line: bit k is close(a0 + k, b0 + k * step), step 0 (a column: the
-/// vector v_b0 against 64 consecutive ones) or 1 (a diagonal), for k < count.
+// The line walks are compiled twice, for x86-64-v3 (AVX2, POPCNT, BMI) and the baseline, and the
+// processor picks one when the program loads (GCC's target_clones).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define EMA_RQA_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define EMA_RQA_CLONES
+#endif
+
+/// The bits of one tile of a line: bit k is close(a0 + k, b0 + k * Step), Step 0 (a column: the
+/// vector v_b0 against 64 consecutive ones) or 1 (a diagonal), for k < count. A full tile computes
+/// its 64 distances component by component in plot::close's order (vectorised loops; the first
+/// component assigns, which compares the same as 0 combined with it), then compares them.
 template <unsigned Step>
-std::uint64_t tile_bits(const plot& p, std::size_t a0, std::size_t b0, unsigned count) {
+[[gnu::always_inline]] inline std::uint64_t tile_bits(const plot& p, std::size_t a0, std::size_t b0, unsigned count) {
   if (count < tile) {  // the line's last tile: cell by cell (a whole tile would read past the series)
     std::uint64_t bits = 0;
     for (unsigned k = 0; k < count; ++k) bits |= static_cast<std::uint64_t>(p.close(a0 + k, b0 + k * Step)) << k;
     return bits;
   }
-  // The distances of the 64 cells, component by component in plot::close's order (vectorised).
-  alignas(16) double d[tile] = {};
+  alignas(32) double d[tile];
   for (std::size_t c = 0; c < p.m; ++c) {
     const double* a = p.x + a0 + c * p.tau;
     const double* b = p.x + b0 + c * p.tau;
-    if (p.norm == norm_kind::max) {
+    if (p.norm == norm_kind::euclidean) {
       for (unsigned k = 0; k < tile; ++k) {
-        const double e = a[k] - b[k * Step];
-        const double m = e < 0 ? -e : e;
-        d[k] = m > d[k] ? m : d[k];
+        const double e = a[k] - b[k * Step], m = e < 0 ? -e : e;
+        d[k] = c ? d[k] + m * m : m * m;
       }
     } else if (p.norm == norm_kind::manhattan) {
       for (unsigned k = 0; k < tile; ++k) {
-        const double e = a[k] - b[k * Step];
-        d[k] += e < 0 ? -e : e;
+        const double e = a[k] - b[k * Step], m = e < 0 ? -e : e;
+        d[k] = c ? d[k] + m : m;
       }
     } else {
       for (unsigned k = 0; k < tile; ++k) {
-        const double e = a[k] - b[k * Step];
-        const double m = e < 0 ? -e : e;
-        d[k] += m * m;
+        const double e = a[k] - b[k * Step], m = e < 0 ? -e : e;
+        d[k] = c ? (m > d[k] ? m : d[k]) : m;
       }
     }
   }
+  // The comparisons as bytes (a vectorised loop), then 8 bytes of 0/1 to 8 bits by one multiply:
+  // byte i times 2^(56 - 7i) lands on bit 56 + i, and no two other products meet.
+  alignas(8) unsigned char r[tile];
+  for (unsigned k = 0; k < tile; ++k) r[k] = d[k] < p.limit;
   std::uint64_t bits = 0;
-#if defined(__SSE2__)
-  const __m128d limit = _mm_set1_pd(p.limit);
-  for (unsigned k = 0; k < tile; k += 2)
-    bits |= static_cast<std::uint64_t>(_mm_movemask_pd(_mm_cmplt_pd(_mm_load_pd(d + k), limit))) << k;
-#else
-  for (unsigned k = 0; k < tile; ++k) bits |= static_cast<std::uint64_t>(d[k] < p.limit) << k;
-#endif
+  for (unsigned g = 0; g < tile / 8; ++g) {
+    std::uint64_t w;
+    std::memcpy(&w, r + 8 * g, 8);
+    bits |= ((w * 0x0102040810204080ull) >> 56) << (8 * g);
+  }
   return bits;
 }
 
-void add_line(std::vector<std::uint64_t>& mine, std::vector<std::uint64_t>* shared, std::uint32_t length) {
-  if (length < mine.size()) ++mine[length];
-  else std::atomic_ref<std::uint64_t>((*shared)[length]).fetch_add(1, std::memory_order_relaxed);
+[[gnu::always_inline]] inline void add_lines(std::vector<std::uint64_t>& mine, std::vector<std::uint64_t>* shared, std::uint64_t length, std::uint64_t count) {
+  if (length < mine.size()) mine[length] += count;
+  else std::atomic_ref<std::uint64_t>((*shared)[length]).fetch_add(count, std::memory_order_relaxed);
+}
+[[gnu::always_inline]] inline void add_line(std::vector<std::uint64_t>& mine, std::vector<std::uint64_t>* shared, std::uint64_t length) {
+  add_lines(mine, shared, length, 1);
 }
 
-/// Adds the runs of the `count` cells in `bits` to the line whose open run is `run`: runs closed
-/// inside the tile are counted, the one reaching its end stays open.
-void add_runs(std::uint64_t bits, unsigned count, std::uint32_t& run, std::vector<std::uint64_t>& mine,
+/// Adds the runs of the `count` cells in `bits` to the line whose open run is `run`: the run
+/// touching the tile's first cell extends the open one; runs closed inside the tile are counted,
+/// those of length 1 to 4 by population counts of bit patterns (0 1^l 0), longer ones one by one;
+/// the run touching the tile's last cell stays open.
+[[gnu::always_inline]] inline void add_runs(std::uint64_t bits, unsigned count, std::uint32_t& run, std::vector<std::uint64_t>& mine,
               std::vector<std::uint64_t>* shared) {
   if (count < tile) bits &= (std::uint64_t{1} << count) - 1;
-  unsigned pos = 0;
-  while (pos < count) {
-    const std::uint64_t rest = bits >> pos;
-    if (rest & 1) {
-      const unsigned ones = static_cast<unsigned>(std::countr_one(rest));
-      const unsigned take = std::min(ones, count - pos);
-      run += take;
-      pos += take;
-    } else {
-      if (run) add_line(mine, shared, run), run = 0;
-      if (!rest) break;
-      pos += static_cast<unsigned>(std::countr_zero(rest));
+  if (bits & 1) {
+    const auto ones = static_cast<unsigned>(std::countr_one(bits));
+    if (ones >= count) {
+      run += count;
+      return;
     }
+    add_line(mine, shared, run + ones);
+    bits &= ~((std::uint64_t{1} << ones) - 1);
+  } else if (run) {
+    add_line(mine, shared, run);
+  }
+  run = 0;
+  if (!bits) return;
+  if (bits >> (count - 1) & 1) {  // open at the end
+    const auto ones = static_cast<unsigned>(std::countl_one(bits << (tile - count)));
+    run = ones;
+    bits &= (std::uint64_t{1} << (count - ones)) - 1;
+  }
+  if (!bits) return;
+  const std::uint64_t starts = bits & ~(bits << 1), ends = bits & ~(bits >> 1);
+  const std::uint64_t two = bits & (bits >> 1), three = two & (bits >> 2), four = three & (bits >> 3);
+  const auto n1 = std::popcount(starts & ends), n2 = std::popcount(starts & (ends >> 1));
+  const auto n3 = std::popcount(starts & (bits >> 1) & (ends >> 2)), n4 = std::popcount(starts & two & (bits >> 2) & (ends >> 3));
+  if (n1) add_lines(mine, shared, 1, static_cast<std::uint64_t>(n1));
+  if (n2) add_lines(mine, shared, 2, static_cast<std::uint64_t>(n2));
+  if (n3) add_lines(mine, shared, 3, static_cast<std::uint64_t>(n3));
+  if (n4) add_lines(mine, shared, 4, static_cast<std::uint64_t>(n4));
+  for (std::uint64_t longer = starts & four & (bits >> 4); longer; longer &= longer - 1) {
+    const auto s = static_cast<unsigned>(std::countr_zero(longer));
+    add_line(mine, shared, static_cast<std::uint64_t>(std::countr_one(bits >> s)));
   }
 }
 
 }  // namespace
 
-void count_columns(const plot& p, std::size_t j0, std::size_t j1, tally& t) {
+EMA_RQA_CLONES void count_columns(const plot& p, std::size_t j0, std::size_t j1, tally& t) {
   std::uint32_t run[plan::group] = {};
   for (std::size_t i0 = 0; i0 < p.N; i0 += tile) {
     const auto count = static_cast<unsigned>(std::min<std::size_t>(tile, p.N - i0));
@@ -101,7 +130,7 @@ void count_columns(const plot& p, std::size_t j0, std::size_t j1, tally& t) {
     if (run[j - j0]) add_line(t.vertical, t.long_vertical, run[j - j0]);
 }
 
-void count_diagonals(const plot& p, std::size_t d0, std::size_t d1, tally& t) {
+EMA_RQA_CLONES void count_diagonals(const plot& p, std::size_t d0, std::size_t d1, tally& t) {
   std::uint32_t run[plan::group] = {};
   for (std::size_t i0 = 0; i0 + d0 < p.N; i0 += tile)
     for (std::size_t d = d0; d < d1 && i0 + d < p.N; ++d) {
