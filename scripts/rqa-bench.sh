@@ -40,10 +40,15 @@ for step in "$@"; do
     seed)
       $ema run rqa --variants seed-seq,seed-omp,seed-cuda,motif-omp,motif-cuda --sizes 102400,1638400 --reps 3 --no-energy --db "$db" \
         --md "$out/seed.md" 2>&1 | tail -14;;
-    table1)  # the source's sizes, as far as a double-precision logistic orbit goes (it collapses near 1.5·10^7)
-      $ema run rqa --variants seed-seq,seed-omp,seed-cuda,motif-omp,motif-cuda --sizes 400,1600,6400,25600,102400,409600,1638400,6553600 \
-        --reps 3 --no-energy --db "$out/table1.db" --md "$out/table1.md" -q 2>&1 | tail -3
-      cat "$out/table1.md" | head -60;;
+    table1)  # the source's sizes n = 400·4^k, as far as a double-precision logistic orbit goes (it collapses near 1.5·10^7)
+      sizes=400,1600,6400,25600,102400,409600,1638400,6553600
+      $ema run rqa --variants seed-seq,seed-omp,seed-cuda,motif-omp,motif-cuda --sizes $sizes --reps 3 --no-energy \
+        --db "$out/table1.db" --md "$out/table1.md" -q 2>&1 | tail -2
+      $ema run rqa --variants motif-cuda --sizes $sizes -p rse=0.0003 --reps 3 --no-energy --db "$out/table1.db" --json "$out/table1-rse.json" -q 2>&1 | tail -2
+      $ema run rqa --variants exact-cuda --sizes 400,1600,6400,25600,102400,409600,1638400 --reps 1 --no-energy --db "$out/table1.db" \
+        --json "$out/table1-exact.json" -q 2>&1 | tail -2
+      $ema show --db "$out/table1.db" 2>&1 | grep -E "^ *[0-9]+ " | head -60
+      for f in table1-rse table1-exact; do grep -oE '"(n|LAM|LAM_se|cells)": *[0-9.e-]+' "$out/$f.json" | paste -sd' ' | sed 's/"n"/\n"n"/g'; echo " ($f)"; done;;
     *) echo "unknown step $step"; exit 2;;
   esac
   echo "== $step took $(( $(date +%s) - start )) s"

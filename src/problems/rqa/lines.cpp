@@ -10,10 +10,11 @@ namespace {
 
 constexpr unsigned tile = 64;
 
-// The line walks are compiled twice, for x86-64-v3 (AVX2, POPCNT, BMI) and the baseline, and the
+// The line walks are compiled three times, for x86-64-v4 (AVX-512), x86-64-v3 (AVX2, POPCNT, BMI) and
+// the baseline, and the
 // processor picks one when the program loads (GCC's target_clones).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define EMA_RQA_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define EMA_RQA_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define EMA_RQA_CLONES
 #endif
