@@ -3,16 +3,10 @@
 # benchmark a problem, writing logs and results under $OUT. Usage (from the repository root):
 #   eval "$(bash .kit/setup.sh)"; scripts/device-check.sh [PROBLEM] [SIZES] [EXTRA ema run ARGS...]
 set -uo pipefail
-out=${OUT:-/tmp/ema-out}
-mkdir -p "$out"
 problem=${1:-search}
 sizes=${2:-2^20,2^22,2^24,2^26,2^27,2^28}
 shift 2 2>/dev/null || shift $#
-build=build/device
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv | tee "$out/gpu.txt"
-cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMA_WITH_CUDA=ON > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-cmake --build $build -j 16 > "$out/build.log" 2>&1 || { grep -E "error" -A5 "$out/build.log" | head -60; exit 1; }
-echo "== build ok"
+source scripts/device-build.sh
 ctest --test-dir $build -j 8 --output-on-failure > "$out/ctest.log" 2>&1
 grep -E "tests passed|Failed|Skipped|\*\*\*" "$out/ctest.log" | tail -15
 $build/src/ema probe --db "$out/bench.db" 2>&1 | tail -12

@@ -5,18 +5,8 @@
 # Steps: tests | gputest (test_gauss_gpu alone) | profile (cuda's device time by kind of work) | ncu (the strip kernel under Nsight Compute) | targets (cuda vs cusolver, 2000..16384) | source (the source's Table 3 experiment)
 #        | table2 (the source's Table 2, 13 sizes) | unblocked (cuda-kv1/kv2/goncalves, 2000..5000) | cpu (seq, omp, omp-blocked at 4000)
 set -uo pipefail
-out=${OUT:-/tmp/ema-out}
-mkdir -p "$out"
-build=build/device
+source scripts/device-build.sh
 db="$out/gauss.db"
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
-nproc | sed 's/^/host cores: /'
-if [ ! -x $build/src/ema ]; then
-  cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMA_WITH_CUDA=ON > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-fi
-cmake --build $build -j 16 > "$out/build.log" 2>&1 || { grep -E "error" -A5 "$out/build.log" | head -60; exit 1; }
-echo "== build ok"
-ema=$build/src/ema
 for step in "$@"; do
   start=$(date +%s)
   case $step in

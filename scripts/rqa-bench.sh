@@ -6,19 +6,8 @@
 #        | motif (motif-cuda: rate with 10^8 cells, error with 2·10^6, bias against exact at 10^5) | seed (seed-* at the source's settings)
 #        | table1 (the source's Table 1 sizes n = 400·4^k)
 set -uo pipefail
-out=${OUT:-/tmp/ema-out}
-mkdir -p "$out"
-build=build/device
+source scripts/device-build.sh
 db="$out/rqa.db"
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
-nproc | sed 's/^/host cores: /'
-if [ ! -x $build/src/ema ]; then
-  cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMA_WITH_CUDA=ON > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-fi
-cmake --build $build -j 16 > "$out/build.log" 2>&1 || { grep -E "error" -A5 "$out/build.log" | head -60; exit 1; }
-echo "== build ok"
-ema=$build/src/ema
-show() { $ema show --db "$db" --csv - 2>/dev/null | tail -n "$1"; }
 for step in "$@"; do
   start=$(date +%s)
   case $step in
