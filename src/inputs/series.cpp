@@ -67,8 +67,28 @@ std::vector<T> logistic_orbit(std::size_t n, T x0) {
 template std::vector<float> logistic_orbit<float>(std::size_t, float);
 template std::vector<double> logistic_orbit<double>(std::size_t, double);
 
+std::vector<double> logistic_exact(std::size_t n, std::uint64_t seed) {
+  // Bit j of theta_0 (j = 0 first, after the binary point) is bit 63 - j % 64 of word j / 64.
+  constexpr std::uint64_t bits_stream = 0x6c6f6769737469;  // "logisti"
+  std::vector<double> x(n);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+  for (std::int64_t ii = 0; ii < static_cast<std::int64_t>(n); ++ii) {
+    const auto i = static_cast<std::uint64_t>(ii);
+    const std::uint64_t word = i / 64, shift = i % 64;
+    const std::uint64_t hi = random_at(seed ^ bits_stream, word);
+    const std::uint64_t window = shift ? (hi << shift) | (random_at(seed ^ bits_stream, word + 1) >> (64 - shift)) : hi;
+    const double theta = static_cast<double>(window >> 11) * 0x1.0p-53;  // theta_i = frac(2^i theta_0), 53 bits
+    const double s = std::sin(std::numbers::pi * theta);
+    x[i] = s * s;
+  }
+  return x;
+}
+
 std::vector<double> generate_series(const std::string& system, std::size_t n, std::uint64_t seed) {
   if (system == "logistic") return logistic_orbit<double>(n, 0.4);
+  if (system == "logistic-exact") return logistic_exact(n, seed);
   if (system == "noise") {
     std::vector<double> x(n);
     for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<double>(random_at(seed, i) >> 11) * 0x1.0p-53;
@@ -80,7 +100,7 @@ std::vector<double> generate_series(const std::string& system, std::size_t n, st
     return x;
   }
   if (system == "rossler") return rossler(n, seed);
-  throw usage_error(fmt::format("unknown system '{}'; valid systems: logistic, noise, sine, rossler", system));
+  throw usage_error(fmt::format("unknown system '{}'; valid systems: logistic, logistic-exact, noise, sine, rossler", system));
 }
 
 std::vector<double> read_series(const std::string& path, const std::string& column, std::size_t minimum) {

@@ -14,11 +14,20 @@
 namespace ema {
 
 /// n samples of a system: "logistic" (x <- r x (1 - x), r = 4, x0 = 0.4, as the source; in double),
+/// "logistic-exact" (logistic_exact below),
 /// "noise" (uniform in [0, 1), white), "sine" (sin(2 pi k / period), period 100 samples), or
 /// "rossler" (the x component of the Rössler system a = b = 0.2, c = 5.7, fourth-order
 /// Runge-Kutta with step 0.05 after 1000 steps of transient, from (1, 1, 1) shifted by the seed).
 /// Throws usage_error for an unknown system.
 std::vector<double> generate_series(const std::string& system, std::size_t n, std::uint64_t seed);
+
+/// The r = 4 logistic map's exact orbit, of any length, through its conjugacy with the doubling
+/// map: x_i = sin^2(pi theta_i), theta_i = frac(2^i theta_0), where theta_0's binary digits are a
+/// random bit stream from the seed, so theta_i is that stream read from its bit i on (53 bits).
+/// The exact values satisfy x_{i+1} = 4 x_i (1 - x_i); each stored one is within rounding of its
+/// exact value, so unlike an iterated orbit it never collapses (a typical orbit of the map's
+/// invariant density 1 / (pi sqrt(x (1 - x)))). Computed in parallel where OpenMP is built.
+std::vector<double> logistic_exact(std::size_t n, std::uint64_t seed);
 
 /// The logistic map in a chosen precision, from x0, r = 4 (for tests of the collapse check).
 template <class T>

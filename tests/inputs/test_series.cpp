@@ -1,5 +1,6 @@
 // Time series inputs: the generated systems, the file reader and the check for an orbit that finite
 // precision has collapsed onto a fixed point or a cycle.
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -29,6 +30,28 @@ TEST(Series, LogisticMapFromTheSourcesStart) {
   EXPECT_DOUBLE_EQ(x[2], 4 * x[1] * (1 - x[1]));
   EXPECT_DOUBLE_EQ(x[3], 4 * x[2] * (1 - x[2]));
   EXPECT_FALSE(degenerate_orbit(generate_series("logistic", 100000, 1)).has_value());
+}
+
+TEST(Series, ExactLogisticOrbitFollowsTheMapAndNeverCollapses) {
+  // Every step obeys x' = 4 x (1 - x) to rounding (the values are computed independently, from
+  // the conjugacy), far past where the iterated double orbit has collapsed to 0.
+  const std::size_t n = 1 << 16;
+  for (std::uint64_t start : {0ull, 40000000ull}) {
+    auto x = generate_series("logistic-exact", start + n, 7);
+    double worst = 0, mean = 0;
+    for (std::size_t i = start; i + 1 < start + n; ++i) {
+      worst = std::max(worst, std::abs(x[i + 1] - 4 * x[i] * (1 - x[i])));
+      mean += x[i];
+    }
+    EXPECT_LT(worst, 1e-12) << start;
+    EXPECT_NEAR(mean / (n - 1), 0.5, 0.01) << start;  // the invariant density's mean
+    // Its arcsine law: P(x < 1/4) = 1/3.
+    const auto low = std::count_if(x.begin() + static_cast<std::ptrdiff_t>(start), x.end(), [](double v) { return v < 0.25; });
+    EXPECT_NEAR(static_cast<double>(low) / n, 1.0 / 3.0, 0.01) << start;
+    EXPECT_FALSE(degenerate_orbit(std::span<const double>(x).subspan(start))) << start;
+  }
+  EXPECT_NE(generate_series("logistic-exact", 100, 1), generate_series("logistic-exact", 100, 2));  // seeded
+  EXPECT_EQ(generate_series("logistic-exact", 100, 1), generate_series("logistic-exact", 100, 1));
 }
 
 TEST(Series, NoiseIsUniformAndSeeded) {

@@ -1,8 +1,8 @@
 // Problem `rqa` (000_d2722dce0c10bad2.txt): the series, the settings, the quantifiers, the reference
 // and the verifier.
 //
-// Input: a generated series (`system=logistic|noise|sine|rossler`; the logistic map r = 4 from 0.4
-// as the source, in double) or a file (`input=PATH`, `column=`); a generated chaotic orbit that
+// Input: a generated series (`system=logistic|logistic-exact|noise|sine|rossler`; the logistic map
+// r = 4 from 0.4 as the source, in double, or its exact orbit through the conjugacy) or a file (`input=PATH`, `column=`); a generated chaotic orbit that
 // finite precision has collapsed onto a fixed point or a cycle is refused with the step, rather than
 // analysed. eps is used as given (`eps_mode=fixed`, the source's 0.3), as a fraction of the series'
 // standard deviation (`std`), or as a target recurrence rate (`rr`: eps is the matching quantile of
@@ -33,8 +33,8 @@ constexpr std::uint64_t pair_stream = 0x70616972;   // "pair"
 constexpr std::uint64_t micro_stream = 0x6d69637230;  // "micr0"
 
 constexpr param_spec params[] = {
-    {"system", param_kind::choice, "logistic", "the generated series (logistic: r = 4 from x0 = 0.4, as the source)",
-     "logistic|noise|sine|rossler"},
+    {"system", param_kind::choice, "logistic", "the generated series (logistic: r = 4 from x0 = 0.4, as the source; "
+     "logistic-exact: the map's exact orbit through its conjugacy, any length)", "logistic|logistic-exact|noise|sine|rossler"},
     {"input", param_kind::text, "", "read the series from this file instead (one value per line, or CSV)"},
     {"column", param_kind::text, "", "with input=: the CSV column, by header name or 1-based index"},
     {"eps", param_kind::real, "0.3", "recurrence threshold (its meaning depends on eps_mode)"},
@@ -263,7 +263,7 @@ input traits::generate(const point_request& r) {
   } else {
     in.x = generate_series(p.text("system"), r.n, r.seed);
     in.origin = p.text("system");
-    if (in.origin == "logistic" || in.origin == "rossler")
+    if (in.origin == "logistic" || in.origin == "logistic-exact" || in.origin == "rossler")
       if (auto why = degenerate_orbit(in.x)) throw usage_error(fmt::format("rqa: the {} series of length {}: {}; its quantifiers would "
                                                                           "describe that artefact, not the system", in.origin, r.n, *why));
   }
