@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <span>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace ema {
 
@@ -56,5 +58,30 @@ class host_array {
   std::size_t size_ = 0;
   host_memory_kind kind_ = host_memory_kind::pageable;
 };
+
+/// An allocator of host memory of a chosen kind, for inputs that are vectors: a CUDA variant's
+/// series in pinned memory, a CPU variant's in ordinary pages, one type for both.
+template <class T>
+struct host_allocator {
+  using value_type = T;
+  using propagate_on_container_copy_assignment = std::true_type;
+  using propagate_on_container_move_assignment = std::true_type;
+  using propagate_on_container_swap = std::true_type;
+  host_memory_kind kind = host_memory_kind::pageable;
+
+  host_allocator() = default;
+  explicit host_allocator(host_memory_kind k) : kind(k) {}
+  template <class U>
+  host_allocator(const host_allocator<U>& o) : kind(o.kind) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(host_allocate(n * sizeof(T), kind)); }
+  void deallocate(T* p, std::size_t) noexcept { host_free(p, kind); }
+  template <class U>
+  bool operator==(const host_allocator<U>& o) const {
+    return kind == o.kind;
+  }
+};
+
+template <class T>
+using host_vector = std::vector<T, host_allocator<T>>;
 
 }  // namespace ema

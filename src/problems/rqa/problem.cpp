@@ -255,13 +255,13 @@ input traits::generate(const point_request& r) {
   input in;
   const std::string& path = p.text("input");
   if (!path.empty()) {
-    in.x = read_series(path, p.text("column"));
+    in.set_series(read_series(path, p.text("column")), r.memory);
     if (in.x.size() != r.n)
       throw usage_error(fmt::format("{}: the series has {} values, but the point asks n = {} (run with --sizes {})", path,
                                     in.x.size(), r.n, in.x.size()));
     in.origin = path;
   } else {
-    in.x = generate_series(p.text("system"), r.n, r.seed);
+    in.set_series(generate_series(p.text("system"), r.n, r.seed), r.memory);
     in.origin = p.text("system");
     if (in.origin == "logistic" || in.origin == "logistic-exact" || in.origin == "rossler")
       if (auto why = degenerate_orbit(in.x)) throw usage_error(fmt::format("rqa: the {} series of length {}: {}; its quantifiers would "

@@ -20,6 +20,7 @@
 
 #include "core/host_device.hpp"
 #include "core/problem.hpp"
+#include "inputs/host_array.hpp"
 
 namespace ema::rqa {
 
@@ -82,7 +83,7 @@ struct plot {
 };
 
 struct input {
-  std::vector<double> x;
+  host_vector<double> x;  ///< the series: in pinned memory for a CUDA variant (its copy to the device runs at full speed)
   settings s;
   std::uint64_t seed = 0;  ///< the point's seed: estimators draw their samples from it
   std::string origin;  ///< the system or the file
@@ -94,6 +95,12 @@ struct input {
     return {data, vectors(), s.m, s.tau, s.theiler, s.norm, s.strict ? bound : std::nextafter(bound, HUGE_VAL)};
   }
   plot view() const { return view(x.data()); }
+
+  /// Sets the series, in host memory of the given kind.
+  void set_series(const std::vector<double>& values, host_memory_kind kind = host_memory_kind::pageable) {
+    x = host_vector<double>(host_allocator<double>(kind));
+    x.assign(values.begin(), values.end());
+  }
 
   /// R_ij, window included.
   bool recurrent(std::size_t i, std::size_t j) const { return view().recurrent(i, j); }

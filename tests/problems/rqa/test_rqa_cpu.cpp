@@ -17,7 +17,7 @@ param_set params_of(const std::vector<std::string>& a) { return param_set::resol
 
 rqa::input series(std::vector<double> x, rqa::settings s = {}) {
   rqa::input in;
-  in.x = std::move(x);
+  in.set_series(x);
   in.s = s;
   return in;
 }
@@ -254,7 +254,7 @@ TEST(Rqa, SeriesFromAFile) {
   std::ofstream(path) << "t,v\n0,0.1\n1,0.2\n2,0.1\n3,0.2\n";
   auto p = params_of({"input=" + path, "column=v", "eps=0.05"});
   auto in = rqa::traits::generate({4, &p, 1, host_memory_kind::pageable});
-  EXPECT_EQ(in.x, (std::vector<double>{0.1, 0.2, 0.1, 0.2}));
+  EXPECT_EQ(std::vector<double>(in.x.begin(), in.x.end()), (std::vector<double>{0.1, 0.2, 0.1, 0.2}));
   try {
     rqa::traits::generate({5, &p, 1, host_memory_kind::pageable});
     FAIL();
