@@ -319,12 +319,17 @@ expected traits::reference(const input& in) {
   return e;
 }
 
+namespace {
+/// An estimate's 95 % confidence interval (normal: value ± 1.96 se) as a JSON pair.
+std::string ci95(const estimate& e) { return fmt::format("[{:.9g},{:.9g}]", e.value - 1.96 * e.se, e.value + 1.96 * e.se); }
+}  // namespace
+
 outcome traits::check(const input& in, const expected& want, const output& got) {
   outcome o;
   if (got.seed) {
     const auto& e = *got.seed;
-    o.result_json = fmt::format(R"({{"LAM":{:.9g},"LAM_se":{:.3g},"samples":{},"microstates_used":{},"Q":{},"eps":{:.9g}}})", e.value,
-                                e.se, e.samples, e.used, in.s.q, in.s.eps);
+    o.result_json = fmt::format(R"({{"LAM":{:.9g},"LAM_se":{:.3g},"LAM_ci95":{},"samples":{},"microstates_used":{},"Q":{},"eps":{:.9g}}})",
+                                e.value, e.se, ci95(e), e.samples, e.used, in.s.q, in.s.eps);
     if (!want.seed) want.seed = reference_seed(in);
     const auto& r = *want.seed;
     if (e.samples != r.samples || e.used != r.used)
@@ -337,10 +342,11 @@ outcome traits::check(const input& in, const expected& want, const output& got) 
   }
   if (got.motif) {
     const auto& m = *got.motif;
-    o.result_json = fmt::format(R"({{"LAM":{:.9g},"LAM_se":{:.3g},"DET":{:.9g},"DET_se":{:.3g},"TT":{:.9g},"TT_se":{:.3g},)"
-                                R"("L":{:.9g},"L_se":{:.3g},"ENTR":{:.9g},"cells":{},"recurrent_drawn":{},"line_starts_drawn":{},"eps":{:.9g}}})",
-                                m.lam.value, m.lam.se, m.det.value, m.det.se, m.tt.value, m.tt.se, m.l.value, m.l.se, m.entr,
-                                m.lam.samples, m.lam.used, m.l.used, in.s.eps);
+    o.result_json = fmt::format(R"({{"LAM":{:.9g},"LAM_se":{:.3g},"LAM_ci95":{},"DET":{:.9g},"DET_se":{:.3g},"DET_ci95":{},)"
+                                R"("TT":{:.9g},"TT_se":{:.3g},"L":{:.9g},"L_se":{:.3g},"ENTR":{:.9g},"cells":{},"recurrent_drawn":{},)"
+                                R"("line_starts_drawn":{},"eps":{:.9g}}})",
+                                m.lam.value, m.lam.se, ci95(m.lam), m.det.value, m.det.se, ci95(m.det), m.tt.value, m.tt.se, m.l.value,
+                                m.l.se, m.entr, m.lam.samples, m.lam.used, m.l.used, in.s.eps);
     // Where the exact plot is affordable: the exact values within 5 standard errors.
     if (want.have_histograms) {
       const auto q = quantify(want.h, in.s.lmin, in.s.vmin);

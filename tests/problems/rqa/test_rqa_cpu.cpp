@@ -111,6 +111,8 @@ TEST(Rqa, SeedEstimatorMatchesItsReferenceAndIsBiasedLow) {
     auto got = v->run(*work, ctx);
     EXPECT_TRUE(got.verified) << v->name << ": " << got.reason;
     EXPECT_NE(got.result_json.find("\"microstates_used\""), std::string::npos) << got.result_json;
+    const auto j = nlohmann::json::parse(got.result_json);
+    EXPECT_NEAR(j["LAM_ci95"][0].get<double>(), j["LAM"].get<double>() - 1.96 * j["LAM_se"].get<double>(), 1e-6);
     ++ran;
   }
   EXPECT_GE(ran, 1);
@@ -139,7 +141,7 @@ TEST(Rqa, MotifEstimatorFallsWithinItsIntervalOfTheExactValues) {
       run_context ctx(3000, p, 0);
       auto got = v->run(*work, ctx);
       EXPECT_TRUE(got.verified) << system << " " << v->name << ": " << got.reason << " exact LAM " << q.LAM << " DET " << q.DET;
-      for (const char* q : {"\"TT\"", "\"L\"", "\"ENTR\"", "\"line_starts_drawn\""})
+      for (const char* q : {"\"TT\"", "\"L\"", "\"ENTR\"", "\"line_starts_drawn\"", "\"LAM_ci95\"", "\"DET_ci95\""})
         EXPECT_NE(got.result_json.find(q), std::string::npos) << q << " in " << got.result_json;
       if (first.empty()) first = got.result_json;
       EXPECT_EQ(got.result_json, first) << v->name << ": the batches draw the same cells in every variant";
