@@ -8,6 +8,7 @@
 
 #include "core/backend.hpp"
 #include "measure/stats.hpp"
+#include "report/baseline.hpp"
 #include "report/format.hpp"
 
 namespace ema {
@@ -60,8 +61,11 @@ std::vector<repeated_runs> summarize_runs(const experiment_view& v, const std::s
     row.min = st.min;
   }
   for (auto& [k, row] : rows) {
-    auto mean_of = [&](const char* variant) -> std::optional<double> {
-      auto it = rows.find({std::get<0>(k), std::get<1>(k), std::get<2>(k), variant});
+    auto mean_of = [&](const char* ref) -> std::optional<double> {
+      const auto name = baseline_for(std::get<3>(k), ref, [&](const std::string& v) {
+        return rows.count({std::get<0>(k), std::get<1>(k), std::get<2>(k), v}) > 0;
+      });
+      auto it = rows.find({std::get<0>(k), std::get<1>(k), std::get<2>(k), name});
       return it == rows.end() ? std::nullopt : std::optional<double>(it->second.mean);
     };
     if (auto s = mean_of("seq")) row.speedup_seq = *s / row.mean;

@@ -9,6 +9,7 @@
 #include "core/backend.hpp"
 #include "core/duration.hpp"
 #include "core/registry.hpp"
+#include "report/baseline.hpp"
 #include "measure/probe.hpp"
 #include "measure/stats.hpp"
 #include "report/format.hpp"
@@ -147,7 +148,8 @@ std::string render_tables(const experiment_view& v, table_style style) {
         row.push_back(std::isfinite(rate) ? fmt::format("{:.1f}", rate / 1e9) : "-");
         row.push_back(format_percent(rate / ceiling_value(e.ceilings, r.backend)));
         auto speedup = [&](const char* ref) {
-          auto it = totals[r.n].find(ref);
+          const auto& at_n = totals[r.n];
+          auto it = at_n.find(baseline_for(r.variant, ref, [&](const std::string& v) { return at_n.count(v) > 0; }));
           return ok && it != totals[r.n].end() && std::isfinite(it->second) ? format_ratio(it->second / total) : std::string("-");
         };
         row.push_back(speedup("seq"));
@@ -191,7 +193,8 @@ std::string render_tables(const experiment_view& v, table_style style) {
     else
       out += fmt::format("{}medians (×k: k input instances pooled, the median of their medians); GB/s: bytes the problem "
                          "must read over the kernel time (GPU) or the total time (CPU); % ceil: of the probed read "
-                         "bandwidth for the back end; vs seq, vs omp: speedup in total time\n",
+                         "bandwidth for the back end; vs seq, vs omp: speedup in total time (against the variant's own family's seq or omp where "
+                         "there is one: exact-cuda against exact-seq)\n",
                          bullet);
     for (const auto& [metric, reasons] : unavailable)
       for (const auto& why : reasons) out += fmt::format("{}{}: unavailable ({})\n", bullet, metric, why);

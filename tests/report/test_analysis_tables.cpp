@@ -2,7 +2,10 @@
 // means, and efficiency and cost only where the processor count is known.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "report/analysis_tables.hpp"
+#include "report/baseline.hpp"
 
 namespace ema {
 namespace {
@@ -54,6 +57,27 @@ TEST(AnalysisTables, StatisticsOverRunsAndInstancesWithSpeedupEfficiencyAndCost)
   const auto text = render_analysis_tables(v, table_style::text);
   EXPECT_NE(text.find("3 (2 inputs)"), std::string::npos) << text;
   EXPECT_NE(text.find("4.50x"), std::string::npos) << text;
+}
+
+TEST(AnalysisTables, AFamilyOfVariantsIsComparedWithItsOwnSeqAndOmp) {
+  // rqa's variants come in families (exact-*, seed-*): exact-cuda against exact-seq, not seed-seq;
+  // a variant without a family of its own falls back to `seq`.
+  experiment_view v;
+  v.points = {point("exact-seq", "seq", 1000, {10.0}), point("exact-omp", "omp", 1000, {2.0}, 0, "8"),
+              point("exact-cuda", "cuda", 1000, {0.5}), point("seed-seq", "seq", 1000, {1.0}),
+              point("seed-cuda", "cuda", 1000, {0.25}), point("seq", "seq", 1000, {4.0}), point("cuda-other", "cuda", 1000, {2.0})};
+  std::map<std::string, std::decay_t<decltype(summarize_runs(v).front())>> by;
+  for (const auto& r : summarize_runs(v)) by[r.variant] = r;
+  EXPECT_DOUBLE_EQ(*by["exact-omp"].speedup_seq, 5.0);
+  EXPECT_DOUBLE_EQ(*by["exact-omp"].efficiency, 5.0 / 8);
+  EXPECT_DOUBLE_EQ(*by["exact-cuda"].speedup_seq, 20.0);
+  EXPECT_DOUBLE_EQ(*by["exact-cuda"].speedup_omp, 4.0);
+  EXPECT_DOUBLE_EQ(*by["seed-cuda"].speedup_seq, 4.0);
+  EXPECT_FALSE(by["seed-cuda"].speedup_omp);  // no seed-omp, no omp
+  EXPECT_DOUBLE_EQ(*by["cuda-other"].speedup_seq, 2.0);  // no cuda-seq: against seq
+  EXPECT_EQ(baseline_for("exact-cuda", "seq", [](const std::string& n) { return n == "exact-seq"; }), "exact-seq");
+  EXPECT_EQ(baseline_for("omp-blocked", "seq", [](const std::string&) { return false; }), "seq");
+  EXPECT_EQ(family_of("seq"), "");
 }
 
 }  // namespace
