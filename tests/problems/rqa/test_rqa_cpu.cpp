@@ -80,9 +80,9 @@ TEST(Rqa, PeriodTwoSeriesHasDiagonalsButNoVerticalLines) {
   EXPECT_DOUBLE_EQ(q.Lmax, 10.0);
 }
 
-TEST(Rqa, LinesCrossingBandBordersAreCarried) {
-  // Long vertical and diagonal lines through every band of exact-omp: a constant stretch, a
-  // period-3 stretch and noise, 3000 vectors, against the reference.
+TEST(Rqa, LinesCrossingTileBordersAreCarried) {
+  // Long vertical and diagonal lines through many 64-cell tiles and across the 8-line tasks of
+  // exact-omp: a constant stretch, a period-3 stretch and noise, 3000 vectors, against the reference.
   std::vector<double> x(1200, 0.25);
   for (int i = 0; i < 900; ++i) x.push_back(0.1 * (i % 3));
   for (int i = 0; i < 900; ++i) x.push_back(0.37 * ((i * 7919) % 101) / 101.0);
