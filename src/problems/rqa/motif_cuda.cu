@@ -61,7 +61,8 @@ output motif_cuda(const input& in, run_context& ctx) {
   device_series dev(in, ctx);
   const plot& p = dev.p;
   const std::uint64_t per = in.s.cells / motif_batches;
-  const std::size_t cap = std::min<std::size_t>(p.N, std::size_t{1} << 20);
+  // Lines longer than 4096 are rare (one start each): the histogram stays small to copy back.
+  const std::size_t cap = std::min<std::size_t>(p.N, std::size_t{1} << 12);
   cuda::device_buffer<unsigned long long> counts, hist, overflow;
   {
     host_phase a(ctx, "alloc");
