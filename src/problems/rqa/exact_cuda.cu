@@ -130,9 +130,10 @@ output exact_cuda(const input& in, run_context& ctx) {
     });
   }
   tl.end();
-  std::vector<std::uint64_t> back(2 * (N + 1));
+  std::vector<std::uint64_t> v(N + 1), u(N + 1);
   tl.begin("d2h");
-  EMA_CUDA_CHECK(cudaMemcpyAsync(back.data(), hist.data(), hist.bytes(), cudaMemcpyDeviceToHost, dev.stream));
+  EMA_CUDA_CHECK(cudaMemcpyAsync(v.data(), vertical, v.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, dev.stream));
+  EMA_CUDA_CHECK(cudaMemcpyAsync(u.data(), upper, u.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, dev.stream));
   tl.end();
   tl.publish(ctx);
   {
@@ -140,8 +141,6 @@ output exact_cuda(const input& in, run_context& ctx) {
     hist.reset();
     dev.x.reset();
   }
-  std::vector<std::uint64_t> v(back.begin(), back.begin() + static_cast<std::ptrdiff_t>(N + 1));
-  std::vector<std::uint64_t> u(back.begin() + static_cast<std::ptrdiff_t>(N + 1), back.end());
   plot host = in.view();
   return {lines::assemble(host, std::move(v), u)};
 }

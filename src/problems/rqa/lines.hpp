@@ -35,8 +35,8 @@ histograms assemble(const plot& p, std::vector<std::uint64_t> vertical, const st
 /// The first upper diagonal outside the window.
 inline std::size_t first_diagonal(const plot& p) { return p.w > 1 ? p.w : 1; }
 
-/// Counts the whole plot: `run_tasks(tasks, body)` calls body(task, tally) for every task in
-/// [0, tasks) with some tally made by make_tally() (one thread, or OpenMP with a tally per thread).
+/// The whole plot as tasks: a caller runs run_task for every task in [0, tasks) with a tally from
+/// make_tally() (one for exact-seq, one per thread for exact-omp) and adds the tallies.
 struct plan {
   std::size_t tasks = 0;
   static constexpr std::size_t group = 8;  ///< lines per task (they share each tile of the series)

@@ -202,17 +202,24 @@ motif_estimate motif_from_batches(const input& in, const std::vector<motif_count
   m.tt = ratio([](const motif_counts& b) { return b.vlength; }, [](const motif_counts& b) { return b.vstarts; });
   m.l = ratio([](const motif_counts& b) { return b.dlength; }, [](const motif_counts& b) { return b.dstarts; });
   std::vector<std::uint64_t> all;
-  std::uint64_t lines = 0;
   for (const auto& b : batches) {
     if (all.size() < b.dhist.size()) all.resize(b.dhist.size(), 0);
-    for (std::size_t l = 0; l < b.dhist.size(); ++l) all[l] += b.dhist[l], lines += b.dhist[l];
+    for (std::size_t l = 0; l < b.dhist.size(); ++l) all[l] += b.dhist[l];
   }
-  for (auto count : all)
-    if (count) {
-      const double p = static_cast<double>(count) / static_cast<double>(lines);
-      m.entr -= p * std::log(p);
-    }
+  m.entr = plugin_entropy(all);
   return m;
+}
+
+double plugin_entropy(const std::vector<std::uint64_t>& counts) {
+  std::uint64_t total = 0;
+  for (auto c : counts) total += c;
+  double h = 0;
+  for (auto c : counts)
+    if (c) {
+      const double p = static_cast<double>(c) / static_cast<double>(total);
+      h -= p * std::log(p);
+    }
+  return h;
 }
 
 quantifiers quantify(const histograms& h, std::size_t lmin, std::size_t vmin) {
@@ -406,13 +413,14 @@ outcome traits::check(const input& in, const expected& want, const output& got) 
     return o;
   }
   // RR against random cells evaluated here.
+  const plot cells = in.view();
   const std::uint64_t samples = 65536;
   std::uint64_t hits = 0, drawn = 0;
   for (std::uint64_t k = 0; drawn < samples && k < 4 * samples; ++k) {
     const auto i = random_below(0x636865636b, 2 * k, N), j = random_below(0x636865636b, 2 * k + 1, N);
     if ((i > j ? i - j : j - i) < in.s.theiler) continue;
     ++drawn;
-    hits += in.recurrent(i, j);
+    hits += cells.recurrent(i, j);
   }
   const double rr = h.cells ? static_cast<double>(h.recurrent) / static_cast<double>(h.cells) : 0;
   const double p = drawn ? static_cast<double>(hits) / static_cast<double>(drawn) : rr;

@@ -101,9 +101,6 @@ struct input {
     x = host_vector<double>(host_allocator<double>(kind));
     x.assign(values.begin(), values.end());
   }
-
-  /// R_ij, window included.
-  bool recurrent(std::size_t i, std::size_t j) const { return view().recurrent(i, j); }
 };
 
 /// Line-length histograms of the whole recurrence plot: index l holds the number of lines of
@@ -161,6 +158,8 @@ constexpr std::uint64_t motif_batches = 100;      ///< batches per round of `cel
 constexpr std::uint64_t motif_max_rounds = 1000;  ///< the most rounds a target error may ask for
 motif_counts motif_batch(const input& in, std::uint64_t batch);
 motif_estimate motif_from_batches(const input& in, const std::vector<motif_counts>& batches);
+/// The plug-in entropy -sum p ln p of a histogram of counts (ENTR of the sampled diagonal lengths).
+double plugin_entropy(const std::vector<std::uint64_t>& counts);
 
 /// The motif estimator's rounds: `round(first, out)` fills out[k] with motif_batch(in, first + k)
 /// for k < motif_batches (however it likes: one thread, OpenMP); rounds are drawn until LAM's
