@@ -1,15 +1,19 @@
 // `ema exec`: EMA's own mode (003_7e2665a3d38c50fb.txt, section 2): a user's program and the
 // generator of its inputs, swept over sizes given or calibrated to a budget, stored and fitted
 // like built-in variants (runner/external.hpp says how each point runs).
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/outputs.hpp"
 #include "cli/sweep_command.hpp"
 #include "core/errors.hpp"
 #include "core/sizes.hpp"
+#include "core/text.hpp"
 #include "runner/external.hpp"
+#include "runner/input_cache.hpp"
 
 namespace ema::cli {
 namespace {
@@ -44,7 +48,7 @@ double parse_bytes(const std::string& text) {
   else if (unit == "M" || unit == "MiB") scale = 1024.0 * 1024;
   else if (unit == "G" || unit == "GiB") scale = 1024.0 * 1024 * 1024;
   else used = 0;
-  if (!used || !(v > 0)) throw usage_error(fmt::format("--cache-cap '{}' is not a size such as 500M or 2G", text));
+  if (!used || !(v > 0) || !std::isfinite(v)) throw usage_error(fmt::format("--cache-cap '{}' is not a size such as 500M or 2G", text));
   return v * scale;
 }
 
@@ -64,8 +68,17 @@ std::string name_from_command(const std::string& command) {
   return out.empty() || out[0] == '.' ? "program" : out;
 }
 
+// Text stored in the plan must come back exactly as given, so it must be UTF-8 (JSON's encoding).
+void check_utf8(const char* option, const std::string& text) {
+  if (!is_utf8(text))
+    throw usage_error(fmt::format("{} '{}' is not UTF-8 text; ema stores it in JSON, which cannot hold those bytes", option,
+                                  valid_utf8(text)));
+}
+
 int exec(const exec_options& o, const common_options& common) {
-  if (!valid_name(o.name)) throw usage_error(fmt::format("--name '{}' must be letters, digits, '_', '-' or '.'", o.name));
+  if (!valid_name(o.name)) throw usage_error(fmt::format("--name '{}' must be letters, digits, '_', '-' or '.'", valid_utf8(o.name)));
+  check_utf8("--gen", o.generator);
+  for (const auto& run : o.runs) check_utf8("--run", run);
   check_command("--gen", o.generator, {"input"});
   if (o.runs.empty()) throw usage_error("give the program to measure with --run 'CMD {input}'");
   if (!o.variant_names.empty() && o.variant_names.size() != o.runs.size())
@@ -76,18 +89,26 @@ int exec(const exec_options& o, const common_options& common) {
   if (!r.budget && !o.sizes) throw usage_error("give the sizes with --sizes or a time budget with --budget");
   if (!r.budget && (r.start || r.max_size)) throw usage_error("--start and --max-size shape a calibrated sweep; give --budget");
   if (r.instances < 1) throw usage_error(fmt::format("--instances must be at least 1, got {}", r.instances));
+  check_outputs(common.db, o.out.paths());
 
   plan p;
   p.seed = r.seed;
   p.instances = r.instances;
   external_program x;
   x.generator = o.generator;
-  x.cache_dir = o.cache_dir.value_or(default_cache_dir());
+  const auto cache_dir = o.cache_dir.value_or(default_cache_dir());
+  check_utf8("--cache", cache_dir);
+  x.cache_dir = input_cache::open(cache_dir).root().string();  // refused here if it holds others' files
   x.cache_cap = parse_bytes(o.cache_cap);
+  std::error_code ec;
+  x.cwd = std::filesystem::current_path(ec).string();
+  if (ec) throw usage_error(fmt::format("cannot tell the current folder, where the commands run: {}", ec.message()));
+  check_utf8("the current folder", x.cwd);
   for (std::size_t i = 0; i < o.runs.size(); ++i) {
     check_command("--run", o.runs[i], {});
     const auto name = o.variant_names.empty() ? name_from_command(o.runs[i]) : o.variant_names[i];
-    if (!valid_name(name)) throw usage_error(fmt::format("--variant '{}' must be letters, digits, '_', '-' or '.'", name));
+    if (!valid_name(name))
+      throw usage_error(fmt::format("--variant '{}' must be letters, digits, '_', '-' or '.'", valid_utf8(name)));
     for (const auto& [other, cmd] : x.runs)
       if (other == name) throw usage_error(fmt::format("two --run commands are both named '{}'; name them with --variant", name));
     x.runs.emplace_back(name, o.runs[i]);
@@ -116,7 +137,8 @@ action add_exec(CLI::App& app, common_options& common) {
       ->required();
   app.add_option("--variant", o->variant_names, "names of the --run commands, in order (default: their program's name)");
   app.add_option("--sizes", o->sizes, "sizes: 2^10..2^20, 1000,2000, 1000..64000*2");
-  app.add_option("--cache", o->cache_dir, "folder of generated inputs, kept between runs (default ~/.cache/ema/inputs)");
+  app.add_option("--cache", o->cache_dir,
+                 "folder of generated inputs, kept between runs; ema's own: new, empty or made by ema (default ~/.cache/ema/inputs)");
   app.add_option("--cache-cap", o->cache_cap, "most the input cache may hold; the least recently used go first")
       ->capture_default_str();
   o->measure.add_to(app);

@@ -12,6 +12,7 @@
 #include "cli/sweep_command.hpp"
 #include "core/duration.hpp"
 #include "core/errors.hpp"
+#include "core/text.hpp"
 #include "report/fits.hpp"
 #include "store/database.hpp"
 
@@ -46,7 +47,7 @@ fit_request make_request(const fit_options& o) {
 void print(const std::vector<variant_fit>& fits, const nlohmann::json& source, const fit_request& r, const fit_options& o,
            const std::string& heading) {
   if (o.json) {
-    fmt::print("{}\n", fits_json(fits, source, r).dump(2));
+    fmt::print("{}\n", json_text(fits_json(fits, source, r), 2));
     return;
   }
   fmt::print("{}", heading);

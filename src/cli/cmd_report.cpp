@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/outputs.hpp"
 #include "core/errors.hpp"
 #include "report/document.hpp"
 #include "report/exports.hpp"
@@ -31,6 +32,7 @@ action add_report(CLI::App& app, common_options& common) {
   return [o, &common] {
     if (!o->html && !o->md) throw usage_error("say where to write the report: --html FILE and/or --md FILE");
     if (o->bootstrap < 0) throw usage_error("--bootstrap cannot be negative");
+    check_outputs(common.db, given_outputs({{"--html", &o->html}, {"--md", &o->md}}));
     auto db = database::open_read(common.db);
     const auto view = chosen_experiment(db, o->experiment);
     fits_by_metric fits;

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/outputs.hpp"
 #include "cli/sweep_command.hpp"
 #include "core/errors.hpp"
 #include "runner/plan.hpp"
@@ -27,6 +28,7 @@ struct run_options {
 
 int resume(const run_options& o, const common_options& common) {
   if (!o.problems.empty() || o.all) throw usage_error("--resume continues a stored plan; give no problem with it");
+  check_outputs(common.db, o.out.paths());
   auto db = database::open_write(common.db);
   std::optional<experiment_record> e;
   if (o.resume && !o.resume->empty()) {
@@ -61,6 +63,7 @@ int run(const run_options& o, const common_options& common) {
   auto p = make_plan(r);  // validates everything before the database is touched
   o.measure.apply(p);
   if (p.points.empty() && (!p.calibrated || p.calibrated->tracks.empty())) throw usage_error("the plan has no points");
+  check_outputs(common.db, o.out.paths());
   auto db = database::open_write(common.db);
   return carry_out(db, 0, p, common, o.out);
 }

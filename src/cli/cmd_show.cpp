@@ -4,7 +4,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/outputs.hpp"
 #include "core/errors.hpp"
+#include "core/text.hpp"
 #include "report/analysis_tables.hpp"
 #include "report/exports.hpp"
 #include "report/table.hpp"
@@ -31,6 +33,7 @@ action add_show(CLI::App& app, common_options& common) {
   app.add_flag("--list", o->list, "list the experiments in the database");
   app.add_flag("--stats", o->stats, "also print the repeated-runs tables (mean, std dev, max, min, speedup, efficiency, cost)");
   return [o, &common] {
+    check_outputs(common.db, given_outputs({{"--json", &o->json}, {"--csv", &o->csv}, {"--md", &o->md}}));
     auto db = database::open_read(common.db);
     if (o->list) {
       for (const auto& e : db.experiments())
@@ -41,7 +44,7 @@ action add_show(CLI::App& app, common_options& common) {
     auto view = chosen_experiment(db, o->experiment);
     if (!o->json && !o->csv && !o->md) fmt::print("{}", render_tables(view, table_style::text));
     if (o->stats) fmt::print("{}", render_analysis_tables(view, table_style::text));
-    if (o->json) write_text(*o->json, to_run_json(view).dump(2) + "\n");
+    if (o->json) write_text(*o->json, json_text(to_run_json(view), 2) + "\n");
     if (o->csv) write_text(*o->csv, to_csv(view));
     if (o->md)
       write_text(*o->md, render_tables(view, table_style::markdown) +

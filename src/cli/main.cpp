@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "core/errors.hpp"
+#include "core/text.hpp"
 #include "runner/worker.hpp"
 
 int main(int argc, char** argv) {
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", EMA_VERSION);
   ema::cli::common_options common;
   for (int i = 0; i < argc; ++i) common.command_line += (i ? " " : "") + std::string(argv[i]);
+  common.command_line = ema::valid_utf8(common.command_line);  // stored as JSON-safe text
 
   std::map<CLI::App*, ema::cli::action> actions;
   auto add = [&](const char* name, const char* help, auto&& adder) {

@@ -9,6 +9,7 @@
 #include "cli/exit_codes.hpp"
 #include "core/duration.hpp"
 #include "core/errors.hpp"
+#include "core/text.hpp"
 #include "measure/energy.hpp"
 #include "measure/gpu.hpp"
 #include "measure/machine.hpp"
@@ -138,6 +139,8 @@ void output_options::add_to(CLI::App& app) {
   app.add_flag("--quiet,-q", quiet, "do not print the tables");
 }
 
+std::vector<output_path> output_options::paths() const { return given_outputs({{"--json", &json}, {"--csv", &csv}, {"--md", &md}}); }
+
 std::pair<experiment_record, plan> reopen_experiment(database& db, std::int64_t experiment_id) {
   auto e = db.experiment(experiment_id);
   if (!e) throw usage_error(fmt::format("{} has no experiment {}", db.path(), experiment_id));
@@ -182,7 +185,7 @@ int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_op
   auto view = load_experiment(db, experiment_id);
   if (!o.quiet) fmt::print("{}", render_tables(view, table_style::text));
   if (o.stats) fmt::print("{}", render_analysis_tables(view, table_style::text));
-  if (o.json) write_text(*o.json, to_run_json(view).dump(2) + "\n");
+  if (o.json) write_text(*o.json, json_text(to_run_json(view), 2) + "\n");
   if (o.csv) write_text(*o.csv, to_csv(view));
   if (o.md)
     write_text(*o.md, render_tables(view, table_style::markdown) + render_analysis_tables(view, table_style::markdown));

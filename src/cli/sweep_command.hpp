@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/outputs.hpp"
 #include "runner/plan.hpp"
 #include "store/database.hpp"
 
@@ -38,6 +39,8 @@ struct output_options {
   bool quiet = false, stats = false;
 
   void add_to(CLI::App& app);
+  /// The files given (cli/outputs.hpp checks them before a sweep starts).
+  std::vector<output_path> paths() const;
 };
 
 /// Runs the plan: records a new experiment (experiment_id 0) or continues `experiment_id`,

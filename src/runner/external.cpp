@@ -6,10 +6,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
+#include <optional>
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/text.hpp"
 #include "inputs/random.hpp"
+#include "runner/input_cache.hpp"
 #include "runner/isolate.hpp"
 
 namespace ema {
@@ -24,17 +27,24 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
+// The end of a child's output, as valid UTF-8 (whatever bytes it wrote).
 std::string tail(std::string s, std::size_t keep = 600) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   if (s.size() > keep) s = "…" + s.substr(s.size() - keep);
-  return s;
+  return valid_utf8(s);
 }
 
 // How a child that did not exit with 0 failed, as a status and a reason.
 bool failed(const child_outcome& c, const std::string& what, double timeout, point_record& r) {
-  if (c.timed_out) {
+  if (!c.output_problem.empty()) {
+    r.status = point_status::failed;
+    r.reason = fmt::format("{} was stopped: {}", what, c.output_problem);
+  } else if (c.timed_out) {
     r.status = point_status::timeout;
     r.reason = fmt::format("{} exceeded the point's timeout of {:g} s", what, timeout);
+    if (c.output_bytes > (std::size_t{1} << 20))
+      r.reason += fmt::format(" (it wrote {:.0f} MiB to its standard output meanwhile; ema keeps only its phase lines and "
+                              "last lines)", static_cast<double>(c.output_bytes) / (1 << 20));
   } else if (!c.exited) {
     r.status = point_status::crashed;
     r.reason = fmt::format("{} was killed by {}", what, describe_signal(c.signal));
@@ -53,20 +63,63 @@ double seconds_since(clock_type::time_point t) { return std::chrono::duration<do
 }  // namespace
 
 std::string expand_command(const std::string& command, std::uint64_t n, std::uint64_t seed, const std::string& input) {
+  // The path is quoted for the shell context its placeholder stands in, so that no character of it
+  // is ever read as syntax: unquoted (or inside a command substitution), inside the user's double
+  // quotes (closed, the quoted path, reopened) or inside their single quotes (the same). The
+  // contexts nest: $( ) and ` ` open a fresh one, even inside double quotes.
+  struct frame {
+    char kind;   // 'p': plain (the top, or $( )), 'b': backticks, 'd': double quotes
+    int parens;  // open '(' inside a 'p' frame
+  };
+  std::vector<frame> stack{{'p', 0}};
+  bool single = false;
   std::string out;
   for (std::size_t i = 0; i < command.size(); ++i) {
-    if (command[i] == '{') {
+    const char c = command[i];
+    const char next = i + 1 < command.size() ? command[i + 1] : '\0';
+    auto& top = stack.back();
+    if (c == '{') {
       const auto close = command.find('}', i);
-      if (close != std::string::npos) {
-        const auto key = command.substr(i + 1, close - i - 1);
-        if (key == "n" || key == "seed" || key == "input") {
-          out += key == "n" ? std::to_string(n) : key == "seed" ? std::to_string(seed) : shell_quote(input);
-          i = close;
-          continue;
-        }
+      const auto key = close == std::string::npos ? std::string() : command.substr(i + 1, close - i - 1);
+      if (key == "n" || key == "seed") {
+        out += std::to_string(key == "n" ? n : seed);
+        i = close;
+        continue;
+      }
+      if (key == "input") {
+        const auto q = shell_quote(input);
+        out += single ? "'" + q + "'" : top.kind == 'd' ? "\"" + q + "\"" : q;
+        i = close;
+        continue;
       }
     }
-    out += command[i];
+    out += c;
+    if (single) {
+      single = c != '\'';
+      continue;
+    }
+    if (c == '\\' && next) {
+      out += command[++i];  // an escaped character opens and closes nothing
+      continue;
+    }
+    if (c == '$' && next == '(') {
+      out += command[++i];
+      stack.push_back({'p', 0});
+    } else if (c == '`') {
+      if (top.kind == 'b') stack.pop_back();
+      else stack.push_back({'b', 0});
+    } else if (top.kind == 'd') {
+      if (c == '"') stack.pop_back();
+    } else if (c == '\'') {
+      single = true;
+    } else if (c == '"') {
+      stack.push_back({'d', 0});
+    } else if (c == '(') {
+      ++top.parens;
+    } else if (c == ')') {
+      if (top.parens) --top.parens;
+      else if (stack.size() > 1 && top.kind == 'p') stack.pop_back();
+    }
   }
   return out;
 }
@@ -88,10 +141,10 @@ void check_command(const std::string& option, const std::string& command, const 
 std::string parse_phase_lines(const std::string& out, std::map<std::string, double>& phases) {
   std::istringstream in(out);
   std::string line;
-  int number = 0;
+  int number = 0;  // among the phase lines
   while (std::getline(in, line)) {
-    ++number;
     if (line.rfind("ema-phase", 0) != 0) continue;
+    ++number;
     std::istringstream words(line);
     std::string tag, name, seconds, extra;
     words >> tag >> name >> seconds;
@@ -104,31 +157,13 @@ std::string parse_phase_lines(const std::string& out, std::map<std::string, doub
     const bool reserved = name == "total" || name == "user" || name == "sys" || name == "host_peak_rss" || name == "point_wall";
     if (tag != "ema-phase" || !name_ok || reserved || extra_words || seconds.empty() || ec != std::errc() ||
         end != seconds.data() + seconds.size() || !std::isfinite(v) || v < 0)
-      return fmt::format("malformed phase line {} of the program's output: '{}' (expected 'ema-phase NAME SECONDS' with "
+      return fmt::format("malformed phase line {} of the program's output: '{}' (phase lines counted from 1; expected 'ema-phase NAME SECONDS' with "
                          "NAME of letters, digits, '_', '-' or '.', not total, user, sys, host_peak_rss or point_wall, "
                          "and SECONDS a number >= 0)",
                          number, tail(line, 120));
     phases[name] += v;
   }
   return "";
-}
-
-void trim_cache(const std::string& dir, double cap, const std::string& keep) {
-  std::error_code ec;
-  std::vector<std::pair<fs::file_time_type, fs::path>> files;
-  double total = 0;
-  for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
-    if (!e.is_regular_file(ec)) continue;
-    total += static_cast<double>(e.file_size(ec));
-    files.emplace_back(e.last_write_time(ec), e.path());
-  }
-  std::sort(files.begin(), files.end());
-  for (const auto& [when, path] : files) {
-    if (total <= cap) break;
-    if (fs::equivalent(path, keep, ec)) continue;
-    const auto size = static_cast<double>(fs::file_size(path, ec));
-    if (fs::remove(path, ec)) total -= size;
-  }
 }
 
 void run_external_point(const plan& p, const plan_point& pt, double timeout, const std::atomic<bool>* stop,
@@ -149,16 +184,21 @@ void run_external_point(const plan& p, const plan_point& pt, double timeout, con
 
   // The input: from the cache, or written by the generator to a temporary name and renamed once
   // complete, so that a failed generation never leaves a partial input behind.
-  const auto key = fmt::format("{:016x}", hash_text(fmt::format("{}|{}|{}", x.generator, pt.n, pt.seed)));
-  const fs::path dir = fs::path(x.cache_dir) / pt.problem;
-  const fs::path input = dir / fmt::format("n{}-s{}-{}.in", pt.n, pt.seed % 1000000, key);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) {
+  std::optional<input_cache> cache;
+  try {
+    cache = input_cache::open(x.cache_dir);
+  } catch (const usage_error& e) {
     r.status = point_status::failed;
-    r.reason = fmt::format("cannot create the input cache {}: {}", dir.string(), ec.message());
+    r.reason = e.what();
     return finish();
   }
+  const auto key = hash_text(fmt::format("{}|{}|{}", x.generator, pt.n, pt.seed));
+  const fs::path input = cache->input_path(pt.problem, pt.n, pt.seed, key);
+  std::error_code ec;
+  isolation how;
+  how.channel = answer_channel::stdout_;
+  how.stop = stop;
+  how.cwd = x.cwd;
   if (fs::exists(input, ec)) {
     fs::last_write_time(input, fs::file_time_type::clock::now(), ec);  // most recently used
     notes["input"] = "cached";
@@ -166,7 +206,8 @@ void run_external_point(const plan& p, const plan_point& pt, double timeout, con
     const fs::path partial = input.string() + ".partial";
     fs::remove(partial, ec);
     const auto gen = expand_command(x.generator, pt.n, pt.seed, partial.string());
-    auto g = run_isolated({"/bin/sh", "-c", gen}, "", timeout, stop, answer_channel::stdout_);
+    how.timeout = timeout;
+    auto g = run_isolated({"/bin/sh", "-c", gen}, "", how);
     if (g.interrupted) {
       fs::remove(partial, ec);
       interrupted = true;
@@ -176,9 +217,10 @@ void run_external_point(const plan& p, const plan_point& pt, double timeout, con
       fs::remove(partial, ec);
       return finish();
     }
-    if (!fs::exists(partial, ec)) {
+    if (!fs::is_regular_file(partial, ec)) {
       r.status = point_status::failed;
-      r.reason = fmt::format("the generator exited with 0 but wrote no input at {{input}} (command: {})", tail(gen, 200));
+      r.reason = fmt::format("the generator exited with 0 but wrote no input file at {{input}} (command: {})", tail(gen, 200));
+      fs::remove(partial, ec);
       return finish();
     }
     fs::rename(partial, input, ec);
@@ -186,7 +228,7 @@ void run_external_point(const plan& p, const plan_point& pt, double timeout, con
     notes["generate_s"] = g.wall;
   }
   notes["input_bytes"] = static_cast<double>(fs::file_size(input, ec));
-  if (x.cache_cap > 0) trim_cache(x.cache_dir, x.cache_cap, input.string());
+  if (x.cache_cap > 0) cache->trim(x.cache_cap, input);
 
   const auto run = expand_command(command, pt.n, pt.seed, input.string());
   notes["command"] = run;
@@ -200,7 +242,8 @@ void run_external_point(const plan& p, const plan_point& pt, double timeout, con
       r.reason = fmt::format("the point's runs exceeded its timeout of {:g} s", timeout);
       break;
     }
-    auto c = run_isolated({"/bin/sh", "-c", run}, "", left, stop, answer_channel::stdout_);
+    how.timeout = left;
+    auto c = run_isolated({"/bin/sh", "-c", run}, "", how);
     if (c.interrupted) {
       interrupted = true;
       return;
@@ -225,7 +268,7 @@ void run_external_point(const plan& p, const plan_point& pt, double timeout, con
     }
   }
   for (auto& [metric, values] : samples) r.samples[metric] = std::move(values);
-  r.notes_json = notes.dump();
+  r.notes_json = json_text(notes);
   r.unavailable_json = nlohmann::json{{"energy_cpu", "not measured for external programs"}}.dump();
   finish();
 }

@@ -1,9 +1,10 @@
 // EMA's own mode (003_7e2665a3d38c50fb.txt, section 2): a user's program and a generator of its
 // inputs, measured over sizes. For each point the generator writes the input of (n, seed) into a
 // cache folder, where it is kept for later runs within a disk cap (the least recently used inputs
-// go first); then the program runs under the plan's repetition policy, each run a child process
-// of its own with the point's timeout, measuring wall, user and system time and peak resident
-// memory. A program reports named phases by printing lines `ema-phase NAME SECONDS` on its
+// go first; runner/input_cache.hpp: ema deletes nothing there it did not write); then the program
+// runs under the plan's repetition policy, each run a child process of its own with the point's
+// timeout, in the folder the experiment was started from, measuring wall, user and system time and
+// peak resident memory; whatever the program starts ends with its run (runner/isolate.hpp). A program reports named phases by printing lines `ema-phase NAME SECONDS` on its
 // standard output; they become metrics. A generator or program that fails, hangs or prints a
 // malformed phase line ends the point with the reason, and the sweep goes on. There is no
 // reference answer: a run is accepted when it exits with status 0.
@@ -19,7 +20,8 @@
 
 namespace ema {
 
-/// Replaces {n}, {seed} and {input} (shell-quoted) in a command.
+/// Replaces {n}, {seed} and {input} in a command; the input's path is quoted for the shell context
+/// its placeholder stands in (unquoted, or inside the command's own double or single quotes).
 std::string expand_command(const std::string& command, std::uint64_t n, std::uint64_t seed, const std::string& input);
 
 /// Throws usage_error for a placeholder other than {n}, {seed} and {input}, or for a command
@@ -28,15 +30,12 @@ void check_command(const std::string& option, const std::string& command, const 
 
 /// Parses `ema-phase NAME SECONDS` lines out of a program's standard output into `phases` (a name
 /// reported twice adds up). Other lines are ignored. Returns the reason for the first malformed
-/// phase line, empty when all are well formed.
+/// phase line (counting phase lines only), empty when all are well formed.
 std::string parse_phase_lines(const std::string& out, std::map<std::string, double>& phases);
 
 /// Runs one point of an external program (see above) into `record`; sets `interrupted` when `stop`
 /// was raised while it ran.
 void run_external_point(const plan& p, const plan_point& pt, double timeout, const std::atomic<bool>* stop,
                         point_record& record, bool& interrupted);
-
-/// Drops the least recently used files of `dir` until it holds at most `cap` bytes, never `keep`.
-void trim_cache(const std::string& dir, double cap, const std::string& keep);
 
 }  // namespace ema

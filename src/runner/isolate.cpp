@@ -1,22 +1,28 @@
 #include "runner/isolate.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
+#include <ctime>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
 #include <stdexcept>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace ema {
 namespace {
 
-constexpr std::size_t stderr_keep = 4096;
+constexpr std::size_t tail_keep = 4096;
+constexpr double drain_grace = 1.0;   // seconds ema still reads pipes after the command has ended
+constexpr double guard_grace = 5.0;   // seconds the guard has to act on SIGTERM before it is killed
 
 struct fd_pair {
   int r = -1, w = -1;
@@ -33,6 +39,274 @@ void close_fd(int& fd) {
   fd = -1;
 }
 
+// What the guard tells ema: first the command's pid (ended = 0), then how it ended (ended = 1).
+struct guard_report {
+  std::int32_t ended = 0;
+  std::int32_t pid = 0;
+  std::int32_t wait_status = 0;
+  std::int32_t spare = 0;
+  std::int64_t user_us = 0, sys_us = 0, max_rss_kib = 0, wall_ns = 0;
+};
+
+// ---- The guard: a forked copy of ema. Only async-signal-safe calls from here to its _exit, since
+// ---- ema may have had other threads when it forked.
+
+std::int64_t monotonic_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<std::int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
+}
+
+void say(const char* text) {
+  auto k = write(2, text, std::strlen(text));
+  (void)k;
+}
+
+void write_all(int fd, const void* data, std::size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size) {
+    const auto k = write(fd, p, size);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return;
+    p += k;
+    size -= static_cast<std::size_t>(k);
+  }
+}
+
+// The parent of `pid`, read from /proc/PID/stat ("pid (comm) state ppid ..."; comm may hold any
+// byte, so the fields are counted from its last ')'); -1 when it cannot be read.
+long parent_of(long pid) {
+  char path[64] = "/proc/";
+  char digits[24];
+  int k = 0;
+  for (long v = pid; v > 0 && k < 23; v /= 10) digits[k++] = static_cast<char>('0' + v % 10);
+  int at = 6;
+  while (k) path[at++] = digits[--k];
+  const char tail[] = "/stat";
+  for (char c : tail) path[at++] = c;
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[1024];
+  const auto n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  const char* close_paren = nullptr;
+  for (ssize_t i = 0; i < n; ++i)
+    if (buf[i] == ')') close_paren = buf + i;
+  if (!close_paren || close_paren + 4 >= buf + n) return -1;
+  const char* p = close_paren + 4;  // ") S " then the parent
+  long ppid = 0;
+  while (p < buf + n && *p >= '0' && *p <= '9') ppid = ppid * 10 + (*p++ - '0');
+  return ppid;
+}
+
+// SIGKILL to every child of this process found in /proc; true when there was one.
+bool kill_children() {
+  struct dirent64_head {
+    std::uint64_t ino;
+    std::int64_t off;
+    unsigned short reclen;
+    unsigned char type;
+    char name[1];
+  };
+  const int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return false;
+  const long self = getpid();
+  bool any = false;
+  alignas(8) char buf[8192];
+  for (;;) {
+    const long n = syscall(SYS_getdents64, dir, buf, sizeof buf);
+    if (n <= 0) break;
+    for (long at = 0; at < n;) {
+      const auto* e = reinterpret_cast<const dirent64_head*>(buf + at);
+      at += e->reclen;
+      long pid = 0;
+      const char* c = e->name;
+      if (*c < '1' || *c > '9') continue;
+      while (*c >= '0' && *c <= '9') pid = pid * 10 + (*c++ - '0');
+      if (*c || pid == self) continue;
+      if (parent_of(pid) == self) {
+        kill(static_cast<pid_t>(pid), SIGKILL);
+        any = true;
+      }
+    }
+  }
+  close(dir);
+  return any;
+}
+
+// Kills and reaps everything left under the guard: the command's group, then every process that
+// was re-parented to the guard, round after round (a killed process's children come to the guard
+// in turn), for at most two seconds (a process in uninterruptible sleep cannot be hurried).
+void end_descendants(pid_t command) {
+  kill(-command, SIGKILL);
+  for (int round = 0; round < 200; ++round) {
+    int status = 0;
+    pid_t p = 0;
+    while ((p = waitpid(-1, &status, WNOHANG)) > 0) {}
+    if (p < 0 && errno == ECHILD) return;
+    kill_children();
+    timespec pause{0, 10 * 1000 * 1000};
+    nanosleep(&pause, nullptr);
+  }
+}
+
+[[noreturn]] void guard_main(pid_t ema_pid, char* const* argv, const char* cwd, int in_fd, int answer_fd, int answer_to,
+                             int err_fd, int report_fd) {
+  setpgid(0, 0);
+  sigset_t watched, none;
+  sigemptyset(&watched);
+  sigemptyset(&none);
+  for (int s : {SIGCHLD, SIGTERM, SIGHUP, SIGINT}) sigaddset(&watched, s);
+  sigprocmask(SIG_BLOCK, &watched, nullptr);
+  struct sigaction ignore{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, nullptr);
+  struct sigaction deflt{};
+  deflt.sa_handler = SIG_DFL;
+  sigaction(SIGCHLD, &deflt, nullptr);  // children must stay waitable whatever ema set
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != ema_pid) _exit(127);  // ema died before the guard could watch it
+  const pid_t guard = getpid();
+
+  const std::int64_t start = monotonic_ns();
+  const pid_t command = fork();
+  if (command < 0) {
+    say("ema: cannot start the command: fork failed\n");
+    _exit(127);
+  }
+  if (command == 0) {
+    // The command: its own process group (so the whole group can be killed), killed if the guard
+    // dies, stdin from ema, fd 3 (or stdout) and stderr to ema, default signals.
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != guard) _exit(127);
+    for (int s : {SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGCHLD}) sigaction(s, &deflt, nullptr);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    dup2(in_fd, 0);
+    dup2(answer_fd, answer_to);
+    dup2(err_fd, 2);
+    if (cwd && chdir(cwd) != 0) {
+      say("cannot enter the working directory ");
+      say(cwd);
+      say(": ");
+      say(std::strerror(errno));
+      say("\n");
+      _exit(127);
+    }
+    execv(argv[0], argv);
+    say("cannot execute ");
+    say(argv[0]);
+    say(": ");
+    say(std::strerror(errno));
+    say("\n");
+    _exit(127);
+  }
+  close(in_fd);
+  close(answer_fd);
+  close(err_fd);
+  guard_report r;
+  r.pid = command;
+  write_all(report_fd, &r, sizeof r);
+
+  int status = 0;
+  rusage usage{};
+  for (bool ended = false; !ended;) {
+    const int sig = sigwaitinfo(&watched, nullptr);
+    if (sig == SIGCHLD) {
+      int s = 0;
+      rusage u{};
+      pid_t p = 0;
+      while ((p = wait4(-1, &s, WNOHANG, &u)) > 0)
+        if (p == command) ended = true, status = s, usage = u;
+    } else if (sig > 0) {  // ema asks for the end (timeout, interruption) or has died
+      kill(-command, SIGKILL);
+      kill(command, SIGKILL);
+      while (wait4(command, &status, 0, &usage) < 0 && errno == EINTR) {}
+      ended = true;
+    }
+  }
+  r.wall_ns = monotonic_ns() - start;
+  end_descendants(command);
+  r.ended = 1;
+  r.wait_status = status;
+  r.user_us = static_cast<std::int64_t>(usage.ru_utime.tv_sec) * 1000000 + usage.ru_utime.tv_usec;
+  r.sys_us = static_cast<std::int64_t>(usage.ru_stime.tv_sec) * 1000000 + usage.ru_stime.tv_usec;
+  r.max_rss_kib = usage.ru_maxrss;
+  write_all(report_fd, &r, sizeof r);
+  _exit(0);
+}
+
+// ---- ema's side.
+
+void keep_tail(std::string& tail, const char* data, std::size_t size) {
+  if (size >= tail_keep) {
+    tail.assign(data + size - tail_keep, tail_keep);
+    return;
+  }
+  tail.append(data, size);
+  if (tail.size() > 2 * tail_keep) tail.erase(0, tail.size() - tail_keep);
+}
+
+// The lines of a stdout that start with a prefix, kept within bounds; every other byte is only
+// counted (and the last few KiB kept as the tail).
+class line_keeper {
+ public:
+  explicit line_keeper(const isolation& how) : how_(how) {}
+
+  /// Feeds bytes; returns a problem (the child must be stopped) or an empty string.
+  std::string feed(const char* data, std::size_t size, std::string& kept) {
+    for (std::size_t i = 0; i < size;) {
+      const char* nl = static_cast<const char*>(std::memchr(data + i, '\n', size - i));
+      const std::size_t end = nl ? static_cast<std::size_t>(nl - data) : size;
+      if (auto why = piece(data + i, end - i); !why.empty()) return why;
+      if (!nl) break;
+      if (auto why = finish(kept); !why.empty()) return why;
+      i = end + 1;
+    }
+    return "";
+  }
+  /// At the end of the stream: an unterminated last line counts.
+  std::string close(std::string& kept) { return line_.empty() ? std::string() : finish(kept); }
+
+ private:
+  std::string piece(const char* p, std::size_t n) {
+    if (skipping_ || !n) return "";
+    line_.append(p, n);
+    const auto& prefix = how_.keep_prefix;
+    const std::size_t common = std::min(line_.size(), prefix.size());
+    if (line_.compare(0, common, prefix, 0, common) != 0) {
+      skipping_ = true;
+      line_.clear();
+      return "";
+    }
+    if (line_.size() > how_.line_limit)
+      return fmt::format("a line of its output starting with '{}' is longer than {} bytes", prefix, how_.line_limit);
+    return "";
+  }
+  std::string finish(std::string& kept) {
+    const bool keep = !skipping_ && line_.size() >= how_.keep_prefix.size();
+    if (keep) {
+      if (kept.size() + line_.size() + 1 > how_.kept_limit)
+        return fmt::format("it printed more than {} MiB of lines starting with '{}'", how_.kept_limit >> 20, how_.keep_prefix);
+      kept += line_;
+      kept += '\n';
+    }
+    line_.clear();
+    skipping_ = false;
+    return "";
+  }
+
+  const isolation& how_;
+  std::string line_;
+  bool skipping_ = false;
+};
+
+double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
 }  // namespace
 
 std::string describe_signal(int sig) {
@@ -42,101 +316,171 @@ std::string describe_signal(int sig) {
 
 child_outcome run_isolated(const std::vector<std::string>& argv, const std::string& input, double timeout_seconds,
                            const std::atomic<bool>* stop, answer_channel channel) {
-  fd_pair in, answer, err;
+  isolation how;
+  how.timeout = timeout_seconds;
+  how.stop = stop;
+  how.channel = channel;
+  return run_isolated(argv, input, how);
+}
+
+child_outcome run_isolated(const std::vector<std::string>& argv, const std::string& input, const isolation& how) {
+  if (argv.empty()) throw std::runtime_error("run_isolated: no command");
+  fd_pair in, answer, err, report;
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  const char* cwd = how.cwd.empty() ? nullptr : how.cwd.c_str();
+  const int answer_to = how.channel == answer_channel::fd3 ? 3 : 1;
 
-  auto start = std::chrono::steady_clock::now();
-  pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
-  if (pid == 0) {
-    // The child: its own process group (so the whole group can be killed), killed if the parent
-    // dies, stdin from `in`, fd 3 (or stdout) to `answer`, stderr to `err`.
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() == 1) _exit(127);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGPIPE, SIG_DFL);
-    dup2(in.r, 0);
-    dup2(answer.w, channel == answer_channel::fd3 ? 3 : 1);
-    dup2(err.w, 2);
-    execv(args[0], args.data());
-    dprintf(2, "cannot execute %s: %s\n", args[0], std::strerror(errno));
-    _exit(127);
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  const pid_t ema_pid = getpid();
+  const pid_t guard = fork();
+  if (guard < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
+  if (guard == 0) {
+    close(in.w);
+    close(answer.r);
+    close(err.r);
+    close(report.r);
+    guard_main(ema_pid, args.data(), cwd, in.r, answer.w, answer_to, err.w, report.w);
   }
-  setpgid(pid, pid);
+  setpgid(guard, guard);
   close_fd(in.r);
   close_fd(answer.w);
   close_fd(err.w);
+  close_fd(report.w);
 
   // The input is small (a point's specification), but write it without blocking forever.
   fcntl(in.w, F_SETFL, O_NONBLOCK);
   std::size_t written = 0;
 
   child_outcome out;
-  auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                              std::chrono::duration<double>(timeout_seconds));
-  bool killed = false;
+  const auto deadline = start + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(how.timeout));
+  line_keeper lines(how);
+  std::string report_bytes;
+  guard_report final_report;
+  pid_t command = 0;
+  bool ended = false, killed = false, forced = false;
+  clock::time_point ended_at{}, killed_at{};
+  auto stop_child = [&] {
+    if (killed) return;
+    killed = true;
+    killed_at = clock::now();
+    kill(guard, SIGTERM);
+  };
+  auto problem = [&](std::string why) {
+    if (out.output_problem.empty()) out.output_problem = std::move(why);
+    close_fd(answer.r);
+    stop_child();
+  };
+
   char buf[65536];
-  while (answer.r >= 0 || err.r >= 0) {
-    if (in.w >= 0 && written == input.size()) close_fd(in.w);
-    pollfd fds[3];
-    int nfds = 0;
-    if (answer.r >= 0) fds[nfds++] = {answer.r, POLLIN, 0};
-    if (err.r >= 0) fds[nfds++] = {err.r, POLLIN, 0};
-    if (in.w >= 0) fds[nfds++] = {in.w, POLLOUT, 0};
-    int rc = poll(fds, static_cast<nfds_t>(nfds), 100);
-    if (rc < 0 && errno != EINTR) break;
+  while (answer.r >= 0 || err.r >= 0 || report.r >= 0) {
+    const auto now = clock::now();
+    if (ended && seconds_between(ended_at, now) > drain_grace) break;  // a holder escaped: stop waiting on it
     if (!killed) {
-      if (stop && stop->load()) {
-        out.interrupted = killed = true;
-      } else if (std::chrono::steady_clock::now() > deadline) {
-        out.timed_out = killed = true;
+      if (how.stop && how.stop->load()) {
+        out.interrupted = true;
+        stop_child();
+      } else if (now > deadline) {
+        out.timed_out = true;
+        stop_child();
       }
-      if (killed) kill(-pid, SIGKILL);
+    } else if (!ended && !forced && seconds_between(killed_at, now) > guard_grace) {
+      forced = true;  // the guard did not end the command in time: do it from here
+      kill(guard, SIGKILL);
+      if (command > 0) kill(-command, SIGKILL), kill(command, SIGKILL);
     }
+    if (in.w >= 0 && written == input.size()) close_fd(in.w);
+    pollfd fds[4];
+    int nfds = 0;
+    for (int fd : {answer.r, err.r, report.r})
+      if (fd >= 0) fds[nfds++] = {fd, POLLIN, 0};
+    if (in.w >= 0) fds[nfds++] = {in.w, POLLOUT, 0};
+    const int rc = poll(fds, static_cast<nfds_t>(nfds), 100);
+    if (rc < 0 && errno != EINTR) break;
     for (int i = 0; i < nfds && rc > 0; ++i) {
       if (!fds[i].revents) continue;
-      if (fds[i].fd == in.w) {
-        ssize_t k = write(in.w, input.data() + written, input.size() - written);
+      const int fd = fds[i].fd;
+      if (fd == in.w) {
+        const auto k = write(in.w, input.data() + written, input.size() - written);
         if (k > 0) written += static_cast<std::size_t>(k);
         if (k < 0 && errno != EAGAIN) close_fd(in.w);
         continue;
       }
-      ssize_t k = read(fds[i].fd, buf, sizeof buf);
+      const auto k = read(fd, buf, sizeof buf);
+      if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
       if (k <= 0) {
-        if (k < 0 && errno == EINTR) continue;
-        if (fds[i].fd == answer.r) close_fd(answer.r);
-        else close_fd(err.r);
+        if (fd == report.r) {
+          close_fd(report.r);
+          ended = true;
+          ended_at = clock::now();
+        } else if (fd == answer.r) {
+          if (how.channel == answer_channel::stdout_)
+            if (auto why = lines.close(out.answer); !why.empty()) problem(why);
+          close_fd(answer.r);
+        } else {
+          close_fd(err.r);
+        }
         continue;
       }
-      if (fds[i].fd == answer.r) {
-        out.answer.append(buf, static_cast<std::size_t>(k));
+      const auto size = static_cast<std::size_t>(k);
+      if (fd == report.r) {
+        report_bytes.append(buf, size);
+        while (report_bytes.size() >= sizeof(guard_report)) {
+          guard_report r;
+          std::memcpy(&r, report_bytes.data(), sizeof r);
+          report_bytes.erase(0, sizeof r);
+          if (r.ended) final_report = r;
+          else command = r.pid;
+        }
+      } else if (fd == err.r) {
+        keep_tail(out.stderr_tail, buf, size);
       } else {
-        out.stderr_tail.append(buf, static_cast<std::size_t>(k));
-        if (out.stderr_tail.size() > 2 * stderr_keep) out.stderr_tail.erase(0, out.stderr_tail.size() - stderr_keep);
+        out.output_bytes += size;
+        if (how.channel == answer_channel::fd3) {
+          if (out.answer.size() + size > how.answer_limit)
+            problem(fmt::format("its answer on file descriptor 3 exceeded {} MiB", how.answer_limit >> 20));
+          else
+            out.answer.append(buf, size);
+        } else {
+          keep_tail(out.stdout_tail, buf, size);
+          if (auto why = lines.feed(buf, size, out.answer); !why.empty()) problem(why);
+        }
       }
     }
   }
   close_fd(in.w);
-  int status = 0;
-  rusage usage{};
-  while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {}
-  // Descendants the child left behind in its group go with it.
-  kill(-pid, SIGKILL);
-  out.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  out.max_rss_kib = usage.ru_maxrss;
-  out.user = static_cast<double>(usage.ru_utime.tv_sec) + 1e-6 * static_cast<double>(usage.ru_utime.tv_usec);
-  out.sys = static_cast<double>(usage.ru_stime.tv_sec) + 1e-6 * static_cast<double>(usage.ru_stime.tv_usec);
-  if (WIFEXITED(status)) {
-    out.exited = true;
-    out.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    out.signal = WTERMSIG(status);
+  close_fd(answer.r);
+  close_fd(err.r);
+  close_fd(report.r);
+  if (!ended) {  // the loop broke on a poll error: end the guard and its command
+    kill(guard, SIGKILL);
+    if (command > 0) kill(-command, SIGKILL), kill(command, SIGKILL);
   }
-  if (out.stderr_tail.size() > stderr_keep) out.stderr_tail.erase(0, out.stderr_tail.size() - stderr_keep);
+  int guard_status = 0;
+  while (waitpid(guard, &guard_status, 0) < 0 && errno == EINTR) {}
+
+  if (final_report.ended) {
+    const int status = final_report.wait_status;
+    out.wall = static_cast<double>(final_report.wall_ns) * 1e-9;
+    out.user = static_cast<double>(final_report.user_us) * 1e-6;
+    out.sys = static_cast<double>(final_report.sys_us) * 1e-6;
+    out.max_rss_kib = final_report.max_rss_kib;
+    if (WIFEXITED(status)) {
+      out.exited = true;
+      out.exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+      out.signal = WTERMSIG(status);
+    }
+  } else {
+    // The guard itself was killed (by us, past its grace, or by someone else): the command went
+    // with it (PR_SET_PDEATHSIG), by SIGKILL.
+    out.wall = seconds_between(start, clock::now());
+    out.signal = WIFSIGNALED(guard_status) ? WTERMSIG(guard_status) : SIGKILL;
+  }
+  if (out.stderr_tail.size() > tail_keep) out.stderr_tail.erase(0, out.stderr_tail.size() - tail_keep);
+  if (out.stdout_tail.size() > tail_keep) out.stdout_tail.erase(0, out.stdout_tail.size() - tail_keep);
   return out;
 }
 

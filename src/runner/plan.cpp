@@ -174,7 +174,7 @@ nlohmann::json plan::to_json() const {
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& [name, command] : external->runs) runs.push_back({{"variant", name}, {"command", command}});
     out["external"] = {{"generator", external->generator}, {"runs", runs}, {"cache_dir", external->cache_dir},
-                       {"cache_cap", external->cache_cap}};
+                       {"cache_cap", external->cache_cap}, {"cwd", external->cwd}};
   }
   return out;
 }
@@ -219,6 +219,7 @@ plan plan::from_json(const nlohmann::json& j) {
     for (const auto& r : x.at("runs")) e.runs.emplace_back(r.at("variant").get<std::string>(), r.at("command").get<std::string>());
     e.cache_dir = x.value("cache_dir", "");
     e.cache_cap = x.value("cache_cap", 0.0);
+    e.cwd = x.value("cwd", "");
     p.external = std::move(e);
   }
   return p;

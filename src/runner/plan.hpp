@@ -65,8 +65,9 @@ struct calibration {
 struct external_program {
   std::string generator;  ///< command with {n}, {input} and {seed}: writes the input file
   std::vector<std::pair<std::string, std::string>> runs;  ///< variant name, command with {input} and {n}
-  std::string cache_dir;  ///< where generated inputs are kept
+  std::string cache_dir;  ///< where generated inputs are kept (absolute; runner/input_cache.hpp)
   double cache_cap = 0;   ///< bytes the cache may hold; the least recently used inputs go first
+  std::string cwd;        ///< the folder the commands run in: where the experiment was started (empty: ema's)
 };
 
 struct plan {

@@ -12,6 +12,7 @@
 #include "measure/memory.hpp"
 #include "measure/nvml.hpp"
 #include "measure/stats.hpp"
+#include "core/text.hpp"
 #include "runner/calibrate.hpp"
 #include "runner/external.hpp"
 #include "runner/isolate.hpp"
@@ -23,7 +24,7 @@ std::string last_lines(const std::string& text, std::size_t max_chars = 600) {
   auto s = text;
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   if (s.size() > max_chars) s = "…" + s.substr(s.size() - max_chars);
-  return s;
+  return valid_utf8(s);
 }
 
 std::string with_stderr(std::string reason, const std::string& tail) {
@@ -44,6 +45,11 @@ std::string format_eta(double seconds) {
 
 void interpret_child(const child_outcome& child, double timeout, point_record& r) {
   r.samples["host_peak_rss"] = {static_cast<double>(child.max_rss_kib) * 1024.0};
+  if (!child.output_problem.empty()) {
+    r.status = point_status::failed;
+    r.reason = with_stderr("the worker was stopped: " + child.output_problem, child.stderr_tail);
+    return;
+  }
   if (child.timed_out) {
     r.status = point_status::timeout;
     r.reason = with_stderr(fmt::format("exceeded the per-point timeout of {:g} s", timeout), child.stderr_tail);

@@ -12,6 +12,7 @@
 #include "core/errors.hpp"
 #include "core/registry.hpp"
 #include "core/status.hpp"
+#include "core/text.hpp"
 #include "measure/energy.hpp"
 #include "measure/gpu.hpp"
 #include "measure/probe.hpp"
@@ -27,7 +28,7 @@ double seconds_since(clock_type::time_point t) { return std::chrono::duration<do
 
 // The answer goes to fd 3 when the parent opened it, else to stdout (a worker run by hand).
 void write_answer(const nlohmann::json& answer) {
-  auto text = answer.dump();
+  auto text = json_text(answer);
   int fd = fcntl(3, F_GETFD) != -1 ? 3 : 1;
   const char* p = text.data();
   std::size_t left = text.size();

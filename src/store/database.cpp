@@ -11,6 +11,7 @@
 
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
+#include "core/text.hpp"
 #include "store/schema.hpp"
 #include "store/sqlite.hpp"
 
@@ -165,10 +166,10 @@ std::int64_t database::create_experiment(const experiment_record& e) {
       .bind(3, e.command_line)
       .bind(4, e.ema_version)
       .bind(5, e.git_commit)
-      .bind(6, e.machine.dump())
-      .bind(7, e.ceilings.dump())
-      .bind(8, e.idle_power.dump())
-      .bind(9, e.plan.dump());
+      .bind(6, json_text(e.machine))
+      .bind(7, json_text(e.ceilings))
+      .bind(8, json_text(e.idle_power))
+      .bind(9, json_text(e.plan));
   s.run();
   auto id = db_->last_insert_id();
   tx.commit();
@@ -191,7 +192,7 @@ void database::set_experiment_state(std::int64_t id, const std::string& state) {
 void database::set_experiment_plan(std::int64_t id, const nlohmann::json& plan) {
   sqlite::transaction tx(*db_);
   sqlite::statement s(*db_, "UPDATE experiments SET plan_json = ? WHERE id = ?");
-  s.bind(1, plan.dump()).bind(2, id);
+  s.bind(1, json_text(plan)).bind(2, id);
   s.run();
   tx.commit();
 }
@@ -232,7 +233,7 @@ std::int64_t database::record_point(const point_record& p) {
       .bind(7, p.params_json)
       .bind(8, static_cast<std::int64_t>(p.seed))
       .bind(9, to_string(p.status))
-      .bind(10, p.reason)
+      .bind(10, valid_utf8(p.reason))
       .bind(11, std::int64_t{p.verified})
       .bind(12, p.result_json)
       .bind(13, p.notes_json)
@@ -303,7 +304,7 @@ std::set<int> database::recorded_ordinals(std::int64_t experiment_id) {
 void database::store_probe(const std::string& machine_key, const nlohmann::json& machine, const nlohmann::json& ceilings) {
   sqlite::transaction tx(*db_);
   sqlite::statement s(*db_, "INSERT INTO probes (created_at, machine_key, machine_json, ceilings_json) VALUES (?, ?, ?, ?)");
-  s.bind(1, utc_now()).bind(2, machine_key).bind(3, machine.dump()).bind(4, ceilings.dump());
+  s.bind(1, utc_now()).bind(2, machine_key).bind(3, json_text(machine)).bind(4, json_text(ceilings));
   s.run();
   tx.commit();
 }

@@ -1,11 +1,14 @@
 // `ema exec`'s points: commands with their placeholders, phase lines, the input cache and its cap,
 // and every way a generator or program can fail, each recorded with its reason.
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
 
 #include "core/errors.hpp"
 #include "runner/external.hpp"
+#include "runner/input_cache.hpp"
+#include "runner/isolate.hpp"
 #include "support/temp_dir.hpp"
 
 namespace ema {
@@ -16,6 +19,7 @@ namespace fs = std::filesystem;
 TEST(External, ExpandsPlaceholdersAndQuotesTheInput) {
   EXPECT_EQ(expand_command("gen {n} {input} {seed}", 100, 7, "/tmp/a b's"), "gen 100 '/tmp/a b'\\''s' 7");
   EXPECT_EQ(expand_command("awk '{print $1}' {input}", 1, 1, "x"), "awk '{print $1}' 'x'");
+  EXPECT_EQ(expand_command("{n}'{n}'\"{seed}\"", 3, 4, "x"), "3'3'\"4\"");
 }
 
 TEST(External, ChecksCommands) {
@@ -38,23 +42,102 @@ TEST(External, PhaseLines) {
   for (const char* bad : {"ema-phase read", "ema-phase read abc", "ema-phase read -1", "ema-phase total 1",
                           "ema-phase a b 1", "ema-phase read 1 extra", "ema-phases x 1"}) {
     std::map<std::string, double> p;
-    EXPECT_NE(parse_phase_lines(std::string("ok\n") + bad + "\n", p).find("malformed phase line 2"), std::string::npos) << bad;
+    EXPECT_NE(parse_phase_lines(std::string("ok\nema-phase fine 1\n") + bad + "\n", p).find("malformed phase line 2"),
+              std::string::npos)
+        << bad;
   }
 }
 
-TEST(External, CacheDropsTheLeastRecentlyUsedFirst) {
+std::string input_name(int k) { return fmt::format("n{}-s1-{:016x}.in", k, k); }
+
+TEST(InputCache, DropsTheLeastRecentlyUsedInputsFirst) {
   test::temp_dir dir;
-  auto write = [&](const std::string& name, std::size_t bytes, int age) {
-    std::ofstream(dir.file(name)) << std::string(bytes, 'x');
-    fs::last_write_time(dir.file(name), fs::file_time_type::clock::now() - std::chrono::hours(age));
+  auto cache = input_cache::open(dir.file("cache"));
+  auto write = [&](int k, std::size_t bytes, int age) {
+    const auto path = cache.input_path("demo", 1, 1, 0).parent_path() / input_name(k);
+    std::ofstream(path) << std::string(bytes, 'x');
+    fs::last_write_time(path, fs::file_time_type::clock::now() - std::chrono::hours(age));
+    return path;
   };
-  write("old", 1000, 3);
-  write("mid", 1000, 2);
-  write("new", 1000, 1);
-  trim_cache(dir.path(), 2000, dir.file("old"));  // "old" is in use: "mid" goes instead
-  EXPECT_TRUE(fs::exists(dir.file("old")));
-  EXPECT_FALSE(fs::exists(dir.file("mid")));
-  EXPECT_TRUE(fs::exists(dir.file("new")));
+  const auto old = write(1, 1000, 3), mid = write(2, 1000, 2), fresh = write(3, 1000, 1);
+  cache.trim(2000, old);  // "old" is in use: "mid" goes instead
+  EXPECT_TRUE(fs::exists(old));
+  EXPECT_FALSE(fs::exists(mid));
+  EXPECT_TRUE(fs::exists(fresh));
+}
+
+// Issue 11, item 1: `--cache DIR` deleted the user's files in DIR, the database included.
+TEST(InputCache, RefusesAFolderHoldingOthersFilesAndDeletesNothing) {
+  test::temp_dir dir;
+  fs::create_directories(dir.file("victim/sub"));
+  std::ofstream(dir.file("victim/thesis.tex")) << "years of work";
+  std::ofstream(dir.file("victim/sub/results.csv")) << "n,value\n";
+  try {
+    input_cache::open(dir.file("victim"));
+    FAIL() << "a folder of the user's was taken as the cache";
+  } catch (const usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("holds files that ema did not write"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::exists(dir.file("victim/thesis.tex")));
+  EXPECT_FALSE(fs::exists(dir.file("victim/CACHEDIR.TAG")));
+  // Another program's cache tag is respected too.
+  fs::create_directories(dir.file("other"));
+  std::ofstream(dir.file("other/CACHEDIR.TAG")) << "Signature: 8a477f597d28d172789f06886806bc55\n# someone else's\n";
+  EXPECT_THROW(input_cache::open(dir.file("other")), usage_error);
+  // A file is not a folder.
+  EXPECT_THROW(input_cache::open(dir.file("victim/thesis.tex")), usage_error);
+}
+
+TEST(InputCache, TrimsOnlyItsOwnInputsNeverLinksOrOthersFiles) {
+  test::temp_dir dir;
+  auto cache = input_cache::open(dir.file("cache"));
+  EXPECT_TRUE(fs::exists(dir.file("cache/CACHEDIR.TAG")));
+  const auto folder = cache.input_path("demo", 1, 1, 0).parent_path();
+  // Files a user put in the tagged folder later, and a link to a file outside it.
+  std::ofstream(dir.file("cache/notes.txt")) << std::string(5000, 'u');
+  std::ofstream(folder / "results.csv") << std::string(5000, 'u');
+  std::ofstream(dir.file("precious.in")) << std::string(5000, 'p');
+  fs::create_symlink(dir.file("precious.in"), folder / input_name(7));
+  std::ofstream(folder / input_name(8)) << std::string(5000, 'x');
+  fs::last_write_time(folder / input_name(8), fs::file_time_type::clock::now() - std::chrono::hours(5));
+  cache.trim(1, folder / input_name(9));
+  EXPECT_FALSE(fs::exists(folder / input_name(8)));  // its own input went
+  EXPECT_TRUE(fs::exists(dir.file("cache/notes.txt")));
+  EXPECT_TRUE(fs::exists(folder / "results.csv"));
+  EXPECT_TRUE(fs::is_symlink(folder / input_name(7)));
+  EXPECT_TRUE(fs::exists(dir.file("precious.in")));
+  EXPECT_TRUE(fs::exists(dir.file("cache/CACHEDIR.TAG")));
+}
+
+TEST(InputCache, AdoptsAnUntaggedFolderOfItsOwnInputs) {
+  test::temp_dir dir;
+  fs::create_directories(dir.file("legacy/demo"));
+  std::ofstream(dir.file("legacy/demo/") + input_name(1)) << "1\n";
+  EXPECT_NO_THROW(input_cache::open(dir.file("legacy")));
+  EXPECT_TRUE(fs::exists(dir.file("legacy/CACHEDIR.TAG")));
+  EXPECT_TRUE(input_cache::input_name(input_name(1)));
+  EXPECT_FALSE(input_cache::input_name("thesis.in"));
+  EXPECT_FALSE(input_cache::input_name("n1-s1-0123456789abcdeg.in"));
+  EXPECT_TRUE(input_cache::input_name("n1-s1-0123456789abcdef.in.partial", true));
+}
+
+// Issue 11: a path with shell syntax in it, substituted inside the user's own quotes, must stay a
+// path.
+TEST(External, TheInputPathIsQuotedForItsShellContext) {
+  test::temp_dir dir;
+  const std::string path = dir.file("a b $(touch pwned) `touch pwned2` \"q\" 'single'.in");
+  std::ofstream(path) << "content\n";
+  for (const char* command : {"cat {input}", "cat \"{input}\"", "cat '{input}'", "cat \"x\"{input}'y'; true", "cat \"$(echo {input})\"", "cat `echo {input}`", "echo \"$(cat {input}) $(echo \"{input}\")\""}) {
+    const auto expanded = expand_command(command, 1, 1, path);
+    auto c = run_isolated({"/bin/sh", "-c", "cd " + expand_command("{input}", 0, 0, dir.path()) + " && " + expanded}, "", 10,
+                          nullptr, answer_channel::stdout_);
+    EXPECT_FALSE(fs::exists(dir.file("pwned"))) << command << " -> " << expanded;
+    EXPECT_FALSE(fs::exists(dir.file("pwned2"))) << command << " -> " << expanded;
+    if (std::string(command).find_first_of("x`$") == std::string::npos)  // the path itself, read
+      EXPECT_NE(c.stdout_tail.find("content"), std::string::npos) << command << " -> " << expanded << ": " << c.stderr_tail;
+  }
+  EXPECT_EQ(expand_command("a \"{input}\"", 1, 1, "p"), "a \"\"'p'\"\"");
+  EXPECT_EQ(expand_command("a '{input}'", 1, 1, "p"), "a '''p'''");
 }
 
 struct exec_fixture {
@@ -120,7 +203,8 @@ TEST(External, AFailedGenerationLeavesNoInputBehind) {
   exec_fixture f("echo partial > {input}; exit 1", "true {input}");
   f.go();
   std::size_t files = 0;
-  for (const auto& e : fs::recursive_directory_iterator(f.dir.file("cache"))) files += e.is_regular_file();
+  for (const auto& e : fs::recursive_directory_iterator(f.dir.file("cache")))
+    files += e.is_regular_file() && e.path().filename() != "CACHEDIR.TAG";
   EXPECT_EQ(files, 0u);
 }
 

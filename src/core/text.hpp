@@ -1,0 +1,32 @@
+// Text that came from outside ema (a program's output, a file's line, a path, stored rows) made
+// safe for where it goes: JSON and the database (valid UTF-8), a terminal (no control sequences)
+// and Markdown (no markup). ema stores what it is given; it escapes on the way out.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+namespace ema {
+
+/// Whether `s` is well-formed UTF-8 (no overlong forms, no surrogates, nothing past U+10FFFF).
+bool is_utf8(std::string_view s);
+
+/// `s` with every byte that is not part of well-formed UTF-8 written as the four characters \xNN.
+std::string valid_utf8(std::string_view s);
+
+/// `s` for a terminal: valid_utf8, and every control character but newline and tab (C0, DEL, C1:
+/// the bytes of escape sequences) written as \xNN or \u00NN, so stored text cannot move the
+/// cursor, recolour or retitle the terminal.
+std::string terminal_safe(std::string_view s);
+
+/// `s` as literal text inside a Markdown line or table cell (never at a line's start): terminal_safe,
+/// newlines as spaces, and every character that could open markup there (emphasis, code, links,
+/// HTML tags and entities, cell borders, strike-through) backslash-escaped: \ ` * _ [ ] < > | & ~ #.
+std::string markdown_text(std::string_view s);
+
+/// `j` as JSON text, never throwing on a string that is not UTF-8 (such bytes become U+FFFD):
+/// for output, and for JSON built from text that came from outside.
+std::string json_text(const nlohmann::json& j, int indent = -1);
+
+}  // namespace ema
