@@ -7,8 +7,9 @@
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
-#include <fstream>
 #include <stdexcept>
+
+#include "inputs/text_file.hpp"
 
 namespace ema::fit {
 namespace {
@@ -30,19 +31,15 @@ double number(const std::string& text, const std::string& what, const std::strin
   return v;
 }
 
-}  // namespace
-
-series parse_series_csv(std::istream& in, const std::string& name) {
+series parse(text_file& in) {
+  const auto& name = in.name();
   series s;
   std::string line;
-  int number_of_line = 0;
   bool header = false;
-  while (std::getline(in, line)) {
-    ++number_of_line;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  while (in.next(line)) {
     const auto t = trim(line);
     if (t.empty() || t[0] == '#') continue;
-    const auto where = fmt::format("{} line {}", name, number_of_line);
+    const auto where = fmt::format("{} line {}", name, in.line_number());
     if (!header) {
       std::string h;
       for (char c : t)
@@ -61,10 +58,16 @@ series parse_series_csv(std::istream& in, const std::string& name) {
   return s;
 }
 
+}  // namespace
+
+series parse_series_csv(std::istream& in, const std::string& name) {
+  text_file f(in, name);
+  return parse(f);
+}
+
 series read_series_csv(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw std::invalid_argument(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-  return parse_series_csv(f, path);
+  text_file f(path);
+  return parse(f);
 }
 
 }  // namespace ema::fit

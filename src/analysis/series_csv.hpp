@@ -9,10 +9,12 @@
 
 namespace ema::fit {
 
-/// Parses CSV text. Throws std::invalid_argument naming the line and what is wrong with it.
+/// Parses CSV text (a UTF-8 byte-order mark skipped). Throws std::invalid_argument naming the line
+/// and what is wrong with it, usage_error for a line past the reader's bound (inputs/text_file.hpp).
 series parse_series_csv(std::istream& in, const std::string& name);
 
-/// Reads a CSV file; throws std::invalid_argument when it cannot be read or parsed.
+/// Reads a CSV file; throws usage_error when it is not a regular file that can be read, and as
+/// parse_series_csv.
 series read_series_csv(const std::string& path);
 
 }  // namespace ema::fit

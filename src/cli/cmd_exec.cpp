@@ -88,7 +88,6 @@ int exec(const exec_options& o, const common_options& common) {
   if (r.budget && o.sizes) throw usage_error("give either --budget (sizes chosen by calibration) or --sizes, not both");
   if (!r.budget && !o.sizes) throw usage_error("give the sizes with --sizes or a time budget with --budget");
   if (!r.budget && (r.start || r.max_size)) throw usage_error("--start and --max-size shape a calibrated sweep; give --budget");
-  if (r.instances < 1) throw usage_error(fmt::format("--instances must be at least 1, got {}", r.instances));
   check_outputs(common.db, o.out.paths());
 
   plan p;
@@ -119,7 +118,10 @@ int exec(const exec_options& o, const common_options& common) {
     p.calibrated = calibration{*r.budget, 12, 2, {}};
     for (const auto& [name, cmd] : x.runs) p.calibrated->tracks.push_back({o.name, name, {}, r.start.value_or(16), r.max_size.value_or(0), ""});
   } else {
-    for (auto n : parse_sizes(*o.sizes))
+    const auto sizes = parse_sizes(*o.sizes);
+    if (sizes.size() * x.runs.size() * static_cast<std::size_t>(r.instances) > max_plan_points)
+      throw usage_error(fmt::format("the plan would have more than {} points; run fewer at a time", max_plan_points));
+    for (auto n : sizes)
       for (const auto& [name, cmd] : x.runs) p.add(o.name, name, n, {});
   }
   auto db = database::open_write(common.db);

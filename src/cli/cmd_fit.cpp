@@ -50,8 +50,7 @@ void print(const std::vector<variant_fit>& fits, const nlohmann::json& source, c
     fmt::print("{}\n", json_text(fits_json(fits, source, r), 2));
     return;
   }
-  fmt::print("{}", heading);
-  fmt::print("{}", render_fits(fits, table_style::text, o.all_equations));
+  print_text(heading + render_fits(fits, table_style::text, o.all_equations));
 }
 
 int fit_csv(const fit_options& o, fit_request r) {
@@ -84,7 +83,7 @@ int fit_csv(const fit_options& o, fit_request r) {
 // there was none to run.
 bool run_tie_breakers(const common_options& common, std::int64_t experiment_id, const std::vector<variant_fit>& fits) {
   auto db = database::open_write(common.db);
-  auto [record, p] = reopen_experiment(db, experiment_id);
+  auto [record, p, claim] = reopen_experiment(db, experiment_id);
   const auto before = p.points.size();
   for (const auto& f : fits) {
     if (!f.analysis || f.analysis->groups.distinguishable.empty()) continue;

@@ -17,7 +17,7 @@ namespace {
 struct run_options {
   std::vector<std::string> problems;
   bool all = false;
-  std::string variants;
+  std::optional<std::string> variants;
   std::optional<std::string> sizes;
   std::vector<std::string> params;
   measurement_options measure;
@@ -45,10 +45,10 @@ int resume(const run_options& o, const common_options& common) {
     if (!e) throw usage_error(fmt::format("{} has no unfinished experiment to resume", common.db));
   }
   if (e->state == "finished") throw usage_error(fmt::format("experiment {} is already finished", e->id));
-  auto [record, p] = reopen_experiment(db, e->id);
+  auto r = reopen_experiment(db, e->id);
   fmt::print(stderr, "ema: resuming experiment {} ({} of {} points stored)\n", e->id, db.recorded_ordinals(e->id).size(),
-             p.points.size());
-  return carry_out(db, e->id, p, common, o.out);
+             r.p.points.size());
+  return carry_out(db, e->id, r.p, common, o.out);
 }
 
 int run(const run_options& o, const common_options& common) {
@@ -56,7 +56,10 @@ int run(const run_options& o, const common_options& common) {
   plan_request r;
   r.problems = o.problems;
   r.all = o.all;
-  r.variants = split_commas(o.variants);
+  if (o.variants) {
+    r.variants = split_commas(*o.variants);
+    if (r.variants.empty()) throw usage_error("--variants is empty: name variants, or leave it out to run every one");
+  }
   r.sizes = o.sizes;
   r.params = o.params;
   o.measure.fill(r);

@@ -37,13 +37,13 @@ action add_show(CLI::App& app, common_options& common) {
     auto db = database::open_read(common.db);
     if (o->list) {
       for (const auto& e : db.experiments())
-        fmt::print("{:>4}  {}  {:<11}  {} points  {}\n", e.id, e.created_at, e.state,
-                   e.plan.contains("points") ? e.plan["points"].size() : 0, e.command_line);
+        print_text(fmt::format("{:>4}  {}  {:<11}  {} points  {}\n", e.id, e.created_at, e.state,
+                   e.plan.contains("points") ? e.plan["points"].size() : 0, e.command_line));
       return exit_code::ok;
     }
     auto view = chosen_experiment(db, o->experiment);
-    if (!o->json && !o->csv && !o->md) fmt::print("{}", render_tables(view, table_style::text));
-    if (o->stats) fmt::print("{}", render_analysis_tables(view, table_style::text));
+    if (!o->json && !o->csv && !o->md) print_text(render_tables(view, table_style::text));
+    if (o->stats) print_text(render_analysis_tables(view, table_style::text));
     if (o->json) write_text(*o->json, json_text(to_run_json(view), 2) + "\n");
     if (o->csv) write_text(*o->csv, to_csv(view));
     if (o->md)

@@ -1,11 +1,13 @@
 #include "cli/commands.hpp"
 
+#include <cstdio>
 #include <fmt/format.h>
 #include <limits.h>
 #include <stdexcept>
 #include <unistd.h>
 
 #include "core/errors.hpp"
+#include "core/text.hpp"
 
 namespace ema::cli {
 
@@ -23,6 +25,11 @@ experiment_view chosen_experiment(database& db, const std::optional<std::int64_t
     throw usage_error(fmt::format("{} holds no experiment yet", db.path()));
   }
   return load_experiment(db, e->id);
+}
+
+void print_text(const std::string& text) {
+  const auto safe = terminal_safe(text);
+  std::fwrite(safe.data(), 1, safe.size(), stdout);
 }
 
 std::vector<std::string> split_commas(const std::string& s) {

@@ -37,6 +37,10 @@ std::string self_executable();
 /// database has no such experiment.
 experiment_view chosen_experiment(database& db, const std::optional<std::int64_t>& id);
 
+/// Prints report text on standard output, every control character (an escape sequence stored in a
+/// reason or a path) made visible (core/text.hpp terminal_safe).
+void print_text(const std::string& text);
+
 /// "a,b,,c" -> {"a", "b", "c"}.
 std::vector<std::string> split_commas(const std::string& s);
 

@@ -56,13 +56,13 @@ int main(int argc, char** argv) {
     for (auto& [sub, act] : actions)
       if (sub->parsed()) return act();
   } catch (const ema::usage_error& e) {
-    fmt::print(stderr, "ema: {}\n", e.what());
+    fmt::print(stderr, "ema: {}\n", ema::terminal_safe(e.what()));
     return ema::exit_code::usage;
   } catch (const ema::database_error& e) {
-    fmt::print(stderr, "ema: {}\n", e.what());
+    fmt::print(stderr, "ema: {}\n", ema::terminal_safe(e.what()));
     return ema::exit_code::database;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "ema: internal error: {}\n", e.what());
+    fmt::print(stderr, "ema: internal error: {}\n", ema::terminal_safe(e.what()));
     return ema::exit_code::internal;
   }
   return ema::exit_code::usage;

@@ -1,6 +1,8 @@
 #include "cli/sweep_command.hpp"
 
 #include <atomic>
+#include <optional>
+#include <charconv>
 #include <cmath>
 #include <csignal>
 #include <fmt/format.h>
@@ -9,6 +11,7 @@
 #include "cli/exit_codes.hpp"
 #include "core/duration.hpp"
 #include "core/errors.hpp"
+#include "core/sizes.hpp"
 #include "core/text.hpp"
 #include "measure/energy.hpp"
 #include "measure/gpu.hpp"
@@ -36,10 +39,11 @@ nlohmann::json ceilings_for(database& db, const nlohmann::json& machine, const s
   if (auto stored = db.latest_probe(key)) return (*stored)["ceilings"];
   fmt::print(stderr, "ema: probing this machine's ceilings (once per machine; `ema probe` measures again)\n");
   auto child = run_isolated({exe, "__probe"}, "", 600, &stop_requested);
+  if (child.interrupted) return nlohmann::json::object();  // the sweep stops before its first point
   auto ceilings = nlohmann::json::parse(child.answer, nullptr, false);
   if (!child.exited || child.exit_code != 0 || ceilings.is_discarded()) {
     fmt::print(stderr, "ema: the probe failed ({}); tables will show no % of ceiling\n",
-               child.exited ? child.stderr_tail : describe_signal(child.signal));
+               terminal_safe(child.exited ? child.stderr_tail : describe_signal(child.signal)));
     return nlohmann::json::object();
   }
   db.store_probe(key, machine, ceilings);
@@ -72,11 +76,14 @@ nlohmann::json measure_idle(bool enabled) {
   return idle;
 }
 
-void check_positive(std::optional<double> v, const char* name) {
-  if (v && !(*v > 0)) throw usage_error(fmt::format("{} must be positive, got {}", name, *v));
+// A number of seconds (or a fraction) must be finite and in (lo, hi], or [lo, hi] with `closed`.
+void check_range(std::optional<double> v, const char* name, double lo, double hi, const char* unit, bool closed = false) {
+  if (v && !(std::isfinite(*v) && (closed ? *v >= lo : *v > lo) && *v <= hi))
+    throw usage_error(fmt::format("{} must be {} {:g} and at most {:g}{}, got {}", name, closed ? "at least" : "more than", lo, hi,
+                                  unit, *v));
 }
-void check_positive(std::optional<int> v, const char* name) {
-  if (v && *v < 1) throw usage_error(fmt::format("{} must be at least 1, got {}", name, *v));
+void check_count(std::optional<int> v, const char* name, int lo, int hi) {
+  if (v && (*v < lo || *v > hi)) throw usage_error(fmt::format("{} must be between {} and {}, got {}", name, lo, hi, *v));
 }
 
 }  // namespace
@@ -92,7 +99,7 @@ void measurement_options::add_to(CLI::App& app) {
   app.add_option("--timeout", timeout, "seconds per point before it is killed (default 300)");
   app.add_option("--energy-window", energy_window, "seconds of back-to-back runs per energy sample (default 1)");
   app.add_flag("--no-energy", no_energy, "do not measure energy");
-  app.add_option("--seed", seed, "base seed of the inputs (default 1)");
+  app.add_option("--seed", seed_text, "base seed of the inputs (default 1)");
   app.add_option("--instances", instances, "input instances per size, each with its own seed (default 1)");
   app.add_option("--budget", budget,
                  "choose the sizes by calibration to fit this time, e.g. 90s, 2m, 1h (instead of --sizes)");
@@ -101,20 +108,47 @@ void measurement_options::add_to(CLI::App& app) {
 }
 
 void measurement_options::fill(plan_request& r) const {
-  check_positive(reps, "--reps");
-  check_positive(min_reps, "--min-reps");
-  check_positive(max_reps, "--max-reps");
-  check_positive(max_time, "--max-time");
-  if (min_time && *min_time < 0) throw usage_error("--min-time cannot be negative");
-  check_positive(rse, "--rse");
-  check_positive(timeout, "--timeout");
-  check_positive(energy_window, "--energy-window");
-  if (warmup && *warmup < 0) throw usage_error("--warmup cannot be negative");
+  constexpr int most_reps = 10000000;
+  check_count(reps, "--reps", 1, most_reps);
+  check_count(min_reps, "--min-reps", 1, most_reps);
+  check_count(max_reps, "--max-reps", 1, most_reps);
+  check_count(warmup, "--warmup", 0, most_reps);
+  if (min_reps && max_reps && *min_reps > *max_reps)
+    throw usage_error(fmt::format("--min-reps {} is more than --max-reps {}", *min_reps, *max_reps));
+  check_range(min_time, "--min-time", 0, 86400, " s (a day)", true);
+  check_range(max_time, "--max-time", 0, 86400, " s (a day)");
+  if (min_time && max_time && *min_time > *max_time)
+    throw usage_error(fmt::format("--min-time {:g} is more than --max-time {:g}", *min_time, *max_time));
+  check_range(rse, "--rse", 0, 1, "");
+  check_range(timeout, "--timeout", 0, 7 * 86400, " s (a week)");
+  check_range(energy_window, "--energy-window", 0, 3600, " s (an hour)");
+  if (seed_text.empty() || seed_text.find_first_not_of("0123456789") != std::string::npos)
+    throw usage_error(fmt::format("--seed must be a whole number from 0 to 2^64 - 1, got '{}'", seed_text));
+  std::uint64_t seed = 0;
+  if (std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), seed).ec != std::errc())
+    throw usage_error(fmt::format("--seed {} is larger than 2^64 - 1", seed_text));
   r.seed = seed;
   r.instances = instances;
-  if (budget) r.budget = parse_duration(*budget);
-  r.start = start;
-  r.max_size = max_size;
+  if (budget) {
+    r.budget = parse_duration(*budget);
+    if (*r.budget > 365 * 86400.0) throw usage_error(fmt::format("--budget {} is more than a year", *budget));
+  }
+  auto size_option = [](const std::optional<std::string>& text, const char* name) -> std::optional<std::uint64_t> {
+    if (!text) return std::nullopt;
+    try {
+      return parse_size_number(*text);
+    } catch (const usage_error& e) {
+      throw usage_error(fmt::format("{}: {}", name, e.what()));
+    }
+  };
+  r.start = size_option(start, "--start");
+  r.max_size = size_option(max_size, "--max-size");
+  if (r.start && *r.start < 1) throw usage_error("--start must be at least 1");
+  if (r.max_size && *r.max_size < 1) throw usage_error("--max-size must be at least 1");
+  if (r.start && r.max_size && *r.start > *r.max_size)
+    throw usage_error(fmt::format("--start {} is larger than --max-size {}", *r.start, *r.max_size));
+  if (instances < 1 || instances > max_instances)
+    throw usage_error(fmt::format("--instances must be between 1 and {}, got {}", max_instances, instances));
 }
 
 void measurement_options::apply(plan& p) const {
@@ -141,12 +175,20 @@ void output_options::add_to(CLI::App& app) {
 
 std::vector<output_path> output_options::paths() const { return given_outputs({{"--json", &json}, {"--csv", &csv}, {"--md", &md}}); }
 
-std::pair<experiment_record, plan> reopen_experiment(database& db, std::int64_t experiment_id) {
-  auto e = db.experiment(experiment_id);
+reopened_experiment reopen_experiment(database& db, std::int64_t experiment_id) {
+  auto claim = experiment_claim::take(db.path(), experiment_id);
+  auto e = db.experiment(experiment_id);  // read again under the claim
   if (!e) throw usage_error(fmt::format("{} has no experiment {}", db.path(), experiment_id));
-  auto p = plan::from_json(e->plan);
+  plan p;
+  try {
+    p = plan::from_json(e->plan);
+  } catch (const std::exception& x) {
+    throw database_error(fmt::format("database {}: the stored plan of experiment {} is malformed ({}); it was changed by "
+                                     "hand or is damaged",
+                                     db.path(), experiment_id, x.what()));
+  }
   db.set_experiment_state(experiment_id, "running");
-  return {*e, std::move(p)};
+  return {std::move(*e), std::move(p), std::move(claim)};
 }
 
 int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_options& common, const output_options& o) {
@@ -157,6 +199,7 @@ int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_op
     for (const auto& note : p.notes) fmt::print(stderr, "ema: {}\n", note);
 
   nlohmann::json idle;
+  std::optional<experiment_claim> claim;
   if (!experiment_id) {
     experiment_record e;
     e.command_line = common.command_line;
@@ -167,6 +210,7 @@ int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_op
     e.idle_power = idle = measure_idle(p.energy.enabled && !p.external);
     e.plan = p.to_json();
     experiment_id = db.create_experiment(e);
+    claim.emplace(experiment_claim::take(db.path(), experiment_id));
   } else {
     idle = db.experiment(experiment_id)->idle_power;
   }
@@ -183,8 +227,8 @@ int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_op
   db.set_experiment_state(experiment_id, result.interrupted ? "interrupted" : "finished");
 
   auto view = load_experiment(db, experiment_id);
-  if (!o.quiet) fmt::print("{}", render_tables(view, table_style::text));
-  if (o.stats) fmt::print("{}", render_analysis_tables(view, table_style::text));
+  if (!o.quiet) print_text(render_tables(view, table_style::text));
+  if (o.stats) print_text(render_analysis_tables(view, table_style::text));
   if (o.json) write_text(*o.json, json_text(to_run_json(view), 2) + "\n");
   if (o.csv) write_text(*o.csv, to_csv(view));
   if (o.md)

@@ -21,9 +21,9 @@ struct measurement_options {
   std::optional<int> reps, min_reps, max_reps, warmup;
   std::optional<double> min_time, max_time, rse, timeout, energy_window;
   std::optional<std::string> budget;
-  std::optional<std::uint64_t> start, max_size;
+  std::optional<std::string> start, max_size;  ///< sizes (2^10, 1e6, 4096), read by fill
   bool no_energy = false;
-  std::uint64_t seed = 1;
+  std::string seed_text = "1";  ///< checked by fill (CLI11 would read -1 as 2^64 - 1)
   int instances = 1;
 
   void add_to(CLI::App& app);
@@ -43,12 +43,20 @@ struct output_options {
   std::vector<output_path> paths() const;
 };
 
-/// Runs the plan: records a new experiment (experiment_id 0) or continues `experiment_id`,
-/// sweeps, marks it finished or interrupted, prints and exports the tables. Returns the exit code.
+/// Runs the plan: records a new experiment (experiment_id 0, claimed at once) or continues
+/// `experiment_id` (which the caller has claimed: reopen_experiment), sweeps, marks it finished or
+/// interrupted, prints and exports the tables. Returns the exit code.
 int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_options& common,
               const output_options& out);
 
-/// Opens an existing experiment for more points: its plan, marked running again.
-std::pair<experiment_record, plan> reopen_experiment(database& db, std::int64_t experiment_id);
+/// An existing experiment opened for more points: claimed by this process, its stored plan read
+/// back, marked running again.
+struct reopened_experiment {
+  experiment_record record;
+  plan p;
+  experiment_claim claim;
+};
+/// database_error when another process runs it or its stored plan is malformed.
+reopened_experiment reopen_experiment(database& db, std::int64_t experiment_id);
 
 }  // namespace ema::cli

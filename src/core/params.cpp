@@ -1,12 +1,18 @@
 #include "core/params.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <limits>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/text.hpp"
+#include "inputs/text_file.hpp"
 
 namespace ema {
 namespace {
@@ -21,7 +27,7 @@ bool parse_real(std::string_view v, double& out) {
   std::string s(v);
   char* end = nullptr;
   out = std::strtod(s.c_str(), &end);
-  return end == s.c_str() + s.size();
+  return end == s.c_str() + s.size() && std::isfinite(out);
 }
 
 bool parse_boolean(std::string_view v, bool& out) {
@@ -37,32 +43,49 @@ std::string valid_names(std::span<const param_spec> specs) {
   return fmt::format("valid parameters: {}", fmt::join(names, ", "));
 }
 
-void check_value(std::string_view problem, const param_spec& spec, std::string_view value) {
+// Checks a value against its kind; returns it as stored (a path made absolute).
+std::string check_value(std::string_view problem, const param_spec& spec, std::string_view value) {
   std::int64_t i = 0;
   double d = 0;
   bool b = false;
+  if (!is_utf8(value))
+    throw usage_error(fmt::format("parameter '{}' of {}: '{}' is not UTF-8 text (ema stores parameters as JSON)", spec.name,
+                                  problem, valid_utf8(value)));
   switch (spec.kind) {
     case param_kind::integer:
       if (!parse_integer(value, i))
-        throw usage_error(fmt::format("parameter '{}' of {} must be an integer, got '{}'", spec.name, problem, value));
-      return;
+        throw usage_error(fmt::format("parameter '{}' of {} must be an integer between {} and {}, got '{}'", spec.name, problem,
+                                      std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(),
+                                      value));
+      return std::string(value);
     case param_kind::real:
       if (!parse_real(value, d))
-        throw usage_error(fmt::format("parameter '{}' of {} must be a number, got '{}'", spec.name, problem, value));
-      return;
+        throw usage_error(fmt::format("parameter '{}' of {} must be a finite number, got '{}'", spec.name, problem, value));
+      return std::string(value);
     case param_kind::boolean:
       if (!parse_boolean(value, b))
         throw usage_error(fmt::format("parameter '{}' of {} must be true or false, got '{}'", spec.name, problem, value));
-      return;
+      return std::string(value);
     case param_kind::choice: {
       auto choices = split_choices(spec.choices);
       for (const auto& c : choices)
-        if (c == value) return;
+        if (c == value) return std::string(value);
       throw usage_error(fmt::format("parameter '{}' of {} must be one of {}, got '{}'", spec.name, problem,
                                     fmt::join(choices, "|"), value));
     }
-    case param_kind::text: return;
+    case param_kind::text: return std::string(value);
+    case param_kind::path: {
+      if (value.empty()) return "";
+      const std::string path(value);
+      require_regular_file(path, fmt::format("parameter '{}' of {}:", spec.name, problem));
+      std::error_code ec;
+      auto absolute = std::filesystem::absolute(path, ec).lexically_normal().string();
+      if (ec || !is_utf8(absolute))
+        throw usage_error(fmt::format("parameter '{}' of {}: cannot make {} an absolute UTF-8 path", spec.name, problem, path));
+      return absolute;
+    }
   }
+  return std::string(value);
 }
 
 }  // namespace
@@ -84,6 +107,7 @@ param_set param_set::resolve(std::string_view problem, std::span<const param_spe
                              const std::vector<std::string>& assignments) {
   param_set out;
   for (const auto& spec : specs) out.values_[spec.name] = spec.default_value;
+  std::vector<std::string> given;
   for (const auto& a : assignments) {
     auto eq = a.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -93,11 +117,25 @@ param_set param_set::resolve(std::string_view problem, std::span<const param_spe
     for (const auto& s : specs)
       if (key == s.name) spec = &s;
     if (!spec)
-      throw usage_error(fmt::format("unknown parameter '{}' for problem {}; {}", key, problem, valid_names(specs)));
-    check_value(problem, *spec, value);
-    out.values_[key] = value;
+      throw usage_error(fmt::format("unknown parameter '{}' for problem {}; {}", valid_utf8(key), problem, valid_names(specs)));
+    if (std::find(given.begin(), given.end(), key) != given.end())
+      throw usage_error(fmt::format("parameter '{}' of {} is given twice", key, problem));
+    given.push_back(key);
+    out.values_[key] = check_value(problem, *spec, value);
   }
   return out;
+}
+
+std::int64_t integer_in(const param_set& p, std::string_view problem, std::string_view key, std::int64_t lo, std::int64_t hi) {
+  const auto v = p.integer(key);
+  if (v < lo || v > hi) throw usage_error(fmt::format("parameter '{}' of {} must be between {} and {}, got {}", key, problem, lo, hi, v));
+  return v;
+}
+
+double real_in(const param_set& p, std::string_view problem, std::string_view key, double lo, double hi) {
+  const auto v = p.real(key);
+  if (!(v >= lo && v <= hi)) throw usage_error(fmt::format("parameter '{}' of {} must be between {} and {}, got {}", key, problem, lo, hi, v));
+  return v;
 }
 
 param_set param_set::from_map(param_map values) {

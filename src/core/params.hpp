@@ -12,7 +12,11 @@
 
 namespace ema {
 
-enum class param_kind { integer, real, boolean, choice, text };
+/// integer: a 64-bit integer; real: a finite number; boolean: true/false (1/0, yes/no, on/off);
+/// choice: one of the listed values; text: any UTF-8 text; path: a file to read (empty: none),
+/// which must be a regular file and is stored as an absolute path, so that the experiment reads
+/// the same file when resumed from another folder.
+enum class param_kind { integer, real, boolean, choice, text, path };
 
 /// One declared parameter. Constant-initialisable so problems can declare them statically.
 struct param_spec {
@@ -31,7 +35,8 @@ class param_set {
   param_set() = default;
 
   /// Resolves `key=value` assignments against the declared specs: unknown keys and values of
-  /// the wrong kind throw usage_error naming the valid ones. Defaults fill the rest.
+  /// the wrong kind throw usage_error naming the valid ones; a key given twice too. Defaults fill
+  /// the rest; paths are made absolute.
   static param_set resolve(std::string_view problem, std::span<const param_spec> specs,
                            const std::vector<std::string>& assignments);
 
@@ -54,6 +59,12 @@ class param_set {
  private:
   param_map values_;
 };
+
+/// The integer parameter `key` of `problem`, which must lie in [lo, hi]: usage_error otherwise,
+/// naming the parameter, its value and the range.
+std::int64_t integer_in(const param_set& p, std::string_view problem, std::string_view key, std::int64_t lo, std::int64_t hi);
+/// The number `key`, which must lie in [lo, hi] (and be finite).
+double real_in(const param_set& p, std::string_view problem, std::string_view key, double lo, double hi);
 
 /// Splits "a|b|c" into its parts.
 std::vector<std::string> split_choices(const char* choices);

@@ -55,6 +55,11 @@ struct problem_desc {
   std::unique_ptr<workload> (*prepare)(const point_request&);
   work_model (*work)(std::uint64_t n, const param_set&);
   std::uint64_t max_size = 0;  ///< the largest n the problem can represent; 0: no limit but memory
+  /// Checks the parameters for the sizes a plan runs (every size of a fixed plan; a calibrated
+  /// plan's first size) before anything is stored: value ranges, the size arithmetic they enter
+  /// (never overflowing), input files read whole. Throws usage_error naming what is wrong; nullptr
+  /// when the declared kinds say all.
+  void (*validate)(const param_set&, std::span<const std::uint64_t> sizes) = nullptr;
 };
 
 struct variant_desc {

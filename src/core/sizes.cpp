@@ -85,9 +85,14 @@ std::vector<std::uint64_t> parse_sizes(std::string_view text) {
       }
       auto lo = parse_size_number(lo_text), hi = parse_size_number(hi_text);
       if (lo > hi) throw usage_error(fmt::format("range '{}' is empty: its start is larger than its end", item));
+      auto room = [&](std::uint64_t more) {
+        if (more > max_sizes - std::min<std::size_t>(out.size(), max_sizes))
+          throw usage_error(fmt::format("range '{}' expands to more than {} sizes; take a larger step", item, max_sizes));
+      };
       if (step_kind == '+') {
         auto step = parse_size_number(step_text);
         if (step == 0) throw usage_error(fmt::format("range '{}' has a step of 0", item));
+        room((hi - lo) / step + 1);
         for (auto v = lo; v <= hi; v += step) out.push_back(v);
       } else {
         double factor = 2.0;
@@ -95,20 +100,25 @@ std::vector<std::uint64_t> parse_sizes(std::string_view text) {
           std::string f(step_text);
           char* end = nullptr;
           factor = std::strtod(f.c_str(), &end);
-          if (end != f.c_str() + f.size() || !(factor > 1.0))
-            throw usage_error(fmt::format("range '{}' needs a factor greater than 1 after '*'", item));
+          if (end != f.c_str() + f.size() || !std::isfinite(factor) || !(factor > 1.0))
+            throw usage_error(fmt::format("range '{}' needs a finite factor greater than 1 after '*'", item));
         }
         if (lo == 0) throw usage_error(fmt::format("range '{}' grows geometrically and cannot start at 0", item));
-        double v = static_cast<double>(lo);
-        while (std::llround(v) <= static_cast<long long>(hi)) {
-          auto r = static_cast<std::uint64_t>(std::llround(v));
-          if (out.empty() || out.back() != r) out.push_back(r);
-          v *= factor;
+        // The steps are counted before any is taken (a factor near 1 makes very many), and sizes
+        // that round alike are kept once.
+        room(static_cast<std::uint64_t>(std::ceil(std::log(static_cast<double>(hi) / static_cast<double>(lo)) /
+                                                  std::log(factor))) + 1);
+        std::uint64_t last = 0;
+        for (double v = static_cast<double>(lo); v < static_cast<double>(hi) + 0.5; v *= factor) {
+          const auto r = static_cast<std::uint64_t>(std::llround(v));
+          if (r == last) continue;
+          out.push_back(last = r);
         }
       }
     } else {
       out.push_back(parse_size_number(item));
     }
+    if (out.size() > max_sizes) throw usage_error(fmt::format("the size list '{}' has more than {} sizes", text, max_sizes));
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
   }

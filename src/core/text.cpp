@@ -78,8 +78,21 @@ std::string terminal_safe(std::string_view s) {
   return out;
 }
 
+namespace {
+constexpr std::string_view markdown_special = "\\`*_[]<>|&~#";
+}
+
+std::string markdown_unescape(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size() && markdown_special.find(s[i + 1]) != std::string_view::npos) ++i;
+    out += s[i];
+  }
+  return out;
+}
+
 std::string markdown_text(std::string_view s) {
-  static constexpr std::string_view special = "\\`*_[]<>|&~#";
+  const auto special = markdown_special;
   std::string out;
   for (char c : terminal_safe(s)) {
     if (c == '\n' || c == '\t') {

@@ -25,6 +25,9 @@ std::string terminal_safe(std::string_view s);
 /// HTML tags and entities, cell borders, strike-through) backslash-escaped: \ ` * _ [ ] < > | & ~ #.
 std::string markdown_text(std::string_view s);
 
+/// The text markdown_text escaped, its escapes removed (for ema's own Markdown read back as HTML).
+std::string markdown_unescape(std::string_view s);
+
 /// `j` as JSON text, never throwing on a string that is not UTF-8 (such bytes become U+FFFD):
 /// for output, and for JSON built from text that came from outside.
 std::string json_text(const nlohmann::json& j, int indent = -1);

@@ -16,6 +16,8 @@ enum class host_memory_kind { pageable, pinned };
 /// Allocates `bytes` of host memory of the given kind (64-byte aligned at least).
 /// Throws out_of_memory when the allocation fails.
 void* host_allocate(std::size_t bytes, host_memory_kind kind);
+/// count * size in bytes; out_of_memory when the product does not fit in size_t.
+std::size_t array_bytes(std::size_t count, std::size_t size);
 void host_free(void* p, host_memory_kind kind) noexcept;
 
 /// A move-only array of trivially copyable T in host memory of a chosen kind. Elements are
@@ -25,7 +27,7 @@ class host_array {
  public:
   host_array() = default;
   host_array(std::size_t n, host_memory_kind kind)
-      : data_(n ? static_cast<T*>(host_allocate(n * sizeof(T), kind)) : nullptr), size_(n), kind_(kind) {}
+      : data_(n ? static_cast<T*>(host_allocate(array_bytes(n, sizeof(T)), kind)) : nullptr), size_(n), kind_(kind) {}
   host_array(host_array&& o) noexcept { swap(o); }
   host_array& operator=(host_array&& o) noexcept {
     host_array tmp(std::move(o));
@@ -73,7 +75,7 @@ struct host_allocator {
   explicit host_allocator(host_memory_kind k) : kind(k) {}
   template <class U>
   host_allocator(const host_allocator<U>& o) : kind(o.kind) {}
-  T* allocate(std::size_t n) { return static_cast<T*>(host_allocate(n * sizeof(T), kind)); }
+  T* allocate(std::size_t n) { return static_cast<T*>(host_allocate(array_bytes(n, sizeof(T)), kind)); }
   void deallocate(T* p, std::size_t) noexcept { host_free(p, kind); }
   template <class U>
   bool operator==(const host_allocator<U>& o) const {

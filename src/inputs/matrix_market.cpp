@@ -5,10 +5,11 @@
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
-#include <fstream>
 #include <sstream>
+#include <unordered_map>
 
 #include "core/errors.hpp"
+#include "inputs/text_file.hpp"
 
 namespace ema {
 namespace {
@@ -18,25 +19,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-struct line_reader {
-  std::istream& in;
-  const std::string& name;
-  std::size_t number = 0;
-  std::string text;
-
-  /// The next line that is neither blank nor a comment; false at the end of the file.
-  bool next() {
-    while (std::getline(in, text)) {
-      ++number;
-      if (!text.empty() && text.back() == '\r') text.pop_back();
-      const auto first = text.find_first_not_of(" \t");
-      if (first != std::string::npos && text[first] != '%') return true;
-    }
-    return false;
-  }
-  [[noreturn]] void fail(const std::string& what) const { throw usage_error(fmt::format("{}:{}: {}", name, number, what)); }
-};
-
 std::vector<std::string> fields(const std::string& text) {
   std::istringstream s(text);
   std::vector<std::string> out;
@@ -44,14 +26,14 @@ std::vector<std::string> fields(const std::string& text) {
   return out;
 }
 
-std::size_t parse_index(const line_reader& r, const std::string& f, const char* what) {
+std::size_t parse_index(const text_file& r, const std::string& f, const char* what) {
   std::size_t v = 0;
   auto [p, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
   if (ec != std::errc() || p != f.data() + f.size()) r.fail(fmt::format("{} '{}' is not a non-negative integer", what, f));
   return v;
 }
 
-double parse_value(const line_reader& r, const std::string& f) {
+double parse_value(const text_file& r, const std::string& f) {
   double v = 0;
   auto [p, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
   if (ec != std::errc() || p != f.data() + f.size()) r.fail(fmt::format("value '{}' is not a number", f));
@@ -59,14 +41,21 @@ double parse_value(const line_reader& r, const std::string& f) {
   return v;
 }
 
-}  // namespace
+// The next line that is neither blank nor a comment; false at the end of the file.
+bool next_data(text_file& r, std::string& line) {
+  while (r.next(line)) {
+    const auto first = line.find_first_not_of(" \t");
+    if (first != std::string::npos && line[first] != '%') return true;
+  }
+  return false;
+}
 
-dense_matrix read_matrix_market(std::istream& in, const std::string& name) {
-  line_reader r{in, name};
+// Reads the file, giving every entry to `entry(i, j, v)` (0-based; a symmetric file's entries
+// below the diagonal given once, mirrored by the caller) after `shape(rows, cols, symmetric)`.
+template <class Shape, class Entry>
+void scan(text_file& r, Shape&& shape, Entry&& entry) {
   std::string banner;
-  if (!std::getline(in, banner)) throw usage_error(fmt::format("{}: the file is empty", name));
-  r.number = 1;
-  if (!banner.empty() && banner.back() == '\r') banner.pop_back();
+  if (!r.next(banner)) throw usage_error(fmt::format("{}: the file is empty", r.name()));
   auto head = fields(banner);
   if (head.size() != 5 || head[0] != "%%MatrixMarket")
     r.fail("expected the banner '%%MatrixMarket matrix <coordinate|array> <real|integer> <general|symmetric>'");
@@ -79,52 +68,94 @@ dense_matrix read_matrix_market(std::istream& in, const std::string& name) {
   const bool symmetric = head[4] == "symmetric";
   if (!symmetric && head[4] != "general") r.fail(fmt::format("symmetry '{}' is not supported (general or symmetric)", head[4]));
 
-  if (!r.next()) r.fail("the size line is missing");
-  auto size = fields(r.text);
+  std::string line;
+  if (!next_data(r, line)) r.fail("the size line is missing");
+  auto size = fields(line);
   if (size.size() != (coordinate ? 3u : 2u))
     r.fail(coordinate ? "the size line must be 'rows columns entries'" : "the size line must be 'rows columns'");
-  dense_matrix m;
-  m.rows = parse_index(r, size[0], "rows");
-  m.cols = parse_index(r, size[1], "columns");
-  if (symmetric && m.rows != m.cols) r.fail(fmt::format("a symmetric matrix must be square, not {} x {}", m.rows, m.cols));
-  if (m.rows == 0 || m.cols == 0) r.fail("the matrix is empty");
-  if (m.rows > 100000 || m.cols > 100000) r.fail(fmt::format("{} x {} is too large to hold dense", m.rows, m.cols));
-  m.values.assign(m.rows * m.cols, 0.0);
+  const std::size_t rows = parse_index(r, size[0], "rows"), cols = parse_index(r, size[1], "columns");
+  if (symmetric && rows != cols) r.fail(fmt::format("a symmetric matrix must be square, not {} x {}", rows, cols));
+  if (rows == 0 || cols == 0) r.fail("the matrix is empty");
+  if (rows > 100000 || cols > 100000) r.fail(fmt::format("{} x {} is too large to hold dense", rows, cols));
+  shape(rows, cols, symmetric);
 
   if (coordinate) {
     const std::size_t entries = parse_index(r, size[2], "entries");
+    const std::size_t most = symmetric ? rows * (rows + 1) / 2 : rows * cols;
+    if (entries > most) r.fail(fmt::format("{} entries is more than a {} x {} matrix holds", entries, rows, cols));
     for (std::size_t e = 0; e < entries; ++e) {
-      if (!r.next()) r.fail(fmt::format("the file ends after {} of {} entries", e, entries));
-      auto f = fields(r.text);
+      if (!next_data(r, line)) r.fail(fmt::format("the file ends after {} of {} entries", e, entries));
+      auto f = fields(line);
       if (f.size() != 3) r.fail(fmt::format("expected 3 fields (row column value), got {}", f.size()));
       const auto i = parse_index(r, f[0], "row"), j = parse_index(r, f[1], "column");
-      if (i < 1 || i > m.rows) r.fail(fmt::format("row {} is outside 1..{}", i, m.rows));
-      if (j < 1 || j > m.cols) r.fail(fmt::format("column {} is outside 1..{}", j, m.cols));
+      if (i < 1 || i > rows) r.fail(fmt::format("row {} is outside 1..{}", i, rows));
+      if (j < 1 || j > cols) r.fail(fmt::format("column {} is outside 1..{}", j, cols));
       if (symmetric && j > i) r.fail(fmt::format("entry ({}, {}) is above the diagonal of a symmetric matrix", i, j));
-      const double v = parse_value(r, f[2]);
-      m.values[(i - 1) * m.cols + (j - 1)] += v;  // duplicates add, as the format's readers do
-      if (symmetric && i != j) m.values[(j - 1) * m.cols + (i - 1)] += v;
+      entry(i - 1, j - 1, parse_value(r, f[2]));
     }
   } else {
     // Column-major; a symmetric array lists the lower triangle column by column.
-    for (std::size_t j = 0; j < m.cols; ++j)
-      for (std::size_t i = symmetric ? j : 0; i < m.rows; ++i) {
-        if (!r.next()) r.fail(fmt::format("the file ends before entry ({}, {})", i + 1, j + 1));
-        auto f = fields(r.text);
+    for (std::size_t j = 0; j < cols; ++j)
+      for (std::size_t i = symmetric ? j : 0; i < rows; ++i) {
+        if (!next_data(r, line)) r.fail(fmt::format("the file ends before entry ({}, {})", i + 1, j + 1));
+        auto f = fields(line);
         if (f.size() != 1) r.fail(fmt::format("expected one value per line in the array format, got {}", f.size()));
-        const double v = parse_value(r, f[0]);
-        m.values[i * m.cols + j] = v;
-        if (symmetric) m.values[j * m.cols + i] = v;
+        entry(i, j, parse_value(r, f[0]));
       }
   }
-  if (r.next()) r.fail("unexpected data after the last entry");
+  if (next_data(r, line)) r.fail("unexpected data after the last entry");
+}
+
+dense_matrix read(text_file& r) {
+  dense_matrix m;
+  bool symmetric = false;
+  scan(
+      r,
+      [&](std::size_t rows, std::size_t cols, bool sym) {
+        m.rows = rows, m.cols = cols, symmetric = sym;
+        m.values.assign(rows * cols, 0.0);
+      },
+      [&](std::size_t i, std::size_t j, double v) {
+        // Coordinate duplicates add, as the format's readers do (an array entry appears once).
+        m.values[i * m.cols + j] += v;
+        if (symmetric && i != j) m.values[j * m.cols + i] += v;
+      });
   return m;
 }
 
+matrix_market_info check(text_file& r) {
+  // The largest entry as read_matrix_market would hold it: duplicates of a coordinate entry add.
+  matrix_market_info info;
+  std::unordered_map<std::size_t, double> sums;
+  scan(
+      r, [&](std::size_t rows, std::size_t cols, bool) { info.rows = rows, info.cols = cols; },
+      [&](std::size_t i, std::size_t j, double v) {
+        const double sum = sums[i * info.cols + j] += v;
+        info.largest = std::max(info.largest, std::abs(sum));
+      });
+  return info;
+}
+
+}  // namespace
+
+dense_matrix read_matrix_market(std::istream& in, const std::string& name) {
+  text_file r(in, name);
+  return read(r);
+}
+
 dense_matrix read_matrix_market(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw usage_error(fmt::format("{}: cannot open the Matrix Market file", path));
-  return read_matrix_market(in, path);
+  text_file r(path);
+  return read(r);
+}
+
+matrix_market_info check_matrix_market(std::istream& in, const std::string& name) {
+  text_file r(in, name);
+  return check(r);
+}
+
+matrix_market_info check_matrix_market(const std::string& path) {
+  text_file r(path);
+  return check(r);
 }
 
 }  // namespace ema

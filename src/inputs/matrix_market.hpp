@@ -1,7 +1,7 @@
 // Matrix Market files (https://math.nist.gov/MatrixMarket/formats.html): the `coordinate` and
 // `array` formats of real (or integer) matrices, general or symmetric, read into a dense
-// row-major matrix. Anything else, and any malformed line, is an error naming the file, the line
-// and what is wrong.
+// row-major matrix, or only checked. Anything else, and any malformed line, is an error naming the
+// file, the line and what is wrong; the file is read within bounds (inputs/text_file.hpp).
 #pragma once
 
 #include <cstddef>
@@ -17,9 +17,20 @@ struct dense_matrix {
   double at(std::size_t i, std::size_t j) const { return values[i * cols + j]; }
 };
 
+/// What a check of a file found: its shape and its largest entry in magnitude (duplicates added).
+struct matrix_market_info {
+  std::size_t rows = 0, cols = 0;
+  double largest = 0;
+};
+
 /// Reads a Matrix Market file; throws usage_error("PATH:LINE: what is wrong").
 dense_matrix read_matrix_market(const std::string& path);
 /// The same from a stream; `name` prefixes the errors.
 dense_matrix read_matrix_market(std::istream& in, const std::string& name);
+
+/// Reads the whole file as read_matrix_market does, every error included, without holding the
+/// matrix (a plan checks a file before anything is stored).
+matrix_market_info check_matrix_market(const std::string& path);
+matrix_market_info check_matrix_market(std::istream& in, const std::string& name);
 
 }  // namespace ema

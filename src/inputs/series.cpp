@@ -5,11 +5,11 @@
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
-#include <fstream>
 #include <numbers>
 
 #include "core/errors.hpp"
 #include "inputs/random.hpp"
+#include "inputs/text_file.hpp"
 
 namespace ema {
 namespace {
@@ -104,15 +104,23 @@ std::vector<double> generate_series(const std::string& system, std::size_t n, st
 }
 
 std::vector<double> read_series(const std::string& path, const std::string& column, std::size_t minimum) {
-  std::ifstream in(path);
-  if (!in) throw usage_error(fmt::format("{}: cannot open the series file", path));
+  text_file in(path);
+  return read_series(in, column, minimum);
+}
+
+std::vector<double> read_series(text_file& in, const std::string& column, std::size_t minimum) {
   std::vector<double> x;
   std::string line;
-  std::size_t number = 0;
-  long index = -1;  // 0-based column, once known
+  std::size_t index = 0;  // 0-based column, once known
   bool first_data = true;
-  while (std::getline(in, line)) {
-    ++number;
+  const bool numbered = !column.empty() && std::all_of(column.begin(), column.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (numbered) {
+    const auto [end, ec] = std::from_chars(column.data(), column.data() + column.size(), index);
+    if (ec != std::errc() || index == 0 || index > 100000)
+      throw usage_error(fmt::format("{}: column {} does not exist (columns count from 1; at most 100000)", in.name(), column));
+    --index;
+  }
+  while (in.next(line)) {
     const auto start = line.find_first_not_of(" \t\r");
     if (start == std::string::npos || line[start] == '#') continue;
     const auto fields = split_csv(line);
@@ -120,29 +128,21 @@ std::vector<double> read_series(const std::string& path, const std::string& colu
       first_data = false;
       double probe = 0;
       const bool header = std::none_of(fields.begin(), fields.end(), [&](const std::string& f) { return parse_number(f, probe); });
-      if (column.empty()) {
-        index = 0;
-      } else if (std::all_of(column.begin(), column.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-        index = std::stol(column) - 1;
-        if (index < 0) throw usage_error(fmt::format("{}: column {} does not exist (columns count from 1)", path, column));
-      } else {
-        if (!header) throw usage_error(fmt::format("{}:{}: column '{}' is named, but the file has no header line", path, number, column));
+      if (!column.empty() && !numbered) {
+        if (!header) in.fail(fmt::format("column '{}' is named, but the file has no header line", column));
         auto it = std::find(fields.begin(), fields.end(), column);
-        if (it == fields.end())
-          throw usage_error(fmt::format("{}:{}: no column named '{}' in the header", path, number, column));
-        index = it - fields.begin();
+        if (it == fields.end()) in.fail(fmt::format("no column named '{}' in the header", column));
+        index = static_cast<std::size_t>(it - fields.begin());
       }
       if (header) continue;
     }
-    if (static_cast<std::size_t>(index) >= fields.size())
-      throw usage_error(fmt::format("{}:{}: column {} is missing ({} fields on this line)", path, number, index + 1, fields.size()));
+    if (index >= fields.size()) in.fail(fmt::format("column {} is missing ({} fields on this line)", index + 1, fields.size()));
     double v = 0;
-    if (!parse_number(fields[static_cast<std::size_t>(index)], v))
-      throw usage_error(fmt::format("{}:{}: '{}' is not a finite number", path, number, fields[static_cast<std::size_t>(index)]));
+    if (!parse_number(fields[index], v)) in.fail(fmt::format("'{}' is not a finite number", fields[index]));
     x.push_back(v);
   }
   if (x.size() < minimum)
-    throw usage_error(fmt::format("{}: {} values, too short (at least {} are needed)", path, x.size(), minimum));
+    throw usage_error(fmt::format("{}: {} values, too short (at least {} are needed)", in.name(), x.size(), minimum));
   return x;
 }
 

@@ -33,11 +33,16 @@ std::vector<double> logistic_exact(std::size_t n, std::uint64_t seed);
 template <class T>
 std::vector<T> logistic_orbit(std::size_t n, T x0);
 
+class text_file;
+
 /// Reads a series: one number per line, or CSV (comma-separated, a header line of names allowed)
 /// with `column` naming the column by header name or 1-based index (empty: the first). Blank lines
 /// and lines starting with '#' are skipped. Throws usage_error("PATH:LINE: what is wrong") for a
-/// malformed line, a missing column, or fewer than `minimum` values.
+/// malformed line, a value that is not a finite number, a missing column, or fewer than `minimum`
+/// values; the file is read within bounds (inputs/text_file.hpp).
 std::vector<double> read_series(const std::string& path, const std::string& column, std::size_t minimum = 2);
+/// The same from an open text file.
+std::vector<double> read_series(text_file& in, const std::string& column, std::size_t minimum = 2);
 
 /// Why a generated orbit is no longer chaotic, or nullopt: its tail is one repeated value (a
 /// fixed point) or repeats exactly with a period of at most 65536 samples over the last

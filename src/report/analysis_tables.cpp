@@ -93,7 +93,8 @@ std::string render_analysis_tables(const experiment_view& v, table_style style) 
   std::size_t i = 0;
   while (i < rows.size()) {
     const auto& first = rows[i];
-    out += md ? fmt::format("\n### {} ({}): repeated runs\n\n", first.problem, params_text(first.params_json))
+    out += md ? fmt::format("\n### {} ({}): repeated runs\n\n", stored_text(first.problem, style),
+                            stored_text(params_text(first.params_json), style))
               : fmt::format("\n{} ({}) — repeated runs, total time\n", first.problem, params_text(first.params_json));
     grid g;
     g.columns = {{"n", true},       {"variant", false}, {"runs", true},    {"mean", true},  {"std dev", true},

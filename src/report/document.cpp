@@ -10,6 +10,7 @@
 #include "core/backend.hpp"
 #include "core/metrics.hpp"
 #include "core/registry.hpp"
+#include "core/text.hpp"
 #include "measure/stats.hpp"
 #include "report/analysis_tables.hpp"
 #include "report/baseline.hpp"
@@ -59,9 +60,9 @@ std::vector<std::string> split_cells(const std::string& line) {
   std::vector<std::string> cells;
   std::string cur;
   for (std::size_t i = 1; i < line.size(); ++i) {
-    if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
-      cur += '|';
-      ++i;
+    if (line[i] == '\\' && i + 1 < line.size()) {  // an escape: kept for markdown_unescape
+      cur += line[i];
+      cur += line[++i];
     } else if (line[i] == '|') {
       while (!cur.empty() && cur.back() == ' ') cur.pop_back();
       cells.push_back(cur.substr(cur.find_first_not_of(' ') == std::string::npos ? cur.size() : cur.find_first_not_of(' ')));
@@ -85,14 +86,14 @@ std::string markdown_to_html(const std::string& md, int shift) {
     if (table.size() >= 2) {
       const auto head = split_cells(table[0]), align = split_cells(table[1]);
       out += "<table><thead><tr>";
-      for (const auto& h : head) out += "<th>" + html_escape(h) + "</th>";
+      for (const auto& h : head) out += "<th>" + html_escape(markdown_unescape(h)) + "</th>";
       out += "</tr></thead><tbody>\n";
       for (std::size_t r = 2; r < table.size(); ++r) {
         out += "<tr>";
         const auto cells = split_cells(table[r]);
         for (std::size_t c = 0; c < cells.size(); ++c) {
           const bool num = c < align.size() && !align[c].empty() && align[c].back() == ':';
-          out += std::string(num ? "<td class=\"num\">" : "<td>") + html_escape(cells[c]) + "</td>";
+          out += std::string(num ? "<td class=\"num\">" : "<td>") + html_escape(markdown_unescape(cells[c])) + "</td>";
         }
         out += "</tr>\n";
       }
@@ -112,12 +113,12 @@ std::string markdown_to_html(const std::string& md, int shift) {
     if (line[0] == '#') {
       const auto level = line.find_first_not_of('#');
       const int h = std::min(6, static_cast<int>(level) + shift);
-      out += fmt::format("<h{0}>{1}</h{0}>\n", h, html_escape(line.substr(line.find_first_not_of(' ', level))));
+      out += fmt::format("<h{0}>{1}</h{0}>\n", h, html_escape(markdown_unescape(line.substr(line.find_first_not_of(' ', level)))));
     } else if (line.compare(first, 2, "- ") == 0) {
       if (!list) out += "<ul>\n", list = true;
-      out += "<li>" + html_escape(line.substr(first + 2)) + "</li>\n";
+      out += "<li>" + html_escape(markdown_unescape(line.substr(first + 2))) + "</li>\n";
     } else {
-      out += "<p>" + html_escape(line.substr(first)) + "</p>\n";
+      out += "<p>" + html_escape(markdown_unescape(line.substr(first))) + "</p>\n";
     }
   }
   flush();

@@ -214,11 +214,12 @@ std::string render_fits(const std::vector<variant_fit>& fits, table_style style,
     const std::string title = f.problem.empty()  ? f.variant
                               : ptext.empty()    ? fmt::format("{} · {}", f.problem, f.variant)
                                                  : fmt::format("{} ({}) · {}", f.problem, ptext, f.variant);
-    out += md ? fmt::format("\n#### {} — {}\n\n", title, f.metric) : fmt::format("\n{} — {}\n", title, f.metric);
+    out += md ? fmt::format("\n#### {} — {}\n\n", stored_text(title, style), stored_text(f.metric, style))
+              : fmt::format("\n{} — {}\n", title, f.metric);
     const char* ind = md ? "- " : "  ";
     if (!f.analysis) {
-      out += fmt::format("{}not fitted: {}\n", ind, f.skipped);
-      for (const auto& n : f.notes) out += fmt::format("{}note: {}\n", ind, n);
+      out += fmt::format("{}not fitted: {}\n", ind, stored_text(f.skipped, style));
+      for (const auto& n : f.notes) out += fmt::format("{}note: {}\n", ind, stored_text(n, style));
       continue;
     }
     const auto& a = *f.analysis;
@@ -280,7 +281,7 @@ std::string render_fits(const std::vector<variant_fit>& fits, table_style style,
       out += fmt::format("{}held out n = {}: the best equation of the other sizes ({}) predicts them within {}\n", ind,
                          fmt::join(held, ", "), a.check->best.theta().text(), format_percent(a.check->max_rel_err));
     }
-    for (const auto& n : f.notes) out += fmt::format("{}note: {}\n", ind, n);
+    for (const auto& n : f.notes) out += fmt::format("{}note: {}\n", ind, stored_text(n, style));
   }
   return out;
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/text.hpp"
+
 namespace ema {
 namespace {
 
@@ -18,26 +20,21 @@ std::string pad(const std::string& s, std::size_t width, bool right) {
   return right ? fill + s : s + fill;
 }
 
-// A '|' inside a Markdown table cell must be escaped, or it splits the cell.
-std::string escape_pipes(const std::string& s) {
-  std::string out;
-  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out;
-}
-
 }  // namespace
+
+std::string stored_text(const std::string& s, table_style style) { return style == table_style::markdown ? markdown_text(s) : s; }
 
 std::string render(const grid& g, table_style style) {
   std::vector<std::size_t> width;
   for (const auto& c : g.columns) width.push_back(display_width(c.title));
   const bool md = style == table_style::markdown;
   for (const auto& r : g.rows)
-    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], display_width(md ? escape_pipes(r[i]) : r[i]));
+    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], display_width(md ? markdown_text(r[i]) : r[i]));
   std::string out;
   if (style == table_style::markdown) {
     auto line = [&](const std::vector<std::string>& cells) {
       out += "|";
-      for (std::size_t i = 0; i < cells.size(); ++i) out += " " + pad(escape_pipes(cells[i]), width[i], g.columns[i].right) + " |";
+      for (std::size_t i = 0; i < cells.size(); ++i) out += " " + pad(markdown_text(cells[i]), width[i], g.columns[i].right) + " |";
       out += "\n";
     };
     std::vector<std::string> titles;

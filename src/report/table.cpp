@@ -26,14 +26,18 @@ double ceiling_value(const nlohmann::json& ceilings, const std::string& backend)
 
 std::string machine_line(const experiment_record& e) {
   const auto& m = e.machine;
-  std::string s = fmt::format("{} ({} cores, {})", m["host"].value("cpu_model", "?"),
-                              m["host"].value("logical_cores", 0),
-                              format_bytes(m["host"].value("memory_bytes", 0.0)));
-  if (m.contains("gpus") && !m["gpus"].empty()) {
+  const auto host = m.value("host", nlohmann::json::object());
+  std::string s = fmt::format("{} ({} cores, {})", host.value("cpu_model", "?"), host.value("logical_cores", 0),
+                              format_bytes(host.value("memory_bytes", 0.0)));
+  const auto gpus = m.value("gpus", nlohmann::json::array());
+  if (!gpus.empty()) {
     std::map<std::string, int> names;
-    for (const auto& g : m["gpus"]) names[g.value("name", "?")]++;
+    for (const auto& g : gpus) names[g.value("name", "?")]++;
     for (const auto& [name, count] : names) s += fmt::format("; {}x {}", count, name);
-    if (m.contains("cuda")) s += fmt::format(", driver {}, CUDA {}", m["cuda"].value("driver", "?"), m["cuda"].value("runtime", "?"));
+    if (m.contains("cuda")) {
+      const auto cuda = m.value("cuda", nlohmann::json::object());
+      s += fmt::format(", driver {}, CUDA {}", cuda.value("driver", "?"), cuda.value("runtime", "?"));
+    }
   } else {
     s += "; no GPU";
   }
@@ -48,8 +52,9 @@ std::string render_tables(const experiment_view& v, table_style style) {
   const bool md = style == table_style::markdown;
   out += md ? fmt::format("## Experiment {} ({})\n\n", e.id, e.state)
             : fmt::format("Experiment {} ({}) — {}\n", e.id, e.state, e.created_at);
-  out += fmt::format("{}machine: {}{}\n", md ? "- " : "", machine_line(e), md ? "" : "");
-  out += fmt::format("{}ema {} ({}); command: {}\n", md ? "- " : "", e.ema_version, e.git_commit, e.command_line);
+  out += fmt::format("{}machine: {}\n", md ? "- " : "", stored_text(machine_line(e), style));
+  out += fmt::format("{}ema {} ({}); command: {}\n", md ? "- " : "", stored_text(e.ema_version, style),
+                     stored_text(e.git_commit, style), stored_text(e.command_line, style));
   if (md) out += "\n";
 
   // Group points by (problem, parameters), keeping plan order.
@@ -77,9 +82,9 @@ std::string render_tables(const experiment_view& v, table_style style) {
       for (const auto& [k, val] : pj.items()) pm[k] = val.get<std::string>();
     auto params = param_set::from_map(pm);
 
-    const auto ptext = params.short_text().empty() ? std::string() : fmt::format(" ({})", params.short_text());
+    const auto ptext = params.short_text().empty() ? std::string() : fmt::format(" ({})", stored_text(params.short_text(), style));
     out += "\n";
-    out += md ? fmt::format("### {}{}\n\n", problem, ptext)
+    out += md ? fmt::format("### {}{}\n\n", stored_text(problem, style), ptext)
               : fmt::format("{} — {}{}\n", problem, desc ? desc->size_meaning : "n", ptext);
     if (md && desc) out += fmt::format("n: {}\n\n", desc->size_meaning);
 
@@ -173,8 +178,9 @@ std::string render_tables(const experiment_view& v, table_style style) {
         const auto& pr = p->record;
         if (pr.status != point_status::ok) ++bad;
         if (pr.reason.empty()) continue;
-        footnotes.push_back(fmt::format("[{}] {} n={}{}: {}", footnotes.size() + 1, pr.variant, pr.n,
-                                        points.size() > 1 ? fmt::format(" input {}", pr.instance) : "", pr.reason));
+        footnotes.push_back(fmt::format("[{}] {} n={}{}: {}", footnotes.size() + 1, stored_text(pr.variant, style), pr.n,
+                                        points.size() > 1 ? fmt::format(" input {}", pr.instance) : "",
+                                        stored_text(pr.reason, style)));
         status += fmt::format("{}{} [{}]", status.empty() ? "" : ", ", to_string(pr.status), footnotes.size());
       }
       if (status.empty()) status = "ok";
@@ -197,7 +203,7 @@ std::string render_tables(const experiment_view& v, table_style style) {
                          "there is one: exact-cuda against exact-seq)\n",
                          bullet);
     for (const auto& [metric, reasons] : unavailable)
-      for (const auto& why : reasons) out += fmt::format("{}{}: unavailable ({})\n", bullet, metric, why);
+      for (const auto& why : reasons) out += fmt::format("{}{}: unavailable ({})\n", bullet, stored_text(metric, style), stored_text(why, style));
     for (const auto& f : footnotes) out += fmt::format("{}{}\n", bullet, f);
   }
   if (e.plan.contains("calibration")) {
@@ -209,13 +215,15 @@ std::string render_tables(const experiment_view& v, table_style style) {
             p.record.status == point_status::ok)
           sizes.insert(p.record.n);
       const auto stopped = t.value("stopped", "");
-      out += fmt::format("{}{} {}: {} sizes{}; {}\n", md ? "  - " : "  ", t.value("problem", ""), t.value("variant", ""),
-                         sizes.size(), sizes.empty() ? "" : fmt::format(" from {} to {}", *sizes.begin(), *sizes.rbegin()),
-                         stopped.empty() ? "still growing (interrupted)" : "stopped growing: " + stopped);
+      out += fmt::format("{}{} {}: {} sizes{}; {}\n", md ? "  - " : "  ", stored_text(t.value("problem", ""), style),
+                         stored_text(t.value("variant", ""), style), sizes.size(),
+                         sizes.empty() ? "" : fmt::format(" from {} to {}", *sizes.begin(), *sizes.rbegin()),
+                         stopped.empty() ? "still growing (interrupted)" : "stopped growing: " + stored_text(stopped, style));
     }
   }
   if (!e.plan.is_null() && e.plan.contains("notes"))
-    for (const auto& note : e.plan["notes"]) out += fmt::format("{}note: {}\n", md ? "- " : "", note.get<std::string>());
+    for (const auto& note : e.plan.value("notes", nlohmann::json::array()))
+      out += fmt::format("{}note: {}\n", md ? "- " : "", stored_text(note.is_string() ? note.get<std::string>() : note.dump(), style));
   return out;
 }
 

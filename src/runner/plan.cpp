@@ -86,10 +86,17 @@ plan make_plan(const plan_request& r) {
     for (const auto& name : r.problems) chosen.push_back(&find_problem(name));
   }
 
-  if (r.instances < 1) throw usage_error(fmt::format("--instances must be at least 1, got {}", r.instances));
+  if (r.instances < 1 || r.instances > max_instances)
+    throw usage_error(fmt::format("--instances must be between 1 and {}, got {}", max_instances, r.instances));
   if (r.budget && r.sizes) throw usage_error("give either --budget (sizes chosen by calibration) or --sizes, not both");
   if (!r.budget && (r.start || r.max_size)) throw usage_error("--start and --max-size shape a calibrated sweep; give --budget");
   if (r.start && *r.start < 1) throw usage_error("--start must be at least 1");
+  if (r.max_size && *r.max_size < 1) throw usage_error("--max-size must be at least 1");
+  if (r.start && r.max_size && *r.start > *r.max_size)
+    throw usage_error(fmt::format("--start {} is larger than --max-size {}", *r.start, *r.max_size));
+  for (std::size_t i = 0; i < r.variants.size(); ++i)
+    for (std::size_t k = 0; k < i; ++k)
+      if (r.variants[i] == r.variants[k]) throw usage_error(fmt::format("--variants names '{}' twice", r.variants[i]));
   std::set<std::string> claimed;
   plan out;
   out.seed = r.seed;
@@ -128,15 +135,29 @@ plan make_plan(const plan_request& r) {
         vs.push_back(&find_variant(p->name, name));
       }
     }
+    auto too_large = [&](std::uint64_t n, const char* what) {
+      if (p->max_size && n > p->max_size)
+        throw usage_error(fmt::format("{} {} is larger than the largest size problem {} can represent ({})", what, n, p->name,
+                                      p->max_size));
+    };
     if (r.budget) {
       if (!out.calibrated) out.calibrated = calibration{*r.budget, 12, 2, {}};
-      const auto defaults = parse_sizes(p->default_sizes);
-      for (const auto* v : vs)
-        out.calibrated->tracks.push_back(
-            {p->name, v->name, params, r.start.value_or(defaults.front()), r.max_size.value_or(p->max_size), ""});
+      const auto start = r.start.value_or(parse_sizes(p->default_sizes).front());
+      too_large(start, "--start");
+      const auto largest = p->max_size && r.max_size ? std::min(*r.max_size, p->max_size) : r.max_size.value_or(p->max_size);
+      if (p->validate) p->validate(params, std::span<const std::uint64_t>(&start, 1));
+      for (const auto* v : vs) out.calibrated->tracks.push_back({p->name, v->name, params, start, largest, ""});
       continue;
     }
-    for (auto n : parse_sizes(r.sizes ? *r.sizes : std::string(p->default_sizes)))
+    const auto sizes = parse_sizes(r.sizes ? *r.sizes : std::string(p->default_sizes));
+    for (auto n : sizes) too_large(n, "size");
+    if (p->validate) p->validate(params, sizes);
+    if (static_cast<double>(sizes.size()) * static_cast<double>(vs.size()) * r.instances + static_cast<double>(out.points.size()) >
+        static_cast<double>(max_plan_points))
+      throw usage_error(fmt::format("the plan would have more than {} points ({} sizes, {} variants, {} instances of {}); "
+                                    "run fewer at a time",
+                                    max_plan_points, sizes.size(), vs.size(), r.instances, p->name));
+    for (auto n : sizes)
       for (const auto* v : vs) out.add(p->name, v->name, n, params);
   }
   for (const auto& a : r.params)

@@ -102,9 +102,15 @@ struct plan_request {
   std::optional<std::uint64_t> start, max_size;  ///< a calibrated sweep's first and largest size
 };
 
+/// The most points one plan may hold, and the most input instances per size.
+constexpr std::size_t max_plan_points = 1000000;
+constexpr int max_instances = 10000;
+
 /// Expands a request into points (or, with a budget, into calibration tracks). Throws usage_error
-/// for unknown problems, variants or parameters and malformed sizes. Without --variants, variants
-/// that cannot run here are left out with a note; named ones stay and are recorded as skipped.
+/// for unknown problems, variants (or one named twice) or parameters, malformed sizes, a size past
+/// the problem's largest, parameters its `validate` refuses for the sizes, and a plan of more than
+/// max_plan_points points. Without --variants, variants that cannot run here are left out with a
+/// note; named ones stay and are recorded as skipped.
 plan make_plan(const plan_request& request);
 
 /// The seed of a point's input: the same for every variant at one (problem, n, parameters,

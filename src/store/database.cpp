@@ -2,10 +2,13 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -52,6 +55,9 @@ void check_file(const std::string& path, bool must_exist) {
   std::error_code ec;
   auto st = fs::status(path, ec);
   if (fs::is_directory(st)) throw database_error(fmt::format("{} is a directory, not a database file", path));
+  // SQLite keeps a journal beside the file: a device (/dev/null) would get one in /dev.
+  if (fs::exists(st) && !fs::is_regular_file(st))
+    throw database_error(fmt::format("{} is not a regular file; give a database file with --db", path));
   if (!fs::exists(st)) {
     if (must_exist) throw database_error(fmt::format("database {} does not exist", path));
     auto dir = fs::path(path).parent_path();
@@ -68,24 +74,35 @@ void check_file(const std::string& path, bool must_exist) {
     throw database_error(fmt::format("database {} is not writable: {}", path, std::strerror(errno)));
 }
 
-nlohmann::json parse_or_empty(const std::string& s) {
-  if (s.empty()) return nlohmann::json::object();
-  return nlohmann::json::parse(s, nullptr, false);
+// What ema reads back is what it wrote; a row that is not (changed by hand, damaged) is a database
+// error naming the row and the column, never a crash or a wrong report.
+[[noreturn]] void damaged(const std::string& path, const std::string& where, const std::string& what) {
+  throw database_error(fmt::format("database {}: {} {}; it was changed by hand or is damaged", path, where, what));
 }
 
-experiment_record read_experiment(sqlite::statement& s) {
+nlohmann::json json_object(const std::string& path, const std::string& where, const char* column, const std::string& text) {
+  if (text.empty()) return nlohmann::json::object();
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) damaged(path, where, fmt::format("has a {} that is not a JSON object", column));
+  return j;
+}
+
+experiment_record read_experiment(sqlite::statement& s, const std::string& path) {
   experiment_record e;
   e.id = s.integer(0);
+  const auto where = fmt::format("experiment {}", e.id);
   e.created_at = s.text(1);
   e.finished_at = s.text(2);
   e.state = s.text(3);
   e.command_line = s.text(4);
   e.ema_version = s.text(5);
   e.git_commit = s.text(6);
-  e.machine = parse_or_empty(s.text(7));
-  e.ceilings = parse_or_empty(s.text(8));
-  e.idle_power = parse_or_empty(s.text(9));
-  e.plan = parse_or_empty(s.text(10));
+  e.machine = json_object(path, where, "machine_json", s.text(7));
+  e.ceilings = json_object(path, where, "ceilings_json", s.text(8));
+  e.idle_power = json_object(path, where, "idle_json", s.text(9));
+  e.plan = json_object(path, where, "plan_json", s.text(10));
+  if (e.state != "running" && e.state != "finished" && e.state != "interrupted")
+    damaged(path, where, fmt::format("has the state '{}'", valid_utf8(e.state)));
   return e;
 }
 
@@ -201,20 +218,20 @@ std::optional<experiment_record> database::experiment(std::int64_t id) {
   sqlite::statement s(*db_, fmt::format("SELECT {} FROM experiments WHERE id = ?", experiment_columns));
   s.bind(1, id);
   if (!s.step()) return std::nullopt;
-  return read_experiment(s);
+  return read_experiment(s, db_->path());
 }
 
 std::optional<experiment_record> database::latest_experiment(bool unfinished) {
   sqlite::statement s(*db_, fmt::format("SELECT {} FROM experiments {} ORDER BY id DESC LIMIT 1", experiment_columns,
                                         unfinished ? "WHERE state != 'finished'" : ""));
   if (!s.step()) return std::nullopt;
-  return read_experiment(s);
+  return read_experiment(s, db_->path());
 }
 
 std::vector<experiment_record> database::experiments() {
   std::vector<experiment_record> out;
   sqlite::statement s(*db_, fmt::format("SELECT {} FROM experiments ORDER BY id", experiment_columns));
-  while (s.step()) out.push_back(read_experiment(s));
+  while (s.step()) out.push_back(read_experiment(s, db_->path()));
   return out;
 }
 
@@ -262,18 +279,26 @@ std::vector<point_record> database::points(std::int64_t experiment_id) {
                       "result_json, notes_json, unavailable_json, started_at, finished_at, instance FROM points "
                       "WHERE experiment_id = ? ORDER BY ordinal");
   s.bind(1, experiment_id);
+  const auto& path = db_->path();
   while (s.step()) {
     point_record p;
     p.id = s.integer(0);
+    const auto where = fmt::format("point {} of experiment {}", p.id, experiment_id);
     p.experiment_id = experiment_id;
-    p.ordinal = static_cast<int>(s.integer(1));
+    const auto ordinal = s.integer(1), n = s.integer(5), instance = s.integer(16);
+    if (ordinal < 0 || ordinal > std::numeric_limits<int>::max()) damaged(path, where, fmt::format("has the ordinal {}", ordinal));
+    if (n < 0) damaged(path, where, fmt::format("has the size {}", n));
+    if (instance < 0 || instance > std::numeric_limits<int>::max()) damaged(path, where, fmt::format("has the instance {}", instance));
+    p.ordinal = static_cast<int>(ordinal);
     p.problem = s.text(2);
     p.variant = s.text(3);
     p.backend = s.text(4);
-    p.n = static_cast<std::uint64_t>(s.integer(5));
+    p.n = static_cast<std::uint64_t>(n);
     p.params_json = s.text(6);
     p.seed = static_cast<std::uint64_t>(s.integer(7));
-    p.status = status_from_string(s.text(8)).value_or(point_status::failed);
+    const auto status = status_from_string(s.text(8));
+    if (!status) damaged(path, where, fmt::format("has the status '{}'", valid_utf8(s.text(8))));
+    p.status = *status;
     p.reason = s.text(9);
     p.verified = s.integer(10) != 0;
     p.result_json = s.text(11);
@@ -281,15 +306,29 @@ std::vector<point_record> database::points(std::int64_t experiment_id) {
     p.unavailable_json = s.text(13);
     p.started_at = s.text(14);
     p.finished_at = s.text(15);
-    p.instance = static_cast<int>(s.integer(16));
+    p.instance = static_cast<int>(instance);
+    for (const auto& [column, text] : {std::pair{"result_json", &p.result_json}, std::pair{"notes_json", &p.notes_json},
+                                       std::pair{"unavailable_json", &p.unavailable_json}})
+      json_object(path, where, column, *text);
+    const auto params = json_object(path, where, "params_json", p.params_json);
+    for (const auto& [k, v] : params.items())
+      if (!v.is_string()) damaged(path, where, fmt::format("has the parameter '{}' as {}, not text", valid_utf8(k), v.type_name()));
+    if (p.params_json.empty()) p.params_json = "{}";
     index[p.id] = out.size();
     out.push_back(std::move(p));
   }
   sqlite::statement q(*db_,
-                      "SELECT s.point_id, s.metric, s.value FROM samples s JOIN points p ON p.id = s.point_id "
+                      "SELECT s.point_id, s.metric, s.value, typeof(s.value) FROM samples s JOIN points p ON p.id = s.point_id "
                       "WHERE p.experiment_id = ? ORDER BY s.point_id, s.metric, s.rep");
   q.bind(1, experiment_id);
-  while (q.step()) out[index.at(q.integer(0))].samples[q.text(1)].push_back(q.real(2));
+  while (q.step()) {
+    const double v = q.real(2);
+    const auto type = q.text(3);
+    if ((type != "real" && type != "integer") || !std::isfinite(v))
+      damaged(path, fmt::format("point {}", q.integer(0)), fmt::format("has a sample of {} that is not a finite number",
+                                                                    valid_utf8(q.text(1))));
+    out[index.at(q.integer(0))].samples[q.text(1)].push_back(v);
+  }
   return out;
 }
 
@@ -314,7 +353,43 @@ std::optional<nlohmann::json> database::latest_probe(const std::string& machine_
                       "SELECT created_at, machine_json, ceilings_json FROM probes WHERE machine_key = ? ORDER BY id DESC LIMIT 1");
   s.bind(1, machine_key);
   if (!s.step()) return std::nullopt;
-  return nlohmann::json{{"created_at", s.text(0)}, {"machine", parse_or_empty(s.text(1))}, {"ceilings", parse_or_empty(s.text(2))}};
+  const auto where = fmt::format("the probe of machine {}", valid_utf8(machine_key));
+  return nlohmann::json{{"created_at", s.text(0)},
+                        {"machine", json_object(db_->path(), where, "machine_json", s.text(1))},
+                        {"ceilings", json_object(db_->path(), where, "ceilings_json", s.text(2))}};
+}
+
+experiment_claim experiment_claim::take(const std::string& path, std::int64_t id) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) throw database_error(fmt::format("cannot open database {} to claim experiment {}: {}", path, id, std::strerror(errno)));
+  struct flock lock{};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  lock.l_start = (off_t{1} << 62) + static_cast<off_t>(id);
+  lock.l_len = 1;
+  if (::fcntl(fd, F_OFD_SETLK, &lock) != 0) {
+    const int why = errno;
+    ::close(fd);
+    if (why == EAGAIN || why == EACCES)
+      throw database_error(fmt::format("experiment {} of {} is being run by another ema process right now; wait for it to "
+                                       "end (or stop it), then resume",
+                                       id, path));
+    throw database_error(fmt::format("cannot claim experiment {} of {}: {}", id, path, std::strerror(why)));
+  }
+  return experiment_claim(fd);
+}
+
+experiment_claim& experiment_claim::operator=(experiment_claim&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+experiment_claim::~experiment_claim() {
+  if (fd_ >= 0) ::close(fd_);  // closing the description drops its lock
 }
 
 }  // namespace ema

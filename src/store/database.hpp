@@ -92,6 +92,26 @@ class database {
   std::unique_ptr<sqlite::connection> db_;
 };
 
+/// This process's claim on one experiment while it adds points to it, so that two processes never
+/// run one experiment at once (two `--resume` of it, a resume racing a tie-breaker run). It is an
+/// open-file-description lock (F_OFD_SETLK) on one byte of the database file, far past the bytes
+/// SQLite locks; the kernel drops it when the process ends, however it ends (kill -9 included),
+/// so a claim is never left stale.
+class experiment_claim {
+ public:
+  /// Claims experiment `id` of the database at `path`; database_error when another process holds it.
+  static experiment_claim take(const std::string& path, std::int64_t id);
+  experiment_claim(experiment_claim&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  experiment_claim& operator=(experiment_claim&& o) noexcept;
+  experiment_claim(const experiment_claim&) = delete;
+  experiment_claim& operator=(const experiment_claim&) = delete;
+  ~experiment_claim();
+
+ private:
+  explicit experiment_claim(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
 /// The current time as ISO 8601 UTC with milliseconds.
 std::string utc_now();
 

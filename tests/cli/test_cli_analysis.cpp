@@ -110,7 +110,7 @@ TEST(CliFit, CsvFromElsewhere) {
   EXPECT_NE(r.err.find("2 distinct sizes: a fit needs at least 3"), std::string::npos) << r.err;
   r = ema({"fit", "--csv", dir.file("absent.csv")});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("cannot read"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot be read"), std::string::npos) << r.err;
 }
 
 TEST(CliFit, RunTieBreakerAddsThePointAndRefits) {

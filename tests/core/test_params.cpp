@@ -46,7 +46,7 @@ TEST(Params, UnknownKeyListsTheValidOnes) {
 
 TEST(Params, WrongKindsAreNamed) {
   EXPECT_NE(message_of({"copies=two"}).find("must be an integer"), std::string::npos);
-  EXPECT_NE(message_of({"eps=x"}).find("must be a number"), std::string::npos);
+  EXPECT_NE(message_of({"eps=x"}).find("must be a finite number"), std::string::npos);
   EXPECT_NE(message_of({"strict=maybe"}).find("true or false"), std::string::npos);
   auto m = message_of({"hit=middle"});
   EXPECT_NE(m.find("none|first|last"), std::string::npos) << m;

@@ -134,7 +134,7 @@ TEST(Plan, InstancesDrawTheirOwnInputs) {
   EXPECT_EQ(p.points[2].instance, 2);
   EXPECT_EQ(p.points[2].variant, "ok");
   r.instances = 0;
-  EXPECT_NE(usage_of(r).find("--instances must be at least 1"), std::string::npos);
+  EXPECT_NE(usage_of(r).find("--instances must be between 1 and 10000"), std::string::npos);
 }
 
 TEST(Plan, BudgetMakesTracksInsteadOfPoints) {

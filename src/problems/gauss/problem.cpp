@@ -38,7 +38,7 @@ constexpr param_spec params[] = {
      "dense|sparse|general"},
     {"density", param_kind::real, "0.01", "fraction of off-diagonal entries present with matrix=sparse"},
     {"type", param_kind::choice, "f32", "element type: f32 (the source's float) or f64", "f32|f64"},
-    {"file", param_kind::text, "", "read A from this Matrix Market file (n must be its order); b is generated"},
+    {"file", param_kind::path, "", "read A from this Matrix Market file (n must be its order); b is generated"},
 };
 
 /// Uniform in [-1, 1) from one 64-bit draw.
@@ -104,6 +104,43 @@ work_model work(std::uint64_t n, const param_set& p) {
   return {element * d * (d + 1), 2.0 / 3.0 * d * d * d + 2 * d * d};
 }
 
+double density_of(const param_set& p) {
+  const double density = p.real("density");
+  if (!(density > 0 && density <= 1)) throw usage_error(fmt::format("gauss: density must be in (0, 1], not {}", density));
+  return density;
+}
+
+// A Matrix Market file's order against the point's n.
+void require_order(const std::string& path, std::size_t rows, std::size_t cols, std::uint64_t n) {
+  if (rows != cols) throw usage_error(fmt::format("{}: A must be square to solve Ax = b, not {} x {}", path, rows, cols));
+  if (rows != n)
+    throw usage_error(fmt::format("{}: the matrix has order {}, but the point asks n = {} (run with --sizes {})", path, rows, n, rows));
+}
+
+void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
+  density_of(p);
+  for (auto n : sizes)
+    if (n == 0) throw usage_error("gauss: n must be at least 1 (the number of equations)");
+  const std::string& path = p.text("file");
+  if (path.empty()) return;
+  const auto info = check_matrix_market(path);
+  for (auto n : sizes) require_order(path, info.rows, info.cols, n);
+  if (p.text("type") == "f32" && info.largest > std::numeric_limits<float>::max())
+    throw usage_error(fmt::format("{}: an entry of magnitude {:g} is beyond the range of f32 ({:g}); use type=f64", path,
+                                  info.largest, static_cast<double>(std::numeric_limits<float>::max())));
+}
+
+// Every element of [A|b] as stored in the working type must be finite: a file's values past the
+// float range become infinities there, and no verifier may pass on those.
+template <class T>
+void require_finite(const host_array<T>& m, std::size_t n, const std::string& origin) {
+  for (std::size_t k = 0; k < m.size(); ++k)
+    if (!std::isfinite(m[k]))
+      throw usage_error(fmt::format("{}: element ({}, {}) of [A|b] is {} in {}{}", origin, k / (n + 1) + 1, k % (n + 1) + 1,
+                                    static_cast<double>(m[k]), std::is_same_v<T, float> ? "f32" : "f64",
+                                    std::is_same_v<T, float> ? " (use type=f64)" : ""));
+}
+
 }  // namespace
 
 const char* needs_dominance(const param_set& p) {
@@ -116,8 +153,7 @@ const char* needs_dominance(const param_set& p) {
 input traits::generate(const point_request& r) {
   const auto& p = *r.params;
   if (r.n == 0) throw usage_error("gauss: n must be at least 1 (the number of equations)");
-  const double density = p.real("density");
-  if (!(density > 0 && density <= 1)) throw usage_error(fmt::format("gauss: density must be in (0, 1], not {}", density));
+  const double density = density_of(p);
   input in;
   in.n = r.n;
   in.f64 = p.text("type") == "f64";
@@ -126,20 +162,18 @@ input traits::generate(const point_request& r) {
   const std::string& path = p.text("file");
   if (!path.empty()) {
     file = read_matrix_market(path);
-    if (file.rows != file.cols)
-      throw usage_error(fmt::format("{}: A must be square to solve Ax = b, not {} x {}", path, file.rows, file.cols));
-    if (file.rows != r.n)
-      throw usage_error(fmt::format("{}: the matrix has order {}, but the point asks n = {} (run with --sizes {})", path,
-                                    file.rows, r.n, file.rows));
+    require_order(path, file.rows, file.cols, r.n);
     in.origin = path;
   }
   const std::size_t cells = in.n * (in.n + 1);
   if (in.f64) {
     in.m64 = host_array<double>(cells, r.memory);
     fill<double>(in, path.empty() ? nullptr : &file, p.text("matrix"), density, r.seed);
+    if (!path.empty()) require_finite(in.m64, in.n, path);
   } else {
     in.m32 = host_array<float>(cells, r.memory);
     fill<float>(in, path.empty() ? nullptr : &file, p.text("matrix"), density, r.seed);
+    if (!path.empty()) require_finite(in.m32, in.n, path);
   }
   in.dominant = rows_dominant(in);
   return in;
@@ -204,6 +238,10 @@ std::int64_t reference_singular_step(const input& in, double norm_inf, double to
 
 outcome traits::check(const input& in, const reference_facts& facts, const output& got) {
   outcome o;
+  if (!std::isfinite(facts.norm_inf)) {  // never reached from generate, which refuses such input
+    o.reason = "A holds a value that is not finite: no answer can be verified on it";
+    return o;
+  }
   const char* hint = in.dominant ? "" : " (the matrix is not diagonally dominant: a variant that does not pivot may fail on it)";
   if (got.status == output::state::singular) {
     o.result_json = fmt::format(R"({{"status":"singular","step":{}}})", got.step);
@@ -245,4 +283,6 @@ EMA_PROBLEM(gauss, {
     "2^5..2^10",
     &ema::gauss::kit::prepare,
     &ema::gauss::work,
+    std::uint64_t{1} << 20,  // n (n + 1) elements and int indices on the device stay far from overflow
+    &ema::gauss::validate,
 });

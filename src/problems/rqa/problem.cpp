@@ -17,6 +17,9 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <numeric>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
 
 #include "core/errors.hpp"
 #include "core/registry.hpp"
@@ -35,7 +38,7 @@ constexpr std::uint64_t micro_stream = 0x6d69637230;  // "micr0"
 constexpr param_spec params[] = {
     {"system", param_kind::choice, "logistic", "the generated series (logistic: r = 4 from x0 = 0.4, as the source; "
      "logistic-exact: the map's exact orbit through its conjugacy, any length)", "logistic|logistic-exact|noise|sine|rossler"},
-    {"input", param_kind::text, "", "read the series from this file instead (one value per line, or CSV)"},
+    {"input", param_kind::path, "", "read the series from this file instead (one value per line, or CSV)"},
     {"column", param_kind::text, "", "with input=: the CSV column, by header name or 1-based index"},
     {"eps", param_kind::real, "0.3", "recurrence threshold (its meaning depends on eps_mode)"},
     {"eps_mode", param_kind::choice, "fixed", "fixed: eps itself; std: eps times the series' standard deviation; "
@@ -71,10 +74,52 @@ double distance(const input& in, std::size_t i, std::size_t j) {
   return in.s.norm == norm_kind::euclidean ? std::sqrt(d) : d;
 }
 
-std::size_t positive(const param_set& p, const char* name, std::int64_t least) {
-  const auto v = p.integer(name);
-  if (v < least) throw usage_error(fmt::format("rqa: {} must be at least {}, not {}", name, least, v));
-  return static_cast<std::size_t>(v);
+// The ranges of the integer parameters: wide enough for any plot a machine can hold, narrow enough
+// that no product of them overflows (m tau, Q^2, samples as a CUDA grid, cells times rounds).
+constexpr std::int64_t most = std::int64_t{1} << 48;
+struct integer_range {
+  const char* name;
+  std::int64_t lo, hi;
+};
+constexpr integer_range ranges[] = {{"m", 1, 1 << 20},          {"tau", 1, most},        {"theiler", 0, most},
+                                    {"lmin", 1, most},          {"vmin", 1, most},       {"Q", 1, 1 << 16},
+                                    {"samples", 1, (std::int64_t{1} << 31) - 1},
+                                    {"cells", static_cast<std::int64_t>(motif_batches), std::int64_t{1} << 40}};
+
+std::size_t positive(const param_set& p, const char* name) {
+  for (const auto& r : ranges)
+    if (std::string_view(r.name) == name) return static_cast<std::size_t>(integer_in(p, "rqa", name, r.lo, r.hi));
+  throw std::logic_error(fmt::format("rqa: no range for parameter {}", name));
+}
+
+double eps_of(const param_set& p) {
+  const double eps = p.real("eps");
+  if (!(eps >= 0)) throw usage_error(fmt::format("rqa: eps must be at least 0, not {}", eps));
+  if (p.text("eps_mode") == "rr" && eps > 1)
+    throw usage_error(fmt::format("rqa: a target recurrence rate must be in [0, 1], not {}", eps));
+  return eps;
+}
+
+void require_vectors(std::size_t n, std::size_t m, std::size_t tau) {
+  if (embedded_vectors(n, m, tau) == 0)
+    throw usage_error(fmt::format("rqa: a series of {} values has no vector of dimension m = {} with delay tau = {}", n, m, tau));
+}
+
+void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
+  for (const auto& r : ranges) integer_in(p, "rqa", r.name, r.lo, r.hi);
+  eps_of(p);
+  real_in(p, "rqa", "rse", 0, 1);
+  const auto m = positive(p, "m"), tau = positive(p, "tau");
+  const std::string& path = p.text("input");
+  if (path.empty() && !p.text("column").empty()) throw usage_error("rqa: column= names a column of the file given by input=");
+  std::optional<std::size_t> length;
+  if (!path.empty()) length = read_series(path, p.text("column")).size();
+  for (auto n : sizes) {
+    if (length && *length != n)
+      throw usage_error(fmt::format("{}: the series has {} values, but the point asks n = {} (run with --sizes {})", path, *length, n,
+                                    *length));
+    require_vectors(n, m, tau);
+  }
 }
 
 }  // namespace
@@ -274,25 +319,21 @@ input traits::generate(const point_request& r) {
       if (auto why = degenerate_orbit(in.x)) throw usage_error(fmt::format("rqa: the {} series of length {}: {}; its quantifiers would "
                                                                           "describe that artefact, not the system", in.origin, r.n, *why));
   }
-  in.s.m = positive(p, "m", 1);
-  in.s.tau = positive(p, "tau", 1);
-  in.s.theiler = positive(p, "theiler", 0);
-  in.s.lmin = positive(p, "lmin", 1);
-  in.s.vmin = positive(p, "vmin", 1);
+  in.s.m = positive(p, "m");
+  in.s.tau = positive(p, "tau");
+  in.s.theiler = positive(p, "theiler");
+  in.s.lmin = positive(p, "lmin");
+  in.s.vmin = positive(p, "vmin");
   in.s.strict = p.boolean("strict");
-  in.s.q = positive(p, "Q", 1);
-  in.s.samples = positive(p, "samples", 1);
-  in.s.cells = positive(p, "cells", static_cast<std::int64_t>(motif_batches));
-  in.s.rse = p.real("rse");
-  if (!(in.s.rse >= 0)) throw usage_error(fmt::format("rqa: rse must be at least 0, not {}", in.s.rse));
+  in.s.q = positive(p, "Q");
+  in.s.samples = positive(p, "samples");
+  in.s.cells = positive(p, "cells");
+  in.s.rse = real_in(p, "rqa", "rse", 0, 1);
   in.seed = r.seed;
   const auto& norm = p.text("norm");
   in.s.norm = norm == "max" ? norm_kind::max : norm == "euclidean" ? norm_kind::euclidean : norm_kind::manhattan;
-  if ((in.s.m - 1) * in.s.tau >= in.x.size())
-    throw usage_error(fmt::format("rqa: a series of {} values has no vector of dimension m = {} with delay tau = {}", in.x.size(),
-                                  in.s.m, in.s.tau));
-  const double eps = p.real("eps");
-  if (!(eps >= 0)) throw usage_error(fmt::format("rqa: eps must be at least 0, not {}", eps));
+  require_vectors(in.x.size(), in.s.m, in.s.tau);
+  const double eps = eps_of(p);
   const auto& mode = p.text("eps_mode");
   if (mode == "fixed") {
     in.s.eps = eps;
@@ -302,7 +343,6 @@ input traits::generate(const point_request& r) {
     for (double v : in.x) var += (v - mean) * (v - mean);
     in.s.eps = eps * std::sqrt(var / static_cast<double>(in.x.size()));
   } else {
-    if (eps > 1) throw usage_error(fmt::format("rqa: a target recurrence rate must be in [0, 1], not {}", eps));
     const std::size_t N = in.vectors();
     std::vector<double> d;
     for (std::uint64_t k = 0; d.size() < (1u << 20) && k < (1u << 22) && N > in.s.theiler; ++k) {
@@ -444,4 +484,6 @@ EMA_PROBLEM(rqa, {
     "2^8..2^12",
     &ema::rqa::kit::prepare,
     &ema::rqa::work,
+    (std::uint64_t{1} << 32) - 1,  // N^2 cells are counted in 64 bits
+    &ema::rqa::validate,
 });

@@ -82,12 +82,20 @@ struct plot {
   }
 };
 
+/// N = n - (m - 1) tau, the vectors of dimension m and delay tau in a series of n values, or 0 when
+/// there is none; never overflowing, whatever m and tau are.
+constexpr std::size_t embedded_vectors(std::size_t n, std::size_t m, std::size_t tau) {
+  if (n == 0 || m == 0) return 0;
+  if (m > 1 && tau > (n - 1) / (m - 1)) return 0;  // (m - 1) tau >= n
+  return n - (m - 1) * tau;
+}
+
 struct input {
   host_vector<double> x;  ///< the series: in pinned memory for a CUDA variant (its copy to the device runs at full speed)
   settings s;
   std::uint64_t seed = 0;  ///< the point's seed: estimators draw their samples from it
   std::string origin;  ///< the system or the file
-  std::size_t vectors() const { return x.size() >= (s.m - 1) * s.tau + 1 ? x.size() - (s.m - 1) * s.tau : 0; }
+  std::size_t vectors() const { return embedded_vectors(x.size(), s.m, s.tau); }
 
   /// The plot over `data` (the series itself, or its copy on a device).
   plot view(const double* data) const {

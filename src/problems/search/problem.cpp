@@ -10,8 +10,11 @@
 // Verifier contract, checked on every run: (1) an index >= 0 is below n and holds the key;
 // (2) no lower index holds the key; (3) -1 only when no index holds it. The reference is a plain
 // for-loop, independent of every variant.
+#include <algorithm>
 #include <fmt/format.h>
+#include <limits>
 
+#include "core/errors.hpp"
 #include "core/registry.hpp"
 #include "inputs/random.hpp"
 #include "problems/search/search.hpp"
@@ -46,6 +49,14 @@ work_model work(std::uint64_t n, const param_set& p) {
   return {4 * elements, elements};
 }
 
+void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
+  const auto copies = integer_in(p, "search", "copies", 1, std::numeric_limits<std::int64_t>::max());
+  if (p.text("hit") == "none") return;
+  for (auto n : sizes)
+    if (n > 0 && static_cast<std::uint64_t>(copies) > n)
+      throw usage_error(fmt::format("search: copies = {} is more than the n = {} elements of the array", copies, n));
+}
+
 }  // namespace
 
 input traits::generate(const point_request& r) {
@@ -64,7 +75,7 @@ input traits::generate(const point_request& r) {
   const auto pos = planted_position(n, r.params->text("hit"), r.seed);
   if (pos >= 0) {
     d[pos] = key;
-    const auto copies = r.params->integer("copies");
+    const auto copies = std::clamp<std::int64_t>(r.params->integer("copies"), 1, static_cast<std::int64_t>(n));
     const auto after = n - static_cast<std::uint64_t>(pos) - 1;
     for (std::int64_t c = 1; c < copies && after > 0; ++c)
       d[static_cast<std::uint64_t>(pos) + 1 + random_below(r.seed ^ place_stream, static_cast<std::uint64_t>(c), after)] = key;
@@ -107,4 +118,6 @@ EMA_PROBLEM(search, {
     "2^10..2^26",
     &ema::search::kit::prepare,
     &ema::search::work,
+    0,
+    &ema::search::validate,
 });

@@ -1,0 +1,70 @@
+#include "inputs/text_file.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/errors.hpp"
+#include "core/text.hpp"
+
+namespace ema {
+
+void require_regular_file(const std::string& path, const std::string& what) {
+  const auto shown = valid_utf8(path);
+  if (path.empty()) throw usage_error(fmt::format("{}: no path given", what));
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0)
+    throw usage_error(fmt::format("{} {} cannot be read: {}", what, shown, std::strerror(errno)));
+  const char* kind = S_ISREG(st.st_mode)  ? nullptr
+                     : S_ISDIR(st.st_mode)  ? "a folder"
+                     : S_ISCHR(st.st_mode)  ? "a character device"
+                     : S_ISBLK(st.st_mode)  ? "a block device"
+                     : S_ISFIFO(st.st_mode) ? "a pipe (ema reads its inputs again in each point's process)"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                                            : "not a regular file";
+  if (kind) throw usage_error(fmt::format("{} {} is {}, not a regular file", what, shown, kind));
+  if (::access(path.c_str(), R_OK) != 0)
+    throw usage_error(fmt::format("{} {} cannot be read: {}", what, shown, std::strerror(errno)));
+}
+
+text_file::text_file(const std::string& path, std::size_t max_line)
+    : in_(&file_), name_(valid_utf8(path)), max_line_(max_line) {
+  require_regular_file(path, "the file");
+  file_.open(path, std::ios::binary);
+  if (!file_) throw usage_error(fmt::format("{}: cannot open: {}", name_, std::strerror(errno)));
+}
+
+text_file::text_file(std::istream& in, std::string name, std::size_t max_line)
+    : in_(&in), name_(valid_utf8(name)), max_line_(max_line) {}
+
+bool text_file::next(std::string& line) {
+  line.clear();
+  auto* buf = in_->rdbuf();
+  if (!buf || !*in_) return false;
+  bool any = false;
+  for (;;) {
+    const auto c = buf->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      in_->setstate(std::ios::eofbit);
+      if (!any) return false;
+      break;
+    }
+    any = true;
+    if (c == '\n') break;
+    if (line.size() >= max_line_) {
+      ++number_;
+      fail(fmt::format("the line is longer than {} bytes (is this a text file?)", max_line_));
+    }
+    line += static_cast<char>(c);
+  }
+  ++number_;
+  if (number_ == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);  // a byte-order mark
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return true;
+}
+
+void text_file::fail(const std::string& what) const { throw usage_error(fmt::format("{}:{}: {}", name_, number_, what)); }
+
+}  // namespace ema
