@@ -6,7 +6,7 @@ JOBS   ?= $(shell nproc)
 DB     ?= ema.db
 REPORT ?= ema-report.html
 
-.PHONY: all deps test-deps configure build run test clean
+.PHONY: all deps test-deps configure build run test test-asan clean
 
 all: build
 
@@ -31,6 +31,13 @@ run: configure
 
 test: test-deps build
 	ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure
+
+# The CPU tests again under AddressSanitizer + UndefinedBehaviorSanitizer (preset asan, no CUDA).
+test-asan: export ASAN_OPTIONS = allocator_may_return_null=1:detect_leaks=1:handle_segv=0:handle_sigbus=0:handle_sigfpe=0
+test-asan: test-deps
+	cmake --preset asan
+	cmake --build build/asan -j $(JOBS)
+	ctest --test-dir build/asan -j $(JOBS) -L cpu --output-on-failure
 
 clean:
 	rm -rf build

@@ -182,10 +182,8 @@ reopened_experiment reopen_experiment(database& db, std::int64_t experiment_id) 
   plan p;
   try {
     p = plan::from_json(e->plan);
-  } catch (const std::exception& x) {
-    throw database_error(fmt::format("database {}: the stored plan of experiment {} is malformed ({}); it was changed by "
-                                     "hand or is damaged",
-                                     db.path(), experiment_id, x.what()));
+  } catch (const database_error& x) {
+    throw database_error(fmt::format("database {}, experiment {}: {}", db.path(), experiment_id, x.what()));
   }
   db.set_experiment_state(experiment_id, "running");
   return {std::move(*e), std::move(p), std::move(claim)};

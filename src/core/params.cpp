@@ -43,8 +43,9 @@ std::string valid_names(std::span<const param_spec> specs) {
   return fmt::format("valid parameters: {}", fmt::join(names, ", "));
 }
 
-// Checks a value against its kind; returns it as stored (a path made absolute).
-std::string check_value(std::string_view problem, const param_spec& spec, std::string_view value) {
+// Checks a value against its kind; returns it as stored (a path made absolute, when `files`: it
+// must then name a regular file).
+std::string check_value(std::string_view problem, const param_spec& spec, std::string_view value, bool files = true) {
   std::int64_t i = 0;
   double d = 0;
   bool b = false;
@@ -75,7 +76,7 @@ std::string check_value(std::string_view problem, const param_spec& spec, std::s
     }
     case param_kind::text: return std::string(value);
     case param_kind::path: {
-      if (value.empty()) return "";
+      if (value.empty() || !files) return std::string(value);
       const std::string path(value);
       require_regular_file(path, fmt::format("parameter '{}' of {}:", spec.name, problem));
       std::error_code ec;
@@ -136,6 +137,19 @@ double real_in(const param_set& p, std::string_view problem, std::string_view ke
   const auto v = p.real(key);
   if (!(v >= lo && v <= hi)) throw usage_error(fmt::format("parameter '{}' of {} must be between {} and {}, got {}", key, problem, lo, hi, v));
   return v;
+}
+
+param_set param_set::restore(std::string_view problem, std::span<const param_spec> specs, const param_map& stored) {
+  param_set out;
+  for (const auto& spec : specs) out.values_[spec.name] = spec.default_value;
+  for (const auto& [key, value] : stored) {
+    const param_spec* spec = nullptr;
+    for (const auto& s : specs)
+      if (key == s.name) spec = &s;
+    if (!spec) throw usage_error(fmt::format("unknown parameter '{}' for problem {}", valid_utf8(key), problem));
+    out.values_[key] = check_value(problem, *spec, value, false);
+  }
+  return out;
 }
 
 param_set param_set::from_map(param_map values) {

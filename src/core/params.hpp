@@ -43,6 +43,12 @@ class param_set {
   /// Builds from stored values (already validated when stored).
   static param_set from_map(param_map values);
 
+  /// Stored values read back against the problem's declared specs: each value checked against its
+  /// kind (a path's file need not exist any more), a parameter the store lacks (added to ema after
+  /// the experiment) given its default. usage_error for an unknown key or a value of the wrong kind
+  /// (a row changed by hand): the caller leaves out what needs the parameters.
+  static param_set restore(std::string_view problem, std::span<const param_spec> specs, const param_map& stored);
+
   const std::string& text(std::string_view key) const;
   std::int64_t integer(std::string_view key) const;
   double real(std::string_view key) const;

@@ -33,6 +33,7 @@ std::uint64_t digits(std::string_view s, std::string_view whole) {
 }
 
 std::uint64_t checked_pow(std::uint64_t base, std::uint64_t exp, std::string_view whole) {
+  if (base <= 1) return exp == 0 ? 1 : base;  // 0^k, 1^k: no loop over a huge k
   std::uint64_t r = 1;
   for (std::uint64_t i = 0; i < exp; ++i) {
     if (base != 0 && r > max_size / base)

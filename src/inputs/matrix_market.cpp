@@ -129,10 +129,8 @@ matrix_market_info check(text_file& r) {
   std::unordered_map<std::size_t, double> sums;
   scan(
       r, [&](std::size_t rows, std::size_t cols, bool) { info.rows = rows, info.cols = cols; },
-      [&](std::size_t i, std::size_t j, double v) {
-        const double sum = sums[i * info.cols + j] += v;
-        info.largest = std::max(info.largest, std::abs(sum));
-      });
+      [&](std::size_t i, std::size_t j, double v) { sums[i * info.cols + j] += v; });
+  for (const auto& [at, sum] : sums) info.largest = std::max(info.largest, std::abs(sum));
   return info;
 }
 

@@ -113,7 +113,8 @@ std::string markdown_to_html(const std::string& md, int shift) {
     if (line[0] == '#') {
       const auto level = line.find_first_not_of('#');
       const int h = std::min(6, static_cast<int>(level) + shift);
-      out += fmt::format("<h{0}>{1}</h{0}>\n", h, html_escape(markdown_unescape(line.substr(line.find_first_not_of(' ', level)))));
+      const auto text = line.find_first_not_of(' ', level);
+      out += fmt::format("<h{0}>{1}</h{0}>\n", h, html_escape(markdown_unescape(text == std::string::npos ? "" : line.substr(text))));
     } else if (line.compare(first, 2, "- ") == 0) {
       if (!list) out += "<ul>\n", list = true;
       out += "<li>" + html_escape(markdown_unescape(line.substr(first + 2))) + "</li>\n";

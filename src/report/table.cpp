@@ -4,10 +4,12 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/backend.hpp"
 #include "core/duration.hpp"
+#include "core/errors.hpp"
 #include "core/registry.hpp"
 #include "report/baseline.hpp"
 #include "measure/probe.hpp"
@@ -81,6 +83,13 @@ std::string render_tables(const experiment_view& v, table_style style) {
     if (pj.is_object())
       for (const auto& [k, val] : pj.items()) pm[k] = val.get<std::string>();
     auto params = param_set::from_map(pm);
+    // The work model needs the parameters as the problem declares them; stored ones that are not
+    // (a row changed by hand) leave the bandwidth columns empty.
+    std::optional<param_set> declared;
+    if (desc) try {
+        declared = param_set::restore(desc->name, desc->params, pm);
+      } catch (const usage_error&) {
+      }
 
     const auto ptext = params.short_text().empty() ? std::string() : fmt::format(" ({})", stored_text(params.short_text(), style));
     out += "\n";
@@ -146,9 +155,9 @@ std::string render_tables(const experiment_view& v, table_style style) {
       if (!external) {
         row.push_back(ok && std::isfinite(kernel) ? format_time(kernel) : "-");
         double rate = std::nan("");
-        if (ok && desc) {
+        if (ok && declared) {
           double t = std::isfinite(kernel) ? kernel : total;
-          rate = desc->work(r.n, params).bytes / t;
+          rate = desc->work(r.n, *declared).bytes / t;
         }
         row.push_back(std::isfinite(rate) ? fmt::format("{:.1f}", rate / 1e9) : "-");
         row.push_back(format_percent(rate / ceiling_value(e.ceilings, r.backend)));

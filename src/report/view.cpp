@@ -1,8 +1,13 @@
 #include "report/view.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 
+#include "core/errors.hpp"
 #include "core/metrics.hpp"
+#include "core/text.hpp"
+#include "runner/plan.hpp"
 
 namespace ema {
 
@@ -11,9 +16,59 @@ double point_view::median(const std::string& metric) const {
   return it == metrics.end() || it->second.stats.count == 0 ? std::nan("") : it->second.stats.median;
 }
 
+namespace {
+
+// The fields of an experiment's stored JSON that reports read, checked to have the types ema writes
+// (machine/machine.cpp, measure/probe.cpp, the idle power), so that a row changed by hand is a
+// database error, not a report that throws halfway.
+void check_stored(const experiment_record& e, const std::string& path) {
+  auto fail = [&](const std::string& what) {
+    throw database_error(fmt::format("database {}: experiment {} has {}; it was changed by hand or is damaged", path, e.id, what));
+  };
+  auto field = [&](const nlohmann::json& j, const char* key, auto&& ok, const std::string& what) {
+    if (j.is_object() && j.contains(key) && !ok(j.at(key))) fail(what);
+  };
+  const auto is_object = [](const nlohmann::json& x) { return x.is_object(); };
+  const auto is_string = [](const nlohmann::json& x) { return x.is_string(); };
+  const auto is_number = [](const nlohmann::json& x) { return x.is_number(); };
+  const auto number_or_null = [](const nlohmann::json& x) { return x.is_number() || x.is_null(); };
+  const auto& m = e.machine;
+  field(m, "host", is_object, "a machine without a host object");
+  if (m.contains("host")) {
+    for (const char* k : {"cpu_model", "hostname", "kernel"}) field(m["host"], k, is_string, fmt::format("a host {} that is not text", k));
+    for (const char* k : {"logical_cores", "memory_bytes", "openmp_threads"})
+      field(m["host"], k, is_number, fmt::format("a host {} that is not a number", k));
+  }
+  field(m, "cuda", is_object, "a machine whose cuda entry is not an object");
+  if (m.contains("cuda"))
+    for (const char* k : {"driver", "runtime", "driver_api"}) field(m["cuda"], k, is_string, fmt::format("a CUDA {} that is not text", k));
+  field(m, "gpus", [](const nlohmann::json& x) { return x.is_array(); }, "a machine whose gpus are not a list");
+  for (const auto& g : m.value("gpus", nlohmann::json::array())) {
+    if (!g.is_object()) fail("a GPU that is not an object");
+    field(g, "name", is_string, "a GPU name that is not text");
+    for (const char* k : {"resident_threads", "sm_count", "memory_bytes"}) field(g, k, is_number, fmt::format("a GPU {} that is not a number", k));
+  }
+  for (const auto& [name, c] : e.ceilings.items()) {
+    if (!c.is_object()) fail(fmt::format("a ceiling {} that is not an object", valid_utf8(name)));
+    field(c, "value", is_number, fmt::format("a ceiling {} whose value is not a number", valid_utf8(name)));
+    for (const char* k : {"unit", "detail", "unavailable"}) field(c, k, is_string, fmt::format("a ceiling {} whose {} is not text", valid_utf8(name), k));
+  }
+  field(e.idle_power, "energy_gpu", [&](const nlohmann::json& x) { return x.is_array() && std::all_of(x.begin(), x.end(), number_or_null); },
+        "an idle GPU power that is not a list of numbers");
+  for (const char* k : {"energy_cpu", "energy_dram"}) field(e.idle_power, k, number_or_null, fmt::format("an idle {} power that is not a number", k));
+  try {
+    if (!e.plan.empty()) (void)plan::from_json(e.plan);
+  } catch (const database_error& x) {
+    throw database_error(fmt::format("database {}, experiment {}: {}", path, e.id, x.what()));
+  }
+}
+
+}  // namespace
+
 experiment_view load_experiment(database& db, std::int64_t id) {
   experiment_view v;
   v.experiment = db.experiment(id).value();
+  check_stored(v.experiment, db.path());
   for (auto& r : db.points(id)) {
     point_view p;
     p.params = nlohmann::json::parse(r.params_json, nullptr, false);

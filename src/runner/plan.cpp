@@ -1,5 +1,6 @@
 #include "runner/plan.hpp"
 
+#include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <set>
@@ -200,7 +201,38 @@ nlohmann::json plan::to_json() const {
   return out;
 }
 
+namespace {
+plan read_plan(const nlohmann::json& j);
+}
+
 plan plan::from_json(const nlohmann::json& j) {
+  try {
+    auto p = read_plan(j);
+    const auto& r = p.reps;
+    auto bad = [](const std::string& what) {
+      throw database_error("the stored plan " + what + "; it was changed by hand or is damaged");
+    };
+    if (!(std::isfinite(p.timeout) && p.timeout > 0)) bad("has a timeout that is not a positive number");
+    if (r.warmup < 0 || r.min_reps < 1 || r.max_reps < 1 || (r.fixed && *r.fixed < 1)) bad("has impossible repetition counts");
+    if (!(std::isfinite(r.min_time) && std::isfinite(r.max_time) && std::isfinite(r.target_rse) && r.min_time >= 0))
+      bad("has repetition times that are not finite");
+    if (!(std::isfinite(p.energy.window) && p.energy.window > 0)) bad("has an energy window that is not a positive number");
+    if (p.instances < 1 || p.instances > max_instances) bad("has an impossible number of instances");
+    if (p.points.size() > max_plan_points) bad("has more points than a plan may hold");
+    for (std::size_t i = 0; i < p.points.size(); ++i)
+      if (p.points[i].ordinal != static_cast<int>(i) || p.points[i].instance < 0) bad("numbers its points out of order");
+    if (p.calibrated && !(std::isfinite(p.calibrated->budget) && p.calibrated->budget > 0 && p.calibrated->growth > 1 &&
+                          std::isfinite(p.calibrated->growth) && p.calibrated->min_sizes >= 1 && p.calibrated->min_sizes <= 1000))
+      bad("has an impossible calibration");
+    return p;
+  } catch (const nlohmann::json::exception& e) {
+    throw database_error(fmt::format("the stored plan is malformed ({}); it was changed by hand or is damaged", e.what()));
+  }
+}
+
+namespace {
+
+plan read_plan(const nlohmann::json& j) {
   plan p;
   for (const auto& x : j.at("points")) {
     plan_point pt;
@@ -245,5 +277,7 @@ plan plan::from_json(const nlohmann::json& j) {
   }
   return p;
 }
+
+}  // namespace
 
 }  // namespace ema

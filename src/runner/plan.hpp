@@ -86,6 +86,8 @@ struct plan {
            const std::string& phase = "");
 
   nlohmann::json to_json() const;
+  /// A plan as stored with its experiment; database_error when it is malformed (a missing field, a
+  /// wrong type, an impossible value: changed by hand or damaged).
   static plan from_json(const nlohmann::json& j);
 };
 

@@ -292,6 +292,7 @@ std::vector<point_record> database::points(std::int64_t experiment_id) {
     p.ordinal = static_cast<int>(ordinal);
     p.problem = s.text(2);
     p.variant = s.text(3);
+    if (p.problem.empty() || p.variant.empty()) damaged(path, where, "has no problem or no variant name");
     p.backend = s.text(4);
     p.n = static_cast<std::uint64_t>(n);
     p.params_json = s.text(6);
@@ -307,9 +308,11 @@ std::vector<point_record> database::points(std::int64_t experiment_id) {
     p.started_at = s.text(14);
     p.finished_at = s.text(15);
     p.instance = static_cast<int>(instance);
-    for (const auto& [column, text] : {std::pair{"result_json", &p.result_json}, std::pair{"notes_json", &p.notes_json},
-                                       std::pair{"unavailable_json", &p.unavailable_json}})
-      json_object(path, where, column, *text);
+    json_object(path, where, "result_json", p.result_json);
+    json_object(path, where, "notes_json", p.notes_json);
+    const auto unavailable = json_object(path, where, "unavailable_json", p.unavailable_json);
+    for (const auto& [metric, why] : unavailable.items())
+      if (!why.is_string()) damaged(path, where, fmt::format("gives no reason why {} is unavailable", valid_utf8(metric)));
     const auto params = json_object(path, where, "params_json", p.params_json);
     for (const auto& [k, v] : params.items())
       if (!v.is_string()) damaged(path, where, fmt::format("has the parameter '{}' as {}, not text", valid_utf8(k), v.type_name()));

@@ -34,7 +34,10 @@ std::string slurp(const std::string& path) {
 
 int count_points(const std::string& db_path) {
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return -1;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    sqlite3_close(db);  // a handle is allocated even when opening fails
+    return -1;
+  }
   sqlite3_busy_timeout(db, 1000);
   sqlite3_stmt* s = nullptr;
   int n = -1;

@@ -29,7 +29,7 @@ std::vector<char*> c_args(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-process_result run_process(const std::vector<std::string>& argv, const std::string& stdin_text) {
+process_result run_process(const std::vector<std::string>& argv, const std::string& stdin_text, const std::string& cwd) {
   temp_dir dir;
   auto in = dir.file("stdin"), out = dir.file("stdout"), err = dir.file("stderr");
   std::ofstream(in) << stdin_text;
@@ -42,6 +42,7 @@ process_result run_process(const std::vector<std::string>& argv, const std::stri
     dup2(i, 0);
     dup2(o, 1);
     dup2(e, 2);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
     execv(args[0], args.data());
     _exit(127);
   }
@@ -54,14 +55,15 @@ process_result run_process(const std::vector<std::string>& argv, const std::stri
   return r;
 }
 
-int spawn_process(const std::vector<std::string>& argv) {
+int spawn_process(const std::vector<std::string>& argv, const std::string& cwd, const std::string& err_file) {
   auto args = c_args(argv);
   pid_t pid = fork();
   if (pid == 0) {
     int null = open("/dev/null", O_RDWR);
     dup2(null, 0);
     dup2(null, 1);
-    dup2(null, 2);
+    dup2(err_file.empty() ? null : open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644), 2);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
     execv(args[0], args.data());
     _exit(127);
   }

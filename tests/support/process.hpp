@@ -11,9 +11,10 @@ struct process_result {
   std::string out, err;
 };
 
-process_result run_process(const std::vector<std::string>& argv, const std::string& stdin_text = "");
+process_result run_process(const std::vector<std::string>& argv, const std::string& stdin_text = "", const std::string& cwd = "");
 
-/// Starts a command in the background (stdout and stderr to /dev/null); returns its pid.
-int spawn_process(const std::vector<std::string>& argv);
+/// Starts a command in the background (stdout and stderr to /dev/null, or stderr to `err_file`),
+/// in `cwd` when given; returns its pid.
+int spawn_process(const std::vector<std::string>& argv, const std::string& cwd = "", const std::string& err_file = "");
 
 }  // namespace ema::test
