@@ -85,9 +85,9 @@ int exec(const exec_options& o, const common_options& common) {
     throw usage_error(fmt::format("{} --variant names for {} --run commands", o.variant_names.size(), o.runs.size()));
   plan_request r;
   o.measure.fill(r);
-  if (r.budget && o.sizes) throw usage_error("give either --budget (sizes chosen by calibration) or --sizes, not both");
   if (!r.budget && !o.sizes) throw usage_error("give the sizes with --sizes or a time budget with --budget");
-  if (!r.budget && (r.start || r.max_size)) throw usage_error("--start and --max-size shape a calibrated sweep; give --budget");
+  r.sizes = o.sizes;
+  check_sweep_shape(r);
   check_outputs(common.db, o.out.paths());
 
   plan p;

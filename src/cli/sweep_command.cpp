@@ -1,11 +1,11 @@
 #include "cli/sweep_command.hpp"
 
 #include <atomic>
-#include <optional>
 #include <charconv>
 #include <cmath>
 #include <csignal>
 #include <fmt/format.h>
+#include <optional>
 #include <unistd.h>
 
 #include "cli/exit_codes.hpp"
@@ -143,12 +143,6 @@ void measurement_options::fill(plan_request& r) const {
   };
   r.start = size_option(start, "--start");
   r.max_size = size_option(max_size, "--max-size");
-  if (r.start && *r.start < 1) throw usage_error("--start must be at least 1");
-  if (r.max_size && *r.max_size < 1) throw usage_error("--max-size must be at least 1");
-  if (r.start && r.max_size && *r.start > *r.max_size)
-    throw usage_error(fmt::format("--start {} is larger than --max-size {}", *r.start, *r.max_size));
-  if (instances < 1 || instances > max_instances)
-    throw usage_error(fmt::format("--instances must be between 1 and {}, got {}", max_instances, instances));
 }
 
 void measurement_options::apply(plan& p) const {

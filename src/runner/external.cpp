@@ -27,13 +27,6 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-// The end of a child's output, as valid UTF-8 (whatever bytes it wrote).
-std::string tail(std::string s, std::size_t keep = 600) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  if (s.size() > keep) s = "…" + s.substr(s.size() - keep);
-  return valid_utf8(s);
-}
-
 // How a child that did not exit with 0 failed, as a status and a reason.
 bool failed(const child_outcome& c, const std::string& what, double timeout, point_record& r) {
   if (!c.output_problem.empty()) {
@@ -54,7 +47,7 @@ bool failed(const child_outcome& c, const std::string& what, double timeout, poi
   } else {
     return false;
   }
-  if (auto t = tail(c.stderr_tail); !t.empty()) r.reason += "; stderr: " + t;
+  if (auto t = output_tail(c.stderr_tail); !t.empty()) r.reason += "; stderr: " + t;
   return true;
 }
 
@@ -160,7 +153,7 @@ std::string parse_phase_lines(const std::string& out, std::map<std::string, doub
       return fmt::format("malformed phase line {} of the program's output: '{}' (phase lines counted from 1; expected 'ema-phase NAME SECONDS' with "
                          "NAME of letters, digits, '_', '-' or '.', not total, user, sys, host_peak_rss or point_wall, "
                          "and SECONDS a number >= 0)",
-                         number, tail(line, 120));
+                         number, output_tail(line, 120));
     phases[name] += v;
   }
   return "";
@@ -219,7 +212,7 @@ void run_external_point(const plan& p, const plan_point& pt, double timeout, con
     }
     if (!fs::is_regular_file(partial, ec)) {
       r.status = point_status::failed;
-      r.reason = fmt::format("the generator exited with 0 but wrote no input file at {{input}} (command: {})", tail(gen, 200));
+      r.reason = fmt::format("the generator exited with 0 but wrote no input file at {{input}} (command: {})", output_tail(gen, 200));
       fs::remove(partial, ec);
       return finish();
     }

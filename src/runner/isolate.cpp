@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/text.hpp"
+
 namespace ema {
 namespace {
 
@@ -308,6 +310,12 @@ double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::ste
 }
 
 }  // namespace
+
+std::string output_tail(std::string s, std::size_t keep) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  if (s.size() > keep) s = "…" + s.substr(s.size() - keep);
+  return valid_utf8(s);
+}
 
 std::string describe_signal(int sig) {
   const char* name = strsignal(sig);

@@ -61,6 +61,10 @@ child_outcome run_isolated(const std::vector<std::string>& argv, const std::stri
 child_outcome run_isolated(const std::vector<std::string>& argv, const std::string& input, double timeout_seconds,
                            const std::atomic<bool>* stop = nullptr, answer_channel channel = answer_channel::fd3);
 
+/// The end of a child's output for a reason: trailing blank space dropped, at most `keep` bytes
+/// (from the end, "…" before), as valid UTF-8 whatever bytes the child wrote.
+std::string output_tail(std::string text, std::size_t keep = 600);
+
 /// "signal 11 (Segmentation fault)".
 std::string describe_signal(int sig);
 

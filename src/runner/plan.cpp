@@ -78,6 +78,17 @@ void plan::add(const std::string& problem, const std::string& variant, std::uint
   }
 }
 
+void check_sweep_shape(const plan_request& r) {
+  if (r.instances < 1 || r.instances > max_instances)
+    throw usage_error(fmt::format("--instances must be between 1 and {}, got {}", max_instances, r.instances));
+  if (r.budget && r.sizes) throw usage_error("give either --budget (sizes chosen by calibration) or --sizes, not both");
+  if (!r.budget && (r.start || r.max_size)) throw usage_error("--start and --max-size shape a calibrated sweep; give --budget");
+  if (r.start && *r.start < 1) throw usage_error("--start must be at least 1");
+  if (r.max_size && *r.max_size < 1) throw usage_error("--max-size must be at least 1");
+  if (r.start && r.max_size && *r.start > *r.max_size)
+    throw usage_error(fmt::format("--start {} is larger than --max-size {}", *r.start, *r.max_size));
+}
+
 plan make_plan(const plan_request& r) {
   std::vector<const problem_desc*> chosen;
   if (r.all) {
@@ -87,14 +98,7 @@ plan make_plan(const plan_request& r) {
     for (const auto& name : r.problems) chosen.push_back(&find_problem(name));
   }
 
-  if (r.instances < 1 || r.instances > max_instances)
-    throw usage_error(fmt::format("--instances must be between 1 and {}, got {}", max_instances, r.instances));
-  if (r.budget && r.sizes) throw usage_error("give either --budget (sizes chosen by calibration) or --sizes, not both");
-  if (!r.budget && (r.start || r.max_size)) throw usage_error("--start and --max-size shape a calibrated sweep; give --budget");
-  if (r.start && *r.start < 1) throw usage_error("--start must be at least 1");
-  if (r.max_size && *r.max_size < 1) throw usage_error("--max-size must be at least 1");
-  if (r.start && r.max_size && *r.start > *r.max_size)
-    throw usage_error(fmt::format("--start {} is larger than --max-size {}", *r.start, *r.max_size));
+  check_sweep_shape(r);
   for (std::size_t i = 0; i < r.variants.size(); ++i)
     for (std::size_t k = 0; k < i; ++k)
       if (r.variants[i] == r.variants[k]) throw usage_error(fmt::format("--variants names '{}' twice", r.variants[i]));

@@ -108,6 +108,10 @@ struct plan_request {
 constexpr std::size_t max_plan_points = 1000000;
 constexpr int max_instances = 10000;
 
+/// The checks of a request that do not depend on its problems: instances, the choice between sizes
+/// and a budget, and a calibration's first and largest size. usage_error naming the option.
+void check_sweep_shape(const plan_request& request);
+
 /// Expands a request into points (or, with a budget, into calibration tracks). Throws usage_error
 /// for unknown problems, variants (or one named twice) or parameters, malformed sizes, a size past
 /// the problem's largest, parameters its `validate` refuses for the sizes, and a plan of more than

@@ -12,7 +12,6 @@
 #include "measure/memory.hpp"
 #include "measure/nvml.hpp"
 #include "measure/stats.hpp"
-#include "core/text.hpp"
 #include "runner/calibrate.hpp"
 #include "runner/external.hpp"
 #include "runner/isolate.hpp"
@@ -20,15 +19,8 @@
 namespace ema {
 namespace {
 
-std::string last_lines(const std::string& text, std::size_t max_chars = 600) {
-  auto s = text;
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  if (s.size() > max_chars) s = "…" + s.substr(s.size() - max_chars);
-  return valid_utf8(s);
-}
-
 std::string with_stderr(std::string reason, const std::string& tail) {
-  auto t = last_lines(tail);
+  auto t = output_tail(tail);
   if (!t.empty()) reason += "; stderr: " + t;
   return reason;
 }

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <thread>
 
+#include "support/db.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -32,21 +33,7 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-int count_points(const std::string& db_path) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    sqlite3_close(db);  // a handle is allocated even when opening fails
-    return -1;
-  }
-  sqlite3_busy_timeout(db, 1000);
-  sqlite3_stmt* s = nullptr;
-  int n = -1;
-  if (sqlite3_prepare_v2(db, "SELECT count(*) FROM points", -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
-    n = sqlite3_column_int(s, 0);
-  sqlite3_finalize(s);
-  sqlite3_close(db);
-  return n;
-}
+int count_points(const std::string& db_path) { return test::query_int(db_path, "SELECT count(*) FROM points"); }
 
 TEST(Cli, ListShowsProblemsAndVariants) {
   auto r = ema({"list"});

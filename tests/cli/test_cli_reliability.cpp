@@ -7,11 +7,11 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <sqlite3.h>
 #include <sstream>
 #include <sys/wait.h>
 #include <thread>
 
+#include "support/db.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -33,27 +33,8 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-int query_int(const std::string& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    sqlite3_close(db);  // a handle is allocated even when opening fails
-    return -1;
-  }
-  sqlite3_busy_timeout(db, 2000);
-  sqlite3_stmt* s = nullptr;
-  int n = -1;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW) n = sqlite3_column_int(s, 0);
-  sqlite3_finalize(s);
-  sqlite3_close(db);
-  return n;
-}
-
-void exec_sql(const std::string& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  sqlite3_close(db);
-}
+using test::exec_sql;
+using test::query_int;
 
 bool alive(long pid) { return pid > 0 && kill(static_cast<pid_t>(pid), 0) == 0; }
 
