@@ -1,4 +1,4 @@
-// The exit codes of `ema`, documented in the README.
+// The exit codes of `ema`, documented in docs/errors.md.
 #pragma once
 
 namespace ema::exit_code {

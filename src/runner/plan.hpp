@@ -12,7 +12,7 @@
 
 namespace ema {
 
-/// When a point has enough repetitions (see README, "Measurement").
+/// When a point has enough repetitions (docs/measurement.md, "Repetitions").
 struct repetition_policy {
   int warmup = 1;          ///< untimed runs first (context creation, module load, caches)
   int min_reps = 5;        ///< at least this many timed runs

@@ -1,6 +1,6 @@
 // The child side of a measurement point: generate the input from its seed, warm up, repeat
 // until the policy is satisfied, verify every run, measure energy over a counter-aligned window,
-// and answer with every sample. See README "Measurement" for the rules.
+// and answer with every sample. docs/measurement.md gives the rules.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -2,25 +2,19 @@
 # The HTML report in a real browser: headless Chromium loads a report of a small sweep with no
 # console message (an error would print one), its script runs (it marks <body data-ready> with the
 # number of charts) and a screenshot of the page is taken (a page of charts is far larger than a
-# blank one). Exits 77, "not run", where Chromium is not installed.
+# blank one; scripts/report-screenshot.sh drives the browser). Exits 77, "not run", where Chromium
+# is not installed.
 # usage: html_in_chromium.sh EMA WORKDIR
 set -eu
 ema=$1
 dir=$2
-browser=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$browser" ] || { echo "chromium is not installed: not run"; exit 77; }
+command -v chromium > /dev/null || command -v chromium-browser > /dev/null || { echo "chromium is not installed: not run"; exit 77; }
 rm -rf "$dir"
-mkdir -p "$dir/profile"
+mkdir -p "$dir"
 "$ema" run search --variants seq,omp --sizes 2^10..2^18*2 --instances 2 --no-energy --min-time 0.01 --max-time 0.05 \
   --db "$dir/r.db" --quiet
 "$ema" report --db "$dir/r.db" --html "$dir/report.html" --bootstrap 50
-flags="--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
-       --disable-component-update --disable-sync --user-data-dir=$dir/profile --enable-logging=stderr --v=0"
-# shellcheck disable=SC2086
-timeout 120 "$browser" $flags --dump-dom "file://$dir/report.html" > "$dir/dom.html" 2> "$dir/console.log"
-# shellcheck disable=SC2086
-timeout 120 "$browser" $flags --window-size=1280,2400 --screenshot="$dir/shot.png" "file://$dir/report.html" \
-  > /dev/null 2>> "$dir/console.log"
+sh "$(dirname "$0")/../../scripts/report-screenshot.sh" "$dir/report.html" "$dir/shot.png"
 status=0
 if grep -q ":CONSOLE" "$dir/console.log"; then
   echo "the page wrote to the console:"; grep ":CONSOLE" "$dir/console.log"; status=1
@@ -32,5 +26,5 @@ fi
 [ "$(grep -o '<svg class="chart"' "$dir/dom.html" | wc -l)" -ge 4 ] || { echo "fewer than 4 charts in the DOM"; status=1; }
 size=$(wc -c < "$dir/shot.png" 2>/dev/null || echo 0)
 [ "$size" -gt 60000 ] || { echo "the screenshot is missing or nearly blank ($size bytes)"; status=1; }
-[ $status -eq 0 ] && echo "report loads in $browser: $charts charts, no console message, screenshot $size bytes"
+[ $status -eq 0 ] && echo "report loads in Chromium: $charts charts, no console message, screenshot $size bytes"
 exit $status
