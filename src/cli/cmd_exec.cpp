@@ -97,6 +97,8 @@ int exec(const exec_options& o, const common_options& common) {
   x.generator = o.generator;
   const auto cache_dir = o.cache_dir.value_or(default_cache_dir());
   check_utf8("--cache", cache_dir);
+  if (names_the_database(common.db, cache_dir))
+    throw usage_error(fmt::format("--cache {} is the database; give the input cache a folder of its own", cache_dir));
   x.cache_dir = input_cache::open(cache_dir).root().string();  // refused here if it holds others' files
   x.cache_cap = parse_bytes(o.cache_cap);
   std::error_code ec;

@@ -51,15 +51,20 @@ std::vector<output_path> given_outputs(std::initializer_list<std::pair<const cha
   return out;
 }
 
+bool names_the_database(const std::string& db, const std::string& path) {
+  for (const char* sidecar : {"", "-journal", "-wal", "-shm"})
+    if (same_file(path, db + sidecar)) return true;
+  return false;
+}
+
 void check_outputs(const std::string& db, const std::vector<output_path>& outputs) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const auto& o = outputs[i];
     if (o.path.empty()) throw usage_error(fmt::format("{} is empty: give a file, or - for standard output", o.option));
     if (o.path == "-") continue;
-    for (const char* sidecar : {"", "-journal", "-wal", "-shm"})
-      if (same_file(o.path, db + sidecar))
-        throw usage_error(fmt::format("{} {} is the database{}; writing there would destroy it: give another file", o.option,
-                                      o.path, *sidecar ? fmt::format("'s {} file", sidecar + 1) : std::string()));
+    if (names_the_database(db, o.path))
+      throw usage_error(fmt::format("{} {} is the database (or one of its files); writing there would destroy it: give another "
+                                    "file", o.option, o.path));
     for (std::size_t k = 0; k < i; ++k)
       if (outputs[k].path != "-" && same_file(o.path, outputs[k].path))
         throw usage_error(fmt::format("{} and {} name the same file {}", outputs[k].option, o.option, o.path));

@@ -18,6 +18,10 @@ struct output_path {
 /// The outputs that were given, with their options.
 std::vector<output_path> given_outputs(std::initializer_list<std::pair<const char*, const std::optional<std::string>*>> options);
 
+/// Whether `path` is the database `db` or one of its sidecar files (-journal, -wal, -shm), by any
+/// name (a link, a relative path, a hard link), whether or not it exists yet.
+bool names_the_database(const std::string& db, const std::string& path);
+
 /// Refuses (usage_error naming the option) an output that is the database `db` or one of its
 /// sidecar files (-journal, -wal, -shm), by any name (a link, a relative path); the same file named
 /// by two options; a folder; or a file that cannot be written: checked without creating, opening

@@ -70,6 +70,11 @@ TEST(Reliability, ExecCacheNeverDeletesTheUsersFiles) {
   EXPECT_EQ(slurp(dir.file("victim/thesis.tex")), "years of work");
   EXPECT_TRUE(fs::exists(dir.file("victim/sub/results.csv")));
   EXPECT_FALSE(fs::exists(dir.file("victim/ema.db")));
+  // The database's own path as the cache: refused before either is created.
+  r = ema({"exec", "--name", "lru", "--gen", "seq {n} > {input}", "--run", "wc -l {input}", "--sizes", "10", "--cache",
+           dir.file("same.db"), "--db", dir.file("same.db")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("same.db")));
 
   // A new folder becomes ema's; the database kept in it and files put there later survive any cap.
   r = ema({"exec", "--name", "lru", "--gen", "seq {n} > {input}", "--run", "wc -l {input}", "--sizes", "10,20,4000", "--reps", "2",
