@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "core/registry.hpp"
+#include "measure/gpu.hpp"
 
 namespace ema::cli {
 
@@ -16,13 +17,14 @@ action add_list(CLI::App& app) {
       nlohmann::json out = nlohmann::json::array();
       for (const auto* p : problems()) {
         nlohmann::json pj = {{"name", p->name}, {"title", p->title}, {"n", p->size_meaning}, {"source", p->source},
-                             {"default_sizes", p->default_sizes}};
+                             {"default_sizes", p->default_sizes}, {"reference_variant", p->reference_variant ? p->reference_variant : ""}};
         for (const auto& s : p->params)
           pj["params"].push_back({{"name", s.name}, {"default", s.default_value}, {"help", s.help},
                                   {"choices", s.choices ? s.choices : ""}});
         for (const auto* v : variants_of(p->name)) {
-          auto a = available(*v);
-          pj["variants"].push_back({{"name", v->name}, {"backend", std::string(to_string(v->backend))},
+          auto a = available(v->backend);
+          pj["variants"].push_back({{"name", v->name}, {"algorithm", v->algorithm}, {"role", std::string(to_string(v->role))},
+                                    {"backend", std::string(to_string(v->backend))},
                                     {"description", v->description}, {"provenance", v->provenance},
                                     {"available", a.ok}, {"why_not", a.reason}});
         }
@@ -42,10 +44,10 @@ action add_list(CLI::App& app) {
       std::size_t w = 0;
       for (const auto* v : variants_of(p->name)) w = std::max(w, std::string_view(v->name).size());
       for (const auto* v : variants_of(p->name)) {
-        auto a = available(*v);
-        fmt::print("    {:<{}}  {:<9}  {}\n    {:<{}}  {}\n    {:<{}}  {}\n", v->name, w, to_string(v->backend),
-                   a.ok ? "runs here" : "cannot run here: " + a.reason, "", w + 11, v->description, "", w + 11,
-                   v->provenance);
+        auto a = available(v->backend);
+        fmt::print("    {:<{}}  {:<9}  {}\n    {:<{}}  algorithm {}, {}\n    {:<{}}  {}\n    {:<{}}  {}\n", v->name, w,
+                   to_string(v->backend), a.ok ? "runs here" : "cannot run here: " + a.reason, "", w + 11, v->algorithm,
+                   to_string(v->role), "", w + 11, v->description, "", w + 11, v->provenance);
       }
       fmt::print("\n");
     }

@@ -32,4 +32,17 @@ inline int backend_order(std::string_view name) {
 /// True for back ends that run on a GPU.
 constexpr bool uses_gpu(backend b) { return b == backend::cuda || b == backend::multi_gpu; }
 
+/// How many of the machine's `present` GPUs a variant on back end `b` uses: none on the host, the
+/// first for `cuda`, every one for `multi-gpu`. The one place this is decided.
+constexpr int devices_used(backend b, int present) {
+  if (b == backend::cuda) return present > 0 ? 1 : 0;
+  if (b == backend::multi_gpu) return present;
+  return 0;
+}
+/// The same for a back end stored by name; a user's program (not one of ours) uses none.
+inline int devices_used(std::string_view b, int present) {
+  auto k = backend_from_string(b);
+  return k ? devices_used(*k, present) : 0;
+}
+
 }  // namespace ema

@@ -7,13 +7,14 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string_view>
 #include <string>
 #include <utility>
 
 #include "core/backend.hpp"
 #include "core/params.hpp"
 #include "core/run_context.hpp"
-#include "inputs/host_array.hpp"
+#include "core/host_memory_kind.hpp"
 
 namespace ema {
 
@@ -46,36 +47,76 @@ struct outcome {
 };
 
 struct problem_desc {
-  const char* name;
-  const char* title;         ///< one line
-  const char* size_meaning;  ///< what n counts
-  const char* source;        ///< the source document it follows
-  std::span<const param_spec> params;
-  const char* default_sizes;  ///< the plan of `ema run` without --sizes (the main job's)
-  std::unique_ptr<workload> (*prepare)(const point_request&);
-  work_model (*work)(std::uint64_t n, const param_set&);
+  const char* name = nullptr;
+  const char* title = nullptr;         ///< one line
+  const char* size_meaning = nullptr;  ///< what n counts
+  const char* source = nullptr;        ///< the source document it follows
+  std::span<const param_spec> params{};
+  const char* default_sizes = nullptr;  ///< the plan of `ema run` without --sizes (the main job's)
+  /// The variant every speedup falls back on when a variant's own algorithm has none on the
+  /// baseline's back end (registry.hpp, speedup_baseline): the source's sequential algorithm.
+  const char* reference_variant = "seq";
+  std::unique_ptr<workload> (*prepare)(const point_request&) = nullptr;
+  work_model (*work)(std::uint64_t n, const param_set&) = nullptr;
   std::uint64_t max_size = 0;  ///< the largest n the problem can represent; 0: no limit but memory
   /// Checks the parameters for the sizes a plan runs (every size of a fixed plan; a calibrated
   /// plan's first size) before anything is stored: value ranges, the size arithmetic they enter
   /// (never overflowing), input files read whole. Throws usage_error naming what is wrong; nullptr
   /// when the declared kinds say all.
   void (*validate)(const param_set&, std::span<const std::uint64_t> sizes) = nullptr;
+  /// The conformance tests (tests/problems/test_conformance.cpp) run every variant over every
+  /// size here (the problem's edge cases: 0, 1, 2^k - 1, 2^k, 2^k + 1 around its block widths)
+  /// times every parameter set here (`k=v,k=v` as --param takes them; "" for the defaults) times
+  /// two seeds. A case the problem's validate refuses, or a variant's not_applicable declines, is
+  /// counted as such.
+  std::span<const std::uint64_t> test_sizes{};
+  std::span<const char* const> test_params{};
+  /// The fields of the result JSON on which every variant of one algorithm must agree exactly with
+  /// that algorithm's `seq` (the conformance tests); empty: the whole result (gauss: the status
+  /// only, since the solution's rounding depends on the order of operations).
+  std::span<const char* const> answer_fields{};
 };
 
+/// Who wrote a variant's algorithm: the source document (implemented as written, so its claims can
+/// be checked), us (the fastest we can make), or a library a user would otherwise reach for.
+enum class variant_role { unset, source, ours, anchor };
+
+constexpr std::string_view to_string(variant_role r) {
+  switch (r) {
+    case variant_role::source: return "source";
+    case variant_role::ours: return "ours";
+    case variant_role::anchor: return "anchor";
+    case variant_role::unset: break;
+  }
+  return "?";
+}
+
 struct variant_desc {
-  const char* problem;
-  const char* name;
-  ema::backend backend;
-  const char* description;  ///< one line
-  const char* provenance;   ///< e.g. "Algorithm 2 of 001_9fea77a744af8951.txt", "ours", "anchor: thrust::find"
-  outcome (*run)(workload&, run_context&);
+  const char* problem = nullptr;  ///< filled from the problem's traits by problem_kit::variant
+  const char* name = nullptr;     ///< `<backend>[-<qualifier>]`, or `<algorithm>-<backend>[-<qualifier>]` where a problem has several algorithms
+  /// The algorithm it implements (quick, merge, exact ...); the problem's name where it has one.
+  /// A speedup compares back ends of one algorithm: its baseline is the same algorithm's `seq`.
+  const char* algorithm = nullptr;
+  ema::backend backend = ema::backend::seq;
+  variant_role role = variant_role::unset;
+  const char* description = nullptr;  ///< one line
+  const char* provenance = nullptr;   ///< e.g. "Algorithm 2 of 001_9fea77a744af8951.txt", "thrust::find"
+  outcome (*run)(workload&, run_context&) = nullptr;  ///< filled by problem_kit::variant
   /// Why the algorithm does not apply to these parameters (e.g. a method without pivoting on a
   /// general matrix), or nullptr when it does; such points are recorded as skipped, never run.
   const char* (*not_applicable)(const param_set&) = nullptr;
 };
 
+namespace detail {
+// Called only during constant evaluation of a registration: the throw makes a malformed
+// descriptor a compile-time error naming what is missing.
+constexpr void require(bool ok, const char* what) {
+  if (!ok) throw what;
+}
+}  // namespace detail
+
 /// Glue that turns a problem's typed pieces into the type-erased descriptors above.
-/// Traits provides: `input`, `output`, `static input generate(const point_request&)`,
+/// Traits provides: `static constexpr const char* name`, `input`, `output`, `static input generate(const point_request&)`,
 /// `static E reference(const input&)`, and
 /// `static outcome check(const input&, const E& expected, const output& got)`, where E is usually
 /// the output itself (the reference's answer) or whatever the verifier needs from the input.
@@ -96,6 +137,31 @@ struct problem_kit {
     w->in = Traits::generate(request);
     w->expected = Traits::reference(w->in);
     return w;
+  }
+
+  /// The problem's descriptor: `d` with the name from the traits (`Traits::name`) and the
+  /// generator and reference of the traits; used as EMA_PROBLEM(id, kit::problem({.title = ...})).
+  static constexpr problem_desc problem(problem_desc d) {
+    detail::require(d.name == nullptr, "the problem's name comes from its traits");
+    detail::require(d.title && d.size_meaning && d.source && d.default_sizes && d.work, "a problem needs a title, "
+                    "size_meaning, source, default_sizes and work");
+    d.name = Traits::name;
+    d.prepare = &prepare;
+    return d;
+  }
+
+  /// A variant's descriptor: `d` with the problem's name, the algorithm defaulted to the problem's
+  /// name, and `Run` wrapped to time and verify it; used as
+  /// EMA_VARIANT(id, kit::variant<&run_fn>({.name = ..., .backend = ..., .role = ..., ...})).
+  template <run_fn Run>
+  static constexpr variant_desc variant(variant_desc d) {
+    detail::require(d.problem == nullptr && d.run == nullptr, "problem and run are filled by problem_kit::variant");
+    detail::require(d.name && d.description && d.provenance, "a variant needs a name, description and provenance");
+    detail::require(d.role != variant_role::unset, "a variant needs a role: source, ours or anchor");
+    d.problem = Traits::name;
+    if (!d.algorithm) d.algorithm = Traits::name;
+    d.run = &run<Run>;
+    return d;
   }
 
   /// Runs a variant once, timing the whole call as `total`, then verifies its output.

@@ -5,7 +5,6 @@
 #include <fmt/ranges.h>
 
 #include "core/errors.hpp"
-#include "measure/gpu.hpp"
 
 // Bounds of the linker sections filled by EMA_PROBLEM and EMA_VARIANT. Weak, so a binary with no
 // registration at all still links (the lists are then empty).
@@ -58,6 +57,41 @@ std::vector<const variant_desc*> variants_of(std::string_view problem) {
   return out;
 }
 
+const problem_desc* lookup_problem(std::string_view name) {
+  for (auto* p : problems())
+    if (name == p->name) return p;
+  return nullptr;
+}
+
+const variant_desc* lookup_variant(std::string_view problem, std::string_view name) {
+  for (auto* v : variants())
+    if (problem == v->problem && name == v->name) return v;
+  return nullptr;
+}
+
+std::string speedup_baseline(std::string_view problem, std::string_view variant, backend against,
+                             const std::function<bool(std::string_view)>& present) {
+  const auto* v = lookup_variant(problem, variant);
+  if (!v) {
+    const auto name = to_string(against);
+    return present(name) ? std::string(name) : std::string();
+  }
+  // The variants of `algorithm` on `against` that the experiment holds, the source's first.
+  auto of_algorithm = [&](std::string_view algorithm) -> std::string {
+    const variant_desc* best = nullptr;
+    for (const auto* c : variants_of(problem)) {
+      if (c->backend != against || algorithm != c->algorithm || !present(c->name)) continue;
+      if (!best || (c->role == variant_role::source && best->role != variant_role::source)) best = c;
+    }
+    return best ? std::string(best->name) : std::string();
+  };
+  if (auto own = of_algorithm(v->algorithm); !own.empty()) return own;
+  const auto* p = lookup_problem(problem);
+  if (!p || !p->reference_variant) return {};
+  const auto* ref = lookup_variant(problem, p->reference_variant);
+  return ref ? of_algorithm(ref->algorithm) : std::string();
+}
+
 const problem_desc& find_problem(std::string_view name) {
   std::vector<std::string_view> names;
   for (auto* p : problems()) {
@@ -75,11 +109,6 @@ const variant_desc& find_variant(std::string_view problem, std::string_view name
   }
   throw usage_error(
       fmt::format("unknown variant '{}' of problem {}; valid variants: {}", name, problem, fmt::join(names, ", ")));
-}
-
-availability available(const variant_desc& v) {
-  if (uses_gpu(v.backend) && gpu::device_count() == 0) return {false, gpu::query().unavailable};
-  return {};
 }
 
 }  // namespace ema

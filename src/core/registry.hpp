@@ -5,6 +5,7 @@
 // OBJECT library so that no registration can be dropped by the linker.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,15 +15,15 @@
 
 namespace ema {
 
-/// Registers a problem: EMA_PROBLEM(search, { "search", ... });
+/// Registers a problem: EMA_PROBLEM(search, kit::problem({.title = ..., ...}));
 #define EMA_PROBLEM(id, ...)                                                          \
-  static constinit const ::ema::problem_desc ema_problem_desc_##id __VA_ARGS__;      \
+  static constinit const ::ema::problem_desc ema_problem_desc_##id = __VA_ARGS__;    \
   [[gnu::used, gnu::retain, gnu::section("ema_problems")]] const ::ema::problem_desc* \
       ema_problem_ptr_##id = &ema_problem_desc_##id
 
-/// Registers a variant: EMA_VARIANT(search_seq, { "search", "seq", backend::seq, ... });
+/// Registers a variant: EMA_VARIANT(search_seq, kit::variant<&fn>({.name = "seq", ...}));
 #define EMA_VARIANT(id, ...)                                                          \
-  static constinit const ::ema::variant_desc ema_variant_desc_##id __VA_ARGS__;      \
+  static constinit const ::ema::variant_desc ema_variant_desc_##id = __VA_ARGS__;    \
   [[gnu::used, gnu::retain, gnu::section("ema_variants")]] const ::ema::variant_desc* \
       ema_variant_ptr_##id = &ema_variant_desc_##id
 
@@ -36,12 +37,17 @@ std::vector<const variant_desc*> variants_of(std::string_view problem);
 /// Look-ups that throw usage_error listing the valid names.
 const problem_desc& find_problem(std::string_view name);
 const variant_desc& find_variant(std::string_view problem, std::string_view name);
+/// The same without throwing: nullptr when this build has no such problem or variant.
+const problem_desc* lookup_problem(std::string_view name);
+const variant_desc* lookup_variant(std::string_view problem, std::string_view name);
 
-/// Whether a variant can run on this machine, and why not.
-struct availability {
-  bool ok = true;
-  std::string reason;
-};
-availability available(const variant_desc& v);
+/// The variant whose time a speedup of `variant` against back end `against` (seq or omp) is
+/// taken from, among the variants `present` says the experiment holds: the same algorithm's
+/// variant on that back end (the source's first where there are several), else the problem's
+/// reference variant's algorithm on it (gauss's LU on the GPU against the source's `seq`
+/// elimination). A variant this build does not know (a user's program under `ema exec`) is
+/// compared with the variant named after the back end, `seq` or `omp`. "" when none is present.
+std::string speedup_baseline(std::string_view problem, std::string_view variant, backend against,
+                             const std::function<bool(std::string_view)>& present);
 
 }  // namespace ema

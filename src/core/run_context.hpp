@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "core/params.hpp"
-#include "measure/device_memory.hpp"
+#include "core/device_memory.hpp"
 
 namespace ema {
 

@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-namespace ema {
+#include "core/host_memory_kind.hpp"
 
-enum class host_memory_kind { pageable, pinned };
+namespace ema {
 
 /// Allocates `bytes` of host memory of the given kind (64-byte aligned at least).
 /// Throws out_of_memory when the allocation fails.

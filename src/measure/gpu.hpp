@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/backend.hpp"
+
 namespace ema::gpu {
 
 struct device_info {
@@ -59,5 +61,18 @@ struct device_ceilings {
 /// multi-GPU machine). Throws std::runtime_error without CUDA.
 device_ceilings probe_device(int device, bool read_only);
 
-
 }  // namespace ema::gpu
+
+namespace ema {
+
+/// Whether a variant on back end `b` can run on this machine, and why not.
+struct availability {
+  bool ok = true;
+  std::string reason;
+};
+inline availability available(backend b) {
+  if (uses_gpu(b) && gpu::device_count() == 0) return {false, gpu::query().unavailable};
+  return {};
+}
+
+}  // namespace ema

@@ -8,14 +8,14 @@
 
 #include "core/backend.hpp"
 #include "measure/stats.hpp"
-#include "report/baseline.hpp"
-#include "report/format.hpp"
+#include "core/registry.hpp"
+#include "core/format.hpp"
 
 namespace ema {
 namespace {
 
 std::optional<double> processors_of(const point_view& p) {
-  if (p.record.backend == "seq") return 1.0;
+  if (backend_from_string(p.record.backend) == backend::seq) return 1.0;
   if (!p.notes.is_object() || !p.notes.contains("processors")) return std::nullopt;
   const auto& v = p.notes["processors"];
   try {
@@ -61,15 +61,15 @@ std::vector<repeated_runs> summarize_runs(const experiment_view& v, const std::s
     row.min = st.min;
   }
   for (auto& [k, row] : rows) {
-    auto mean_of = [&](const char* ref) -> std::optional<double> {
-      const auto name = baseline_for(std::get<3>(k), ref, [&](const std::string& v) {
-        return rows.count({std::get<0>(k), std::get<1>(k), std::get<2>(k), v}) > 0;
+    auto mean_of = [&](backend ref) -> std::optional<double> {
+      const auto name = speedup_baseline(std::get<0>(k), std::get<3>(k), ref, [&](std::string_view v) {
+        return rows.count({std::get<0>(k), std::get<1>(k), std::get<2>(k), std::string(v)}) > 0;
       });
       auto it = rows.find({std::get<0>(k), std::get<1>(k), std::get<2>(k), name});
       return it == rows.end() ? std::nullopt : std::optional<double>(it->second.mean);
     };
-    if (auto s = mean_of("seq")) row.speedup_seq = *s / row.mean;
-    if (auto o = mean_of("omp")) row.speedup_omp = *o / row.mean;
+    if (auto s = mean_of(backend::seq)) row.speedup_seq = *s / row.mean;
+    if (auto o = mean_of(backend::omp)) row.speedup_omp = *o / row.mean;
     if (row.processors && row.speedup_seq) row.efficiency = *row.speedup_seq / *row.processors;
     if (row.processors) row.cost = *row.processors * row.mean;
   }

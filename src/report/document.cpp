@@ -13,8 +13,7 @@
 #include "core/text.hpp"
 #include "measure/stats.hpp"
 #include "report/analysis_tables.hpp"
-#include "report/baseline.hpp"
-#include "report/format.hpp"
+#include "core/format.hpp"
 #include "report/svg_chart.hpp"
 #include "report/table.hpp"
 
@@ -233,19 +232,20 @@ chart metric_chart(const group& g, const std::string& metric, const fits_by_metr
   return c;
 }
 
-/// The speedup of the variants whose `kind` ("seq" or "omp") baseline (baseline.hpp) is `reference`.
-chart speedup_chart(const group& g, const std::string& reference, const std::string& kind) {
+/// The speedup of the variants whose baseline on back end `kind` (registry.hpp, speedup_baseline)
+/// is `reference`.
+chart speedup_chart(const group& g, const std::string& reference, backend kind) {
   chart c;
   c.title = fmt::format("speedup fs = T({}) / T(variant), total time", reference);
   c.x_label = "n";
   c.y_label = "speedup";
   c.format_y = format_ratio;
   const auto ref = g.medians(reference, "total");
-  auto present = [&](const std::string& v) {
+  auto present = [&](std::string_view v) {
     return std::any_of(g.variants.begin(), g.variants.end(), [&](const auto& x) { return x.first == v; });
   };
   for (const auto& [variant, backend] : g.variants) {
-    if (variant == reference || baseline_for(variant, kind, present) != reference) continue;
+    if (variant == reference || speedup_baseline(g.problem, variant, kind, present) != reference) continue;
     chart_series s;
     s.name = variant;
     s.color = g.color(variant);
@@ -355,9 +355,16 @@ std::string render_html(const experiment_view& v, const fits_by_metric& fits) {
       if (!c.empty()) o += c.svg(fmt::format("c{}", chart_id++));
     };
     for (const auto& m : metrics) add(metric_chart(g, m, fits));
-    for (const char* ref : {"seq", "omp"})  // a chart per baseline present: `seq`, or a family's (exact-seq)
-      for (const auto& [variant, backend] : g.variants)
-        if (variant == family_of(variant) + ref) add(speedup_chart(g, variant, ref));
+    for (const backend ref : {backend::seq, backend::omp}) {  // a chart per baseline some variant is compared with
+      std::set<std::string> baselines;
+      auto present = [&](std::string_view v) {
+        return std::any_of(g.variants.begin(), g.variants.end(), [&](const auto& x) { return x.first == v; });
+      };
+      for (const auto& [variant, backend_name] : g.variants)
+        if (auto b = speedup_baseline(g.problem, variant, ref, present); !b.empty() && b != variant) baselines.insert(b);
+      for (const auto& [variant, backend_name] : g.variants)
+        if (baselines.count(variant)) add(speedup_chart(g, variant, ref));
+    }
     for (const auto& [variant, backend] : g.variants)
       if (!g.medians(variant, "kernel").empty()) add(phase_chart(g, variant));
     o += "</div>\n";

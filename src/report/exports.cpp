@@ -1,5 +1,7 @@
 #include "report/exports.hpp"
 
+#include "core/registry.hpp"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -53,8 +55,12 @@ nlohmann::json to_run_json(const experiment_view& v) {
           metrics[name] = {{"median", nullptr}, {"min", nullptr},  {"max", nullptr},
                            {"mean", nullptr},   {"stddev", nullptr}, {"unit", find_metric(name).unit},
                            {"samples", nlohmann::json::array()}, {"unavailable", why}};
+    // What this build knows of the variant (a user's program under `ema exec` has neither).
+    const auto* known = lookup_variant(r.problem, r.variant);
     out["points"].push_back({{"problem", r.problem},
                              {"variant", r.variant},
+                             {"algorithm", known ? nlohmann::json(known->algorithm) : nlohmann::json(nullptr)},
+                             {"role", known ? nlohmann::json(std::string(to_string(known->role))) : nlohmann::json(nullptr)},
                              {"backend", r.backend},
                              {"n", r.n},
                              {"params", p.params},

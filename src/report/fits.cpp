@@ -6,9 +6,10 @@
 #include <fmt/ranges.h>
 #include <map>
 
+#include "core/backend.hpp"
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
-#include "report/format.hpp"
+#include "core/format.hpp"
 
 namespace ema {
 namespace {
@@ -145,12 +146,9 @@ std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_requ
     f.metric = r.metric;
     f.unit = find_metric(r.metric).unit;
     f.budget = r.budget ? *r.budget : default_budget(v.experiment);
-    if ((backend == "cuda" || backend == "multi-gpu") && !gpus.empty()) {
+    if (const int used = devices_used(backend, static_cast<int>(gpus.size())); used > 0) {
       double threads = 0;
-      for (const auto& g : gpus) {
-        threads += g.value("resident_threads", 0.0);
-        if (backend == "cuda") break;
-      }
+      for (int i = 0; i < used; ++i) threads += gpus[static_cast<std::size_t>(i)].value("resident_threads", 0.0);
       if (threads > 0) f.resident_threads = threads;
     }
     // A variant that does not report the metric at all (a CPU variant's kernel time) has nothing

@@ -11,10 +11,10 @@
 #include "core/duration.hpp"
 #include "core/errors.hpp"
 #include "core/registry.hpp"
-#include "report/baseline.hpp"
+#include "core/registry.hpp"
 #include "measure/probe.hpp"
 #include "measure/stats.hpp"
-#include "report/format.hpp"
+#include "core/format.hpp"
 #include "report/grid.hpp"
 
 namespace ema {
@@ -161,13 +161,14 @@ std::string render_tables(const experiment_view& v, table_style style) {
         }
         row.push_back(std::isfinite(rate) ? fmt::format("{:.1f}", rate / 1e9) : "-");
         row.push_back(format_percent(rate / ceiling_value(e.ceilings, r.backend)));
-        auto speedup = [&](const char* ref) {
+        auto speedup = [&](backend ref) {
           const auto& at_n = totals[r.n];
-          auto it = at_n.find(baseline_for(r.variant, ref, [&](const std::string& v) { return at_n.count(v) > 0; }));
+          auto it = at_n.find(
+              speedup_baseline(r.problem, r.variant, ref, [&](std::string_view v) { return at_n.count(std::string(v)) > 0; }));
           return ok && it != totals[r.n].end() && std::isfinite(it->second) ? format_ratio(it->second / total) : std::string("-");
         };
-        row.push_back(speedup("seq"));
-        row.push_back(speedup("omp"));
+        row.push_back(speedup(backend::seq));
+        row.push_back(speedup(backend::omp));
         const std::string energy_metric = uses_gpu(backend_from_string(r.backend).value_or(backend::seq)) ? "energy_gpu" : "energy_cpu";
         const double energy = pooled(points, energy_metric);
         if (std::isfinite(energy)) {
@@ -208,8 +209,9 @@ std::string render_tables(const experiment_view& v, table_style style) {
     else
       out += fmt::format("{}medians (×k: k input instances pooled, the median of their medians); GB/s: bytes the problem "
                          "must read over the kernel time (GPU) or the total time (CPU); % ceil: of the probed read "
-                         "bandwidth for the back end; vs seq, vs omp: speedup in total time (against the variant's own family's seq or omp where "
-                         "there is one: exact-cuda against exact-seq)\n",
+                         "bandwidth for the back end; vs seq, vs omp: speedup in total time against the same algorithm's seq or omp "
+                         "variant (exact-cuda against exact-seq), else the problem's reference algorithm's (`ema list` shows each "
+                         "variant's algorithm)\n",
                          bullet);
     for (const auto& [metric, reasons] : unavailable)
       for (const auto& why : reasons) out += fmt::format("{}{}: unavailable ({})\n", bullet, stored_text(metric, style), stored_text(why, style));

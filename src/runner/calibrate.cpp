@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <set>
 
-#include "report/format.hpp"
+#include "core/format.hpp"
 
 namespace ema {
 namespace {

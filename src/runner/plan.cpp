@@ -7,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "core/registry.hpp"
+#include "measure/gpu.hpp"
 #include "core/sizes.hpp"
 #include "inputs/random.hpp"
 #include "measure/stats.hpp"
@@ -124,7 +125,7 @@ plan make_plan(const plan_request& r) {
     std::vector<const variant_desc*> vs;
     if (r.variants.empty()) {
       for (const auto* v : variants_of(p->name)) {
-        if (auto a = available(*v); !a.ok) {
+        if (auto a = available(v->backend); !a.ok) {
           out.notes.push_back(fmt::format("{} {}: left out ({})", p->name, v->name, a.reason));
           continue;
         }
@@ -133,9 +134,7 @@ plan make_plan(const plan_request& r) {
     } else {
       for (const auto& name : r.variants) {
         if (chosen.size() > 1) {
-          bool has = false;
-          for (const auto* v : variants_of(p->name)) has |= name == v->name;
-          if (!has) continue;
+          if (!lookup_variant(p->name, name)) continue;
         }
         vs.push_back(&find_variant(p->name, name));
       }

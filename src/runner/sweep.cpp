@@ -104,13 +104,12 @@ observation observe(const point_record& r) {
 
 // Device memory free now on the devices a back end uses, read through NVML (no CUDA context).
 double device_free_bytes(const std::string& backend) {
-  if (backend != "cuda" && backend != "multi-gpu") return 0;
+  const auto& devices = gpu::query().devices;
+  const int used = devices_used(backend, static_cast<int>(devices.size()));
   double free = 0;
-  for (const auto& d : gpu::query().devices) {
-    if (auto h = nvml::device_by_pci(d.pci_bus_id))
+  for (int i = 0; i < used; ++i)
+    if (auto h = nvml::device_by_pci(devices[static_cast<std::size_t>(i)].pci_bus_id))
       if (auto f = nvml::free_memory_bytes(*h)) free += *f;
-    if (backend == "cuda") break;
-  }
   return free;
 }
 
@@ -175,16 +174,14 @@ class sweeper {
   }
 
   void run_worker_point(const plan_point& pt, double timeout, point_record& r, bool& stopped) {
-    const variant_desc* v = nullptr;
-    for (const auto* c : variants_of(pt.problem))
-      if (pt.variant == c->name) v = c;
+    const variant_desc* v = lookup_variant(pt.problem, pt.variant);
     if (!v) {
       r.status = point_status::skipped;
       r.reason = "this build of ema has no such variant";
       return;
     }
     r.backend = to_string(v->backend);
-    if (auto a = available(*v); !a.ok) {
+    if (auto a = available(v->backend); !a.ok) {
       r.status = point_status::skipped;
       r.reason = a.reason;
       return;
@@ -316,9 +313,8 @@ class sweeper {
   }
 
   std::string backend_of(const track& t) const {
-    for (const auto* v : variants_of(t.problem))
-      if (t.variant == v->name) return std::string(to_string(v->backend));
-    return "";
+    const auto* v = lookup_variant(t.problem, t.variant);
+    return v ? std::string(to_string(v->backend)) : std::string();
   }
 
   database& db_;

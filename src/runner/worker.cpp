@@ -79,7 +79,7 @@ nlohmann::json run_point(const nlohmann::json& spec) {
   try {
     const auto& problem = find_problem(spec.at("problem").get<std::string>());
     const auto& variant = find_variant(problem.name, spec.at("variant").get<std::string>());
-    if (auto a = available(variant); !a.ok) {
+    if (auto a = available(variant.backend); !a.ok) {
       fail(point_status::skipped, a.reason);
       return answer;
     }

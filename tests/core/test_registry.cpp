@@ -4,6 +4,7 @@
 
 #include "core/errors.hpp"
 #include "core/registry.hpp"
+#include "measure/gpu.hpp"
 
 namespace ema {
 namespace {
@@ -34,14 +35,68 @@ TEST(Registry, ContentsMatchTheBuildConfiguration) {
   EXPECT_STREQ(problems()[2]->name, "search");
 }
 
-TEST(Registry, EveryVariantNamesItsProblemProvenanceAndDescription) {
+TEST(Registry, EveryVariantNamesItsProblemAlgorithmRoleProvenanceAndDescription) {
   for (const auto* v : variants()) {
     EXPECT_NO_THROW(find_problem(v->problem)) << v->name;
+    ASSERT_NE(v->algorithm, nullptr) << v->name;
+    EXPECT_FALSE(std::string_view(v->algorithm).empty()) << v->name;
+    EXPECT_NE(v->role, variant_role::unset) << v->name;
     EXPECT_GT(std::string_view(v->description).size(), 10u) << v->name;
     EXPECT_GT(std::string_view(v->provenance).size(), 3u) << v->name;
     EXPECT_NE(v->run, nullptr) << v->name;
   }
 }
+
+TEST(Registry, AlgorithmsAndRolesAreFieldsNotNames) {
+  EXPECT_STREQ(find_variant("rqa", "exact-cuda").algorithm, "exact");
+  EXPECT_STREQ(find_variant("rqa", "seed-seq").algorithm, "microstates");
+  EXPECT_EQ(find_variant("rqa", "seed-seq").role, variant_role::source);
+  EXPECT_STREQ(find_variant("search", "seq").algorithm, "search");  // one algorithm: the problem's name
+  EXPECT_EQ(find_variant("gauss", "seq").role, variant_role::source);
+  EXPECT_STREQ(find_variant("gauss", "omp-blocked").algorithm, "lu");
+  EXPECT_STREQ(find_variant("gauss", "seq").algorithm, "elimination");
+  for (const auto* p : problems()) {
+    // The reference variant exists and runs everywhere.
+    const auto* ref = lookup_variant(p->name, p->reference_variant);
+    ASSERT_NE(ref, nullptr) << p->name;
+    EXPECT_EQ(ref->backend, backend::seq) << p->name;
+  }
+}
+
+TEST(Registry, SpeedupBaselineIsTheSameAlgorithmsVariantElseTheReferenceAlgorithms) {
+  auto all = [](std::string_view) { return true; };
+  EXPECT_EQ(speedup_baseline("rqa", "exact-cuda", backend::seq, all), "exact-seq");
+  EXPECT_EQ(speedup_baseline("rqa", "motif-cuda", backend::omp, all), "motif-omp");
+  EXPECT_EQ(speedup_baseline("rqa", "seed-omp", backend::seq, all), "seed-seq");
+  EXPECT_EQ(speedup_baseline("gauss", "cusolver", backend::seq, all), "seq");           // no LU on one thread
+  EXPECT_EQ(speedup_baseline("gauss", "cusolver", backend::omp, all), "omp-blocked");  // LU in OpenMP
+  EXPECT_EQ(speedup_baseline("gauss", "cuda-kv2", backend::omp, all), "omp");
+  EXPECT_EQ(speedup_baseline("search", "thrust-find", backend::seq, all), "seq");
+  auto only = [](std::string_view name) { return [name](std::string_view v) { return v == name; }; };
+  EXPECT_EQ(speedup_baseline("rqa", "exact-cuda", backend::seq, only("seed-seq")), "");  // never another algorithm's own
+  EXPECT_EQ(speedup_baseline("rqa", "seed-cuda", backend::seq, only("exact-seq")), "exact-seq");
+  EXPECT_EQ(speedup_baseline("rqa", "their-program", backend::seq, only("seq")), "seq");
+  EXPECT_EQ(speedup_baseline("rqa", "their-program", backend::seq, only("exact-seq")), "");
+}
+
+// A registration is checked while it is compiled: a variant without a role, or one that names its
+// problem itself, does not build (detail::require throws during constant evaluation).
+struct demo_traits {
+  static constexpr const char* name = "demo";
+  using input = int;
+  using output = int;
+  static input generate(const point_request&) { return 0; }
+  static output reference(const input& in) { return in; }
+  static outcome check(const input&, const output&, const output&) { return {}; }
+};
+int demo_run(const int& in, run_context&) { return in; }
+constexpr variant_desc demo = problem_kit<demo_traits>::variant<&demo_run>(
+    {.name = "quick-cuda", .algorithm = "quick", .backend = backend::cuda, .role = variant_role::ours,
+     .description = "a demonstration", .provenance = "tests"});
+static_assert(std::string_view(demo.problem) == "demo" && std::string_view(demo.algorithm) == "quick" && demo.run != nullptr);
+constexpr variant_desc demo_default = problem_kit<demo_traits>::variant<&demo_run>(
+    {.name = "seq", .backend = backend::seq, .role = variant_role::source, .description = "d", .provenance = "p"});
+static_assert(std::string_view(demo_default.algorithm) == "demo");
 
 TEST(Registry, VariantNamesAreUniqueWithinAProblem) {
   std::set<std::string> seen;
@@ -63,12 +118,14 @@ TEST(Registry, UnknownNamesListTheValidOnes) {
   }
 }
 
-TEST(Registry, GpuVariantsAreUnavailableWithoutADevice) {
+TEST(Registry, GpuVariantsRunExactlyWhereADeviceIs) {
+  const bool device = gpu::device_count() > 0;
   for (const auto* v : variants()) {
-    auto a = available(*v);
-    if (!uses_gpu(v->backend)) {
-      EXPECT_TRUE(a.ok) << v->name;
-    } else if (!a.ok) {
+    auto a = available(v->backend);
+    if (!uses_gpu(v->backend) || device) {
+      EXPECT_TRUE(a.ok) << v->name << ": " << a.reason;
+    } else {
+      EXPECT_FALSE(a.ok) << v->name;
       EXPECT_NE(a.reason.find("CUDA"), std::string::npos) << a.reason;
     }
   }

@@ -5,15 +5,14 @@
 #include <map>
 
 #include "report/analysis_tables.hpp"
-#include "report/baseline.hpp"
 
 namespace ema {
 namespace {
 
 point_view point(const std::string& variant, const std::string& backend, std::uint64_t n, std::vector<double> totals,
-                 int instance = 0, const char* processors = nullptr) {
+                 int instance = 0, const char* processors = nullptr, const char* problem = "search") {
   point_view p;
-  p.record.problem = "search";
+  p.record.problem = problem;
   p.record.variant = variant;
   p.record.backend = backend;
   p.record.n = n;
@@ -59,25 +58,39 @@ TEST(AnalysisTables, StatisticsOverRunsAndInstancesWithSpeedupEfficiencyAndCost)
   EXPECT_NE(text.find("4.50x"), std::string::npos) << text;
 }
 
-TEST(AnalysisTables, AFamilyOfVariantsIsComparedWithItsOwnSeqAndOmp) {
-  // rqa's variants come in families (exact-*, seed-*): exact-cuda against exact-seq, not seed-seq;
-  // a variant without a family of its own falls back to `seq`.
+TEST(AnalysisTables, AVariantIsComparedWithItsOwnAlgorithmsSeqAndOmp) {
+  // rqa has three algorithms (exact, microstates, motif): exact-cuda against exact-seq, not
+  // seed-seq; an algorithm without a variant on the baseline's back end falls back on the problem's
+  // reference algorithm (exact); a program this build does not know, on the variant named `seq`.
+  auto rqa = [](const char* variant, const char* backend, double t, const char* processors = nullptr) {
+    return point(variant, backend, 1000, {t}, 0, processors, "rqa");
+  };
   experiment_view v;
-  v.points = {point("exact-seq", "seq", 1000, {10.0}), point("exact-omp", "omp", 1000, {2.0}, 0, "8"),
-              point("exact-cuda", "cuda", 1000, {0.5}), point("seed-seq", "seq", 1000, {1.0}),
-              point("seed-cuda", "cuda", 1000, {0.25}), point("seq", "seq", 1000, {4.0}), point("cuda-other", "cuda", 1000, {2.0})};
+  v.points = {rqa("exact-seq", "seq", 10.0), rqa("exact-omp", "omp", 2.0, "8"), rqa("exact-cuda", "cuda", 0.5),
+              rqa("seed-seq", "seq", 1.0), rqa("seed-cuda", "cuda", 0.25), rqa("seq", "seq", 4.0),
+              rqa("my-program", "cuda", 2.0)};
   std::map<std::string, std::decay_t<decltype(summarize_runs(v).front())>> by;
   for (const auto& r : summarize_runs(v)) by[r.variant] = r;
   EXPECT_DOUBLE_EQ(*by["exact-omp"].speedup_seq, 5.0);
   EXPECT_DOUBLE_EQ(*by["exact-omp"].efficiency, 5.0 / 8);
   EXPECT_DOUBLE_EQ(*by["exact-cuda"].speedup_seq, 20.0);
   EXPECT_DOUBLE_EQ(*by["exact-cuda"].speedup_omp, 4.0);
-  EXPECT_DOUBLE_EQ(*by["seed-cuda"].speedup_seq, 4.0);
-  EXPECT_FALSE(by["seed-cuda"].speedup_omp);  // no seed-omp, no omp
-  EXPECT_DOUBLE_EQ(*by["cuda-other"].speedup_seq, 2.0);  // no cuda-seq: against seq
-  EXPECT_EQ(baseline_for("exact-cuda", "seq", [](const std::string& n) { return n == "exact-seq"; }), "exact-seq");
-  EXPECT_EQ(baseline_for("omp-blocked", "seq", [](const std::string&) { return false; }), "seq");
-  EXPECT_EQ(family_of("seq"), "");
+  EXPECT_DOUBLE_EQ(*by["seed-cuda"].speedup_seq, 4.0);   // seed-seq, its own algorithm's
+  EXPECT_DOUBLE_EQ(*by["seed-cuda"].speedup_omp, 8.0);   // no seed-omp: the reference algorithm's exact-omp
+  EXPECT_DOUBLE_EQ(*by["my-program"].speedup_seq, 2.0);  // not ema's: against the variant named seq
+  EXPECT_FALSE(by["my-program"].speedup_omp);
+}
+
+TEST(AnalysisTables, GaussLuVariantsFallBackOnTheSourcesElimination) {
+  experiment_view v;
+  v.points = {point("seq", "seq", 64, {8.0}, 0, nullptr, "gauss"), point("omp", "omp", 64, {2.0}, 0, "4", "gauss"),
+              point("omp-blocked", "omp", 64, {1.0}, 0, "4", "gauss"), point("cuda", "cuda", 64, {0.5}, 0, nullptr, "gauss"),
+              point("cuda-kv1", "cuda", 64, {1.0}, 0, nullptr, "gauss")};
+  std::map<std::string, std::decay_t<decltype(summarize_runs(v).front())>> by;
+  for (const auto& r : summarize_runs(v)) by[r.variant] = r;
+  EXPECT_DOUBLE_EQ(*by["cuda"].speedup_seq, 16.0);     // no LU on one thread: the source's seq
+  EXPECT_DOUBLE_EQ(*by["cuda"].speedup_omp, 2.0);      // LU on the GPU against LU in OpenMP
+  EXPECT_DOUBLE_EQ(*by["cuda-kv1"].speedup_omp, 2.0);  // elimination against elimination
 }
 
 }  // namespace

@@ -16,6 +16,7 @@ namespace ema::fault {
 namespace {
 
 struct traits {
+  static constexpr const char* name = "fault";
   using input = std::uint64_t;
   using output = std::uint64_t;
   static input generate(const point_request& r) { return r.n; }
@@ -72,18 +73,23 @@ constexpr param_spec params[] = {{"mode", param_kind::choice, "a", "a test param
 }  // namespace
 }  // namespace ema::fault
 
-EMA_PROBLEM(fault, {"fault", "variants that fail on purpose (tests only)", "a number", "tests", ema::fault::params,
-                    "8", &ema::fault::kit::prepare, &ema::fault::work});
-EMA_VARIANT(fault_ok, {"fault", "ok", ema::backend::seq, "answers correctly", "test", &ema::fault::kit::run<&ema::fault::ok>});
-EMA_VARIANT(fault_wrong, {"fault", "wrong", ema::backend::seq, "answers wrongly", "test", &ema::fault::kit::run<&ema::fault::wrong>});
-EMA_VARIANT(fault_crash, {"fault", "crash", ema::backend::seq, "segmentation fault", "test", &ema::fault::kit::run<&ema::fault::crash>});
-EMA_VARIANT(fault_abort, {"fault", "abort", ema::backend::seq, "calls abort()", "test", &ema::fault::kit::run<&ema::fault::abort_now>});
-EMA_VARIANT(fault_hang, {"fault", "hang", ema::backend::seq, "never returns", "test", &ema::fault::kit::run<&ema::fault::hang>});
-EMA_VARIANT(fault_oom, {"fault", "oom", ema::backend::seq, "device memory exhausted", "test", &ema::fault::kit::run<&ema::fault::oom>});
-EMA_VARIANT(fault_bad_alloc, {"fault", "bad-alloc", ema::backend::seq, "host memory exhausted", "test", &ema::fault::kit::run<&ema::fault::bad_alloc>});
-EMA_VARIANT(fault_throws, {"fault", "throws", ema::backend::seq, "throws an exception", "test", &ema::fault::kit::run<&ema::fault::throws>});
-EMA_VARIANT(fault_exit, {"fault", "exit", ema::backend::seq, "exits without an answer", "test", &ema::fault::kit::run<&ema::fault::silent_exit>});
-EMA_VARIANT(fault_flaky, {"fault", "flaky", ema::backend::seq, "goes wrong after a few runs", "test", &ema::fault::kit::run<&ema::fault::flaky>});
-EMA_VARIANT(fault_phases, {"fault", "phases", ema::backend::seq, "reports a kernel phase and a note", "test", &ema::fault::kit::run<&ema::fault::phases>});
-EMA_VARIANT(fault_busy, {"fault", "busy", ema::backend::seq, "busy for n microseconds", "test", &ema::fault::kit::run<&ema::fault::busy>});
-EMA_VARIANT(fault_gpu, {"fault", "gpu", ema::backend::cuda, "needs a CUDA device", "test", &ema::fault::kit::run<&ema::fault::ok>});
+EMA_PROBLEM(fault, ema::fault::kit::problem({.title = "variants that fail on purpose (tests only)",
+                                            .size_meaning = "a number",
+                                            .source = "tests",
+                                            .params = ema::fault::params,
+                                            .default_sizes = "8",
+                                            .reference_variant = "ok",
+                                            .work = &ema::fault::work}));
+EMA_VARIANT(fault_ok, ema::fault::kit::variant<&ema::fault::ok>({.name = "ok", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "answers correctly", .provenance = "test"}));
+EMA_VARIANT(fault_wrong, ema::fault::kit::variant<&ema::fault::wrong>({.name = "wrong", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "answers wrongly", .provenance = "test"}));
+EMA_VARIANT(fault_crash, ema::fault::kit::variant<&ema::fault::crash>({.name = "crash", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "segmentation fault", .provenance = "test"}));
+EMA_VARIANT(fault_abort, ema::fault::kit::variant<&ema::fault::abort_now>({.name = "abort", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "calls abort()", .provenance = "test"}));
+EMA_VARIANT(fault_hang, ema::fault::kit::variant<&ema::fault::hang>({.name = "hang", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "never returns", .provenance = "test"}));
+EMA_VARIANT(fault_oom, ema::fault::kit::variant<&ema::fault::oom>({.name = "oom", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "device memory exhausted", .provenance = "test"}));
+EMA_VARIANT(fault_bad_alloc, ema::fault::kit::variant<&ema::fault::bad_alloc>({.name = "bad-alloc", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "host memory exhausted", .provenance = "test"}));
+EMA_VARIANT(fault_throws, ema::fault::kit::variant<&ema::fault::throws>({.name = "throws", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "throws an exception", .provenance = "test"}));
+EMA_VARIANT(fault_exit, ema::fault::kit::variant<&ema::fault::silent_exit>({.name = "exit", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "exits without an answer", .provenance = "test"}));
+EMA_VARIANT(fault_flaky, ema::fault::kit::variant<&ema::fault::flaky>({.name = "flaky", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "goes wrong after a few runs", .provenance = "test"}));
+EMA_VARIANT(fault_phases, ema::fault::kit::variant<&ema::fault::phases>({.name = "phases", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "reports a kernel phase and a note", .provenance = "test"}));
+EMA_VARIANT(fault_busy, ema::fault::kit::variant<&ema::fault::busy>({.name = "busy", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "busy for n microseconds", .provenance = "test"}));
+EMA_VARIANT(fault_gpu, ema::fault::kit::variant<&ema::fault::ok>({.name = "gpu", .backend = ema::backend::cuda, .role = ema::variant_role::ours, .description = "needs a CUDA device", .provenance = "test"}));

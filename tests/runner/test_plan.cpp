@@ -3,6 +3,7 @@
 
 #include "core/errors.hpp"
 #include "core/registry.hpp"
+#include "measure/gpu.hpp"
 #include "runner/plan.hpp"
 
 namespace ema {
@@ -59,7 +60,7 @@ TEST(Plan, UnavailableVariantsAreLeftOutOnlyWhenNotNamed) {
   auto p = make_plan(r);
   std::set<std::string> names;
   for (const auto& pt : p.points) names.insert(pt.variant);
-  const bool gpu_runs = available(find_variant("fault", "gpu")).ok;
+  const bool gpu_runs = available(find_variant("fault", "gpu").backend).ok;
   EXPECT_EQ(names.count("gpu"), gpu_runs ? 1u : 0u);
   if (!gpu_runs) ASSERT_FALSE(p.notes.empty());
   r.variants = {"gpu"};

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "core/registry.hpp"
+#include "measure/gpu.hpp"
 #include "runner/sweep.hpp"
 #include "support/temp_dir.hpp"
 
@@ -92,7 +93,7 @@ TEST(Sweep, PhasesAndNotesAreStored) {
 }
 
 TEST(Sweep, UnavailableVariantIsSkippedWithItsReason) {
-  if (available(find_variant("fault", "gpu")).ok) GTEST_SKIP() << "a CUDA device is present";
+  if (available(find_variant("fault", "gpu").backend).ok) GTEST_SKIP() << "a CUDA device is present";
   fixture f;
   sweep_result result;
   auto pts = f.run({"gpu"}, 20, nullptr, &result);

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "measure/cuda/check.cuh"
-#include "measure/device_memory.hpp"
+#include "core/device_memory.hpp"
 
 namespace ema::cuda {
 

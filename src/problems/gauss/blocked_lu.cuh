@@ -21,7 +21,7 @@
 
 #include <cuda_runtime.h>
 
-#include "measure/device_memory.hpp"
+#include "core/device_memory.hpp"
 
 namespace ema::gauss::blocked {
 

@@ -71,7 +71,12 @@ output solve(const input& in, run_context& ctx) { return solve_typed<goncalves>(
 }  // namespace
 }  // namespace ema::gauss
 
-EMA_VARIANT(gauss_cuda_goncalves, {"gauss", "cuda-goncalves", ema::backend::cuda,
-                                   "literature baseline: stage 1 on the GPU (a thread per row), stage 2 on the host",
-                                   "[Gonçalves et al. 2015] as compared in 003_7e2665a3d38c50fb.txt section 4.3 (reconstructed)",
-                                   &ema::gauss::kit::run<&ema::gauss::solve>, &ema::gauss::needs_dominance});
+EMA_VARIANT(gauss_cuda_goncalves, ema::gauss::kit::variant<&ema::gauss::solve>({
+    .name = "cuda-goncalves",
+    .algorithm = "elimination",
+    .backend = ema::backend::cuda,
+    .role = ema::variant_role::source,
+    .description = "literature baseline: stage 1 on the GPU (a thread per row), stage 2 on the host",
+    .provenance = "[Gonçalves et al. 2015] as compared in 003_7e2665a3d38c50fb.txt section 4.3 (reconstructed)",
+    .not_applicable = &ema::gauss::needs_dominance,
+}));

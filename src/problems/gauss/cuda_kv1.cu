@@ -29,7 +29,12 @@ output solve(const input& in, run_context& ctx) { return solve_typed<kv1>(in, ct
 }  // namespace
 }  // namespace ema::gauss
 
-EMA_VARIANT(gauss_cuda_kv1, {"gauss", "cuda-kv1", ema::backend::cuda,
-                             "the source's kernels: stage 1 per pivot, stage 2 by atomic additions (Kv1)",
-                             "Codes 3.1 and 3.2 of 003_7e2665a3d38c50fb.txt",
-                             &ema::gauss::kit::run<&ema::gauss::solve>, &ema::gauss::needs_dominance});
+EMA_VARIANT(gauss_cuda_kv1, ema::gauss::kit::variant<&ema::gauss::solve>({
+    .name = "cuda-kv1",
+    .algorithm = "elimination",
+    .backend = ema::backend::cuda,
+    .role = ema::variant_role::source,
+    .description = "the source's kernels: stage 1 per pivot, stage 2 by atomic additions (Kv1)",
+    .provenance = "Codes 3.1 and 3.2 of 003_7e2665a3d38c50fb.txt",
+    .not_applicable = &ema::gauss::needs_dominance,
+}));

@@ -70,7 +70,11 @@ output solve(const input& in, run_context& ctx) { return solve_typed<cusolver_so
 }  // namespace
 }  // namespace ema::gauss
 
-EMA_VARIANT(gauss_cusolver, {"gauss", "cusolver", ema::backend::cuda,
-                             "cuSOLVER getrf + getrs (LU with partial pivoting), the anchor",
-                             "anchor: cuSOLVER getrf/getrs",
-                             &ema::gauss::kit::run<&ema::gauss::solve>});
+EMA_VARIANT(gauss_cusolver, ema::gauss::kit::variant<&ema::gauss::solve>({
+    .name = "cusolver",
+    .algorithm = "lu",
+    .backend = ema::backend::cuda,
+    .role = ema::variant_role::anchor,
+    .description = "cuSOLVER getrf + getrs (LU with partial pivoting), the anchor",
+    .provenance = "cuSOLVER getrf/getrs",
+}));

@@ -62,6 +62,7 @@ struct reference_facts {
 constexpr double residual_bound = 30.0;
 
 struct traits {
+  static constexpr const char* name = "gauss";
   using input = gauss::input;
   using output = gauss::output;
   static input generate(const point_request& request);

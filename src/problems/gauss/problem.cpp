@@ -41,6 +41,13 @@ constexpr param_spec params[] = {
     {"file", param_kind::path, "", "read A from this Matrix Market file (n must be its order); b is generated"},
 };
 
+// Around the 16 x 16 thread blocks and the 64-thread blocks of the CUDA kernels; dense and sparse
+// in both types for every variant, general matrices for those that pivot (the others decline).
+constexpr std::uint64_t test_sizes[] = {1, 2, 3, 15, 16, 17, 63, 64, 65, 200};
+constexpr const char* test_params[] = {"matrix=dense,type=f32",  "matrix=dense,type=f64",  "matrix=sparse,type=f32,density=0.05",
+                                       "matrix=sparse,type=f64,density=0.05", "matrix=general,type=f32", "matrix=general,type=f64"};
+constexpr const char* answer_fields[] = {"status"};
+
 /// Uniform in [-1, 1) from one 64-bit draw.
 double uniform_pm1(std::uint64_t r) { return static_cast<double>(r >> 11) * 0x1.0p-52 - 1.0; }
 
@@ -274,15 +281,16 @@ outcome traits::check(const input& in, const reference_facts& facts, const outpu
 
 }  // namespace ema::gauss
 
-EMA_PROBLEM(gauss, {
-    "gauss",
-    "solve Ax = b by Gaussian elimination (n equations, [A|b] row-major, float by default)",
-    "number of equations (A is n x n)",
-    "003_7e2665a3d38c50fb.txt (sections 3 and 4: Algorithms 1 and 2, Codes 3.1 to 3.3, Tables 1 to 3)",
-    ema::gauss::params,
-    "2^5..2^10",
-    &ema::gauss::kit::prepare,
-    &ema::gauss::work,
-    std::uint64_t{1} << 20,  // n (n + 1) elements and int indices on the device stay far from overflow
-    &ema::gauss::validate,
-});
+EMA_PROBLEM(gauss, ema::gauss::kit::problem({
+    .title = "solve Ax = b by Gaussian elimination (n equations, [A|b] row-major, float by default)",
+    .size_meaning = "number of equations (A is n x n)",
+    .source = "003_7e2665a3d38c50fb.txt (sections 3 and 4: Algorithms 1 and 2, Codes 3.1 to 3.3, Tables 1 to 3)",
+    .params = ema::gauss::params,
+    .default_sizes = "2^5..2^10",
+    .work = &ema::gauss::work,
+    .max_size = std::uint64_t{1} << 20,  // n (n + 1) elements and int indices on the device stay far from overflow
+    .validate = &ema::gauss::validate,
+    .test_sizes = ema::gauss::test_sizes,
+    .test_params = ema::gauss::test_params,
+    .answer_fields = ema::gauss::answer_fields,
+}));

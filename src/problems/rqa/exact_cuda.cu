@@ -148,7 +148,11 @@ output exact_cuda(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::rqa
 
-EMA_VARIANT(rqa_exact_cuda, {"rqa", "exact-cuda", ema::backend::cuda,
-                             "exact quantifiers on the GPU: a thread per column and per upper diagonal, runs in registers",
-                             "ours (the exact quantities 000_d2722dce0c10bad2.txt estimates)",
-                             &ema::rqa::kit::run<&ema::rqa::exact_cuda>});
+EMA_VARIANT(rqa_exact_cuda, ema::rqa::kit::variant<&ema::rqa::exact_cuda>({
+    .name = "exact-cuda",
+    .algorithm = "exact",
+    .backend = ema::backend::cuda,
+    .role = ema::variant_role::ours,
+    .description = "exact quantifiers on the GPU: a thread per column and per upper diagonal, runs in registers",
+    .provenance = "ours (the exact quantities 000_d2722dce0c10bad2.txt estimates)",
+}));

@@ -30,7 +30,11 @@ output exact_omp(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::rqa
 
-EMA_VARIANT(rqa_exact_omp, {"rqa", "exact-omp", ema::backend::omp,
-                            "exact quantifiers: exact-seq's column and diagonal tiles dealt to the threads (OpenMP)",
-                            "ours (the exact quantities 000_d2722dce0c10bad2.txt estimates)",
-                            &ema::rqa::kit::run<&ema::rqa::exact_omp>});
+EMA_VARIANT(rqa_exact_omp, ema::rqa::kit::variant<&ema::rqa::exact_omp>({
+    .name = "exact-omp",
+    .algorithm = "exact",
+    .backend = ema::backend::omp,
+    .role = ema::variant_role::ours,
+    .description = "exact quantifiers: exact-seq's column and diagonal tiles dealt to the threads (OpenMP)",
+    .provenance = "ours (the exact quantities 000_d2722dce0c10bad2.txt estimates)",
+}));

@@ -136,7 +136,11 @@ output motif_cuda(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::rqa
 
-EMA_VARIANT(rqa_motif_cuda, {"rqa", "motif-cuda", ema::backend::cuda,
-                             "LAM and DET from random cells on the GPU (the same cells as motif-seq), TT, L, ENTR from line starts",
-                             "ours",
-                             &ema::rqa::kit::run<&ema::rqa::motif_cuda>});
+EMA_VARIANT(rqa_motif_cuda, ema::rqa::kit::variant<&ema::rqa::motif_cuda>({
+    .name = "motif-cuda",
+    .algorithm = "motif",
+    .backend = ema::backend::cuda,
+    .role = ema::variant_role::ours,
+    .description = "LAM and DET from random cells on the GPU (the same cells as motif-seq), TT, L, ENTR from line starts",
+    .provenance = "ours",
+}));

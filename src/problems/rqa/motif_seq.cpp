@@ -21,7 +21,11 @@ output motif_seq(const input& in, run_context&) {
 }  // namespace
 }  // namespace ema::rqa
 
-EMA_VARIANT(rqa_motif_seq, {"rqa", "motif-seq", ema::backend::seq,
-                            "LAM and DET from random cells, lines traced only as far as vmin/lmin (unbiased), one thread",
-                            "ours",
-                            &ema::rqa::kit::run<&ema::rqa::motif_seq>});
+EMA_VARIANT(rqa_motif_seq, ema::rqa::kit::variant<&ema::rqa::motif_seq>({
+    .name = "motif-seq",
+    .algorithm = "motif",
+    .backend = ema::backend::seq,
+    .role = ema::variant_role::ours,
+    .description = "LAM and DET from random cells, lines traced only as far as vmin/lmin (unbiased), one thread",
+    .provenance = "ours",
+}));

@@ -35,6 +35,17 @@ namespace {
 constexpr std::uint64_t pair_stream = 0x70616972;   // "pair"
 constexpr std::uint64_t micro_stream = 0x6d69637230;  // "micr0"
 
+// Every norm, window, embedding and strictness, on series with long lines (sine), none (noise) and
+// chaos; microstates and cells small enough for the smallest series.
+constexpr std::uint64_t test_sizes[] = {1, 2, 7, 64, 150, 700};
+constexpr const char* test_params[] = {
+    "system=logistic,Q=4,samples=200,cells=100000",
+    "system=logistic,norm=euclidean,theiler=0,strict=false,Q=3,samples=100,cells=100000",
+    "system=sine,m=3,tau=2,norm=manhattan,theiler=5,eps=0.2,Q=5,samples=100,cells=100000",
+    "system=noise,eps=0.05,lmin=3,vmin=3,Q=4,samples=100,cells=100000",
+    "system=rossler,eps_mode=rr,eps=0.1,Q=6,samples=100,cells=200000",
+};
+
 constexpr param_spec params[] = {
     {"system", param_kind::choice, "logistic", "the generated series (logistic: r = 4 from x0 = 0.4, as the source; "
      "logistic-exact: the map's exact orbit through its conjugacy, any length)", "logistic|logistic-exact|noise|sine|rossler"},
@@ -475,15 +486,16 @@ outcome traits::check(const input& in, const expected& want, const output& got) 
 
 }  // namespace ema::rqa
 
-EMA_PROBLEM(rqa, {
-    "rqa",
-    "recurrence quantification of a time series: RR, DET, L, Lmax, ENTR, LAM, TT, Vmax",
-    "length of the time series",
-    "000_d2722dce0c10bad2.txt (laminarity from microstates, equation 1, Table 1)",
-    ema::rqa::params,
-    "2^8..2^12",
-    &ema::rqa::kit::prepare,
-    &ema::rqa::work,
-    (std::uint64_t{1} << 32) - 1,  // N^2 cells are counted in 64 bits
-    &ema::rqa::validate,
-});
+EMA_PROBLEM(rqa, ema::rqa::kit::problem({
+    .title = "recurrence quantification of a time series: RR, DET, L, Lmax, ENTR, LAM, TT, Vmax",
+    .size_meaning = "length of the time series",
+    .source = "000_d2722dce0c10bad2.txt (laminarity from microstates, equation 1, Table 1)",
+    .params = ema::rqa::params,
+    .default_sizes = "2^8..2^12",
+    .reference_variant = "exact-seq",
+    .work = &ema::rqa::work,
+    .max_size = (std::uint64_t{1} << 32) - 1,  // N^2 cells are counted in 64 bits
+    .validate = &ema::rqa::validate,
+    .test_sizes = ema::rqa::test_sizes,
+    .test_params = ema::rqa::test_params,
+}));

@@ -201,6 +201,7 @@ struct expected {
 constexpr std::size_t reference_limit = 4096;
 
 struct traits {
+  static constexpr const char* name = "rqa";
   using input = rqa::input;
   using output = rqa::output;
   static input generate(const point_request& request);

@@ -132,7 +132,11 @@ output seed_cuda(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::rqa
 
-EMA_VARIANT(rqa_seed_cuda, {"rqa", "seed-cuda", ema::backend::cuda,
-                            "the source's kernel: a block per Q x Q microstate in shared memory, LAM averaged",
-                            "section 1 (steps 1-5) and equation 1 of 000_d2722dce0c10bad2.txt",
-                            &ema::rqa::kit::run<&ema::rqa::seed_cuda>});
+EMA_VARIANT(rqa_seed_cuda, ema::rqa::kit::variant<&ema::rqa::seed_cuda>({
+    .name = "seed-cuda",
+    .algorithm = "microstates",
+    .backend = ema::backend::cuda,
+    .role = ema::variant_role::source,
+    .description = "the source's kernel: a block per Q x Q microstate in shared memory, LAM averaged",
+    .provenance = "section 1 (steps 1-5) and equation 1 of 000_d2722dce0c10bad2.txt",
+}));

@@ -24,7 +24,11 @@ output seed_omp(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::rqa
 
-EMA_VARIANT(rqa_seed_omp, {"rqa", "seed-omp", ema::backend::omp,
-                           "LAM from random Q x Q microstates, averaged (the source's estimator), OpenMP",
-                           "section 1 and equation 1 of 000_d2722dce0c10bad2.txt",
-                           &ema::rqa::kit::run<&ema::rqa::seed_omp>});
+EMA_VARIANT(rqa_seed_omp, ema::rqa::kit::variant<&ema::rqa::seed_omp>({
+    .name = "seed-omp",
+    .algorithm = "microstates",
+    .backend = ema::backend::omp,
+    .role = ema::variant_role::source,
+    .description = "LAM from random Q x Q microstates, averaged (the source's estimator), OpenMP",
+    .provenance = "section 1 and equation 1 of 000_d2722dce0c10bad2.txt",
+}));

@@ -20,7 +20,10 @@ output scan(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::search
 
-EMA_VARIANT(search_cuda, {"search", "cuda", ema::backend::cuda,
-                          "bandwidth-bound scan: 16-byte loads, 8 in flight per thread, free early exit",
-                          "ours",
-                          &ema::search::kit::run<&ema::search::scan>});
+EMA_VARIANT(search_cuda, ema::search::kit::variant<&ema::search::scan>({
+    .name = "cuda",
+    .backend = ema::backend::cuda,
+    .role = ema::variant_role::ours,
+    .description = "bandwidth-bound scan: 16-byte loads, 8 in flight per thread, free early exit",
+    .provenance = "ours",
+}));

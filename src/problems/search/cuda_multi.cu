@@ -91,7 +91,10 @@ output split(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::search
 
-EMA_VARIANT(search_cuda_multi, {"search", "cuda-multi", ema::backend::multi_gpu,
-                                "array split evenly over every GPU, asynchronous copies and launches per device",
-                                "section 3.1 and Figure 2 of 001_9fea77a744af8951.txt",
-                                &ema::search::kit::run<&ema::search::split>});
+EMA_VARIANT(search_cuda_multi, ema::search::kit::variant<&ema::search::split>({
+    .name = "cuda-multi",
+    .backend = ema::backend::multi_gpu,
+    .role = ema::variant_role::source,
+    .description = "array split evenly over every GPU, asynchronous copies and launches per device",
+    .provenance = "section 3.1 and Figure 2 of 001_9fea77a744af8951.txt",
+}));

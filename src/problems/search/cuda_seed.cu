@@ -56,7 +56,10 @@ output pesquisa(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::search
 
-EMA_VARIANT(search_cuda_seed, {"search", "cuda-seed", ema::backend::cuda,
-                               "p = ceil(n/log n) threads, ceil(log n) steps of p elements, shared early-exit flag",
-                               "Algorithm 2 and equations 1-2 of 001_9fea77a744af8951.txt",
-                               &ema::search::kit::run<&ema::search::pesquisa>});
+EMA_VARIANT(search_cuda_seed, ema::search::kit::variant<&ema::search::pesquisa>({
+    .name = "cuda-seed",
+    .backend = ema::backend::cuda,
+    .role = ema::variant_role::source,
+    .description = "p = ceil(n/log n) threads, ceil(log n) steps of p elements, shared early-exit flag",
+    .provenance = "Algorithm 2 and equations 1-2 of 001_9fea77a744af8951.txt",
+}));

@@ -55,7 +55,10 @@ output scan(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::search
 
-EMA_VARIANT(search_omp, {"search", "omp", ema::backend::omp,
-                         "OpenMP scan of contiguous shares, vectorised blocks, early exit keeping the lowest index",
-                         "ours (parallel form of Algorithm 1 of 001_9fea77a744af8951.txt)",
-                         &ema::search::kit::run<&ema::search::scan>});
+EMA_VARIANT(search_omp, ema::search::kit::variant<&ema::search::scan>({
+    .name = "omp",
+    .backend = ema::backend::omp,
+    .role = ema::variant_role::ours,
+    .description = "OpenMP scan of contiguous shares, vectorised blocks, early exit keeping the lowest index",
+    .provenance = "ours (parallel form of Algorithm 1 of 001_9fea77a744af8951.txt)",
+}));

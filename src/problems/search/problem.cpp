@@ -31,6 +31,11 @@ constexpr param_spec params[] = {
     {"copies", param_kind::integer, "1", "occurrences of the key when planted (extra copies after the first)"},
 };
 
+constexpr std::uint64_t test_sizes[] = {0, 1, 2, 3, 31, 32, 33, 1023, 1024, 1025, (1u << 20) + 7};
+constexpr const char* test_params[] = {"hit=none",         "hit=first",          "hit=middle",        "hit=last",
+                                       "hit=random",       "hit=first,copies=3", "hit=middle,copies=3", "hit=last,copies=3",
+                                       "hit=random,copies=3"};
+
 std::int64_t planted_position(std::uint64_t n, const std::string& hit, std::uint64_t seed) {
   if (n == 0 || hit == "none") return -1;
   if (hit == "first") return 0;
@@ -109,15 +114,14 @@ outcome traits::check(const input& in, const output& expected, const output& got
 
 }  // namespace ema::search
 
-EMA_PROBLEM(search, {
-    "search",
-    "parallel search for a key in an unsorted array: the lowest index, or -1",
-    "number of 32-bit elements in the array",
-    "001_9fea77a744af8951.txt (Algorithms 1 and 2, section 3.1)",
-    ema::search::params,
-    "2^10..2^26",
-    &ema::search::kit::prepare,
-    &ema::search::work,
-    0,
-    &ema::search::validate,
-});
+EMA_PROBLEM(search, ema::search::kit::problem({
+    .title = "parallel search for a key in an unsorted array: the lowest index, or -1",
+    .size_meaning = "number of 32-bit elements in the array",
+    .source = "001_9fea77a744af8951.txt (Algorithms 1 and 2, section 3.1)",
+    .params = ema::search::params,
+    .default_sizes = "2^10..2^26",
+    .work = &ema::search::work,
+    .validate = &ema::search::validate,
+    .test_sizes = ema::search::test_sizes,
+    .test_params = ema::search::test_params,
+}));

@@ -20,6 +20,7 @@ struct input {
 using output = std::int64_t;
 
 struct traits {
+  static constexpr const char* name = "search";
   using input = search::input;
   using output = search::output;
   static input generate(const point_request& request);

@@ -23,7 +23,10 @@ output find(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::search
 
-EMA_VARIANT(search_thrust_find, {"search", "thrust-find", ema::backend::cuda,
-                                 "thrust::find on the device array",
-                                 "anchor: thrust::find",
-                                 &ema::search::kit::run<&ema::search::find>});
+EMA_VARIANT(search_thrust_find, ema::search::kit::variant<&ema::search::find>({
+    .name = "thrust-find",
+    .backend = ema::backend::cuda,
+    .role = ema::variant_role::anchor,
+    .description = "thrust::find on the device array",
+    .provenance = "thrust::find",
+}));

@@ -1,7 +1,7 @@
 #include <cmath>
 #include <gtest/gtest.h>
 
-#include "report/format.hpp"
+#include "core/format.hpp"
 
 namespace ema {
 namespace {

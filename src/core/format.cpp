@@ -1,4 +1,4 @@
-#include "report/format.hpp"
+#include "core/format.hpp"
 
 #include <cmath>
 #include <fmt/format.h>
