@@ -102,9 +102,10 @@ struct variant_desc {
   const char* description = nullptr;  ///< one line
   const char* provenance = nullptr;   ///< e.g. "Algorithm 2 of 001_9fea77a744af8951.txt", "thrust::find"
   outcome (*run)(workload&, run_context&) = nullptr;  ///< filled by problem_kit::variant
-  /// Why the algorithm does not apply to these parameters (e.g. a method without pivoting on a
-  /// general matrix), or nullptr when it does; such points are recorded as skipped, never run.
-  const char* (*not_applicable)(const param_set&) = nullptr;
+  /// Why the algorithm does not apply to these parameters at size n (a method without pivoting on
+  /// a general matrix; rqa's microstates larger than the plot), or nullptr when it does; such
+  /// points are recorded as skipped, never run.
+  const char* (*not_applicable)(const param_set&, std::uint64_t n) = nullptr;
 };
 
 namespace detail {

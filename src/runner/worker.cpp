@@ -88,13 +88,13 @@ nlohmann::json run_point(const nlohmann::json& spec) {
     for (const auto& [k, v] : spec.at("params").items()) pm[k] = v.get<std::string>();
     const auto params = param_set::from_map(std::move(pm));
     if (variant.not_applicable)
-      if (const char* why = variant.not_applicable(params)) {
+      if (const char* why = variant.not_applicable(params, spec.at("n").get<std::uint64_t>())) {
         fail(point_status::skipped, why);
         return answer;
       }
     const auto policy = repetition_policy::from_json(spec.value("repetitions", nlohmann::json::object()));
     const auto energy_spec = spec.value("energy", nlohmann::json::object());
-    const int gpus = variant.backend == backend::multi_gpu ? gpu::device_count() : variant.backend == backend::cuda ? 1 : 0;
+    const int gpus = devices_used(variant.backend, gpu::device_count());
 
     if (gpus) gpu::initialise(gpus);
     auto work = problem.prepare({n, &params, spec.at("seed").get<std::uint64_t>(),

@@ -79,7 +79,7 @@ double scaled_residual(const input& in, double norm_inf, const std::vector<doubl
 std::int64_t reference_singular_step(const input& in, double norm_inf, double tolerance);
 
 /// Why a non-pivoting variant does not apply to these parameters (nullptr: it applies).
-const char* needs_dominance(const param_set& params);
+const char* needs_dominance(const param_set& params, std::uint64_t n);
 
 using kit = problem_kit<traits>;
 

@@ -150,7 +150,7 @@ void require_finite(const host_array<T>& m, std::size_t n, const std::string& or
 
 }  // namespace
 
-const char* needs_dominance(const param_set& p) {
+const char* needs_dominance(const param_set& p, std::uint64_t) {
   if (p.text("matrix") == "general")
     return "not applicable: this algorithm does not pivot, so it is valid only for diagonally dominant matrices "
            "(matrix=dense or sparse)";

@@ -61,6 +61,14 @@ inline estimate seed_estimate(std::uint64_t samples, std::uint64_t used, double 
   return e;
 }
 
+/// The seed variants' not_applicable: a Q x Q microstate must fit in the plot of n values.
+inline const char* microstates_fit(const param_set& p, std::uint64_t n) {
+  const auto m = static_cast<std::uint64_t>(p.integer("m")), tau = static_cast<std::uint64_t>(p.integer("tau"));
+  return embedded_vectors(n, m, tau) < static_cast<std::uint64_t>(p.integer("Q"))
+             ? "the seed estimator's Q x Q microstates do not fit in the plot (Q > N vectors)"
+             : nullptr;
+}
+
 inline void require_microstates(const input& in) {
   if (in.vectors() < in.s.q)
     throw std::runtime_error("Q = " + std::to_string(in.s.q) + " is larger than the " + std::to_string(in.vectors()) +

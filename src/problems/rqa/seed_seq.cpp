@@ -26,4 +26,5 @@ EMA_VARIANT(rqa_seed_seq, ema::rqa::kit::variant<&ema::rqa::seed_seq>({
     .role = ema::variant_role::source,
     .description = "LAM from random Q x Q microstates, averaged (the source's estimator), one thread",
     .provenance = "section 1 and equation 1 of 000_d2722dce0c10bad2.txt",
+    .not_applicable = &ema::rqa::microstates_fit,
 }));

@@ -2,17 +2,13 @@
 // model).
 #include <gtest/gtest.h>
 
+#include "core/registry.hpp"
 #include "problems/search/search.hpp"
-#include "problems/search/search_cases.hpp"
 
 namespace ema {
 namespace {
 
 param_set params_of(std::vector<std::string> a) { return param_set::resolve("search", find_problem("search").params, a); }
-
-TEST(Search, CpuVariantsAgreeWithSeq) {
-  test::search_variants_agree_with_seq([](const variant_desc& v) { return !uses_gpu(v.backend); });
-}
 
 TEST(Search, GeneratorIsDeterministicAndPlantsTheKey) {
   auto p = params_of({"hit=middle", "copies=4"});

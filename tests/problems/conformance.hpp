@@ -1,0 +1,125 @@
+// Conformance of every registered variant, driven by the registry: each problem declares its edge
+// sizes and parameter sets (problem_desc::test_sizes, test_params); every variant runs every case
+// on two seeds, must verify, and must give its algorithm's `seq` answer on the same input (the
+// fields problem_desc::answer_fields names, else the whole result). A case the problem refuses
+// (validate, or the generator) or the variant declines (not_applicable) is counted, and the counts
+// are checked: a variant without not_applicable declines nothing, and every variant checks
+// something. The CPU and GPU test binaries differ only in the variants they select, so a new
+// problem or variant is covered by registering it.
+#pragma once
+
+#include <fmt/format.h>
+#include <functional>
+#include <span>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "core/registry.hpp"
+#include "measure/gpu.hpp"
+
+namespace ema::test {
+
+/// `k=v,k=v` as --param takes it, split into arguments.
+inline std::vector<std::string> split_params(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    const auto comma = text.find(',');
+    out.emplace_back(text.substr(0, comma));
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+/// The variant of `v`'s algorithm on one thread, or nullptr when the algorithm has none.
+inline const variant_desc* algorithm_seq(const variant_desc& v) {
+  for (const auto* c : variants_of(v.problem))
+    if (c->backend == backend::seq && std::string_view(c->algorithm) == v.algorithm) return c;
+  return nullptr;
+}
+
+/// The part of a result every variant of one algorithm must agree on.
+inline nlohmann::json answer_of(const problem_desc& p, const std::string& result_json) {
+  auto all = nlohmann::json::parse(result_json);
+  if (p.answer_fields.empty()) return all;
+  nlohmann::json part = nlohmann::json::object();
+  for (const char* f : p.answer_fields) part[f] = all.value(f, nlohmann::json());
+  return part;
+}
+
+struct conformance_counts {
+  int checked = 0, compared = 0, refused = 0, declined = 0;
+};
+
+inline conformance_counts check_variant(const problem_desc& p, const variant_desc& v) {
+  conformance_counts c;
+  const auto* seq = algorithm_seq(v);
+  const auto memory = uses_gpu(v.backend) ? host_memory_kind::pinned : host_memory_kind::pageable;
+  const int gpus = devices_used(v.backend, gpu::device_count());
+  for (const char* text : p.test_params)
+    for (const auto n : p.test_sizes)
+      for (const std::uint64_t seed : {1ull, 977ull}) {
+        const std::string where = fmt::format("{} {} n={} {} seed={}", p.name, v.name, n, text, seed);
+        const auto params = param_set::resolve(p.name, p.params, split_params(text));
+        if (v.not_applicable && v.not_applicable(params, n)) {
+          ++c.declined;
+          continue;
+        }
+        std::unique_ptr<workload> w;
+        try {
+          if (p.validate) p.validate(params, std::span<const std::uint64_t>(&n, 1));
+          w = p.prepare({n, &params, seed, memory});
+        } catch (const usage_error&) {
+          ++c.refused;
+          continue;
+        }
+        run_context ctx(n, params, gpus);
+        ctx.begin_repetition();
+        outcome got;
+        try {
+          got = v.run(*w, ctx);
+        } catch (const usage_error& e) {  // a variant's own limit (rqa's seed estimator: Q <= N)
+          ++c.refused;
+          continue;
+        }
+        EXPECT_TRUE(got.verified) << where << ": " << got.reason;
+        EXPECT_EQ(ctx.device_memory().current(), 0u) << where << ": device memory left allocated";
+        ++c.checked;
+        if (seq && seq != &v) {
+          run_context seq_ctx(n, params, 0);
+          const auto expected = seq->run(*w, seq_ctx);
+          EXPECT_TRUE(expected.verified) << where << " (" << seq->name << "): " << expected.reason;
+          EXPECT_EQ(answer_of(p, got.result_json), answer_of(p, expected.result_json)) << where << " against " << seq->name;
+          ++c.compared;
+        }
+      }
+  return c;
+}
+
+/// Runs every selected variant of every problem; returns how many variants were checked.
+inline int check_every_variant(const std::function<bool(const variant_desc&)>& select) {
+  int variants_checked = 0;
+  for (const auto* p : problems()) {
+    EXPECT_FALSE(p->test_sizes.empty()) << p->name << " declares no test sizes";
+    EXPECT_FALSE(p->test_params.empty()) << p->name << " declares no test parameter sets";
+    for (const auto* v : variants_of(p->name)) {
+      if (!select(*v)) continue;
+      const auto c = check_variant(*p, *v);
+      ++variants_checked;
+      const auto cases = static_cast<int>(p->test_sizes.size() * p->test_params.size() * 2);
+      EXPECT_EQ(c.checked + c.refused + c.declined, cases) << p->name << " " << v->name;
+      EXPECT_GT(c.checked, cases / 3) << p->name << " " << v->name << ": most cases were refused or declined";
+      if (!v->not_applicable) EXPECT_EQ(c.declined, 0) << p->name << " " << v->name;
+      if (algorithm_seq(*v) && algorithm_seq(*v) != v) EXPECT_EQ(c.compared, c.checked) << p->name << " " << v->name;
+      testing::Test::RecordProperty(fmt::format("{}/{}", p->name, v->name),
+                                    fmt::format("{} checked, {} against seq, {} refused, {} declined", c.checked,
+                                                c.compared, c.refused, c.declined));
+    }
+  }
+  return variants_checked;
+}
+
+}  // namespace ema::test
