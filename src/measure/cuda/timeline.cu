@@ -37,8 +37,8 @@ event_timeline::~event_timeline() {
   }
 }
 
-void event_timeline::begin(std::string_view phase) {
-  span s{phase, take(device_), take(device_)};
+void event_timeline::begin() {
+  span s{take(device_), take(device_)};
   spans_.push_back(s);
   EMA_CUDA_CHECK(cudaEventRecord(s.start, stream_));
 }
@@ -55,11 +55,6 @@ std::vector<double> event_timeline::elapsed() {
     out.push_back(ms * 1e-3);
   }
   return out;
-}
-
-void event_timeline::publish(run_context& ctx) {
-  auto t = elapsed();
-  for (std::size_t i = 0; i < t.size(); ++i) ctx.add_phase(spans_[i].phase, t[i]);
 }
 
 }  // namespace ema::cuda

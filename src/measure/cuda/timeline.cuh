@@ -1,14 +1,11 @@
-// Phase times from CUDA events: a variant brackets each phase of its stream work (h2d, kernel,
-// d2h) with begin/end, and publish() adds the elapsed times to the current repetition once the
-// stream has reached them. Events come from a per-device pool, so steady-state repetitions create
-// none.
+// Phase times from CUDA events: the GPU session (session.cuh) brackets each phase of its stream
+// work with begin/end and reads the elapsed times once the stream has reached them. Events come
+// from a per-device pool, so steady-state repetitions create none.
 #pragma once
 
 #include <cuda_runtime.h>
-#include <string_view>
 #include <vector>
 
-#include "core/run_context.hpp"
 
 namespace ema::cuda {
 
@@ -20,16 +17,13 @@ class event_timeline {
   event_timeline(const event_timeline&) = delete;
   event_timeline& operator=(const event_timeline&) = delete;
 
-  void begin(std::string_view phase);
+  void begin();
   void end();
-  /// Waits for the last event and adds each phase's elapsed time to `ctx` (summing repeats).
-  void publish(run_context& ctx);
   /// The elapsed time of each phase in order, in seconds (after the stream reached them).
   std::vector<double> elapsed();
 
  private:
   struct span {
-    std::string_view phase;
     cudaEvent_t start, stop;
   };
   cudaStream_t stream_;

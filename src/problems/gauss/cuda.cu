@@ -15,49 +15,39 @@ namespace {
 template <class T>
 struct blocked_solver {
   static output run(const input& in, run_context& ctx) {
-    device_system<T> sys(in, ctx);
+    cuda::session gpu(ctx);
+    const device_system<T> sys(gpu, in);
     const int n = static_cast<int>(in.n);
     const int blocks = blocked::max_panel_blocks();
-    cuda::device_buffer<unsigned char> scratch;
-    cuda::device_buffer<T> x;
-    {
-      host_phase p(ctx, "alloc");
-      scratch = cuda::device_buffer<unsigned char>(blocked::workspace<T>::bytes(in.n, blocks), ctx.device_memory());
-      x = cuda::device_buffer<T>(in.n, ctx.device_memory());
-    }
+    auto* scratch = gpu.alloc<unsigned char>(blocked::workspace<T>::bytes(in.n, blocks));
+    T* x = gpu.alloc<T>(in.n);
     blocked::workspace<T> ws;
-    ws.carve(scratch.data(), in.n, blocks);
+    ws.carve(scratch, in.n, blocks);
     // The unknowns and the info word come back together in one pinned buffer.
-    T* back = pinned_result<T>(in.n + 2);
+    T* back = gpu.results<T>(in.n + 2);
     auto* info_back = reinterpret_cast<int*>(back + in.n);
-    cuda::event_timeline tl(sys.stream);
-    tl.begin("h2d");
-    EMA_CUDA_CHECK(cudaMemcpyAsync(sys.data(), in.augmented<T>(), sys.m.bytes(), cudaMemcpyHostToDevice, sys.stream));
-    tl.end();
+    sys.upload(gpu, in);
     static const bool profiling = std::getenv("EMA_GAUSS_PROFILE") != nullptr;
     blocked::profile prof;
-    tl.begin("stage1");
-    blocked::factor(sys.data(), n, ws, sys.stream, profiling ? &prof : nullptr);
-    tl.end();
-    tl.begin("stage2");
-    blocked::substitute(sys.data(), n, x.data(), sys.stream);
-    tl.end();
-    tl.begin("d2h");
-    EMA_CUDA_CHECK(cudaMemcpyAsync(back, x.data(), x.bytes(), cudaMemcpyDeviceToHost, sys.stream));
-    EMA_CUDA_CHECK(cudaMemcpyAsync(info_back, ws.info, sizeof(int), cudaMemcpyDeviceToHost, sys.stream));
-    tl.end();
-    publish_with_kernel(tl, ctx);
+    {
+      auto part = gpu.kernel_part("stage1");
+      blocked::factor(sys.data(), n, ws, gpu.stream(), profiling ? &prof : nullptr);
+    }
+    {
+      auto part = gpu.kernel_part("stage2");
+      blocked::substitute(sys.data(), n, x, gpu.stream());
+    }
+    {
+      auto d2h = gpu.phase("d2h");
+      gpu.download(back, x, in.n);
+      gpu.download(info_back, ws.info, 1);
+    }
+    gpu.finish();
     if (profiling) {
       ctx.add_phase("profile_strip", prof.strip);
       ctx.add_phase("profile_swap", prof.swap);
       ctx.add_phase("profile_panel_update", prof.panel_update);
       ctx.add_phase("profile_trailing_update", prof.trailing_update);
-    }
-    {
-      host_phase p(ctx, "free");
-      x.reset();
-      scratch.reset();
-      sys.m.reset();
     }
     return from_lu(*info_back, back, in.n);
   }

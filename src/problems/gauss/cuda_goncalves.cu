@@ -30,29 +30,25 @@ __global__ void k_eliminate_rows(T* m, int n, int k) {
 template <class T>
 struct goncalves {
   static output run(const input& in, run_context& ctx) {
-    device_system<T> sys(in, ctx);
+    cuda::session gpu(ctx);
+    const device_system<T> sys(gpu, in);
     const int n = static_cast<int>(in.n);
     const std::size_t n1 = in.n + 1;
     ctx.note("launches", static_cast<std::int64_t>(in.n - 1));
     host_array<T> back(in.n * n1, host_memory_kind::pinned);
-    cuda::event_timeline tl(sys.stream);
-    tl.begin("h2d");
-    EMA_CUDA_CHECK(cudaMemcpyAsync(sys.data(), in.augmented<T>(), sys.m.bytes(), cudaMemcpyHostToDevice, sys.stream));
-    tl.end();
-    tl.begin("stage1");
-    for (int k = 0; k + 1 < n; ++k) {
-      k_eliminate_rows<<<(n - k - 1 + threads - 1) / threads, threads, 0, sys.stream>>>(sys.data(), n, k);
-      EMA_CUDA_CHECK_LAUNCH();
-    }
-    tl.end();
-    tl.begin("d2h");
-    EMA_CUDA_CHECK(cudaMemcpyAsync(back.data(), sys.data(), sys.m.bytes(), cudaMemcpyDeviceToHost, sys.stream));
-    tl.end();
-    publish_with_kernel(tl, ctx);
+    sys.upload(gpu, in);
     {
-      host_phase p(ctx, "free");
-      sys.m.reset();
+      auto part = gpu.kernel_part("stage1");
+      for (int k = 0; k + 1 < n; ++k) {
+        k_eliminate_rows<<<(n - k - 1 + threads - 1) / threads, threads, 0, gpu.stream()>>>(sys.data(), n, k);
+        EMA_CUDA_CHECK_LAUNCH();
+      }
     }
+    {
+      auto d2h = gpu.phase("d2h");
+      gpu.download(back.data(), sys.data(), sys.count());
+    }
+    gpu.finish();
     output out;
     const T* M = back.data();
     for (std::size_t k = 0; k < in.n; ++k)

@@ -17,47 +17,35 @@ namespace {
 template <class T>
 struct cusolver_solver {
   static output run(const input& in, run_context& ctx) {
-    device_system<T> sys(in, ctx);
+    cuda::session gpu(ctx);
+    const device_system<T> sys(gpu, in);
     const int n = static_cast<int>(in.n), n1 = n + 1;
     cusolverDnHandle_t solver = cusolver_handle();
     cublasHandle_t blas = cublas_handle();
     int lwork = 0;
     EMA_CUSOLVER_CHECK(getrf_buffer_size(solver, n, sys.data(), n1, &lwork));
-    cuda::device_buffer<T> work, x;
-    cuda::device_buffer<int> ipiv_info;
-    {
-      host_phase p(ctx, "alloc");
-      work = cuda::device_buffer<T>(static_cast<std::size_t>(std::max(lwork, 1)), ctx.device_memory());
-      x = cuda::device_buffer<T>(in.n, ctx.device_memory());
-      ipiv_info = cuda::device_buffer<int>(in.n + 2, ctx.device_memory());
-    }
-    int* ipiv = ipiv_info.data();
+    T* work = gpu.alloc<T>(static_cast<std::size_t>(std::max(lwork, 1)));
+    T* x = gpu.alloc<T>(in.n);
+    int* ipiv = gpu.alloc<int>(in.n + 2);
     int* info = ipiv + in.n;  // getrf's, then getrs's
-    T* back = pinned_result<T>(in.n + 2);
+    T* back = gpu.results<T>(in.n + 2);  // the unknowns, then the two info words
     auto* info_back = reinterpret_cast<int*>(back + in.n);
-    cuda::event_timeline tl(sys.stream);
-    tl.begin("h2d");
-    EMA_CUDA_CHECK(cudaMemcpyAsync(sys.data(), in.augmented<T>(), sys.m.bytes(), cudaMemcpyHostToDevice, sys.stream));
-    tl.end();
-    tl.begin("stage1");
-    EMA_CUSOLVER_CHECK(getrf(solver, n, sys.data(), n1, work.data(), ipiv, info));
-    tl.end();
-    tl.begin("stage2");
-    EMA_CUBLAS_CHECK(copy(blas, n, sys.data() + n, n1, x.data()));
-    EMA_CUSOLVER_CHECK(getrs(solver, CUBLAS_OP_T, n, sys.data(), n1, ipiv, x.data(), n, info + 1));
-    tl.end();
-    tl.begin("d2h");
-    EMA_CUDA_CHECK(cudaMemcpyAsync(back, x.data(), x.bytes(), cudaMemcpyDeviceToHost, sys.stream));
-    EMA_CUDA_CHECK(cudaMemcpyAsync(info_back, info, 2 * sizeof(int), cudaMemcpyDeviceToHost, sys.stream));
-    tl.end();
-    publish_with_kernel(tl, ctx);
+    sys.upload(gpu, in);
     {
-      host_phase p(ctx, "free");
-      work.reset();
-      x.reset();
-      ipiv_info.reset();
-      sys.m.reset();
+      auto part = gpu.kernel_part("stage1");
+      EMA_CUSOLVER_CHECK(getrf(solver, n, sys.data(), n1, work, ipiv, info));
     }
+    {
+      auto part = gpu.kernel_part("stage2");
+      EMA_CUBLAS_CHECK(copy(blas, n, sys.data() + n, n1, x));
+      EMA_CUSOLVER_CHECK(getrs(solver, CUBLAS_OP_T, n, sys.data(), n1, ipiv, x, n, info + 1));
+    }
+    {
+      auto d2h = gpu.phase("d2h");
+      gpu.download(back, x, in.n);
+      gpu.download(info_back, info, 2);
+    }
+    gpu.finish();
     if (info_back[0] < 0 || info_back[1] != 0)
       throw std::runtime_error("cuSOLVER reported an invalid argument (getrf info " + std::to_string(info_back[0]) +
                                ", getrs info " + std::to_string(info_back[1]) + ")");

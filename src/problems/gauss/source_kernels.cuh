@@ -133,29 +133,26 @@ namespace ema::gauss::source {
 /// read back to name the step.
 template <class T, class Stage2>
 output solve(const input& in, run_context& ctx, Stage2&& stage2) {
-  device_system<T> sys(in, ctx);
+  cuda::session gpu(ctx);
+  const device_system<T> sys(gpu, in);
   const int n = static_cast<int>(in.n);
-  cuda::device_buffer<T> r;
+  T* r = gpu.alloc<T>(in.n);
+  T* back = gpu.results<T>(in.n);
+  sys.upload(gpu, in);
   {
-    host_phase p(ctx, "alloc");
-    r = cuda::device_buffer<T>(in.n, ctx.device_memory());
+    auto part = gpu.kernel_part("stage1");
+    stage1(sys.data(), n, gpu.stream());
   }
-  T* back = pinned_result<T>(in.n);
-  cuda::event_timeline tl(sys.stream);
-  tl.begin("h2d");
-  EMA_CUDA_CHECK(cudaMemcpyAsync(sys.data(), in.augmented<T>(), sys.m.bytes(), cudaMemcpyHostToDevice, sys.stream));
-  tl.end();
-  tl.begin("stage1");
-  stage1(sys.data(), n, sys.stream);
-  tl.end();
-  tl.begin("stage2");
-  EMA_CUDA_CHECK(cudaMemsetAsync(r.data(), 0, r.bytes(), sys.stream));
-  stage2(sys.data(), r.data(), n, sys.stream);
-  tl.end();
-  tl.begin("d2h");
-  EMA_CUDA_CHECK(cudaMemcpyAsync(back, r.data(), r.bytes(), cudaMemcpyDeviceToHost, sys.stream));
-  tl.end();
-  publish_with_kernel(tl, ctx);
+  {
+    auto part = gpu.kernel_part("stage2");
+    gpu.fill_bytes(r, 0, in.n);
+    stage2(sys.data(), r, n, gpu.stream());
+  }
+  {
+    auto d2h = gpu.phase("d2h");
+    gpu.download(back, r, in.n);
+  }
+  gpu.publish();
   output out;
   out.x.resize(in.n);
   bool finite = true;
@@ -176,11 +173,7 @@ output solve(const input& in, run_context& ctx, Stage2&& stage2) {
         break;
       }
   }
-  {
-    host_phase p(ctx, "free");
-    r.reset();
-    sys.m.reset();
-  }
+  gpu.finish();
   return out;
 }
 

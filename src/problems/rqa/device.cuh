@@ -1,16 +1,14 @@
-// rqa on the GPU: what every CUDA variant shares. The series goes to the device in one copy (`h2d`,
-// timed with CUDA events like the rest: `kernel`, `d2h`), the plot is the same `plot` as on the
-// host over that copy (rqa.hpp: the same arithmetic, so the same cells), and a kernel is
-// instantiated per norm. `alloc` and `free` on the host clock.
+// rqa on the GPU: what every CUDA variant shares, on the GPU session (measure/cuda/session.cuh).
+// The series goes to the device in one copy (`h2d`), the plot is the same `plot` as on the host
+// over that copy (rqa.hpp: the same arithmetic, so the same cells), and a kernel is instantiated
+// per norm.
 #pragma once
 
 #include <cuda_runtime.h>
 #include <utility>
 
 #include "measure/cuda/check.cuh"
-#include "measure/cuda/device_buffer.cuh"
-#include "measure/cuda/resources.cuh"
-#include "measure/cuda/timeline.cuh"
+#include "measure/cuda/session.cuh"
 #include "problems/rqa/rqa.hpp"
 
 namespace ema::rqa {
@@ -25,25 +23,16 @@ decltype(auto) with_norm(norm_kind norm, F&& f) {
   }
 }
 
-/// The series on device 0 and the stream and timeline the variant works with.
+/// The series on the session's device (allocated in its `alloc`) and the plot over it.
 struct device_series {
-  cudaStream_t stream = nullptr;
-  cuda::device_buffer<double> x;
+  double* x;
   plot p;
 
-  device_series(const input& in, run_context& ctx) {
-    EMA_CUDA_CHECK(cudaSetDevice(0));
-    stream = cuda::stream(0);
-    host_phase a(ctx, "alloc");
-    x = cuda::device_buffer<double>(in.x.size(), ctx.device_memory());
-    p = in.view(x.data());
-  }
-  /// Copies the series (the `h2d` phase of `tl`).
-  void upload(const input& in, cuda::event_timeline& tl) {
-    tl.begin("h2d");
-    if (!in.x.empty())
-      EMA_CUDA_CHECK(cudaMemcpyAsync(x.data(), in.x.data(), x.bytes(), cudaMemcpyHostToDevice, stream));
-    tl.end();
+  device_series(cuda::session& gpu, const input& in) : x(gpu.alloc<double>(in.x.size())), p(in.view(x)) {}
+  /// Copies the series in, timed as `h2d`.
+  void upload(cuda::session& gpu, const input& in) const {
+    auto h2d = gpu.phase("h2d");
+    gpu.upload(x, in.x.data(), in.x.size());
   }
 };
 

@@ -103,44 +103,37 @@ __global__ void __launch_bounds__(block) diagonals(plot p, std::size_t first, un
 }
 
 output exact_cuda(const input& in, run_context& ctx) {
-  device_series dev(in, ctx);
+  cuda::session gpu(ctx);
+  const device_series dev(gpu, in);
   const plot& p = dev.p;
   const std::size_t N = p.N, first = lines::first_diagonal(p), diagonals_count = N > first ? N - first : 0;
-  cuda::device_buffer<unsigned long long> hist;
-  {
-    host_phase a(ctx, "alloc");
-    hist = cuda::device_buffer<unsigned long long>(2 * (N + 1), ctx.device_memory());
-  }
-  unsigned long long* vertical = hist.data();
-  unsigned long long* upper = hist.data() + N + 1;
+  auto* hist = gpu.alloc<unsigned long long>(2 * (N + 1));
+  unsigned long long* vertical = hist;
+  unsigned long long* upper = hist + N + 1;
   ctx.note("launch", std::to_string(blocks_for(N, block)) + " + " + std::to_string(blocks_for(diagonals_count, block)) + " blocks of " +
                          std::to_string(block));
-  cuda::event_timeline tl(dev.stream);
-  dev.upload(in, tl);
-  tl.begin("kernel");
-  EMA_CUDA_CHECK(cudaMemsetAsync(hist.data(), 0, hist.bytes(), dev.stream));
-  if (N) {
-    with_norm(p.norm, [&](auto k) {
-      columns<decltype(k)::value><<<blocks_for(N, block), block, 0, dev.stream>>>(p, vertical);
-      EMA_CUDA_CHECK_LAUNCH();
-      if (diagonals_count) {
-        diagonals<decltype(k)::value><<<blocks_for(diagonals_count, block), block, 0, dev.stream>>>(p, first, upper);
-        EMA_CUDA_CHECK_LAUNCH();
-      }
-    });
-  }
-  tl.end();
-  std::vector<std::uint64_t> v(N + 1), u(N + 1);
-  tl.begin("d2h");
-  EMA_CUDA_CHECK(cudaMemcpyAsync(v.data(), vertical, v.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, dev.stream));
-  EMA_CUDA_CHECK(cudaMemcpyAsync(u.data(), upper, u.size() * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, dev.stream));
-  tl.end();
-  tl.publish(ctx);
+  dev.upload(gpu, in);
   {
-    host_phase f(ctx, "free");
-    hist.reset();
-    dev.x.reset();
+    auto kernel = gpu.phase("kernel");
+    gpu.fill_bytes(hist, 0, 2 * (N + 1));
+    if (N) {
+      with_norm(p.norm, [&](auto k) {
+        columns<decltype(k)::value><<<blocks_for(N, block), block, 0, gpu.stream()>>>(p, vertical);
+        EMA_CUDA_CHECK_LAUNCH();
+        if (diagonals_count) {
+          diagonals<decltype(k)::value><<<blocks_for(diagonals_count, block), block, 0, gpu.stream()>>>(p, first, upper);
+          EMA_CUDA_CHECK_LAUNCH();
+        }
+      });
+    }
   }
+  std::vector<std::uint64_t> v(N + 1), u(N + 1);
+  {
+    auto d2h = gpu.phase("d2h");
+    gpu.download(reinterpret_cast<unsigned long long*>(v.data()), vertical, v.size());
+    gpu.download(reinterpret_cast<unsigned long long*>(u.data()), upper, u.size());
+  }
+  gpu.finish();
   plot host = in.view();
   return {lines::assemble(host, std::move(v), u)};
 }

@@ -58,46 +58,45 @@ __global__ void __launch_bounds__(block) motifs(plot p, std::uint64_t seed, std:
 }
 
 output motif_cuda(const input& in, run_context& ctx) {
-  device_series dev(in, ctx);
+  cuda::session gpu(ctx);
+  const device_series dev(gpu, in);
   const plot& p = dev.p;
   const std::uint64_t per = in.s.cells / motif_batches;
   // Lines longer than 4096 are rare (one start each): the histogram stays small to copy back.
   const std::size_t cap = std::min<std::size_t>(p.N, std::size_t{1} << 12);
-  cuda::device_buffer<unsigned long long> counts, hist, overflow;
-  {
-    host_phase a(ctx, "alloc");
-    counts = cuda::device_buffer<unsigned long long>(motif_batches * counters, ctx.device_memory());
-    hist = cuda::device_buffer<unsigned long long>(cap + 1, ctx.device_memory());
-    overflow = cuda::device_buffer<unsigned long long>(1 + overflow_capacity, ctx.device_memory());
-  }
+  auto* counts = gpu.alloc<unsigned long long>(motif_batches * counters);
+  auto* hist = gpu.alloc<unsigned long long>(cap + 1);
+  auto* overflow = gpu.alloc<unsigned long long>(1 + overflow_capacity);
   int sms = 0;
-  EMA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  EMA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu.device()));
   // Enough blocks for 8 per SM over the 100 batches, none with nothing to draw.
   const unsigned wide = static_cast<unsigned>(std::clamp<std::uint64_t>((8ull * sms + motif_batches - 1) / motif_batches, 1,
                                                                          std::max<std::uint64_t>(1, (per + block - 1) / block)));
   ctx.note("launch", std::to_string(wide) + " x " + std::to_string(motif_batches) + " blocks of " + std::to_string(block) + " per round");
-  cuda::event_timeline tl(dev.stream);
-  dev.upload(in, tl);
-  tl.begin("kernel");
-  EMA_CUDA_CHECK(cudaMemsetAsync(hist.data(), 0, hist.bytes(), dev.stream));
-  EMA_CUDA_CHECK(cudaMemsetAsync(overflow.data(), 0, sizeof(unsigned long long), dev.stream));
-  tl.end();
+  dev.upload(gpu, in);
+  {
+    auto kernel = gpu.phase("kernel");
+    gpu.fill_bytes(hist, 0, cap + 1);
+    gpu.fill_bytes(overflow, 0, 1);
+  }
   const bool drawable = p.N > 0 && p.N > p.w;
   std::vector<unsigned long long> back(motif_batches * counters);
   output out;
   out.motif = run_motif(in, [&](std::uint64_t first, std::vector<motif_counts>& batches) {
-    tl.begin("kernel");
-    EMA_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, counts.bytes(), dev.stream));
-    if (drawable && per) {
-      motifs<<<dim3(wide, static_cast<unsigned>(motif_batches)), block, 0, dev.stream>>>(p, in.seed, first, per, in.s.vmin, in.s.lmin,
-                                                                                         counts.data(), {hist.data(), cap, overflow.data()});
-      EMA_CUDA_CHECK_LAUNCH();
+    {
+      auto kernel = gpu.phase("kernel");
+      gpu.fill_bytes(counts, 0, motif_batches * counters);
+      if (drawable && per) {
+        motifs<<<dim3(wide, static_cast<unsigned>(motif_batches)), block, 0, gpu.stream()>>>(
+            p, in.seed, first, per, in.s.vmin, in.s.lmin, counts, {hist, cap, overflow});
+        EMA_CUDA_CHECK_LAUNCH();
+      }
     }
-    tl.end();
-    tl.begin("d2h");
-    EMA_CUDA_CHECK(cudaMemcpyAsync(back.data(), counts.data(), counts.bytes(), cudaMemcpyDeviceToHost, dev.stream));
-    tl.end();
-    EMA_CUDA_CHECK(cudaStreamSynchronize(dev.stream));
+    {
+      auto d2h = gpu.phase("d2h");
+      gpu.download(back.data(), counts, back.size());
+    }
+    gpu.wait();
     for (std::size_t b = 0; b < batches.size(); ++b) {
       const unsigned long long* c = back.data() + b * counters;
       batches[b] = {c[0], c[1], c[2], c[3], c[4], c[5], c[6], {}};
@@ -106,24 +105,21 @@ output motif_cuda(const input& in, run_context& ctx) {
   // The diagonal lengths drawn, pooled (only their sum over the batches is used: ENTR).
   std::vector<std::uint64_t> dhist(cap + 1);
   unsigned long long spilled = 0;
-  tl.begin("d2h");
-  EMA_CUDA_CHECK(cudaMemcpyAsync(dhist.data(), hist.data(), hist.bytes(), cudaMemcpyDeviceToHost, dev.stream));
-  EMA_CUDA_CHECK(cudaMemcpyAsync(&spilled, overflow.data(), sizeof spilled, cudaMemcpyDeviceToHost, dev.stream));
-  tl.end();
-  tl.publish(ctx);
+  {
+    auto d2h = gpu.phase("d2h");
+    gpu.download(reinterpret_cast<unsigned long long*>(dhist.data()), hist, cap + 1);
+    gpu.download(&spilled, overflow, 1);
+  }
+  gpu.publish();
   if (spilled > overflow_capacity)
     throw std::runtime_error("motif-cuda: " + std::to_string(spilled) + " diagonal lines longer than " + std::to_string(cap) +
                              " were drawn; the list holds " + std::to_string(overflow_capacity));
   std::vector<unsigned long long> longer(spilled);
-  if (spilled)
-    EMA_CUDA_CHECK(cudaMemcpy(longer.data(), overflow.data() + 1, spilled * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-  {
-    host_phase f(ctx, "free");
-    counts.reset();
-    hist.reset();
-    overflow.reset();
-    dev.x.reset();
+  if (spilled) {
+    gpu.download(longer.data(), overflow + 1, spilled);
+    gpu.wait();
   }
+  gpu.finish();
   for (auto l : longer) {
     if (dhist.size() <= l) dhist.resize(l + 1, 0);
     ++dhist[l];

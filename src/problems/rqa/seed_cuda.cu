@@ -83,43 +83,34 @@ output seed_cuda(const input& in, run_context& ctx) {
   // The host draws the corners, as the source's xrand and yrand.
   std::vector<std::size_t> xs(S), ys(S);
   for (std::size_t s = 0; s < S; ++s) std::tie(xs[s], ys[s]) = microstate_at(in, s);
-  device_series dev(in, ctx);
-  cuda::device_buffer<std::size_t> corners;
-  cuda::device_buffer<double> lam;
-  {
-    host_phase a(ctx, "alloc");
-    corners = cuda::device_buffer<std::size_t>(2 * S, ctx.device_memory());
-    lam = cuda::device_buffer<double>(S, ctx.device_memory());
-  }
+  cuda::session gpu(ctx);
+  const device_series dev(gpu, in);
+  auto* corners = gpu.alloc<std::size_t>(2 * S);
+  auto* lam = gpu.alloc<double>(S);
   ctx.note("launch", std::to_string(S) + " blocks of " + std::to_string(threads) + ", " + std::to_string(shared) + " B shared");
-  cuda::event_timeline tl(dev.stream);
-  dev.upload(in, tl);
-  tl.begin("h2d");
-  EMA_CUDA_CHECK(cudaMemcpyAsync(corners.data(), xs.data(), S * sizeof(std::size_t), cudaMemcpyHostToDevice, dev.stream));
-  EMA_CUDA_CHECK(cudaMemcpyAsync(corners.data() + S, ys.data(), S * sizeof(std::size_t), cudaMemcpyHostToDevice, dev.stream));
-  tl.end();
-  tl.begin("kernel");
-  with_norm(dev.p.norm, [&](auto k) {
-    auto kernel = microstates<decltype(k)::value>;
-    EMA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
-    if (S) {
-      kernel<<<static_cast<unsigned>(S), threads, shared, dev.stream>>>(dev.p, Q, span, in.s.vmin, corners.data(), corners.data() + S,
-                                                                         lam.data());
-      EMA_CUDA_CHECK_LAUNCH();
-    }
-  });
-  tl.end();
-  std::vector<double> back(S);
-  tl.begin("d2h");
-  if (S) EMA_CUDA_CHECK(cudaMemcpyAsync(back.data(), lam.data(), S * sizeof(double), cudaMemcpyDeviceToHost, dev.stream));
-  tl.end();
-  tl.publish(ctx);
+  dev.upload(gpu, in);
   {
-    host_phase f(ctx, "free");
-    lam.reset();
-    corners.reset();
-    dev.x.reset();
+    auto h2d = gpu.phase("h2d");
+    gpu.upload(corners, xs.data(), S);
+    gpu.upload(corners + S, ys.data(), S);
   }
+  {
+    auto kernel = gpu.phase("kernel");
+    with_norm(dev.p.norm, [&](auto k) {
+      auto kernel_fn = microstates<decltype(k)::value>;
+      EMA_CUDA_CHECK(cudaFuncSetAttribute(kernel_fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+      if (S) {
+        kernel_fn<<<static_cast<unsigned>(S), threads, shared, gpu.stream()>>>(dev.p, Q, span, in.s.vmin, corners, corners + S, lam);
+        EMA_CUDA_CHECK_LAUNCH();
+      }
+    });
+  }
+  std::vector<double> back(S);
+  {
+    auto d2h = gpu.phase("d2h");
+    gpu.download(back.data(), lam, S);
+  }
+  gpu.finish();
   double sum = 0, sum2 = 0;
   std::uint64_t used = 0;
   for (double v : back)

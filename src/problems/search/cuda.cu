@@ -10,9 +10,9 @@ namespace {
 output scan(const input& in, run_context& ctx) {
   const auto config = choose_scan_config(gpu::query().devices.at(0), in.data.size());
   ctx.note("launch", config.text());
-  return run_on_device(in, ctx, [&](const std::uint32_t* d, std::uint64_t n, std::uint32_t key,
-                                    unsigned long long* best, cudaStream_t s) -> std::optional<output> {
-    launch_scan(config, d, n, key, best, s);
+  return run_on_device(in, ctx, [&](cuda::session& gpu, const std::uint32_t* d, std::uint64_t n, std::uint32_t key,
+                                    unsigned long long* best) -> std::optional<output> {
+    launch_scan(config, d, n, key, best, gpu.stream());
     return std::nullopt;
   });
 }

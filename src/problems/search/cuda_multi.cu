@@ -15,11 +15,10 @@ namespace ema::search {
 namespace {
 
 struct part {
-  int device;
   std::uint64_t offset, count;
   scan_config config;
-  cuda::device_buffer<std::uint32_t> data;
-  cuda::device_buffer<unsigned long long> best;
+  std::uint32_t* data;
+  unsigned long long* best;
   unsigned long long* answer;
 };
 
@@ -31,60 +30,41 @@ output split(const input& in, run_context& ctx) {
   for (int d = 0; d < g; ++d) {
     const std::uint64_t offset = std::min(n, share * static_cast<std::uint64_t>(d));
     const std::uint64_t count = std::min(share, n - offset);
-    parts.push_back({d, offset, count, choose_scan_config(gpu::query().devices.at(static_cast<std::size_t>(d)), count),
-                     {}, {}, nullptr});
+    parts.push_back({offset, count, choose_scan_config(gpu::query().devices.at(static_cast<std::size_t>(d)), count),
+                     nullptr, nullptr, nullptr});
   }
   ctx.note("launch", std::to_string(g) + " device(s), " + std::to_string(share) + " elements each; per device: " + parts[0].config.text());
-  {
-    host_phase p(ctx, "alloc");
-    for (auto& pt : parts) {
-      EMA_CUDA_CHECK(cudaSetDevice(pt.device));
-      pt.data = cuda::device_buffer<std::uint32_t>(pt.count, ctx.device_memory());
-      pt.best = cuda::device_buffer<unsigned long long>(1, ctx.device_memory());
-      pt.answer = static_cast<unsigned long long*>(cuda::pinned_scratch(pt.device, sizeof(unsigned long long)));
+  cuda::multi_session gpus(ctx, g);
+  for (std::size_t d = 0; d < parts.size(); ++d) {
+    auto& pt = parts[d];
+    pt.data = gpus[d].alloc<std::uint32_t>(pt.count);
+    pt.best = gpus[d].alloc<unsigned long long>(1);
+    pt.answer = gpus[d].results<unsigned long long>(1);
+  }
+  // (b) and (c): every device's copy, search and answer are enqueued on its own stream at once.
+  for (std::size_t d = 0; d < parts.size(); ++d) {
+    auto& pt = parts[d];
+    auto& gpu = gpus[d];
+    EMA_CUDA_CHECK(cudaSetDevice(gpu.device()));
+    {
+      auto h2d = gpu.phase("h2d");
+      gpu.upload(pt.data, in.data.data() + pt.offset, pt.count);
+      gpu.fill_bytes(pt.best, 0xff, 1);
     }
-  }
-  std::vector<std::unique_ptr<cuda::event_timeline>> timelines;
-  for (auto& pt : parts) {
-    EMA_CUDA_CHECK(cudaSetDevice(pt.device));
-    cudaStream_t s = cuda::stream(pt.device);
-    auto& tl = *timelines.emplace_back(std::make_unique<cuda::event_timeline>(s));
-    tl.begin("h2d");
-    EMA_CUDA_CHECK(cudaMemcpyAsync(pt.data.data(), in.data.data() + pt.offset, pt.data.bytes(), cudaMemcpyHostToDevice, s));
-    EMA_CUDA_CHECK(cudaMemsetAsync(pt.best.data(), 0xff, sizeof(unsigned long long), s));
-    tl.end();
-    tl.begin("kernel");
-    launch_scan(pt.config, pt.data.data(), pt.count, in.key, pt.best.data(), s);
-    tl.end();
-    tl.begin("d2h");
-    EMA_CUDA_CHECK(cudaMemcpyAsync(pt.answer, pt.best.data(), sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
-    tl.end();
-  }
-  std::vector<double> longest(3, 0.0);
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    EMA_CUDA_CHECK(cudaSetDevice(parts[i].device));
-    auto t = timelines[i]->elapsed();
-    for (std::size_t k = 0; k < 3; ++k) longest[k] = std::max(longest[k], t[k]);
-  }
-  ctx.add_phase("h2d", longest[0]);
-  ctx.add_phase("kernel", longest[1]);
-  ctx.add_phase("d2h", longest[2]);
-  {
-    host_phase p(ctx, "free");
-    for (auto& pt : parts) {
-      EMA_CUDA_CHECK(cudaSetDevice(pt.device));
-      pt.data.reset();
-      pt.best.reset();
+    {
+      auto kernel = gpu.phase("kernel");
+      launch_scan(pt.config, pt.data, pt.count, in.key, pt.best, gpu.stream());
     }
+    auto d2h = gpu.phase("d2h");
+    gpu.download(pt.answer, pt.best, 1);
   }
-  EMA_CUDA_CHECK(cudaSetDevice(0));
-  output best = -1;
+  gpus.finish();
+  output best = -1;  // (d): the lowest offset + index found
   for (const auto& pt : parts)
     if (*pt.answer != no_index) {
       const auto found = static_cast<output>(pt.offset + *pt.answer);
       if (best < 0 || found < best) best = found;
     }
-  timelines.clear();
   return best;
 }
 

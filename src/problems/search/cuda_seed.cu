@@ -44,10 +44,10 @@ output pesquisa(const input& in, run_context& ctx) {
   ctx.note("launch", "p = " + std::to_string(p) + " threads, " + std::to_string(steps + 1) + " steps, " +
                          std::to_string(bthreads) + " blocks x " + std::to_string(maxthreads) + " threads (equation 2)");
   ctx.processors(static_cast<std::int64_t>(p));
-  return run_on_device(in, ctx, [&](const std::uint32_t* d, std::uint64_t size, std::uint32_t key,
-                                    unsigned long long* k, cudaStream_t s) -> std::optional<output> {
-    pesquisa_paralelo<<<static_cast<unsigned>(bthreads), static_cast<unsigned>(maxthreads), 0, s>>>(d, key, size, p,
-                                                                                                    steps, k);
+  return run_on_device(in, ctx, [&](cuda::session& gpu, const std::uint32_t* d, std::uint64_t size, std::uint32_t key,
+                                    unsigned long long* k) -> std::optional<output> {
+    pesquisa_paralelo<<<static_cast<unsigned>(bthreads), static_cast<unsigned>(maxthreads), 0, gpu.stream()>>>(
+        d, key, size, p, steps, k);
     EMA_CUDA_CHECK_LAUNCH();
     return std::nullopt;
   });

@@ -19,9 +19,7 @@
 
 #include "core/run_context.hpp"
 #include "measure/cuda/check.cuh"
-#include "measure/cuda/device_buffer.cuh"
-#include "measure/cuda/resources.cuh"
-#include "measure/cuda/timeline.cuh"
+#include "measure/cuda/session.cuh"
 #include "measure/gpu.hpp"
 #include "problems/search/search.hpp"
 
@@ -44,42 +42,32 @@ scan_config choose_scan_config(const gpu::device_info& device, std::uint64_t n);
 void launch_scan(const scan_config& c, const std::uint32_t* data, std::uint64_t n, std::uint32_t key,
                  unsigned long long* best, cudaStream_t stream);
 
-/// The shared single-device flow. `search(data, n, key, best, stream)` enqueues the search; it
-/// returns the answer itself when it has it on the host already (a library call that synchronises),
-/// or nullopt, and the flow then copies `best` back.
+/// The shared single-device flow (measure/cuda/session.cuh): the array in (`h2d`, with the best
+/// index set to "none"), `search(session, data, n, key, best)` enqueues the search (`kernel`), the
+/// answer back (`d2h`). `search` returns the answer itself when it has it on the host already (a
+/// library call that synchronises), or nullopt, and the flow then copies `best` back.
 template <class Search>
 output run_on_device(const input& in, run_context& ctx, Search&& search) {
-  const int device = 0;
-  EMA_CUDA_CHECK(cudaSetDevice(device));
-  cudaStream_t s = cuda::stream(device);
+  cuda::session gpu(ctx);
   const std::uint64_t n = in.data.size();
-  cuda::device_buffer<std::uint32_t> data;
-  cuda::device_buffer<unsigned long long> best;
+  auto* data = gpu.alloc<std::uint32_t>(n);
+  auto* best = gpu.alloc<unsigned long long>(1);
+  auto* answer = gpu.results<unsigned long long>(1);
   {
-    host_phase p(ctx, "alloc");
-    data = cuda::device_buffer<std::uint32_t>(n, ctx.device_memory());
-    best = cuda::device_buffer<unsigned long long>(1, ctx.device_memory());
+    auto h2d = gpu.phase("h2d");
+    gpu.upload(data, in.data.data(), n);
+    gpu.fill_bytes(best, 0xff, 1);
   }
-  auto* answer = static_cast<unsigned long long*>(cuda::pinned_scratch(device, sizeof(unsigned long long)));
-  cuda::event_timeline tl(s);
-  tl.begin("h2d");
-  EMA_CUDA_CHECK(cudaMemcpyAsync(data.data(), in.data.data(), in.data.bytes(), cudaMemcpyHostToDevice, s));
-  EMA_CUDA_CHECK(cudaMemsetAsync(best.data(), 0xff, sizeof(unsigned long long), s));
-  tl.end();
-  tl.begin("kernel");
-  std::optional<output> direct = search(data.data(), n, in.key, best.data(), s);
-  tl.end();
+  std::optional<output> direct;
+  {
+    auto kernel = gpu.phase("kernel");
+    direct = search(gpu, data, n, in.key, best);
+  }
   if (!direct) {
-    tl.begin("d2h");
-    EMA_CUDA_CHECK(cudaMemcpyAsync(answer, best.data(), sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
-    tl.end();
+    auto d2h = gpu.phase("d2h");
+    gpu.download(answer, best, 1);
   }
-  tl.publish(ctx);
-  {
-    host_phase p(ctx, "free");
-    data.reset();
-    best.reset();
-  }
+  gpu.finish();
   if (direct) return *direct;
   return *answer == no_index ? -1 : static_cast<output>(*answer);
 }

@@ -11,10 +11,10 @@ namespace ema::search {
 namespace {
 
 output find(const input& in, run_context& ctx) {
-  return run_on_device(in, ctx, [&](const std::uint32_t* d, std::uint64_t n, std::uint32_t key,
-                                    unsigned long long*, cudaStream_t s) -> std::optional<output> {
-    cuda::tracked_allocator alloc{&ctx.device_memory()};
-    auto it = thrust::find(thrust::cuda::par(alloc).on(s), d, d + n, key);
+  return run_on_device(in, ctx, [&](cuda::session& gpu, const std::uint32_t* d, std::uint64_t n, std::uint32_t key,
+                                    unsigned long long*) -> std::optional<output> {
+    auto alloc = gpu.library_allocator();
+    auto it = thrust::find(thrust::cuda::par(alloc).on(gpu.stream()), d, d + n, key);
     const auto index = static_cast<output>(it - d);
     return index == static_cast<output>(n) ? -1 : index;
   });

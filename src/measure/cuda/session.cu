@@ -1,0 +1,102 @@
+#include "measure/cuda/session.cuh"
+
+#include <algorithm>
+
+#include "inputs/host_array.hpp"
+#include "measure/cuda/resources.cuh"
+
+namespace ema::cuda {
+namespace {
+
+int make_current(int device) {
+  EMA_CUDA_CHECK(cudaSetDevice(device));
+  return device;
+}
+
+}  // namespace
+
+session::session(run_context& ctx, int device)
+    : ctx_(ctx), device_(make_current(device)), stream_(cuda::stream(device)), timeline_(stream_) {}
+
+session::~session() { release(); }
+
+void* session::alloc_bytes(std::size_t count, std::size_t size) {
+  const std::size_t bytes = array_bytes(count, size);
+  if (!bytes) return nullptr;
+  host_phase p(ctx_, "alloc");
+  EMA_CUDA_CHECK(cudaSetDevice(device_));
+  void* ptr = nullptr;
+  EMA_CUDA_CHECK(cudaMalloc(&ptr, bytes));
+  buffers_.emplace_back(ptr, bytes);
+  ctx_.device_memory().allocated(bytes);
+  return ptr;
+}
+
+void* session::result_bytes(std::size_t bytes) { return pinned_scratch(device_, std::max<std::size_t>(bytes, 1)); }
+
+session::scope session::phase(std::string_view name) {
+  spans_.emplace_back(std::string(name), false);
+  timeline_.begin();  // the names live in spans_, in the same order
+  return scope(*this);
+}
+
+session::scope session::kernel_part(std::string_view name) {
+  spans_.emplace_back(std::string(name), true);
+  timeline_.begin();
+  return scope(*this);
+}
+
+void session::end_phase() { timeline_.end(); }
+
+void session::wait() { EMA_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+std::map<std::string, double> session::phase_times() {
+  EMA_CUDA_CHECK(cudaSetDevice(device_));
+  const auto t = timeline_.elapsed();
+  std::map<std::string, double> out;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    out[spans_[i].first] += t[i];
+    if (spans_[i].second) out["kernel"] += t[i];
+  }
+  return out;
+}
+
+void session::release() noexcept {
+  if (buffers_.empty()) return;
+  EMA_CUDA_CHECK_NOTHROW(cudaSetDevice(device_));
+  for (auto [ptr, bytes] : buffers_) {
+    EMA_CUDA_CHECK_NOTHROW(cudaFree(ptr));
+    ctx_.device_memory().released(bytes);
+  }
+  buffers_.clear();
+}
+
+void session::publish() {
+  if (published_) return;
+  for (const auto& [name, seconds] : phase_times()) ctx_.add_phase(name, seconds);
+  published_ = true;
+}
+
+void session::finish() {
+  publish();
+  host_phase p(ctx_, "free");
+  release();
+}
+
+multi_session::multi_session(run_context& ctx, int devices) : ctx_(ctx) {
+  for (int d = 0; d < devices; ++d) parts_.push_back(std::make_unique<session>(ctx, d));
+}
+
+void multi_session::finish() {
+  std::map<std::string, double> longest;
+  for (auto& s : parts_)
+    for (const auto& [name, seconds] : s->phase_times()) longest[name] = std::max(longest[name], seconds);
+  for (const auto& [name, seconds] : longest) ctx_.add_phase(name, seconds);
+  {
+    host_phase p(ctx_, "free");
+    for (auto& s : parts_) s->release();
+  }
+  EMA_CUDA_CHECK(cudaSetDevice(0));
+}
+
+}  // namespace ema::cuda
