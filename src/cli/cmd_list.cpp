@@ -23,7 +23,11 @@ action add_list(CLI::App& app) {
                                   {"choices", s.choices ? s.choices : ""}});
         for (const auto* v : variants_of(p->name)) {
           auto a = available(v->backend);
-          pj["variants"].push_back({{"name", v->name}, {"algorithm", v->algorithm}, {"role", std::string(to_string(v->role))},
+          nlohmann::json launch = nlohmann::json::array();
+          for (const auto& f : v->launch)
+            launch.push_back({{"name", fmt::format("launch.{}", f.name)}, {"help", f.help}, {"min", f.min}, {"max", f.max},
+                              {"multiple", f.multiple}});
+          pj["variants"].push_back({{"launch", launch}, {"name", v->name}, {"algorithm", v->algorithm}, {"role", std::string(to_string(v->role))},
                                     {"backend", std::string(to_string(v->backend))},
                                     {"description", v->description}, {"provenance", v->provenance},
                                     {"available", a.ok}, {"why_not", a.reason}});
@@ -48,6 +52,9 @@ action add_list(CLI::App& app) {
         fmt::print("    {:<{}}  {:<9}  {}\n    {:<{}}  algorithm {}, {}\n    {:<{}}  {}\n    {:<{}}  {}\n", v->name, w,
                    to_string(v->backend), a.ok ? "runs here" : "cannot run here: " + a.reason, "", w + 11, v->algorithm,
                    to_string(v->role), "", w + 11, v->description, "", w + 11, v->provenance);
+        for (const auto& f : v->launch)
+          fmt::print("    {:<{}}  launch.{} in [{}, {}]{}: {}\n", "", w + 11, f.name, f.min, f.max,
+                     f.multiple > 1 ? fmt::format(", a multiple of {}", f.multiple) : std::string(), f.help);
       }
       fmt::print("\n");
     }

@@ -49,6 +49,13 @@ class param_set {
   /// (a row changed by hand): the caller leaves out what needs the parameters.
   static param_set restore(std::string_view problem, std::span<const param_spec> specs, const param_map& stored);
 
+  /// A copy with `key` set to `value`, checked by the caller (a launch override, core/launch.hpp).
+  param_set with(const std::string& key, const std::string& value) const {
+    param_set out = *this;
+    out.values_[key] = value;
+    return out;
+  }
+
   const std::string& text(std::string_view key) const;
   std::int64_t integer(std::string_view key) const;
   double real(std::string_view key) const;

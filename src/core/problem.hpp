@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "core/backend.hpp"
+#include "core/launch.hpp"
 #include "core/params.hpp"
 #include "core/run_context.hpp"
 #include "core/host_memory_kind.hpp"
@@ -102,6 +103,9 @@ struct variant_desc {
   const char* description = nullptr;  ///< one line
   const char* provenance = nullptr;   ///< e.g. "Algorithm 2 of 001_9fea77a744af8951.txt", "thrust::find"
   outcome (*run)(workload&, run_context&) = nullptr;  ///< filled by problem_kit::variant
+  /// Its kernels' launch settings (core/launch.hpp): recorded with every point, overridable as
+  /// `--param launch.<field>=V`.
+  std::span<const launch_field> launch{};
   /// Why the algorithm does not apply to these parameters at size n (a method without pivoting on
   /// a general matrix; rqa's microstates larger than the plot), or nullptr when it does; such
   /// points are recorded as skipped, never run.

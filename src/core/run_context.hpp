@@ -6,9 +6,11 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 
+#include "core/launch.hpp"
 #include "core/params.hpp"
 #include "core/device_memory.hpp"
 
@@ -31,6 +33,16 @@ class run_context {
   /// Records a fact about how the variant ran (launch geometry, thread count), kept once per point.
   void note(std::string_view key, std::string_view value) { notes_[std::string(key)] = value; }
   void note(std::string_view key, std::int64_t value) { notes_[std::string(key)] = std::to_string(value); }
+  /// A kernel's launch settings as the variant chose them, with any `--param launch.<field>=V`
+  /// applied, each field recorded as the note `launch.<field>` (core/launch.hpp).
+  template <class Settings>
+  Settings launch(Settings s) {
+    const auto m = s.members();
+    apply_launch(Settings::fields, std::span<int* const>(m.data(), m.size()));
+    return s;
+  }
+  void apply_launch(std::span<const launch_field> fields, std::span<int* const> members);
+
   /// The processor count p of the source's efficiency (speedup / p) and cost (p · time), where the
   /// algorithm defines one: threads of an OpenMP variant, p = n / log n of a PRAM-style kernel.
   void processors(std::int64_t p) { note("processors", p); }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <map>
 #include <set>
 
 #include "core/errors.hpp"
@@ -110,9 +111,13 @@ plan make_plan(const plan_request& r) {
   // A parameter must belong to at least one chosen problem; with several problems each takes
   // the ones it declares.
   for (const auto* p : chosen) {
-    std::vector<std::string> mine;
+    std::vector<std::string> mine, launch;
     for (const auto& a : r.params) {
       auto key = a.substr(0, a.find('='));
+      if (key.starts_with(launch_prefix)) {  // a variant's launch override: checked once the variants are known
+        launch.push_back(a);
+        continue;
+      }
       bool declared = false;
       for (const auto& s : p->params) declared |= key == s.name;
       if (declared || chosen.size() == 1) {
@@ -139,6 +144,37 @@ plan make_plan(const plan_request& r) {
         vs.push_back(&find_variant(p->name, name));
       }
     }
+    // Each launch override goes to the variants that declare the setting, checked against its range.
+    std::map<const variant_desc*, param_set> own;
+    for (const auto* v : vs) own.emplace(v, params);
+    for (const auto& a : launch) {
+      const auto eq = a.find('=');
+      for (const auto& b : launch)
+        if (&b != &a && b.substr(0, b.find('=')) == a.substr(0, eq))
+          throw usage_error(fmt::format("parameter '{}' is given twice", a.substr(0, eq)));
+      const std::string key = a.substr(0, eq), field = key.substr(launch_prefix.size());
+      const std::string value = eq == std::string::npos ? std::string() : a.substr(eq + 1);
+      bool taken = false;
+      std::set<std::string> offered;
+      for (const auto* v : vs)
+        for (const auto& f : v->launch) {
+          offered.insert(fmt::format("launch.{}", f.name));
+          if (field != f.name) continue;
+          check_launch_value(f, fmt::format("{} {}", p->name, v->name), value);
+          own[v] = own[v].with(key, value);
+          taken = true;
+        }
+      if (!taken && chosen.size() > 1) continue;  // another chosen problem's, or none's (said below)
+      if (!taken) {
+        std::vector<std::string> names;
+        for (const auto* v : vs) names.emplace_back(v->name);
+        throw usage_error(fmt::format("'{}' is a launch setting of none of the chosen variants of {} ({}); {}", key, p->name,
+                                      fmt::join(names, ", "),
+                                      offered.empty() ? std::string("they have none (`ema list` shows each variant's)")
+                                                      : fmt::format("theirs: {}", fmt::join(offered, ", "))));
+      }
+      claimed.insert(a);
+    }
     auto too_large = [&](std::uint64_t n, const char* what) {
       if (p->max_size && n > p->max_size)
         throw usage_error(fmt::format("{} {} is larger than the largest size problem {} can represent ({})", what, n, p->name,
@@ -150,7 +186,7 @@ plan make_plan(const plan_request& r) {
       too_large(start, "--start");
       const auto largest = p->max_size && r.max_size ? std::min(*r.max_size, p->max_size) : r.max_size.value_or(p->max_size);
       if (p->validate) p->validate(params, std::span<const std::uint64_t>(&start, 1));
-      for (const auto* v : vs) out.calibrated->tracks.push_back({p->name, v->name, params, start, largest, ""});
+      for (const auto* v : vs) out.calibrated->tracks.push_back({p->name, v->name, own.at(v), start, largest, ""});
       continue;
     }
     const auto sizes = parse_sizes(r.sizes ? *r.sizes : std::string(p->default_sizes));
@@ -162,7 +198,7 @@ plan make_plan(const plan_request& r) {
                                     "run fewer at a time",
                                     max_plan_points, sizes.size(), vs.size(), r.instances, p->name));
     for (auto n : sizes)
-      for (const auto* v : vs) out.add(p->name, v->name, n, params);
+      for (const auto* v : vs) out.add(p->name, v->name, n, own.at(v));
   }
   for (const auto& a : r.params)
     if (!claimed.count(a))

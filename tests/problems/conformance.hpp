@@ -9,6 +9,7 @@
 #pragma once
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <functional>
 #include <span>
 #include <gtest/gtest.h>
@@ -120,6 +121,42 @@ inline int check_every_variant(const std::function<bool(const variant_desc&)>& s
     }
   }
   return variants_checked;
+}
+
+/// Every launch setting a selected variant declares, overridden to its least value and to a few
+/// times that: the variant must still verify and agree with its algorithm's seq, and record the
+/// value it was given. Runs each problem's largest test size on its first parameter set (a case
+/// every variant accepts); returns how many overrides were checked.
+inline int check_launch_overrides(const std::function<bool(const variant_desc&)>& select) {
+  int checked = 0;
+  for (const auto* p : problems()) {
+    const std::uint64_t n = *std::max_element(p->test_sizes.begin(), p->test_sizes.end());
+    for (const auto* v : variants_of(p->name)) {
+      if (!select(*v)) continue;
+      for (const auto& f : v->launch) {
+        if (f.min == f.max) continue;  // fixed by the kernel
+        const std::int64_t low = f.min, high = std::min(f.max, (3 * f.min + f.multiple - 1) / f.multiple * f.multiple + f.multiple);
+        for (const std::int64_t value : {low, high}) {
+          const std::string key = fmt::format("launch.{}", f.name);
+          auto args = split_params(p->test_params.front());
+          args.push_back(fmt::format("{}={}", key, value));
+          const auto params = param_set::resolve(p->name, p->params, {args.begin(), args.end() - 1}).with(key, std::to_string(value));
+          const std::string where = fmt::format("{} {} n={} {}={}", p->name, v->name, n, key, value);
+          auto w = p->prepare({n, &params, 1, uses_gpu(v->backend) ? host_memory_kind::pinned : host_memory_kind::pageable});
+          run_context ctx(n, params, devices_used(v->backend, gpu::device_count()));
+          const auto got = v->run(*w, ctx);
+          EXPECT_TRUE(got.verified) << where << ": " << got.reason;
+          EXPECT_EQ(ctx.notes().count(key) ? ctx.notes().at(key) : "", std::to_string(value)) << where;
+          if (const auto* seq = algorithm_seq(*v); seq && seq != v) {
+            run_context seq_ctx(n, params, 0);
+            EXPECT_EQ(answer_of(*p, got.result_json), answer_of(*p, seq->run(*w, seq_ctx).result_json)) << where;
+          }
+          ++checked;
+        }
+      }
+    }
+  }
+  return checked;
 }
 
 }  // namespace ema::test

@@ -12,5 +12,9 @@ TEST(ConformanceGpu, EveryGpuVariantVerifiesAndAgreesWithItsAlgorithmsSeq) {
   EXPECT_GT(expected, 0) << "a CUDA build registers GPU variants";
 }
 
+TEST(ConformanceGpu, EveryLaunchSettingOverriddenStillVerifies) {
+  EXPECT_GT(test::check_launch_overrides([](const variant_desc& v) { return uses_gpu(v.backend); }), 0);
+}
+
 }  // namespace
 }  // namespace ema

@@ -1,6 +1,7 @@
 // A problem whose variants misbehave on purpose — crash, abort, hang, run out of memory, throw,
 // answer wrongly, exit without answering — to test that every way a point can fail is isolated
 // and recorded. Linked only into tests and the test worker, never into ema.
+#include <array>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -60,6 +61,16 @@ output phases(const input& n, run_context& ctx) {
   return n;
 }
 
+struct tile_launch {  // a launch setting, as a kernel's would be
+  int threads = 256;
+  static constexpr launch_field fields[] = {{"threads", "threads per block (ema: 256)", 32, 1024, 32}};
+  std::array<int*, 1> members() { return {&threads}; }
+};
+output launched(const input& n, run_context& ctx) {
+  ctx.launch(tile_launch{});
+  return n;
+}
+
 output busy(const input& n, run_context&) {  // a cost that grows like n: n microseconds
   const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(n);
   while (std::chrono::steady_clock::now() < until) {}
@@ -91,5 +102,6 @@ EMA_VARIANT(fault_throws, ema::fault::kit::variant<&ema::fault::throws>({.name =
 EMA_VARIANT(fault_exit, ema::fault::kit::variant<&ema::fault::silent_exit>({.name = "exit", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "exits without an answer", .provenance = "test"}));
 EMA_VARIANT(fault_flaky, ema::fault::kit::variant<&ema::fault::flaky>({.name = "flaky", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "goes wrong after a few runs", .provenance = "test"}));
 EMA_VARIANT(fault_phases, ema::fault::kit::variant<&ema::fault::phases>({.name = "phases", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "reports a kernel phase and a note", .provenance = "test"}));
+EMA_VARIANT(fault_launched, ema::fault::kit::variant<&ema::fault::launched>({.name = "launched", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "records a launch setting", .provenance = "test", .launch = ema::fault::tile_launch::fields}));
 EMA_VARIANT(fault_busy, ema::fault::kit::variant<&ema::fault::busy>({.name = "busy", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "busy for n microseconds", .provenance = "test"}));
 EMA_VARIANT(fault_gpu, ema::fault::kit::variant<&ema::fault::ok>({.name = "gpu", .backend = ema::backend::cuda, .role = ema::variant_role::ours, .description = "needs a CUDA device", .provenance = "test"}));

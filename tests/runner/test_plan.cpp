@@ -67,6 +67,33 @@ TEST(Plan, UnavailableVariantsAreLeftOutOnlyWhenNotNamed) {
   EXPECT_EQ(make_plan(r).points.size(), 1u);  // named: kept, and recorded as skipped when it runs
 }
 
+TEST(Plan, LaunchOverridesAreCheckedAndGoOnlyToTheVariantsThatDeclareThem) {
+  plan_request r;
+  r.problems = {"fault"};
+  r.variants = {"launched", "ok"};
+  r.sizes = "4";
+  r.params = {"launch.threads=128"};
+  auto p = make_plan(r);
+  for (const auto& pt : p.points)
+    EXPECT_EQ(pt.params.values().count("launch.threads"), pt.variant == "launched" ? 1u : 0u) << pt.variant;
+  auto refused = [&](std::vector<std::string> params, const char* says) {
+    r.params = std::move(params);
+    try {
+      make_plan(r);
+      ADD_FAILURE() << "accepted " << r.params[0];
+    } catch (const usage_error& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused({"launch.threads=100"}, "a multiple of 32");
+  refused({"launch.threads=2048"}, "[32, 1024]");
+  refused({"launch.threads=x"}, "must be an integer");
+  refused({"launch.blocks=4"}, "theirs: launch.threads");
+  refused({"launch.threads=64", "launch.threads=128"}, "given twice");
+  r.variants = {"ok"};
+  refused({"launch.threads=64"}, "they have none");
+}
+
 TEST(Plan, UsageErrors) {
   plan_request r;
   EXPECT_NE(usage_of(r).find("name a problem or give --all"), std::string::npos);

@@ -20,10 +20,12 @@ struct fixture {
   std::int64_t id = db.create_experiment({});
 
   std::map<std::string, point_record> run(const std::vector<std::string>& variants, double timeout = 20,
-                                          const std::atomic<bool>* stop = nullptr, sweep_result* out = nullptr) {
+                                          const std::atomic<bool>* stop = nullptr, sweep_result* out = nullptr,
+                                          std::vector<std::string> params = {}) {
     plan_request r;
     r.problems = {"fault"};
     r.variants = variants;
+    r.params = std::move(params);
     r.sizes = "8";
     auto p = make_plan(r);
     p.timeout = timeout;
@@ -90,6 +92,17 @@ TEST(Sweep, PhasesAndNotesAreStored) {
   EXPECT_EQ(p.samples.at("kernel").size(), p.samples.at("total").size());
   EXPECT_EQ(nlohmann::json::parse(p.notes_json)["launch"], "1 block");
   EXPECT_EQ(nlohmann::json::parse(p.unavailable_json)["energy_cpu"], "disabled (--no-energy)");
+}
+
+TEST(Sweep, LaunchSettingsAreNotesAndOverridesReachTheVariant) {
+  fixture f;
+  auto chosen = f.run({"launched"});
+  EXPECT_EQ(nlohmann::json::parse(chosen["launched"].notes_json)["launch.threads"], "256");
+  fixture g;
+  auto pts = g.run({"launched", "ok"}, 20, nullptr, nullptr, {"launch.threads=64"});
+  EXPECT_EQ(nlohmann::json::parse(pts["launched"].notes_json)["launch.threads"], "64");
+  EXPECT_EQ(nlohmann::json::parse(pts["launched"].params_json)["launch.threads"], "64");
+  EXPECT_FALSE(nlohmann::json::parse(pts["ok"].params_json).contains("launch.threads"));  // not its setting
 }
 
 TEST(Sweep, UnavailableVariantIsSkippedWithItsReason) {

@@ -381,7 +381,7 @@ void update_columns(T* m, int n, int k0, int kb, int c0, int c1, const int* ipiv
 }
 
 template <class T>
-void factor(T* m, int n, const workspace<T>& ws, cudaStream_t stream, profile* prof) {
+void factor(T* m, int n, int nb, const workspace<T>& ws, cudaStream_t stream, profile* prof) {
   // Look-ahead (Strazdins; MAGMA's getrf): panel k + 1 is updated by panel k first, on the panel
   // stream, and factored there while the main stream updates the columns right of it. The column
   // sets are disjoint, so the two streams never touch the same element; every interchange of a
@@ -392,7 +392,6 @@ void factor(T* m, int n, const workspace<T>& ws, cudaStream_t stream, profile* p
   auto& la = lookahead();
   cublasHandle_t main_blas = cublas_handle();  // bound to `stream`, the device's ema stream
   const int n1 = n + 1;
-  const int nb = n >= 8192 ? 256 : 128;
   EMA_CUDA_CHECK(cudaMemsetAsync(ws.info, 0, sizeof(int), stream));
   EMA_CUDA_CHECK(cudaEventRecord(la.start, stream));
   EMA_CUDA_CHECK(cudaStreamWaitEvent(la.panel, la.start));
@@ -424,8 +423,8 @@ void substitute(T* m, int n, T* x, cudaStream_t) {
 
 template struct workspace<float>;
 template struct workspace<double>;
-template void factor<float>(float*, int, const workspace<float>&, cudaStream_t, profile*);
-template void factor<double>(double*, int, const workspace<double>&, cudaStream_t, profile*);
+template void factor<float>(float*, int, int, const workspace<float>&, cudaStream_t, profile*);
+template void factor<double>(double*, int, int, const workspace<double>&, cudaStream_t, profile*);
 template void substitute<float>(float*, int, float*, cudaStream_t);
 template void substitute<double>(double*, int, double*, cudaStream_t);
 

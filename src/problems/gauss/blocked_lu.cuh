@@ -6,7 +6,7 @@
 // transposes (C^T -= U^T L^T) with the same memory.
 //
 // Two levels of blocking (Golub and van Loan, section 3.4; LAPACK's getrf/getf2 split):
-//   outer panels of nb columns (128, or 256 from n = 8192): after a panel,
+//   outer panels of nb columns (128, or 256 from n = 8192; `launch.nb`): after a panel,
 //     U12 = L11^-1 A12   (cuBLAS TRSM, b's column included)
 //     A22 -= L21 U12     (cuBLAS GEMM, the Θ(n^3) part);
 //   inside a panel, strips of 32 columns, each factored by one cooperative kernel (k_panel) that
@@ -19,7 +19,10 @@
 // cp.async. Stage 2 is one cuBLAS TRSV on U.
 #pragma once
 
+#include <array>
 #include <cuda_runtime.h>
+
+#include "core/launch.hpp"
 
 #include "core/device_memory.hpp"
 
@@ -45,6 +48,16 @@ struct workspace {
 /// How many cooperative blocks k_panel may use at once on the current device.
 int max_panel_blocks();
 
+/// The outer blocking (core/launch.hpp): panels of nb columns, chosen from n.
+struct launch {
+  int nb = 128;
+  static constexpr launch_field fields[] = {
+      {"nb", "columns per outer panel (ema: 128, or 256 from n = 8192, where the GEMMs grow enough to hide the panels)", strip,
+       1024, strip}};
+  std::array<int*, 1> members() { return {&nb}; }
+};
+inline launch choose_launch(int n) { return {n >= 8192 ? 256 : 128}; }
+
 /// Device time by kind of work, for tuning (EMA_GAUSS_PROFILE=1 in the environment makes the
 /// `cuda` variant record these as extra phases): strip kernels, interchanges, updates inside a
 /// panel, updates right of a panel. Costs an event pair per launch.
@@ -55,7 +68,7 @@ struct profile {
 /// Factors the n x (n + 1) row-major [A|b] at `m` in place: on return the upper triangle holds U,
 /// the column n holds L^-1 P b, and *ws.info the first zero pivot's step + 1 (0: none).
 template <class T>
-void factor(T* m, int n, const workspace<T>& ws, cudaStream_t stream, profile* prof = nullptr);
+void factor(T* m, int n, int nb, const workspace<T>& ws, cudaStream_t stream, profile* prof = nullptr);
 
 /// Solves U x = c (c = column n of the factored matrix) into x[0, n).
 template <class T>

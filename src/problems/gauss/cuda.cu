@@ -19,6 +19,7 @@ struct blocked_solver {
     const device_system<T> sys(gpu, in);
     const int n = static_cast<int>(in.n);
     const int blocks = blocked::max_panel_blocks();
+    const int nb = ctx.launch(blocked::choose_launch(n)).nb;
     auto* scratch = gpu.alloc<unsigned char>(blocked::workspace<T>::bytes(in.n, blocks));
     T* x = gpu.alloc<T>(in.n);
     blocked::workspace<T> ws;
@@ -31,7 +32,7 @@ struct blocked_solver {
     blocked::profile prof;
     {
       auto part = gpu.kernel_part("stage1");
-      blocked::factor(sys.data(), n, ws, gpu.stream(), profiling ? &prof : nullptr);
+      blocked::factor(sys.data(), n, nb, ws, gpu.stream(), profiling ? &prof : nullptr);
     }
     {
       auto part = gpu.kernel_part("stage2");
@@ -65,4 +66,5 @@ EMA_VARIANT(gauss_cuda, ema::gauss::kit::variant<&ema::gauss::solve>({
     .role = ema::variant_role::ours,
     .description = "blocked LU with partial pivoting: cooperative panel kernel, cuBLAS TRSM and GEMM",
     .provenance = "ours",
+    .launch = ema::gauss::blocked::launch::fields,
 }));

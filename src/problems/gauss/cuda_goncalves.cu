@@ -7,6 +7,7 @@
 // pivot on the main diagonal; then the whole augmented matrix comes back to the host, where
 // Algorithm 2 runs sequentially. Neighbouring threads work on different rows, so the warp's
 // accesses are not coalesced: the cost of the didactic layout, kept on purpose.
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -16,7 +17,12 @@
 namespace ema::gauss {
 namespace {
 
-constexpr int threads = 256;
+/// A thread per row below the pivot, in blocks of `threads`.
+struct rows_launch {
+  int threads = 256;
+  static constexpr launch_field fields[] = {{"threads", "threads per block, a row each (ema: 256)", 32, 1024, 32}};
+  std::array<int*, 1> members() { return {&threads}; }
+};
 
 template <class T>
 __global__ void k_eliminate_rows(T* m, int n, int k) {
@@ -35,6 +41,7 @@ struct goncalves {
     const int n = static_cast<int>(in.n);
     const std::size_t n1 = in.n + 1;
     ctx.note("launches", static_cast<std::int64_t>(in.n - 1));
+    const int threads = ctx.launch(rows_launch{}).threads;
     host_array<T> back(in.n * n1, host_memory_kind::pinned);
     sys.upload(gpu, in);
     {
@@ -74,5 +81,6 @@ EMA_VARIANT(gauss_cuda_goncalves, ema::gauss::kit::variant<&ema::gauss::solve>({
     .role = ema::variant_role::source,
     .description = "literature baseline: stage 1 on the GPU (a thread per row), stage 2 on the host",
     .provenance = "[Gonçalves et al. 2015] as compared in 003_7e2665a3d38c50fb.txt section 4.3 (reconstructed)",
+    .launch = ema::gauss::rows_launch::fields,
     .not_applicable = &ema::gauss::needs_dominance,
 }));

@@ -8,14 +8,17 @@
 namespace ema::gauss {
 namespace {
 
+using kv1_launch = source::source_launch<1024>;
+
 template <class T>
 struct kv1 {
   static output run(const input& in, run_context& ctx) {
     ctx.note("launches", static_cast<std::int64_t>(in.n ? 1 + (in.n - 1) + 2 * in.n : 0));
-    return source::solve<T>(in, ctx, [](const T* s, T* r, int n, cudaStream_t stream) {
+    const int nthread = ctx.launch(kv1_launch{}).nthread;
+    return source::solve<T>(in, ctx, [nthread](const T* s, T* r, int n, cudaStream_t stream) {
       for (int l = n - 1; l >= 0; --l) {
         const int k = n - 1 - l;
-        source::k_subs_tras1<<<(k + 1 + source::stage2_block - 1) / source::stage2_block, source::stage2_block, 0, stream>>>(s, r, n, l, k);
+        source::k_subs_tras1<<<(k + 1 + nthread - 1) / nthread, nthread, 0, stream>>>(s, r, n, l, k);
         EMA_CUDA_CHECK_LAUNCH();
         source::k_divide<<<1, 1, 0, stream>>>(s, r, n, l, k);
         EMA_CUDA_CHECK_LAUNCH();
@@ -36,5 +39,6 @@ EMA_VARIANT(gauss_cuda_kv1, ema::gauss::kit::variant<&ema::gauss::solve>({
     .role = ema::variant_role::source,
     .description = "the source's kernels: stage 1 per pivot, stage 2 by atomic additions (Kv1)",
     .provenance = "Codes 3.1 and 3.2 of 003_7e2665a3d38c50fb.txt",
+    .launch = ema::gauss::kv1_launch::fields,
     .not_applicable = &ema::gauss::needs_dominance,
 }));

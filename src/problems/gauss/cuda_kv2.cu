@@ -10,15 +10,18 @@
 namespace ema::gauss {
 namespace {
 
+using kv2_launch = source::source_launch<source::stage2_block>;
+
 template <class T>
 struct kv2 {
   static output run(const input& in, run_context& ctx) {
     ctx.note("launches", static_cast<std::int64_t>(in.n ? 1 + (in.n - 1) + in.n : 0));
-    return source::solve<T>(in, ctx, [](const T* s, T* r, int n, cudaStream_t stream) {
+    const int nthread = ctx.launch(kv2_launch{}).nthread;  // fixed: Code 3.3's shared reduction
+    return source::solve<T>(in, ctx, [nthread](const T* s, T* r, int n, cudaStream_t stream) {
       for (int l = n - 1; l >= 0; --l) {
         const int k = n - 1 - l;
-        const int blocks = std::max(1, (k + source::stage2_block - 1) / source::stage2_block);
-        source::k_subs_tras2<<<blocks, source::stage2_block, 0, stream>>>(s, r, n, l, k);
+        const int blocks = std::max(1, (k + nthread - 1) / nthread);
+        source::k_subs_tras2<<<blocks, nthread, 0, stream>>>(s, r, n, l, k);
         EMA_CUDA_CHECK_LAUNCH();
       }
     });
@@ -37,5 +40,6 @@ EMA_VARIANT(gauss_cuda_kv2, ema::gauss::kit::variant<&ema::gauss::solve>({
     .role = ema::variant_role::source,
     .description = "the source's kernels: stage 1 per pivot, stage 2 by block reductions (Kv2)",
     .provenance = "Codes 3.1 and 3.3 of 003_7e2665a3d38c50fb.txt",
+    .launch = ema::gauss::kv2_launch::fields,
     .not_applicable = &ema::gauss::needs_dominance,
 }));

@@ -14,14 +14,33 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cuda_runtime.h>
 
+#include "core/launch.hpp"
 #include "measure/cuda/check.cuh"
 
 namespace ema::gauss::source {
 
 constexpr int stage1_block = 16;  // DIMTHREAD: 16 x 16 threads
 constexpr int stage2_block = 64;  // NTHREAD
+
+/// The source's launch geometry (core/launch.hpp). DIMTHREAD sizes Code 3.1's shared row and
+/// NTHREAD Code 3.3's shared reduction, so they are fixed where a kernel's arrays depend on them;
+/// Code 3.2 (Kv1) takes any NTHREAD up to `Stage2Max`.
+template <int Stage2Max>
+struct source_launch {
+  int dimthread = stage1_block;
+  int nthread = stage2_block;
+  static constexpr launch_field fields[] = {
+      {"dimthread", "DIMTHREAD: stage 1 runs DIMTHREAD x DIMTHREAD blocks (fixed at the source's 16: Code 3.1's shared row)",
+       stage1_block, stage1_block},
+      {"nthread", Stage2Max == stage2_block ? "NTHREAD: stage 2's threads per block (fixed at the source's 64: Code 3.3's shared reduction)"
+                                            : "NTHREAD: stage 2's threads per block (the source: 64)",
+       Stage2Max == stage2_block ? stage2_block : 1, Stage2Max},
+  };
+  std::array<int*, 2> members() { return {&dimthread, &nthread}; }
+};
 
 /// Reverses the order of the first n columns of every row of the n x (n + 1) matrix.
 template <class T>

@@ -7,6 +7,8 @@
 // up to 16 in per-thread shared-memory bins (no atomics), up to 1024 in the block's shared bins
 // (shared atomics), longer ones straight to the global histogram; the block adds its bins to the
 // global histograms at the end. Ours (the exact quantities 000_d2722dce0c10bad2.txt estimates).
+#include <array>
+
 #include "core/registry.hpp"
 #include "problems/rqa/device.cuh"
 #include "problems/rqa/lines.hpp"
@@ -15,6 +17,14 @@ namespace ema::rqa {
 namespace {
 
 constexpr unsigned block = 256;
+
+/// A thread per column and per upper diagonal, in blocks of `threads` (core/launch.hpp).
+struct exact_launch {
+  int threads = block;
+  static constexpr launch_field fields[] = {
+      {"threads", "threads per block, a column or diagonal each (fixed at 256: the block's shared histogram bins)", block, block}};
+  std::array<int*, 1> members() { return {&threads}; }
+};
 constexpr unsigned small = 16;  // lengths 1..small: a bin per thread
 constexpr unsigned mid = 1024;  // lengths small+1..mid: the block's bins
 
@@ -110,8 +120,9 @@ output exact_cuda(const input& in, run_context& ctx) {
   auto* hist = gpu.alloc<unsigned long long>(2 * (N + 1));
   unsigned long long* vertical = hist;
   unsigned long long* upper = hist + N + 1;
-  ctx.note("launch", std::to_string(blocks_for(N, block)) + " + " + std::to_string(blocks_for(diagonals_count, block)) + " blocks of " +
-                         std::to_string(block));
+  ctx.launch(exact_launch{});
+  ctx.note("column_blocks", static_cast<std::int64_t>(blocks_for(N, block)));
+  ctx.note("diagonal_blocks", static_cast<std::int64_t>(blocks_for(diagonals_count, block)));
   dev.upload(gpu, in);
   {
     auto kernel = gpu.phase("kernel");
@@ -148,4 +159,5 @@ EMA_VARIANT(rqa_exact_cuda, ema::rqa::kit::variant<&ema::rqa::exact_cuda>({
     .role = ema::variant_role::ours,
     .description = "exact quantifiers on the GPU: a thread per column and per upper diagonal, runs in registers",
     .provenance = "ours (the exact quantities 000_d2722dce0c10bad2.txt estimates)",
+    .launch = ema::rqa::exact_launch::fields,
 }));

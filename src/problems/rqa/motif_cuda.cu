@@ -5,6 +5,7 @@
 // diagonal lines drawn through their starts go to a device histogram (lengths above `cap` to a
 // list). Rounds are drawn as in motif-seq (run_motif: until the target relative error).
 #include <algorithm>
+#include <array>
 
 #include "core/registry.hpp"
 #include "problems/rqa/device.cuh"
@@ -14,6 +15,17 @@ namespace ema::rqa {
 namespace {
 
 constexpr unsigned block = 256;
+
+/// Each round's grid: `blocks` blocks per batch (the grid's x) times the 100 batches (its y), of
+/// `threads` threads (core/launch.hpp).
+struct motif_launch {
+  int blocks = 1;
+  int threads = block;
+  static constexpr launch_field fields[] = {
+      {"blocks", "blocks per batch (ema: enough for 8 blocks per SM over the 100 batches, none with nothing to draw)", 1, 65535},
+      {"threads", "threads per block (fixed at 256: the kernel's launch bound and stride)", block, block}};
+  std::array<int*, 2> members() { return {&blocks, &threads}; }
+};
 constexpr unsigned counters = 7;  // recurrent, on_vertical, on_diagonal, vstarts, vlength, dstarts, dlength
 constexpr std::size_t overflow_capacity = 1 << 16;
 
@@ -70,9 +82,9 @@ output motif_cuda(const input& in, run_context& ctx) {
   int sms = 0;
   EMA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu.device()));
   // Enough blocks for 8 per SM over the 100 batches, none with nothing to draw.
-  const unsigned wide = static_cast<unsigned>(std::clamp<std::uint64_t>((8ull * sms + motif_batches - 1) / motif_batches, 1,
-                                                                         std::max<std::uint64_t>(1, (per + block - 1) / block)));
-  ctx.note("launch", std::to_string(wide) + " x " + std::to_string(motif_batches) + " blocks of " + std::to_string(block) + " per round");
+  const auto launch = ctx.launch(motif_launch{static_cast<int>(std::clamp<std::uint64_t>(
+      (8ull * sms + motif_batches - 1) / motif_batches, 1, std::max<std::uint64_t>(1, (per + block - 1) / block)))});
+  const auto wide = static_cast<unsigned>(launch.blocks);
   dev.upload(gpu, in);
   {
     auto kernel = gpu.phase("kernel");
@@ -139,4 +151,5 @@ EMA_VARIANT(rqa_motif_cuda, ema::rqa::kit::variant<&ema::rqa::motif_cuda>({
     .role = ema::variant_role::ours,
     .description = "LAM and DET from random cells on the GPU (the same cells as motif-seq), TT, L, ENTR from line starts",
     .provenance = "ours",
+    .launch = ema::rqa::motif_launch::fields,
 }));

@@ -87,7 +87,10 @@ output seed_cuda(const input& in, run_context& ctx) {
   const device_series dev(gpu, in);
   auto* corners = gpu.alloc<std::size_t>(2 * S);
   auto* lam = gpu.alloc<double>(S);
-  ctx.note("launch", std::to_string(S) + " blocks of " + std::to_string(threads) + ", " + std::to_string(shared) + " B shared");
+  // Dictated by the source's kernel (a block per microstate, a thread per column), so not settings.
+  ctx.note("blocks", static_cast<std::int64_t>(S));
+  ctx.note("threads", static_cast<std::int64_t>(threads));
+  ctx.note("shared_bytes", static_cast<std::int64_t>(shared));
   dev.upload(gpu, in);
   {
     auto h2d = gpu.phase("h2d");

@@ -8,8 +8,7 @@ namespace ema::search {
 namespace {
 
 output scan(const input& in, run_context& ctx) {
-  const auto config = choose_scan_config(gpu::query().devices.at(0), in.data.size());
-  ctx.note("launch", config.text());
+  const auto config = ctx.launch(choose_scan_config(gpu::query().devices.at(0), in.data.size()));
   return run_on_device(in, ctx, [&](cuda::session& gpu, const std::uint32_t* d, std::uint64_t n, std::uint32_t key,
                                     unsigned long long* best) -> std::optional<output> {
     launch_scan(config, d, n, key, best, gpu.stream());
@@ -26,4 +25,5 @@ EMA_VARIANT(search_cuda, ema::search::kit::variant<&ema::search::scan>({
     .role = ema::variant_role::ours,
     .description = "bandwidth-bound scan: 16-byte loads, 8 in flight per thread, free early exit",
     .provenance = "ours",
+    .launch = ema::search::scan_config::fields,
 }));

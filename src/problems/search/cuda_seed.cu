@@ -10,6 +10,7 @@
 // "k != -1 => break" would then stop a thread that could still find a lower index. Here k starts at
 // "none" (all ones), finders write it with atomicMin, and a thread stops once k is below its next
 // position — the same early exit, with the lowest index guaranteed.
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -18,6 +19,14 @@
 
 namespace ema::search {
 namespace {
+
+/// Equation 2's maxthreads, the one free choice of the listing (the blocks follow from it).
+struct seed_launch {
+  int threads = 1024;
+  static constexpr launch_field fields[] = {
+      {"threads", "maxthreads of equation 2, threads per block (ema: the device's limit, as the source)", 1, 1024}};
+  std::array<int*, 1> members() { return {&threads}; }
+};
 
 __global__ void pesquisa_paralelo(const std::uint32_t* L, std::uint32_t x, unsigned long long n, unsigned long long b,
                                   unsigned steps, unsigned long long* k) {
@@ -39,10 +48,11 @@ output pesquisa(const input& in, run_context& ctx) {
   const double lg = n > 1 ? std::log2(static_cast<double>(n)) : 1.0;
   const unsigned long long p = n > 1 ? static_cast<unsigned long long>(std::ceil(static_cast<double>(n) / lg)) : 1;
   const unsigned steps = n > 1 ? static_cast<unsigned>(std::ceil(lg)) : 0;
-  const unsigned long long maxthreads = static_cast<unsigned long long>(gpu::query().devices.at(0).max_threads_per_block);
+  const auto launch = ctx.launch(seed_launch{gpu::query().devices.at(0).max_threads_per_block});
+  const unsigned long long maxthreads = static_cast<unsigned long long>(launch.threads);
   const unsigned long long bthreads = (p + maxthreads + 1) / maxthreads;
-  ctx.note("launch", "p = " + std::to_string(p) + " threads, " + std::to_string(steps + 1) + " steps, " +
-                         std::to_string(bthreads) + " blocks x " + std::to_string(maxthreads) + " threads (equation 2)");
+  ctx.note("blocks", static_cast<std::int64_t>(bthreads));  // equation 2
+  ctx.note("steps", static_cast<std::int64_t>(steps + 1));
   ctx.processors(static_cast<std::int64_t>(p));
   return run_on_device(in, ctx, [&](cuda::session& gpu, const std::uint32_t* d, std::uint64_t size, std::uint32_t key,
                                     unsigned long long* k) -> std::optional<output> {
@@ -62,4 +72,5 @@ EMA_VARIANT(search_cuda_seed, ema::search::kit::variant<&ema::search::pesquisa>(
     .role = ema::variant_role::source,
     .description = "p = ceil(n/log n) threads, ceil(log n) steps of p elements, shared early-exit flag",
     .provenance = "Algorithm 2 and equations 1-2 of 001_9fea77a744af8951.txt",
+    .launch = ema::search::seed_launch::fields,
 }));

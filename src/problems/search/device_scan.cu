@@ -56,11 +56,6 @@ __global__ void __launch_bounds__(256) scan_kernel(const std::uint32_t* __restri
 
 }  // namespace
 
-std::string scan_config::text() const {
-  return std::to_string(blocks) + " blocks x " + std::to_string(threads) + " threads, " + std::to_string(unroll) +
-         " x 16-byte loads in flight per thread";
-}
-
 scan_config choose_scan_config(const gpu::device_info& d, std::uint64_t n) {
   scan_config c;
   c.threads = 256;

@@ -12,11 +12,13 @@
 // per tile, overlapped with the data, and the kernel is a pure stream of reads.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cuda_runtime.h>
 #include <optional>
 #include <string>
 
+#include "core/launch.hpp"
 #include "core/run_context.hpp"
 #include "measure/cuda/check.cuh"
 #include "measure/cuda/session.cuh"
@@ -28,12 +30,17 @@ namespace ema::search {
 /// "Not found" in the device-side best index.
 constexpr unsigned long long no_index = ~0ull;
 
-/// The launch geometry of the scan kernel, chosen from the device's properties.
+/// The launch geometry of the scan kernel, chosen from the device's properties and n
+/// (core/launch.hpp: each field a note and a --param launch.<field>).
 struct scan_config {
   int blocks = 1;
   int threads = 256;
-  static constexpr int unroll = 8;
-  std::string text() const;
+  static constexpr int unroll = 8;  ///< 16-byte loads in flight per thread (a template argument)
+  static constexpr launch_field fields[] = {
+      {"blocks", "blocks of the grid (ema: as few as give every block the same number of tiles in the fewest waves)"},
+      {"threads", "threads per block (ema: 256, the kernel's launch bound)", 32, 256, 32},
+  };
+  std::array<int*, 2> members() { return {&blocks, &threads}; }
 };
 
 scan_config choose_scan_config(const gpu::device_info& device, std::uint64_t n);

@@ -1,0 +1,30 @@
+#include "core/launch.hpp"
+
+#include <charconv>
+#include <fmt/format.h>
+#include <string>
+
+#include "core/errors.hpp"
+#include "core/run_context.hpp"
+
+namespace ema {
+
+std::int64_t check_launch_value(const launch_field& f, std::string_view variant, std::string_view value) {
+  std::int64_t v = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc{} || end != value.data() + value.size() || v < f.min || v > f.max || v % f.multiple != 0)
+    throw usage_error(fmt::format("launch.{} of {} must be an integer in [{}, {}]{}, got '{}' ({})", f.name, variant, f.min, f.max,
+                                  f.multiple > 1 ? fmt::format(", a multiple of {}", f.multiple) : std::string(), value, f.help));
+  return v;
+}
+
+void run_context::apply_launch(std::span<const launch_field> fields, std::span<int* const> members) {
+  for (std::size_t i = 0; i < fields.size() && i < members.size(); ++i) {
+    const std::string key = std::string(launch_prefix) + fields[i].name;
+    if (auto it = params_.values().find(key); it != params_.values().end())
+      *members[i] = static_cast<int>(check_launch_value(fields[i], "this variant", it->second));
+    note(key, *members[i]);
+  }
+}
+
+}  // namespace ema

@@ -1,0 +1,40 @@
+// Launch settings: each kernel's geometry and tuning knobs (threads per block, blocks, panel
+// width ...) as a named struct, chosen by its variant from the device, the size and the
+// parameters, never literals at the launch site. Every field is recorded with the point as the
+// note `launch.<field>` (so an analysis can attribute a result to it) and can be overridden with
+// `--param launch.<field>=V` (checked against the field's range when the plan is made), so that a
+// sweep can explore it. A settings struct declares its fields and hands out its members:
+//
+//   struct scan_launch {
+//     int blocks = 1, threads = 256;
+//     static constexpr launch_field fields[] = {{"blocks", "...", 1, 1 << 30}, {"threads", "...", 32, 256, 32}};
+//     std::array<int*, 2> members() { return {&blocks, &threads}; }
+//   };
+//   auto l = ctx.launch(choose_scan_launch(device, n));  // overrides applied, notes recorded
+//
+// and its variant names the fields in its descriptor (`.launch = scan_launch::fields`).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string_view>
+
+namespace ema {
+
+struct launch_field {
+  const char* name;  ///< the note `launch.<name>` and the parameter `launch.<name>=V`
+  const char* help;  ///< one line: what it sets, and how ema chooses it
+  std::int64_t min = 1;
+  std::int64_t max = std::numeric_limits<std::int32_t>::max();
+  std::int64_t multiple = 1;  ///< the value must be a multiple of this (a warp: 32)
+};
+
+/// The prefix of a launch setting's note and parameter.
+inline constexpr std::string_view launch_prefix = "launch.";
+
+/// An override's value checked against its field: usage_error naming the setting, the variant and
+/// what it must be.
+std::int64_t check_launch_value(const launch_field& f, std::string_view variant, std::string_view value);
+
+}  // namespace ema
