@@ -21,6 +21,21 @@
 
 namespace ema::gauss {
 
+/// The kind of A: diagonally dominant dense or sparse (every variant), or general (pivoting only).
+enum class matrix_kind { dense, sparse, general };
+
+/// The parameters, parsed once (problem.cpp).
+struct settings {
+  matrix_kind matrix = matrix_kind::dense;
+  double density = 0.01;  ///< off-diagonal fraction present, matrix_kind::sparse
+  bool f64 = false;       ///< type=f64
+  std::string file;       ///< A from this Matrix Market file, or ""
+  static settings of(const param_set& p);
+};
+
+/// The working type's machine epsilon.
+inline double input_epsilon(bool f64) { return f64 ? 0x1.0p-52 : 0x1.0p-23; }
+
 /// What the input's rows are known to be: the non-pivoting variants are valid only for
 /// diagonally dominant systems.
 struct input {

@@ -1,5 +1,6 @@
-// Problem `gauss` (003_7e2665a3d38c50fb.txt, sections 3 and 4): the input generator, the verifier
-// and the work model.
+// Problem `gauss` (003_7e2665a3d38c50fb.txt, sections 3 and 4): the parameters (parsed once into
+// `settings`), the input generator, the work model and the registration; the verifier is in
+// verify.cpp.
 //
 // Inputs (section 4 uses two sets, sparse and dense matrices of order n): every row of A is made
 // strictly diagonally dominant by default, since the source's algorithms do not pivot; entries off
@@ -9,10 +10,6 @@
 // reads A from a Matrix Market file instead (n must be its order). b is uniform in [-1, 1].
 // Element (i, j) is a pure function of (seed, i, j).
 //
-// Verifier: the scaled residual ||Ax - b||_inf / (||A||_inf ||x||_inf n eps), in double, must be at
-// most 30 (LAPACK's test threshold for this ratio), eps the working type's machine epsilon. A
-// variant that reports a zero pivot is believed only when Gaussian elimination with partial
-// pivoting in double finds a pivot at most n eps ||A||_inf too.
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -52,20 +49,13 @@ constexpr const char* answer_fields[] = {"status"};
 double uniform_pm1(std::uint64_t r) { return static_cast<double>(r >> 11) * 0x1.0p-52 - 1.0; }
 
 template <class T>
-double epsilon() {
-  return std::numeric_limits<T>::epsilon();
-}
-
-double input_epsilon(const input& in) { return in.f64 ? epsilon<double>() : epsilon<float>(); }
-
-template <class T>
-void fill(input& in, const dense_matrix* file, const std::string& matrix, double density, std::uint64_t seed) {
+void fill(input& in, const dense_matrix* file, matrix_kind matrix, double density, std::uint64_t seed) {
   const std::size_t n = in.n, n1 = n + 1;
   host_array<T>& m = [&]() -> host_array<T>& {
     if constexpr (std::is_same_v<T, float>) return in.m32;
     else return in.m64;
   }();
-  const bool general = matrix == "general", sparse = matrix == "sparse";
+  const bool general = matrix == matrix_kind::general, sparse = matrix == matrix_kind::sparse;
   const auto rows = static_cast<std::int64_t>(n);
 #pragma omp parallel for schedule(dynamic, 16)
   for (std::int64_t ii = 0; ii < rows; ++ii) {
@@ -107,14 +97,8 @@ work_model work(std::uint64_t n, const param_set& p) {
   // Elimination (2/3 n^3 + the right-hand side) and substitution (n^2) flops; the matrix is read
   // at least once.
   const double d = static_cast<double>(n);
-  const double element = p.text("type") == "f64" ? 8 : 4;
+  const double element = settings::of(p).f64 ? 8 : 4;
   return {element * d * (d + 1), 2.0 / 3.0 * d * d * d + 2 * d * d};
-}
-
-double density_of(const param_set& p) {
-  const double density = p.real("density");
-  if (!(density > 0 && density <= 1)) throw usage_error(fmt::format("gauss: density must be in (0, 1], not {}", density));
-  return density;
 }
 
 // A Matrix Market file's order against the point's n.
@@ -125,14 +109,14 @@ void require_order(const std::string& path, std::size_t rows, std::size_t cols, 
 }
 
 void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
-  density_of(p);
+  const auto s = settings::of(p);
   for (auto n : sizes)
     if (n == 0) throw usage_error("gauss: n must be at least 1 (the number of equations)");
-  const std::string& path = p.text("file");
+  const std::string& path = s.file;
   if (path.empty()) return;
   const auto info = check_matrix_market(path);
   for (auto n : sizes) require_order(path, info.rows, info.cols, n);
-  if (p.text("type") == "f32" && info.largest > std::numeric_limits<float>::max())
+  if (!s.f64 && info.largest > std::numeric_limits<float>::max())
     throw usage_error(fmt::format("{}: an entry of magnitude {:g} is beyond the range of f32 ({:g}); use type=f64", path,
                                   info.largest, static_cast<double>(std::numeric_limits<float>::max())));
 }
@@ -150,6 +134,17 @@ void require_finite(const host_array<T>& m, std::size_t n, const std::string& or
 
 }  // namespace
 
+settings settings::of(const param_set& p) {
+  settings s;
+  const auto& matrix = p.text("matrix");
+  s.matrix = matrix == "general" ? matrix_kind::general : matrix == "sparse" ? matrix_kind::sparse : matrix_kind::dense;
+  s.density = p.real("density");
+  if (!(s.density > 0 && s.density <= 1)) throw usage_error(fmt::format("gauss: density must be in (0, 1], not {}", s.density));
+  s.f64 = p.text("type") == "f64";
+  s.file = p.text("file");
+  return s;
+}
+
 const char* needs_dominance(const param_set& p, std::uint64_t) {
   if (p.text("matrix") == "general")
     return "not applicable: this algorithm does not pivot, so it is valid only for diagonally dominant matrices "
@@ -158,15 +153,14 @@ const char* needs_dominance(const param_set& p, std::uint64_t) {
 }
 
 input traits::generate(const point_request& r) {
-  const auto& p = *r.params;
+  const auto s = settings::of(*r.params);
   if (r.n == 0) throw usage_error("gauss: n must be at least 1 (the number of equations)");
-  const double density = density_of(p);
   input in;
   in.n = r.n;
-  in.f64 = p.text("type") == "f64";
-  in.origin = p.text("matrix");
+  in.f64 = s.f64;
+  in.origin = r.params->text("matrix");
   dense_matrix file;
-  const std::string& path = p.text("file");
+  const std::string& path = s.file;
   if (!path.empty()) {
     file = read_matrix_market(path);
     require_order(path, file.rows, file.cols, r.n);
@@ -175,108 +169,15 @@ input traits::generate(const point_request& r) {
   const std::size_t cells = in.n * (in.n + 1);
   if (in.f64) {
     in.m64 = host_array<double>(cells, r.memory);
-    fill<double>(in, path.empty() ? nullptr : &file, p.text("matrix"), density, r.seed);
+    fill<double>(in, path.empty() ? nullptr : &file, s.matrix, s.density, r.seed);
     if (!path.empty()) require_finite(in.m64, in.n, path);
   } else {
     in.m32 = host_array<float>(cells, r.memory);
-    fill<float>(in, path.empty() ? nullptr : &file, p.text("matrix"), density, r.seed);
+    fill<float>(in, path.empty() ? nullptr : &file, s.matrix, s.density, r.seed);
     if (!path.empty()) require_finite(in.m32, in.n, path);
   }
   in.dominant = rows_dominant(in);
   return in;
-}
-
-reference_facts traits::reference(const input& in) {
-  reference_facts f;
-  for (std::size_t i = 0; i < in.n; ++i) {
-    double row = 0;
-    for (std::size_t j = 0; j < in.n; ++j) row += std::abs(in.at(i, j));
-    f.norm_inf = std::max(f.norm_inf, row);
-  }
-  return f;
-}
-
-double scaled_residual(const input& in, double norm_inf, const std::vector<double>& x) {
-  const double inf = std::numeric_limits<double>::infinity();
-  if (x.size() != in.n) return inf;
-  double x_norm = 0;
-  for (double v : x) {
-    if (!std::isfinite(v)) return inf;
-    x_norm = std::max(x_norm, std::abs(v));
-  }
-  double r_norm = 0;
-  const auto rows = static_cast<std::int64_t>(in.n);
-#pragma omp parallel for reduction(max : r_norm) schedule(static)
-  for (std::int64_t ii = 0; ii < rows; ++ii) {
-    const auto i = static_cast<std::size_t>(ii);
-    double s = -in.at(i, in.n);
-    for (std::size_t j = 0; j < in.n; ++j) s += in.at(i, j) * x[j];
-    r_norm = std::max(r_norm, std::abs(s));
-  }
-  if (r_norm == 0) return 0;
-  const double scale = norm_inf * x_norm * static_cast<double>(in.n) * input_epsilon(in);
-  return scale > 0 ? r_norm / scale : inf;
-}
-
-std::int64_t reference_singular_step(const input& in, double norm_inf, double tolerance) {
-  const std::size_t n = in.n;
-  std::vector<double> a(n * n);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < n; ++j) a[i * n + j] = in.at(i, j);
-  const double floor = tolerance * norm_inf;
-  for (std::size_t k = 0; k < n; ++k) {
-    std::size_t p = k;
-    for (std::size_t i = k + 1; i < n; ++i)
-      if (std::abs(a[i * n + k]) > std::abs(a[p * n + k])) p = i;
-    if (!(std::abs(a[p * n + k]) > floor)) return static_cast<std::int64_t>(k);
-    if (p != k) std::swap_ranges(a.begin() + static_cast<std::ptrdiff_t>(k * n), a.begin() + static_cast<std::ptrdiff_t>(k * n + n),
-                                 a.begin() + static_cast<std::ptrdiff_t>(p * n));
-    const auto rows = static_cast<std::int64_t>(n);
-#pragma omp parallel for schedule(static) if (n > 256)
-    for (std::int64_t ii = static_cast<std::int64_t>(k) + 1; ii < rows; ++ii) {
-      const auto i = static_cast<std::size_t>(ii);
-      const double f = a[i * n + k] / a[k * n + k];
-      if (f != 0)
-        for (std::size_t j = k + 1; j < n; ++j) a[i * n + j] -= f * a[k * n + j];
-    }
-  }
-  return -1;
-}
-
-outcome traits::check(const input& in, const reference_facts& facts, const output& got) {
-  outcome o;
-  if (!std::isfinite(facts.norm_inf)) {  // never reached from generate, which refuses such input
-    o.reason = "A holds a value that is not finite: no answer can be verified on it";
-    return o;
-  }
-  const char* hint = in.dominant ? "" : " (the matrix is not diagonally dominant: a variant that does not pivot may fail on it)";
-  if (got.status == output::state::singular) {
-    o.result_json = fmt::format(R"({{"status":"singular","step":{}}})", got.step);
-    const double tolerance = static_cast<double>(in.n) * input_epsilon(in);
-    const auto step = reference_singular_step(in, facts.norm_inf, tolerance);
-    if (step >= 0) {
-      o.verified = true;
-    } else {
-      o.reason = fmt::format("reported a zero pivot at step {}, but elimination with partial pivoting in double finds "
-                             "every pivot above n eps ||A|| = {:.3g}: the matrix is not singular{}",
-                             got.step, tolerance * facts.norm_inf, hint);
-    }
-    return o;
-  }
-  const double r = scaled_residual(in, facts.norm_inf, got.x);
-  o.result_json = std::isfinite(r) ? fmt::format(R"({{"status":"solved","scaled_residual":{:.4g}}})", r)
-                                   : std::string(R"({"status":"solved","scaled_residual":null})");
-  if (got.x.size() != in.n) {
-    o.reason = fmt::format("returned {} unknowns for {} equations", got.x.size(), in.n);
-  } else if (auto bad = std::find_if(got.x.begin(), got.x.end(), [](double v) { return !std::isfinite(v); }); bad != got.x.end()) {
-    o.reason = fmt::format("x[{}] is {}{}", bad - got.x.begin(), *bad, hint);
-  } else if (!(r <= residual_bound)) {
-    o.reason = fmt::format("scaled residual ||Ax - b|| / (||A|| ||x|| n eps) = {:.4g} exceeds the bound {}{}", r,
-                           residual_bound, hint);
-  } else {
-    o.verified = true;
-  }
-  return o;
 }
 
 }  // namespace ema::gauss

@@ -93,8 +93,7 @@ output motif_cuda(const input& in, run_context& ctx) {
   }
   const bool drawable = p.N > 0 && p.N > p.w;
   std::vector<unsigned long long> back(motif_batches * counters);
-  output out;
-  out.motif = run_motif(in, [&](std::uint64_t first, std::vector<motif_counts>& batches) {
+  auto m = run_motif(in, [&](std::uint64_t first, std::vector<motif_counts>& batches) {
     {
       auto kernel = gpu.phase("kernel");
       gpu.fill_bytes(counts, 0, motif_batches * counters);
@@ -137,8 +136,8 @@ output motif_cuda(const input& in, run_context& ctx) {
     ++dhist[l];
   }
   // ENTR from the histogram pooled on the device (motif_from_batches pools the batches' the same way).
-  out.motif->entr = plugin_entropy(dhist);
-  return out;
+  m.entr = plugin_entropy(dhist);
+  return m;
 }
 
 }  // namespace

@@ -10,13 +10,11 @@ namespace {
 
 output motif_omp(const input& in, run_context& ctx) {
   ctx.processors(omp_get_max_threads());
-  output out;
-  out.motif = run_motif(in, [&](std::uint64_t first, std::vector<motif_counts>& batches) {
+  return run_motif(in, [&](std::uint64_t first, std::vector<motif_counts>& batches) {
 #pragma omp parallel for schedule(dynamic, 1)
     for (std::int64_t b = 0; b < static_cast<std::int64_t>(batches.size()); ++b)
       batches[static_cast<std::size_t>(b)] = motif_batch(in, first + static_cast<std::uint64_t>(b));
   });
-  return out;
 }
 
 }  // namespace

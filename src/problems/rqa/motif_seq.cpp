@@ -11,11 +11,9 @@ namespace ema::rqa {
 namespace {
 
 output motif_seq(const input& in, run_context&) {
-  output out;
-  out.motif = run_motif(in, [&](std::uint64_t first, std::vector<motif_counts>& batches) {
+  return run_motif(in, [&](std::uint64_t first, std::vector<motif_counts>& batches) {
     for (std::uint64_t b = 0; b < batches.size(); ++b) batches[b] = motif_batch(in, first + b);
   });
-  return out;
 }
 
 }  // namespace

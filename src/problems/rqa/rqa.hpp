@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "core/host_device.hpp"
@@ -146,11 +147,10 @@ struct motif_estimate {
   bool operator==(const motif_estimate&) const = default;
 };
 
-struct output {
-  histograms h;                          ///< exact variants
-  std::optional<estimate> seed;          ///< the source's microstate estimator: LAM
-  std::optional<motif_estimate> motif;   ///< ours: LAM and DET from random cells
-};
+/// A variant's answer, one of the three kinds the verifier has a contract for (verify.cpp): the
+/// exact line histograms (exact-*), the source's microstate estimate of LAM (seed-*), or our
+/// estimates from random cells (motif-*).
+using output = std::variant<histograms, estimate, motif_estimate>;
 
 /// The motif estimator's counts for one batch of samples [s0, s1): recurrent cells drawn, and of
 /// them those on a vertical line of at least vmin and on a diagonal line of at least lmin.

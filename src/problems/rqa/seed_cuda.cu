@@ -118,9 +118,7 @@ output seed_cuda(const input& in, run_context& ctx) {
   std::uint64_t used = 0;
   for (double v : back)
     if (v >= 0) ++used, sum += v, sum2 += v * v;
-  output out;
-  out.seed = seed_estimate(S, used, sum, sum2);
-  return out;
+  return seed_estimate(S, used, sum, sum2);
 }
 
 }  // namespace

@@ -16,9 +16,7 @@ output seed_omp(const input& in, run_context& ctx) {
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : sum, sum2, used)
   for (std::int64_t s = 0; s < static_cast<std::int64_t>(in.s.samples); ++s)
     add_microstate(in, static_cast<std::uint64_t>(s), sum, sum2, used);
-  output out;
-  out.seed = seed_estimate(in.s.samples, used, sum, sum2);
-  return out;
+  return seed_estimate(in.s.samples, used, sum, sum2);
 }
 
 }  // namespace

@@ -11,9 +11,7 @@ output seed_seq(const input& in, run_context&) {
   double sum = 0, sum2 = 0;
   std::uint64_t used = 0;
   for (std::uint64_t s = 0; s < in.s.samples; ++s) add_microstate(in, s, sum, sum2, used);
-  output out;
-  out.seed = seed_estimate(in.s.samples, used, sum, sum2);
-  return out;
+  return seed_estimate(in.s.samples, used, sum, sum2);
 }
 
 }  // namespace

@@ -11,6 +11,16 @@
 
 namespace ema::search {
 
+/// Where the key is planted (`hit`): absent (the source's worst case), or at a fixed or random place.
+enum class hit_mode { none, first, middle, last, random };
+
+/// The parameters, parsed once (problem.cpp).
+struct settings {
+  hit_mode hit = hit_mode::none;
+  std::int64_t copies = 1;  ///< occurrences when planted
+  static settings of(const param_set& p);
+};
+
 struct input {
   host_array<std::uint32_t> data;  ///< values in [0, 2^31)
   std::uint32_t key = 0;
