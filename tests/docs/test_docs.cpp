@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -86,9 +87,17 @@ TEST(Docs, EveryProblemParameterAndVariantIsOnItsPage) {
     ASSERT_TRUE(fs::exists(page)) << "no page for problem " << name;
     const auto text = slurp(page);
     EXPECT_NE(readme.find("(docs/problems/" + name + ".md)"), std::string::npos) << "the README does not link problem " << name;
-    for (const auto& v : p["variants"])
-      EXPECT_NE(text.find("`" + v["name"].get<std::string>() + "`"), std::string::npos)
-          << name << ".md does not name variant " << v["name"];
+    for (const auto& v : p["variants"]) {
+      const std::string variant = v["name"];
+      EXPECT_NE(text.find("`" + variant + "`"), std::string::npos) << name << ".md does not name variant " << variant;
+      // Its row of the variants table gives its algorithm and role.
+      const std::string row = fmt::format("| `{}` | {} | {} | {} |", variant, v["backend"].get<std::string>(),
+                                          v["algorithm"].get<std::string>(), v["role"].get<std::string>());
+      EXPECT_NE(text.find(row), std::string::npos) << name << ".md has no row " << row;
+      for (const auto& f : v["launch"])
+        EXPECT_NE(text.find(fmt::format("| `{}` | `{}` |", variant, f["name"].get<std::string>())), std::string::npos)
+            << name << ".md does not describe " << variant << "'s " << f["name"];
+    }
     for (const auto& q : p["params"])
       EXPECT_NE(text.find("`" + q["name"].get<std::string>() + "`"), std::string::npos)
           << name << ".md does not describe parameter " << q["name"];
