@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/backend.hpp"
 #include "measure/gpu.hpp"
 #include "measure/host_probe.hpp"
 #include "measure/machine.hpp"
@@ -18,10 +19,14 @@ nlohmann::json value(double v, const char* unit, const std::string& detail = {})
 }  // namespace
 
 const char* ceiling_for_backend(const std::string& backend) {
-  if (backend == "seq") return "host_read_bw_one";
-  if (backend == "omp") return "host_read_bw_all";
-  if (backend == "cuda") return "device_read_bw";
-  if (backend == "multi-gpu") return "device_read_bw_all";
+  const auto b = backend_from_string(backend);
+  if (!b) return "";  // a user's program
+  switch (*b) {
+    case backend::seq: return "host_read_bw_one";
+    case backend::omp: return "host_read_bw_all";
+    case backend::cuda: return "device_read_bw";
+    case backend::multi_gpu: return "device_read_bw_all";
+  }
   return "";
 }
 

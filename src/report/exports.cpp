@@ -1,7 +1,5 @@
 #include "report/exports.hpp"
 
-#include "core/registry.hpp"
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/metrics.hpp"
+#include "core/registry.hpp"
 
 namespace ema {
 namespace {
