@@ -138,9 +138,8 @@ inline int check_launch_overrides(const std::function<bool(const variant_desc&)>
         const std::int64_t low = f.min, high = std::min(f.max, (3 * f.min + f.multiple - 1) / f.multiple * f.multiple + f.multiple);
         for (const std::int64_t value : {low, high}) {
           const std::string key = fmt::format("launch.{}", f.name);
-          auto args = split_params(p->test_params.front());
-          args.push_back(fmt::format("{}={}", key, value));
-          const auto params = param_set::resolve(p->name, p->params, {args.begin(), args.end() - 1}).with(key, std::to_string(value));
+          const auto params =
+              param_set::resolve(p->name, p->params, split_params(p->test_params.front())).with(key, std::to_string(value));
           const std::string where = fmt::format("{} {} n={} {}={}", p->name, v->name, n, key, value);
           auto w = p->prepare({n, &params, 1, uses_gpu(v->backend) ? host_memory_kind::pinned : host_memory_kind::pageable});
           run_context ctx(n, params, devices_used(v->backend, gpu::device_count()));
