@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/launch.hpp"
 #include "core/text.hpp"
 #include "inputs/text_file.hpp"
 
@@ -146,7 +147,7 @@ param_set param_set::restore(std::string_view problem, std::span<const param_spe
     const param_spec* spec = nullptr;
     for (const auto& s : specs)
       if (key == s.name) spec = &s;
-    if (!spec && key.starts_with("launch.")) {  // a variant's launch override, an integer
+    if (!spec && key.starts_with(launch_prefix)) {  // a variant's launch override, an integer
       std::int64_t v = 0;
       if (!parse_integer(value, v))
         throw usage_error(fmt::format("parameter '{}' of {} must be an integer, got '{}'", valid_utf8(key), problem, valid_utf8(value)));
