@@ -1,16 +1,27 @@
 # Script mode: cmake -DSOURCE_DIR=... -DOUT=... -P write_git_commit.cmake
+# The commit is the source tree's own: when SOURCE_DIR is not the top of the git repository that
+# holds it (ema unpacked from a tarball into a user's repository, or vendored in one), that
+# repository's commit says nothing about ema's source, and "unknown" is recorded instead.
 find_package(Git QUIET)
 set(commit "unknown")
 if(GIT_FOUND)
-  execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse --short=12 HEAD WORKING_DIRECTORY ${SOURCE_DIR}
-                  OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc ERROR_QUIET)
-  if(NOT rc EQUAL 0)
-    set(commit "unknown")
-  else()
-    execute_process(COMMAND ${GIT_EXECUTABLE} status --porcelain --untracked-files=no WORKING_DIRECTORY ${SOURCE_DIR}
-                    OUTPUT_VARIABLE dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-    if(dirty)
-      string(APPEND commit "-dirty")
+  execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse --show-toplevel WORKING_DIRECTORY ${SOURCE_DIR}
+                  OUTPUT_VARIABLE top OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc ERROR_QUIET)
+  if(rc EQUAL 0)
+    file(REAL_PATH "${top}" top)
+    file(REAL_PATH "${SOURCE_DIR}" source)
+  endif()
+  if(rc EQUAL 0 AND top STREQUAL source)
+    execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse --short=12 HEAD WORKING_DIRECTORY ${SOURCE_DIR}
+                    OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc ERROR_QUIET)
+    if(NOT rc EQUAL 0)
+      set(commit "unknown")
+    else()
+      execute_process(COMMAND ${GIT_EXECUTABLE} status --porcelain --untracked-files=no WORKING_DIRECTORY ${SOURCE_DIR}
+                      OUTPUT_VARIABLE dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+      if(dirty)
+        string(APPEND commit "-dirty")
+      endif()
     endif()
   endif()
 endif()

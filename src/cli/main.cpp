@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", EMA_VERSION);
   ema::cli::common_options common;
-  for (int i = 0; i < argc; ++i) common.command_line += (i ? " " : "") + std::string(argv[i]);
+  for (int i = 0; i < argc; ++i) common.command_line += (i ? " " : "") + ema::shell_word(argv[i]);
   common.command_line = ema::valid_utf8(common.command_line);  // stored as JSON-safe text
 
   std::map<CLI::App*, ema::cli::action> actions;

@@ -1,5 +1,7 @@
 #include "core/text.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <fmt/format.h>
 
 namespace ema {
@@ -107,6 +109,20 @@ std::string markdown_text(std::string_view s) {
 
 std::string json_text(const nlohmann::json& j, int indent) {
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string shell_word(std::string_view arg) {
+  // `^` and a leading `=` are special to zsh (extended globs, =command), so they are quoted too.
+  const bool plain = !arg.empty() && arg.front() != '=' && std::all_of(arg.begin(), arg.end(), [](unsigned char c) {
+    return std::isalnum(c) || std::string_view("_-./=:,+@%").find(static_cast<char>(c)) != std::string_view::npos;
+  });
+  if (plain) return std::string(arg);
+  std::string out = "'";
+  for (char c : arg) {
+    if (c == '\'') out += "'\\''";  // close, an escaped quote, open again
+    else out += c;
+  }
+  return out + "'";
 }
 
 }  // namespace ema

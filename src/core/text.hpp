@@ -28,6 +28,11 @@ std::string markdown_text(std::string_view s);
 /// The text markdown_text escaped, its escapes removed (for ema's own Markdown read back as HTML).
 std::string markdown_unescape(std::string_view s);
 
+/// `arg` as one word of a POSIX shell command line: as it is when it holds only characters no shell
+/// treats specially (letters, digits, `_-./=:,+@%`, not starting with `=`), else in single quotes (a quote inside written
+/// '\''), so an echoed command can be pasted back and run.
+std::string shell_word(std::string_view arg);
+
 /// `j` as JSON text, never throwing on a string that is not UTF-8 (such bytes become U+FFFD):
 /// for output, and for JSON built from text that came from outside.
 std::string json_text(const nlohmann::json& j, int indent = -1);

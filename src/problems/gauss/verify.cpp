@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <limits>
 #include <vector>
 
@@ -93,8 +94,8 @@ outcome traits::check(const input& in, const reference_facts& facts, const outpu
     return o;
   }
   const double r = scaled_residual(in, facts.norm_inf, got.x);
-  o.result_json = std::isfinite(r) ? fmt::format(R"({{"status":"solved","scaled_residual":{:.4g}}})", r)
-                                   : std::string(R"({"status":"solved","scaled_residual":null})");
+  // nlohmann writes a double so that it reads back the same, and a non-finite one as null.
+  o.result_json = nlohmann::json{{"status", "solved"}, {"scaled_residual", r}}.dump();
   if (got.x.size() != in.n) {
     o.reason = fmt::format("returned {} unknowns for {} equations", got.x.size(), in.n);
   } else if (auto bad = std::find_if(got.x.begin(), got.x.end(), [](double v) { return !std::isfinite(v); }); bad != got.x.end()) {

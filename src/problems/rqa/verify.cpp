@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <variant>
 
 #include "inputs/random.hpp"
@@ -128,9 +129,11 @@ quantifiers quantify(const histograms& h, std::size_t lmin, std::size_t vmin) {
 
 std::string result_json(const input& in, const histograms& h) {
   const auto q = quantify(h, in.s.lmin, in.s.vmin);
-  return fmt::format(R"({{"RR":{:.9g},"DET":{:.9g},"L":{:.9g},"Lmax":{},"ENTR":{:.9g},"LAM":{:.9g},"TT":{:.9g},"Vmax":{},)"
-                     R"("recurrent":{},"cells":{},"eps":{:.9g},"vectors":{}}})",
-                     q.RR, q.DET, q.L, q.Lmax, q.ENTR, q.LAM, q.TT, q.Vmax, h.recurrent, h.cells, in.s.eps, in.vectors());
+  return nlohmann::json{{"RR", q.RR},     {"DET", q.DET},   {"L", q.L},
+                        {"Lmax", q.Lmax}, {"ENTR", q.ENTR}, {"LAM", q.LAM},
+                        {"TT", q.TT},     {"Vmax", q.Vmax}, {"recurrent", h.recurrent},
+                        {"cells", h.cells}, {"eps", in.s.eps}, {"vectors", in.vectors()}}
+      .dump();
 }
 
 expected traits::reference(const input& in) {
@@ -145,15 +148,15 @@ expected traits::reference(const input& in) {
 namespace {
 
 /// An estimate's 95 % confidence interval (normal: value ± 1.96 se) as a JSON pair.
-std::string ci95(const estimate& e) { return fmt::format("[{:.9g},{:.9g}]", e.value - 1.96 * e.se, e.value + 1.96 * e.se); }
+nlohmann::json ci95(const estimate& e) { return {e.value - 1.96 * e.se, e.value + 1.96 * e.se}; }
 
 /// The source's estimator (seed-*): the same microstates as the reference draws, the same count
 /// used, the same LAM to 1e-9 relative.
 outcome check_seed(const input& in, const expected& want, const estimate& e) {
   outcome o;
-
-  o.result_json = fmt::format(R"({{"LAM":{:.9g},"LAM_se":{:.3g},"LAM_ci95":{},"samples":{},"microstates_used":{},"Q":{},"eps":{:.9g}}})",
-                              e.value, e.se, ci95(e), e.samples, e.used, in.s.q, in.s.eps);
+  o.result_json = nlohmann::json{{"LAM", e.value},      {"LAM_se", e.se},           {"LAM_ci95", ci95(e)}, {"samples", e.samples},
+                                 {"microstates_used", e.used}, {"Q", in.s.q}, {"eps", in.s.eps}}
+                      .dump();
   if (!want.seed) want.seed = reference_seed(in);
   const auto& r = *want.seed;
   if (e.samples != r.samples || e.used != r.used)
@@ -170,12 +173,12 @@ outcome check_seed(const input& in, const expected& want, const estimate& e) {
 /// [0, 1] and a whole number of rounds.
 outcome check_motif(const input& in, const expected& want, const motif_estimate& m) {
   outcome o;
-
-  o.result_json = fmt::format(R"({{"LAM":{:.9g},"LAM_se":{:.3g},"LAM_ci95":{},"DET":{:.9g},"DET_se":{:.3g},"DET_ci95":{},)"
-                              R"("TT":{:.9g},"TT_se":{:.3g},"L":{:.9g},"L_se":{:.3g},"ENTR":{:.9g},"cells":{},"recurrent_drawn":{},)"
-                              R"("line_starts_drawn":{},"eps":{:.9g}}})",
-                              m.lam.value, m.lam.se, ci95(m.lam), m.det.value, m.det.se, ci95(m.det), m.tt.value, m.tt.se, m.l.value,
-                              m.l.se, m.entr, m.lam.samples, m.lam.used, m.l.used, in.s.eps);
+  o.result_json = nlohmann::json{{"LAM", m.lam.value},  {"LAM_se", m.lam.se}, {"LAM_ci95", ci95(m.lam)},
+                                 {"DET", m.det.value},  {"DET_se", m.det.se}, {"DET_ci95", ci95(m.det)},
+                                 {"TT", m.tt.value},    {"TT_se", m.tt.se},   {"L", m.l.value},
+                                 {"L_se", m.l.se},      {"ENTR", m.entr},     {"cells", m.lam.samples},
+                                 {"recurrent_drawn", m.lam.used}, {"line_starts_drawn", m.l.used}, {"eps", in.s.eps}}
+                      .dump();
   // Where the exact plot is affordable: the exact values within 5 standard errors.
   if (want.have_histograms) {
     const auto q = quantify(want.h, in.s.lmin, in.s.vmin);
