@@ -65,6 +65,10 @@ struct problem_desc {
   /// (never overflowing), input files read whole. Throws usage_error naming what is wrong; nullptr
   /// when the declared kinds say all.
   void (*validate)(const param_set&, std::span<const std::uint64_t> sizes) = nullptr;
+  /// The n an input file named in the parameters sets (gauss's `file=`: its order; rqa's `input=`:
+  /// its length), or 0 when the parameters name none; `ema run` then needs no --sizes. Reads the
+  /// file, throwing usage_error naming what is wrong with it. nullptr: the problem reads no files.
+  std::uint64_t (*size_from_input)(const param_set&) = nullptr;
   /// The conformance tests (tests/problems/test_conformance.cpp) run every variant over every
   /// size here (the problem's edge cases: 0, 1, 2^k - 1, 2^k, 2^k + 1 around its block widths)
   /// times every parameter set here (`k=v,k=v` as --param takes them; "" for the defaults) times
@@ -90,6 +94,13 @@ constexpr std::string_view to_string(variant_role r) {
     case variant_role::unset: break;
   }
   return "?";
+}
+
+/// The role named by to_string, or unset.
+constexpr variant_role variant_role_from_string(std::string_view s) {
+  for (auto r : {variant_role::source, variant_role::ours, variant_role::anchor})
+    if (to_string(r) == s) return r;
+  return variant_role::unset;
 }
 
 struct variant_desc {

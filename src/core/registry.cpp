@@ -69,27 +69,45 @@ const variant_desc* lookup_variant(std::string_view problem, std::string_view na
   return nullptr;
 }
 
-std::string speedup_baseline(std::string_view problem, std::string_view variant, backend against,
-                             const std::function<bool(std::string_view)>& present) {
-  const auto* v = lookup_variant(problem, variant);
-  if (!v) {
-    const auto name = to_string(against);
-    return present(name) ? std::string(name) : std::string();
+variant_identity identity_of(std::string_view problem, std::string_view variant) {
+  variant_identity id{std::string(variant), "", std::nullopt, variant_role::unset};
+  if (const auto* v = lookup_variant(problem, variant)) {
+    id.algorithm = v->algorithm;
+    id.back_end = v->backend;
+    id.role = v->role;
   }
-  // The variants of `algorithm` on `against` that the experiment holds, the source's first.
+  return id;
+}
+
+std::string reference_algorithm(std::string_view problem) {
+  const auto* p = lookup_problem(problem);
+  const auto* ref = p && p->reference_variant ? lookup_variant(problem, p->reference_variant) : nullptr;
+  return ref ? std::string(ref->algorithm) : std::string();
+}
+
+std::string speedup_baseline(std::string_view variant, backend against, std::span<const variant_identity> present,
+                             std::string_view reference_algorithm) {
+  auto by_name = [&](std::string_view name) -> const variant_identity* {
+    for (const auto& p : present)
+      if (p.name == name) return &p;
+    return nullptr;
+  };
+  const auto* v = by_name(variant);
+  if (!v || v->algorithm.empty()) {
+    const auto* named = by_name(to_string(against));
+    return named ? named->name : std::string();
+  }
+  // The variants of `algorithm` on `against`, the source's first.
   auto of_algorithm = [&](std::string_view algorithm) -> std::string {
-    const variant_desc* best = nullptr;
-    for (const auto* c : variants_of(problem)) {
-      if (c->backend != against || algorithm != c->algorithm || !present(c->name)) continue;
-      if (!best || (c->role == variant_role::source && best->role != variant_role::source)) best = c;
+    const variant_identity* best = nullptr;
+    for (const auto& c : present) {
+      if (c.back_end != against || c.algorithm != algorithm) continue;
+      if (!best || (c.role == variant_role::source && best->role != variant_role::source)) best = &c;
     }
-    return best ? std::string(best->name) : std::string();
+    return best ? best->name : std::string();
   };
   if (auto own = of_algorithm(v->algorithm); !own.empty()) return own;
-  const auto* p = lookup_problem(problem);
-  if (!p || !p->reference_variant) return {};
-  const auto* ref = lookup_variant(problem, p->reference_variant);
-  return ref ? of_algorithm(ref->algorithm) : std::string();
+  return reference_algorithm.empty() ? std::string() : of_algorithm(reference_algorithm);
 }
 
 const problem_desc& find_problem(std::string_view name) {

@@ -5,8 +5,8 @@
 // OBJECT library so that no registration can be dropped by the linker.
 #pragma once
 
-#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,13 +41,28 @@ const variant_desc& find_variant(std::string_view problem, std::string_view name
 const problem_desc* lookup_problem(std::string_view name);
 const variant_desc* lookup_variant(std::string_view problem, std::string_view name);
 
+/// What a speedup needs to know of a variant present in an experiment: recorded with its points
+/// (so a report reads the same in every build of ema), or this build's registration.
+struct variant_identity {
+  std::string name;
+  std::string algorithm;  ///< "" for a program ema does not know (`ema exec`)
+  std::optional<backend> back_end;
+  variant_role role = variant_role::unset;
+};
+
+/// The identity this build registers for a variant, or one with no algorithm when it has none.
+variant_identity identity_of(std::string_view problem, std::string_view variant);
+
+/// The algorithm of a problem's reference variant in this build ("" when unknown).
+std::string reference_algorithm(std::string_view problem);
+
 /// The variant whose time a speedup of `variant` against back end `against` (seq or omp) is
-/// taken from, among the variants `present` says the experiment holds: the same algorithm's
-/// variant on that back end (the source's first where there are several), else the problem's
-/// reference variant's algorithm on it (gauss's LU on the GPU against the source's `seq`
-/// elimination). A variant this build does not know (a user's program under `ema exec`) is
-/// compared with the variant named after the back end, `seq` or `omp`. "" when none is present.
-std::string speedup_baseline(std::string_view problem, std::string_view variant, backend against,
-                             const std::function<bool(std::string_view)>& present);
+/// taken from, among `present`: the same algorithm's variant on that back end (the source's first
+/// where there are several), else the reference algorithm's on it (gauss's LU on the GPU against
+/// the source's `seq` elimination). A variant of no known algorithm (a user's program under
+/// `ema exec`) is compared with the variant named after the back end, `seq` or `omp`. "" when
+/// none is present.
+std::string speedup_baseline(std::string_view variant, backend against, std::span<const variant_identity> present,
+                             std::string_view reference_algorithm);
 
 }  // namespace ema

@@ -60,10 +60,13 @@ std::vector<repeated_runs> summarize_runs(const experiment_view& v, const std::s
     row.max = st.max;
     row.min = st.min;
   }
+  std::map<std::string, std::vector<variant_identity>> identities;
+  for (const auto& [k, row] : rows)
+    if (!identities.count(std::get<0>(k))) identities[std::get<0>(k)] = variant_identities(v, std::get<0>(k));
   for (auto& [k, row] : rows) {
     auto mean_of = [&](backend ref) -> std::optional<double> {
-      const auto name = speedup_baseline(std::get<0>(k), std::get<3>(k), ref, [&](std::string_view v) {
-        return rows.count({std::get<0>(k), std::get<1>(k), std::get<2>(k), std::string(v)}) > 0;
+      const auto name = speedup_baseline_among(identities[std::get<0>(k)], std::get<0>(k), std::get<3>(k), ref, [&](std::string_view name) {
+        return rows.count({std::get<0>(k), std::get<1>(k), std::get<2>(k), std::string(name)}) > 0;
       });
       auto it = rows.find({std::get<0>(k), std::get<1>(k), std::get<2>(k), name});
       return it == rows.end() ? std::nullopt : std::optional<double>(it->second.mean);

@@ -234,7 +234,7 @@ chart metric_chart(const group& g, const std::string& metric, const fits_by_metr
 
 /// The speedup of the variants whose baseline on back end `kind` (registry.hpp, speedup_baseline)
 /// is `reference`.
-chart speedup_chart(const group& g, const std::string& reference, backend kind) {
+chart speedup_chart(const group& g, const std::vector<variant_identity>& identities, const std::string& reference, backend kind) {
   chart c;
   c.title = fmt::format("speedup fs = T({}) / T(variant), total time", reference);
   c.x_label = "n";
@@ -245,7 +245,7 @@ chart speedup_chart(const group& g, const std::string& reference, backend kind) 
     return std::any_of(g.variants.begin(), g.variants.end(), [&](const auto& x) { return x.first == v; });
   };
   for (const auto& [variant, backend] : g.variants) {
-    if (variant == reference || speedup_baseline(g.problem, variant, kind, present) != reference) continue;
+    if (variant == reference || speedup_baseline_among(identities, g.problem, variant, kind, present) != reference) continue;
     chart_series s;
     s.name = variant;
     s.color = g.color(variant);
@@ -355,15 +355,17 @@ std::string render_html(const experiment_view& v, const fits_by_metric& fits) {
       if (!c.empty()) o += c.svg(fmt::format("c{}", chart_id++));
     };
     for (const auto& m : metrics) add(metric_chart(g, m, fits));
+    const auto identities = variant_identities(v, g.problem);
     for (const backend ref : {backend::seq, backend::omp}) {  // a chart per baseline some variant is compared with
       std::set<std::string> baselines;
       auto present = [&](std::string_view v) {
         return std::any_of(g.variants.begin(), g.variants.end(), [&](const auto& x) { return x.first == v; });
       };
       for (const auto& [variant, backend_name] : g.variants)
-        if (auto b = speedup_baseline(g.problem, variant, ref, present); !b.empty() && b != variant) baselines.insert(b);
+        if (auto b = speedup_baseline_among(identities, g.problem, variant, ref, present); !b.empty() && b != variant)
+          baselines.insert(b);
       for (const auto& [variant, backend_name] : g.variants)
-        if (baselines.count(variant)) add(speedup_chart(g, variant, ref));
+        if (baselines.count(variant)) add(speedup_chart(g, identities, variant, ref));
     }
     for (const auto& [variant, backend] : g.variants)
       if (!g.medians(variant, "kernel").empty()) add(phase_chart(g, variant));

@@ -75,9 +75,8 @@ std::string render_tables(const experiment_view& v, table_style style) {
       if (ra != rb) return ra < rb;
       return a->record.variant < b->record.variant;
     });
-    const problem_desc* desc = nullptr;
-    for (auto* d : problems())
-      if (problem == d->name) desc = d;
+    const problem_desc* desc = lookup_problem(problem);
+    const auto identities = variant_identities(v, problem);
     param_map pm;
     auto pj = nlohmann::json::parse(params_json, nullptr, false);
     if (pj.is_object())
@@ -163,8 +162,8 @@ std::string render_tables(const experiment_view& v, table_style style) {
         row.push_back(format_percent(rate / ceiling_value(e.ceilings, r.backend)));
         auto speedup = [&](backend ref) {
           const auto& at_n = totals[r.n];
-          auto it = at_n.find(
-              speedup_baseline(r.problem, r.variant, ref, [&](std::string_view v) { return at_n.count(std::string(v)) > 0; }));
+          auto it = at_n.find(speedup_baseline_among(identities, r.problem, r.variant, ref,
+                                                     [&](std::string_view name) { return at_n.count(std::string(name)) > 0; }));
           return ok && it != totals[r.n].end() && std::isfinite(it->second) ? format_ratio(it->second / total) : std::string("-");
         };
         row.push_back(speedup(backend::seq));

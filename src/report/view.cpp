@@ -97,4 +97,30 @@ std::string params_text(const std::string& params_json, const char* separator) {
   return s;
 }
 
+std::vector<variant_identity> variant_identities(const experiment_view& v, std::string_view problem) {
+  std::vector<variant_identity> out;
+  for (const auto& p : v.points) {
+    if (p.record.problem != problem) continue;
+    if (std::any_of(out.begin(), out.end(), [&](const auto& id) { return id.name == p.record.variant; })) continue;
+    auto id = identity_of(problem, p.record.variant);
+    if (p.notes.is_object() && p.notes.contains("algorithm") && p.notes["algorithm"].is_string()) {
+      id.algorithm = p.notes["algorithm"].get<std::string>();
+      id.role = p.notes.contains("role") && p.notes["role"].is_string()
+                    ? variant_role_from_string(p.notes["role"].get<std::string>())
+                    : variant_role::unset;
+    }
+    if (auto b = backend_from_string(p.record.backend)) id.back_end = b;
+    out.push_back(std::move(id));
+  }
+  return out;
+}
+
+std::string speedup_baseline_among(const std::vector<variant_identity>& ids, std::string_view problem, std::string_view variant,
+                                   backend against, const std::function<bool(std::string_view)>& present) {
+  std::vector<variant_identity> kept;
+  for (const auto& id : ids)
+    if (present(id.name)) kept.push_back(id);
+  return speedup_baseline(variant, against, kept, reference_algorithm(problem));
+}
+
 }  // namespace ema

@@ -3,11 +3,13 @@
 // table, Markdown, CSV, JSON) read this and nothing else.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "core/registry.hpp"
 #include "measure/stats.hpp"
 #include "store/database.hpp"
 
@@ -34,6 +36,16 @@ struct experiment_view {
 };
 
 experiment_view load_experiment(database& db, std::int64_t id);
+
+/// Each variant of `problem` in the experiment with what a speedup needs: as its points recorded it
+/// (the notes `algorithm` and `role`), else, for points stored before ema recorded them, as this
+/// build registers it.
+std::vector<variant_identity> variant_identities(const experiment_view& v, std::string_view problem);
+
+/// speedup_baseline (core/registry.hpp) among the variants of `ids` that `present` keeps, with the
+/// problem's reference algorithm as this build registers it.
+std::string speedup_baseline_among(const std::vector<variant_identity>& ids, std::string_view problem, std::string_view variant,
+                                   backend against, const std::function<bool(std::string_view)>& present);
 
 /// A point's stored parameters (canonical JSON) as "k=v" pairs joined by `separator`.
 std::string params_text(const std::string& params_json, const char* separator = ",");

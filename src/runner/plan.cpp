@@ -180,6 +180,10 @@ plan make_plan(const plan_request& r) {
         throw usage_error(fmt::format("{} {} is larger than the largest size problem {} can represent ({})", what, n, p->name,
                                       p->max_size));
     };
+    // An input read from a file sets n: it is the one size, and a calibration has nothing to grow.
+    const std::uint64_t from_file = p->size_from_input ? p->size_from_input(params) : 0;
+    if (from_file && r.budget)
+      throw usage_error(fmt::format("{}: the input file sets n = {}; give no --budget with it", p->name, from_file));
     if (r.budget) {
       if (!out.calibrated) out.calibrated = calibration{*r.budget, 12, 2, {}};
       const auto start = r.start.value_or(parse_sizes(p->default_sizes).front());
@@ -189,7 +193,9 @@ plan make_plan(const plan_request& r) {
       for (const auto* v : vs) out.calibrated->tracks.push_back({p->name, v->name, own.at(v), start, largest, ""});
       continue;
     }
-    const auto sizes = parse_sizes(r.sizes ? *r.sizes : std::string(p->default_sizes));
+    const auto sizes = r.sizes ? parse_sizes(*r.sizes)
+                       : from_file ? std::vector<std::uint64_t>{from_file}
+                                   : parse_sizes(std::string(p->default_sizes));
     for (auto n : sizes) too_large(n, "size");
     if (p->validate) p->validate(params, sizes);
     if (static_cast<double>(sizes.size()) * static_cast<double>(vs.size()) * r.instances + static_cast<double>(out.points.size()) >

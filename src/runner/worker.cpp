@@ -79,6 +79,9 @@ nlohmann::json run_point(const nlohmann::json& spec) {
   try {
     const auto& problem = find_problem(spec.at("problem").get<std::string>());
     const auto& variant = find_variant(problem.name, spec.at("variant").get<std::string>());
+    // Stored with the point, so a report reads the same speedups in every build of ema.
+    answer["notes"]["algorithm"] = variant.algorithm;
+    answer["notes"]["role"] = std::string(to_string(variant.role));
     if (auto a = available(variant.backend); !a.ok) {
       fail(point_status::skipped, a.reason);
       return answer;

@@ -212,3 +212,40 @@ TEST(CliReport, HtmlAndMarkdownWithEveryNameEscaped) {
 
 }  // namespace
 }  // namespace ema
+
+namespace ema {
+namespace {
+
+TEST(CliInputs, AnInputFileSetsNWithoutSizes) {
+  test::temp_dir dir;
+  const auto db = dir.file("f.db");
+  std::ofstream(dir.file("a.mtx")) << "%%MatrixMarket matrix coordinate real general\n5 5 5\n1 1 4\n2 2 4\n3 3 4\n4 4 4\n5 5 4\n";
+  {
+    std::ofstream s(dir.file("s.txt"));
+    for (int i = 0; i < 300; ++i) s << (i % 7) * 0.1 << "\n";
+  }
+  auto r = ema({"run", "gauss", "--variants", "seq", "-p", "file=" + dir.file("a.mtx"), "--reps", "1", "--no-energy", "--db", db,
+                "--json", dir.file("g.json"), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto g = nlohmann::json::parse(std::ifstream(dir.file("g.json")));
+  ASSERT_EQ(g["points"].size(), 1u) << "one point, at the file's order, not one per default size";
+  EXPECT_EQ(g["points"][0]["n"], 5);
+  r = ema({"run", "rqa", "--variants", "exact-seq", "-p", "input=" + dir.file("s.txt"), "--reps", "1", "--no-energy", "--db", db,
+           "--json", dir.file("r.json"), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto q = nlohmann::json::parse(std::ifstream(dir.file("r.json")));
+  ASSERT_EQ(q["points"].size(), 1u);
+  EXPECT_EQ(q["points"][0]["n"], 300);
+  // A malformed file is named once, before anything runs; a budget cannot grow a file's n.
+  std::ofstream(dir.file("bad.mtx")) << "%%MatrixMarket matrix coordinate real general\n5 5 1\n7 1 4\n";
+  r = ema({"run", "gauss", "-p", "file=" + dir.file("bad.mtx"), "--db", dir.file("none.db")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("bad.mtx:3"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("none.db")));
+  r = ema({"run", "gauss", "-p", "file=" + dir.file("a.mtx"), "--budget", "10s", "--db", dir.file("none.db")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("sets n = 5"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace ema

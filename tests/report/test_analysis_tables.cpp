@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "core/registry.hpp"
 #include "report/analysis_tables.hpp"
 
 namespace ema {
@@ -58,17 +59,26 @@ TEST(AnalysisTables, StatisticsOverRunsAndInstancesWithSpeedupEfficiencyAndCost)
   EXPECT_NE(text.find("4.50x"), std::string::npos) << text;
 }
 
+/// A point as ema records it now: its algorithm and role among the notes.
+point_view recorded(const char* problem, const char* variant, const char* backend, const char* algorithm, const char* role, double t,
+                    const char* processors = nullptr) {
+  auto p = point(variant, backend, 1000, {t}, 0, processors, problem);
+  p.notes["algorithm"] = algorithm;
+  p.notes["role"] = role;
+  return p;
+}
+
 TEST(AnalysisTables, AVariantIsComparedWithItsOwnAlgorithmsSeqAndOmp) {
   // rqa has three algorithms (exact, microstates, motif): exact-cuda against exact-seq, not
   // seed-seq; an algorithm without a variant on the baseline's back end falls back on the problem's
-  // reference algorithm (exact); a program this build does not know, on the variant named `seq`.
-  auto rqa = [](const char* variant, const char* backend, double t, const char* processors = nullptr) {
-    return point(variant, backend, 1000, {t}, 0, processors, "rqa");
-  };
+  // reference algorithm (exact); a program ema does not know, on the variant named `seq`. The
+  // identities come from the points, so this holds in every build (with or without CUDA).
   experiment_view v;
-  v.points = {rqa("exact-seq", "seq", 10.0), rqa("exact-omp", "omp", 2.0, "8"), rqa("exact-cuda", "cuda", 0.5),
-              rqa("seed-seq", "seq", 1.0), rqa("seed-cuda", "cuda", 0.25), rqa("seq", "seq", 4.0),
-              rqa("my-program", "cuda", 2.0)};
+  v.points = {recorded("rqa", "exact-seq", "seq", "exact", "ours", 10.0), recorded("rqa", "exact-omp", "omp", "exact", "ours", 2.0, "8"),
+              recorded("rqa", "exact-cuda", "cuda", "exact", "ours", 0.5),
+              recorded("rqa", "seed-seq", "seq", "microstates", "source", 1.0),
+              recorded("rqa", "seed-cuda", "cuda", "microstates", "source", 0.25), point("seq", "seq", 1000, {4.0}, 0, nullptr, "rqa"),
+              point("my-program", "cuda", 1000, {2.0}, 0, nullptr, "rqa")};
   std::map<std::string, std::decay_t<decltype(summarize_runs(v).front())>> by;
   for (const auto& r : summarize_runs(v)) by[r.variant] = r;
   EXPECT_DOUBLE_EQ(*by["exact-omp"].speedup_seq, 5.0);
@@ -83,14 +93,24 @@ TEST(AnalysisTables, AVariantIsComparedWithItsOwnAlgorithmsSeqAndOmp) {
 
 TEST(AnalysisTables, GaussLuVariantsFallBackOnTheSourcesElimination) {
   experiment_view v;
-  v.points = {point("seq", "seq", 64, {8.0}, 0, nullptr, "gauss"), point("omp", "omp", 64, {2.0}, 0, "4", "gauss"),
-              point("omp-blocked", "omp", 64, {1.0}, 0, "4", "gauss"), point("cuda", "cuda", 64, {0.5}, 0, nullptr, "gauss"),
-              point("cuda-kv1", "cuda", 64, {1.0}, 0, nullptr, "gauss")};
+  v.points = {recorded("gauss", "seq", "seq", "elimination", "source", 8.0), recorded("gauss", "omp", "omp", "elimination", "ours", 2.0, "4"),
+              recorded("gauss", "omp-blocked", "omp", "lu", "ours", 1.0, "4"), recorded("gauss", "cuda", "cuda", "lu", "ours", 0.5),
+              recorded("gauss", "cuda-kv1", "cuda", "elimination", "source", 1.0)};
   std::map<std::string, std::decay_t<decltype(summarize_runs(v).front())>> by;
   for (const auto& r : summarize_runs(v)) by[r.variant] = r;
   EXPECT_DOUBLE_EQ(*by["cuda"].speedup_seq, 16.0);     // no LU on one thread: the source's seq
   EXPECT_DOUBLE_EQ(*by["cuda"].speedup_omp, 2.0);      // LU on the GPU against LU in OpenMP
   EXPECT_DOUBLE_EQ(*by["cuda-kv1"].speedup_omp, 2.0);  // elimination against elimination
+}
+
+TEST(AnalysisTables, PointsStoredBeforeIdentitiesWereRecordedUseThisBuildsRegistry) {
+  experiment_view v;
+  v.points = {point("exact-seq", "seq", 1000, {10.0}, 0, nullptr, "rqa"), point("seed-seq", "seq", 1000, {1.0}, 0, nullptr, "rqa"),
+              point("exact-omp", "omp", 1000, {2.0}, 0, "8", "rqa")};
+  std::map<std::string, std::decay_t<decltype(summarize_runs(v).front())>> by;
+  for (const auto& r : summarize_runs(v)) by[r.variant] = r;
+  if (lookup_variant("rqa", "exact-omp")) EXPECT_DOUBLE_EQ(*by["exact-omp"].speedup_seq, 5.0);
+  EXPECT_DOUBLE_EQ(*by["seed-seq"].speedup_seq, 1.0);  // its own
 }
 
 }  // namespace

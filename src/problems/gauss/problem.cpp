@@ -121,6 +121,11 @@ void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
                                   info.largest, static_cast<double>(std::numeric_limits<float>::max())));
 }
 
+std::uint64_t size_from_input(const param_set& p) {
+  const std::string& path = p.text("file");
+  return path.empty() ? 0 : check_matrix_market(path).rows;
+}
+
 // Every element of [A|b] as stored in the working type must be finite: a file's values past the
 // float range become infinities there, and no verifier may pass on those.
 template <class T>
@@ -191,6 +196,7 @@ EMA_PROBLEM(gauss, ema::gauss::kit::problem({
     .work = &ema::gauss::work,
     .max_size = std::uint64_t{1} << 20,  // n (n + 1) elements and int indices on the device stay far from overflow
     .validate = &ema::gauss::validate,
+    .size_from_input = &ema::gauss::size_from_input,
     .test_sizes = ema::gauss::test_sizes,
     .test_params = ema::gauss::test_params,
     .answer_fields = ema::gauss::answer_fields,

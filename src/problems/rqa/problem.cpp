@@ -128,6 +128,11 @@ void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
   }
 }
 
+std::uint64_t size_from_input(const param_set& p) {
+  const std::string& path = p.text("input");
+  return path.empty() ? 0 : read_series(path, p.text("column")).size();
+}
+
 }  // namespace
 
 input traits::generate(const point_request& r) {
@@ -197,6 +202,7 @@ EMA_PROBLEM(rqa, ema::rqa::kit::problem({
     .work = &ema::rqa::work,
     .max_size = (std::uint64_t{1} << 32) - 1,  // N^2 cells are counted in 64 bits
     .validate = &ema::rqa::validate,
+    .size_from_input = &ema::rqa::size_from_input,
     .test_sizes = ema::rqa::test_sizes,
     .test_params = ema::rqa::test_params,
 }));
