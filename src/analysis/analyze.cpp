@@ -1,5 +1,6 @@
 #include "analysis/analyze.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
@@ -79,6 +80,13 @@ analysis analyze(const series& data, const analysis_options& o) {
   a.uncertainty = bootstrap(r.regime, a.groups.best, o.bootstrap, o.seed, band_sizes);
   if (o.held_out)
     a.check = held_out(data, [&](const series& s) { return s.sizes().size() >= 3 ? best_equation(s, o) : equation{}; });
+  if (o.held_out && sizes.size() >= 8) {
+    const auto drop = std::max<std::size_t>(1, sizes.size() / 5);
+    auto upper = o;
+    upper.find_knee = false;
+    a.without_smallest = best_equation(r.regime.within(sizes[drop], INFINITY), upper);
+  }
+  a.verdict = judge(a, o.noise);
   return a;
 }
 
@@ -92,6 +100,7 @@ nlohmann::json to_json(const analysis& a) {
   const auto& g = a.groups;
   j["candidates"] = g.candidates;
   j["best"] = g.best.to_json();
+  j["verdict"] = a.verdict.to_json();
   j["min_error"] = g.min_error.to_json();
   j["equivalent"] = nlohmann::json::array();
   for (const auto& e : g.equivalent) j["equivalent"].push_back(e.to_json());

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@
 #include "analysis/groups.hpp"
 #include "analysis/knee.hpp"
 #include "analysis/uncertainty.hpp"
+#include "analysis/verdict.hpp"
 
 namespace ema::fit {
 
@@ -26,6 +28,9 @@ struct analysis_options {
   int bootstrap = 200;  ///< resamples; 0 skips the interval and the band
   std::uint64_t seed = 1;
   bool held_out = true;
+  /// The relative noise measured outside the series (each point's repetitions), for the verdict;
+  /// NaN: the replicates alone tell it.
+  double noise = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct knee_report {
@@ -39,6 +44,10 @@ struct analysis {
   std::optional<knee_report> knee;
   bootstrap_result uncertainty;
   std::optional<held_out_check> check;
+  /// The best equation of the fitted regime without its smallest sizes (a fifth, at least one),
+  /// when six or more remain: the class must not hinge on the sizes nearest a knee.
+  std::optional<equation> without_smallest;
+  fit::verdict verdict;  ///< how far the best equation can be trusted (verdict.hpp)
 };
 
 /// Throws std::invalid_argument when the data cannot be fitted: fewer than 3 sizes, or a size or
@@ -48,7 +57,7 @@ analysis analyze(const series& data, const analysis_options& options = {});
 /// The best equation of the knee detection and groups alone (no bootstrap, no held-out check).
 equation best_equation(const series& data, const analysis_options& options = {});
 
-/// {"sizes", "points", "best", "min_error", "equivalent", "distinguishable", "non_distinguishable",
+/// {"sizes", "points", "best", "verdict", "min_error", "equivalent", "distinguishable", "non_distinguishable",
 ///  "knee", "leading_exponent", "band", "held_out", "candidates"}
 nlohmann::json to_json(const analysis& a);
 

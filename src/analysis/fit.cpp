@@ -165,6 +165,9 @@ std::optional<equation> fit_nonlinear(const series& d, const equation& start) {
   lm.minimize(x);
   if (!x.allFinite()) return std::nullopt;
   auto e = unpack(start, lay, x);
+  // Every metric fitted is a cost (time, energy, bytes), which does not fall as n grows: a
+  // decreasing factor (a base below 1, a negative free exponent) is noise fitted, never a class.
+  if ((e.form.exp_term && e.a2 < 1) || (e.form.free_a1 && e.a1 < 0) || (e.form.free_a5 && e.a5 < 0)) return std::nullopt;
   if (e.form.exp_term) {
     // An exponential factor that does not even double over the data, or whose base is within 1%
     // of 1 (e^(2e-8 n) over n up to 1e9 is the curvature of a polynomial's data, and extrapolates

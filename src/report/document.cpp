@@ -207,7 +207,10 @@ chart metric_chart(const group& g, const std::string& metric, const fits_by_metr
                                       format_value(st.max, info.unit), st.count)});
     }
     if (s.points.empty()) continue;
-    if (const auto* f = find_fit(fits, metric, g, variant); f && f->analysis) {
+    if (const auto* f = find_fit(fits, metric, g, variant); f && f->analysis && f->analysis->verdict.level == fit::verdict_level::inconclusive) {
+      // No answer to draw: the points alone, and the legend says why there is no curve.
+      s.name += " — inconclusive fit";
+    } else if (f && f->analysis) {
       const auto& a = *f->analysis;
       const auto sizes = a.data.sizes();
       const double from = a.knee ? a.knee->where.n : sizes.front(), to = sizes.back();
@@ -219,7 +222,8 @@ chart metric_chart(const group& g, const std::string& metric, const fits_by_metr
         s.band_lo.emplace_back(b.n, b.lo);
         s.band_hi.emplace_back(b.n, b.hi);
       }
-      s.name += " — " + a.groups.best.theta().text();
+      s.name += " — " + a.groups.best.theta().text() +
+                (a.verdict.level == fit::verdict_level::tentative ? " (tentative)" : "");
       if (a.knee) c.markers.push_back({a.knee->where.n, fmt::format("knee {} ≈ {}", variant, format_count(a.knee->where.n)), s.color});
       if (f->resident_threads) gpu_threads = *f->resident_threads;
     }

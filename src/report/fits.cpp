@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <limits>
 #include <map>
 
 #include "core/backend.hpp"
@@ -80,6 +81,32 @@ std::set<std::string> experiment_metrics(const experiment_view& v) {
     for (const auto& [name, m] : p.metrics)
       if (m.stats.count) out.insert(name);
   return out;
+}
+
+/// The relative standard error of a variant's fitted values: per point, the standard error of the
+/// median of its repetitions (1.2533 · the robust spread, 1.4826 · the median absolute deviation,
+/// over √count, relative to the median), then the median over the points; NaN without points of
+/// two or more samples.
+double repetition_noise(const experiment_view& v, const std::string& problem, const std::string& params_json,
+                        const std::string& variant, const std::string& metric) {
+  auto median = [](std::vector<double> x) {
+    std::sort(x.begin(), x.end());
+    const auto m = x.size() / 2;
+    return x.size() % 2 ? x[m] : (x[m - 1] + x[m]) / 2;
+  };
+  std::vector<double> spreads;
+  for (const auto& p : v.points) {
+    const auto& r = p.record;
+    if (r.problem != problem || r.params_json != params_json || r.variant != variant || r.status != point_status::ok) continue;
+    auto it = p.metrics.find(metric);
+    if (it == p.metrics.end() || it->second.values.size() < 2) continue;
+    const double mid = median(it->second.values);
+    if (!(mid > 0)) continue;
+    std::vector<double> dev;
+    for (double x : it->second.values) dev.push_back(std::abs(x - mid));
+    spreads.push_back(1.2533 * 1.4826 * median(dev) / mid / std::sqrt(static_cast<double>(it->second.values.size())));
+  }
+  return spreads.empty() ? std::numeric_limits<double>::quiet_NaN() : median(spreads);
 }
 
 fit::series variant_series(const experiment_view& v, const std::string& problem, const std::string& params_json,
@@ -165,6 +192,7 @@ std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_requ
       continue;
     }
     auto options = r.options;
+    options.noise = repetition_noise(v, problem, params, variant, r.metric);
     options.groups.budget = f.budget;
     options.groups.cost = cost_model(v, problem, params, variant);
     if (!options.groups.cost) f.notes.push_back("tie-breaker costs read the fitted metric itself as seconds");
@@ -225,6 +253,14 @@ std::string render_fits(const std::vector<variant_fit>& fits, table_style style,
     const auto sizes = a.data.sizes();
     out += fmt::format("{}{} sizes from {} to {}, {} values; {} equations fitted\n", ind, sizes.size(),
                        size_text(sizes.front()), size_text(sizes.back()), a.data.size(), g.candidates);
+    // The verdict first: how far the best equation below can be quoted (analysis/verdict.hpp).
+    const auto& vd = a.verdict;
+    out += fmt::format("{}verdict: {}{}\n", ind, fit::to_string(vd.level),
+                       std::isfinite(vd.noise) ? fmt::format(" (noise σ = {})", format_percent(vd.noise)) : std::string());
+    for (const auto& why : vd.reasons) out += fmt::format("{}  - {}\n", ind, stored_text(why, style));
+    if (vd.next_size)
+      out += fmt::format("{}  to settle it: run n = {} (the best equation predicts {} there)\n", ind, size_text(*vd.next_size),
+                         vd.predicted ? format_value(*vd.predicted, f.unit) : std::string("?"));
     grid t;
     t.columns = {{"group", false}, {"equation", false}, {"Θ", false}, {"coef", true}, {"max err", true},
                  {"tie breaker", true}};

@@ -1,0 +1,160 @@
+#include "analysis/verdict.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
+
+#include "analysis/analyze.hpp"
+
+namespace ema::fit {
+namespace {
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+double median(std::vector<double> v) {
+  if (v.empty()) return nan;
+  std::sort(v.begin(), v.end());
+  const auto m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+/// The nearest class on the lattice of halves.
+double half(double x) { return std::round(2 * x) / 2; }
+
+std::string percent(double x) { return fmt::format("{:.1f}%", 100 * x); }
+
+/// A form the data must earn: an exponential term, or a fractional power of log n.
+bool exotic(const equation& e) {
+  const auto t = e.theta();
+  return t.exp_base.has_value() || t.log != std::round(t.log);
+}
+
+}  // namespace
+
+const char* to_string(verdict_level l) {
+  switch (l) {
+    case verdict_level::firm: return "firm";
+    case verdict_level::tentative: return "tentative";
+    case verdict_level::inconclusive: return "inconclusive";
+  }
+  return "?";
+}
+
+nlohmann::json verdict::to_json() const {
+  return {{"level", to_string(level)},
+          {"reasons", reasons},
+          {"noise", std::isfinite(noise) ? nlohmann::json(noise) : nlohmann::json(nullptr)},
+          {"next_size", next_size ? nlohmann::json(*next_size) : nlohmann::json(nullptr)},
+          {"predicted", predicted ? nlohmann::json(*predicted) : nlohmann::json(nullptr)}};
+}
+
+double replicate_noise(const std::vector<double>& n, const std::vector<double>& y) {
+  std::map<double, std::vector<double>> by_n;
+  for (std::size_t i = 0; i < n.size() && i < y.size(); ++i) by_n[n[i]].push_back(y[i]);
+  std::vector<double> spreads;
+  for (const auto& [size, v] : by_n) {
+    if (v.size() < 2) continue;
+    double mean = 0;
+    for (double x : v) mean += x;
+    mean /= static_cast<double>(v.size());
+    double ss = 0;
+    for (double x : v) ss += (x - mean) * (x - mean);
+    // The standard error of the size's mean, relative: what the fit's error at that size is judged by.
+    if (mean > 0) spreads.push_back(std::sqrt(ss / static_cast<double>(v.size() - 1)) / mean / std::sqrt(static_cast<double>(v.size())));
+  }
+  return median(spreads);
+}
+
+verdict judge(const analysis& a, double noise) {
+  verdict v;
+  const double replicates = replicate_noise(a.data.n, a.data.y);
+  v.noise = std::isfinite(noise) && std::isfinite(replicates) ? std::max(noise, replicates)
+            : std::isfinite(noise)                            ? noise
+                                                              : replicates;
+  const double sigma = std::isfinite(v.noise) ? v.noise : 0.02;  // unmeasured: a quiet machine's
+  const double mild = std::max(4 * sigma, 0.02), severe = std::max(10 * sigma, 0.10);
+  auto raise = [&](verdict_level l, std::string why) {
+    v.level = std::max(v.level, l);
+    v.reasons.push_back(std::move(why));
+  };
+  if (!std::isfinite(v.noise))
+    raise(verdict_level::tentative, "no replicates or repetitions to measure the noise by; 2% assumed");
+
+  const auto& best = a.groups.best;
+  const double lo = a.knee ? a.knee->where.n : 0;
+  std::vector<double> regime;
+  for (double n : a.data.sizes())
+    if (n >= lo) regime.push_back(n);
+
+  // The fitted regime must hold enough sizes over enough range to tell classes apart.
+  const auto k = regime.size();
+  const double range = k ? regime.back() / regime.front() : 1;
+  const std::string where = a.knee ? fmt::format(" above the knee at n ≈ {:.3g}", a.knee->where.n) : "";
+  if (k < 4)
+    raise(verdict_level::inconclusive, fmt::format("only {} sizes{}: too few to tell classes apart", k, where));
+  else if (k < 6)
+    raise(verdict_level::tentative, fmt::format("only {} sizes{}", k, where));
+  if (k >= 2 && range < 8)
+    raise(verdict_level::tentative, fmt::format("the sizes{} span only a factor of {:.3g} in n (at least 8 tells log factors apart)",
+                                                where, range));
+
+  // The best equation must describe the data within the noise.
+  if (best.max_rel_err > severe)
+    raise(verdict_level::inconclusive,
+          fmt::format("the best equation misses a measured size by {}, far beyond the noise (σ = {}): no equation of the family "
+                      "describes these data (a regime change, or a cache's edge, inside the range?)",
+                      percent(best.max_rel_err), percent(sigma)));
+  else if (best.max_rel_err > mild)
+    raise(verdict_level::tentative,
+          fmt::format("the best equation misses a measured size by {}, above 4σ of the noise (σ = {})", percent(best.max_rel_err),
+                      percent(sigma)));
+
+  // The leading exponent's interval must lie within one class.
+  if (const auto& ci = a.uncertainty.interval; ci && ci->what == "exponent of n") {
+    if (ci->hi - ci->lo > 1)
+      raise(verdict_level::inconclusive, fmt::format("the 95% interval of the exponent of n, [{:.3g}, {:.3g}], spans several classes",
+                                                     ci->lo, ci->hi));
+    else if (half(ci->lo) != half(ci->hi))
+      raise(verdict_level::tentative,
+            fmt::format("the 95% interval of the exponent of n, [{:.3g}, {:.3g}], spans two classes", ci->lo, ci->hi));
+  }
+
+  // Fitting without the largest sizes must predict them.
+  if (const auto& c = a.check) {
+    const bool other = c->best.theta() != best.theta();
+    const bool misses = c->max_rel_err > std::max(6 * sigma, 0.10);
+    if (other && misses)
+      raise(verdict_level::inconclusive,
+            fmt::format("without the largest sizes the best class is {} and it misses them by {}", c->best.theta().text(),
+                        percent(c->max_rel_err)));
+    else if (other)
+      raise(verdict_level::tentative, fmt::format("without the largest sizes the best class is {}", c->best.theta().text()));
+    else if (misses)
+      raise(verdict_level::tentative,
+            fmt::format("fitted without the largest sizes, it predicts them {} off", percent(c->max_rel_err)));
+  }
+
+  // Nor may it hinge on the smallest sizes of the regime (the transition out of a flat stretch
+  // bends the curve like a log factor does).
+  if (a.without_smallest && a.without_smallest->theta() != best.theta())
+    raise(verdict_level::tentative, fmt::format("without the smallest sizes of the regime the best class is {}",
+                                                a.without_smallest->theta().text()));
+
+  if (exotic(best))
+    raise(verdict_level::tentative,
+          fmt::format("an exotic form ({}) wins; a simpler class is rejected only by differences near the noise", best.theta().text()));
+
+  // What would settle it: the tie breaker's size, else four times the largest.
+  if (v.level != verdict_level::firm && !regime.empty()) {
+    std::optional<double> n;
+    for (const auto& t : a.groups.distinguishable)
+      if (t.n && (!n || *t.n < *n)) n = t.n;
+    v.next_size = n ? *n : 4 * regime.back();
+    v.predicted = best(*v.next_size);
+  }
+  return v;
+}
+
+}  // namespace ema::fit
