@@ -23,7 +23,6 @@ double median(std::vector<double> v) {
 /// The nearest class on the lattice of halves.
 double half(double x) { return std::round(2 * x) / 2; }
 
-std::string percent(double x) { return fmt::format("{:.1f}%", 100 * x); }
 
 /// A form the data must earn: an exponential term, or a fractional power of log n.
 bool exotic(const equation& e) {
@@ -32,6 +31,8 @@ bool exotic(const equation& e) {
 }
 
 }  // namespace
+
+std::string percent(double x) { return x < 0.01 ? fmt::format("{:.2g}%", 100 * x) : fmt::format("{:.1f}%", 100 * x); }
 
 const char* to_string(verdict_level l) {
   switch (l) {

@@ -30,6 +30,9 @@ enum class verdict_level { firm, tentative, inconclusive };
 
 const char* to_string(verdict_level l);
 
+/// A relative quantity as the verdict writes it: "17.1%", "0.042%".
+std::string percent(double x);
+
 struct verdict {
   verdict_level level = verdict_level::firm;
   std::vector<std::string> reasons;  ///< why it is not firm, one line each

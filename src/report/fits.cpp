@@ -256,7 +256,7 @@ std::string render_fits(const std::vector<variant_fit>& fits, table_style style,
     // The verdict first: how far the best equation below can be quoted (analysis/verdict.hpp).
     const auto& vd = a.verdict;
     out += fmt::format("{}verdict: {}{}\n", ind, fit::to_string(vd.level),
-                       std::isfinite(vd.noise) ? fmt::format(" (noise σ = {})", format_percent(vd.noise)) : std::string());
+                       std::isfinite(vd.noise) ? fmt::format(" (noise of a measured value σ = {})", fit::percent(vd.noise)) : std::string());
     for (const auto& why : vd.reasons) out += fmt::format("{}  - {}\n", ind, stored_text(why, style));
     if (vd.next_size)
       out += fmt::format("{}  to settle it: run n = {} (the best equation predicts {} there)\n", ind, size_text(*vd.next_size),
