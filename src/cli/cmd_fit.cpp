@@ -56,26 +56,34 @@ void print(const std::vector<variant_fit>& fits, const nlohmann::json& source, c
 int fit_csv(const fit_options& o, fit_request r) {
   if (o.experiment || o.run_tie_breaker || !o.variants.empty() || !o.problems.empty())
     throw usage_error("--csv fits the file alone; give no experiment, --variants, --problem or --run-tie-breaker with it");
-  fit::series data;
+  std::vector<fit::labelled_series> all;
   try {
-    data = fit::read_series_csv(*o.csv);
+    all = fit::read_fit_csv(*o.csv, r.metric);
   } catch (const std::invalid_argument& e) {
     throw usage_error(e.what());
   }
-  variant_fit f;
-  f.variant = std::filesystem::path(*o.csv).filename().string();
-  f.params_json = "{}";
-  f.metric = "value";
-  f.budget = r.budget.value_or(300);
-  f.notes.push_back("tie-breaker costs read the values as seconds");
-  r.options.groups.budget = f.budget;
-  try {
-    f.analysis = fit::analyze(data, r.options);
-  } catch (const std::invalid_argument& e) {
-    throw usage_error(fmt::format("{}: {}", *o.csv, e.what()));
+  const bool plain = all.size() == 1 && all.front().problem.empty();  // the n,value form
+  if (plain) r.metric = "value";
+  r.options.groups.budget = r.budget.value_or(300);
+  std::vector<variant_fit> fits;
+  for (auto& s : all) {
+    variant_fit f;
+    f.problem = s.problem;
+    f.variant = s.variant;
+    f.params_json = s.params;
+    f.metric = r.metric;
+    f.budget = r.options.groups.budget;
+    f.notes.push_back("tie-breaker costs read the values as seconds");
+    if (!plain) f.notes.push_back("each point's median, as `ema show --csv` wrote it");
+    try {
+      f.analysis = fit::analyze(s.data, r.options);
+    } catch (const std::invalid_argument& e) {
+      if (plain) throw usage_error(fmt::format("{}: {}", *o.csv, e.what()));
+      f.skipped = e.what();
+    }
+    fits.push_back(std::move(f));
   }
-  r.metric = "value";
-  print({f}, {{"csv", *o.csv}}, r, o, "");
+  print(fits, {{"csv", *o.csv}}, r, o, "");
   return exit_code::ok;
 }
 
@@ -120,7 +128,7 @@ action add_fit(CLI::App& app, common_options& common) {
       ->capture_default_str();
   app.add_option("--problem", o->problems, "comma-separated problems to fit (default: all)");
   app.add_option("--variants", o->variants, "comma-separated variants to fit (default: all)");
-  app.add_option("--csv", o->csv, "fit a CSV file with a header line n,value instead (a repeated n is a replicate)");
+  app.add_option("--csv", o->csv, "fit a CSV file instead: a header line n,value (a repeated n is a replicate), or what ema show --csv writes");
   app.add_flag("--json", o->json, "print the result as JSON (schema ema.fit/1) on stdout");
   app.add_option("--threshold", o->threshold, "equivalence threshold, relative (default 0.05)");
   app.add_option("--budget", o->budget,

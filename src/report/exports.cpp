@@ -84,7 +84,7 @@ std::string to_csv(const experiment_view& v) {
                               r.verified ? 1 : 0);
     if (p.metrics.empty()) out += fmt::format("{},,,0,,,,,,{}\n", prefix, csv_field(r.reason));
     for (const auto& [name, m] : p.metrics)
-      out += fmt::format("{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{}\n", prefix, name, m.unit, m.stats.count,
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", prefix, name, m.unit, m.stats.count,
                          m.stats.median, m.stats.min, m.stats.max, m.stats.mean, m.stats.stddev, csv_field(r.reason));
     if (p.unavailable.is_object())
       for (const auto& [name, why] : p.unavailable.items())

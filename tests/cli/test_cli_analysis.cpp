@@ -32,6 +32,34 @@ void small_sweep(const std::string& db, const std::string& sizes = "2^10..2^16")
   ASSERT_EQ(r.exit_code, 0) << r.err;
 }
 
+TEST(CliFit, FitsWhatShowCsvWroteAsItFitsTheDatabase) {
+  test::temp_dir dir;
+  auto db = dir.file("f.db");
+  small_sweep(db);
+  auto csv = ema({"show", "--db", db, "--csv", dir.file("e.csv")});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  auto from_db = ema({"fit", "--db", db, "--json", "--bootstrap", "0"});
+  auto from_csv = ema({"fit", "--csv", dir.file("e.csv"), "--json", "--bootstrap", "0"});
+  ASSERT_EQ(from_db.exit_code, 0) << from_db.err;
+  ASSERT_EQ(from_csv.exit_code, 0) << from_csv.err;
+  const auto a = nlohmann::json::parse(from_db.out)["fits"], b = nlohmann::json::parse(from_csv.out)["fits"];
+  ASSERT_EQ(a.size(), 2u);
+  ASSERT_EQ(b.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(b[i]["variant"], a[i]["variant"]);
+    EXPECT_EQ(b[i]["sizes"], a[i]["sizes"]);
+    EXPECT_EQ(b[i]["points"], a[i]["points"]) << "the CSV carries every median exactly";
+    EXPECT_EQ(b[i]["best"]["formula"], a[i]["best"]["formula"]);
+  }
+  auto none = ema({"fit", "--csv", dir.file("e.csv"), "--metric", "kernel"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("no row of metric 'kernel'"), std::string::npos) << none.err;
+  std::ofstream(dir.file("bad.csv")) << slurp(dir.file("e.csv")).substr(0, 200) << "\n1,search,seq\n";
+  auto bad = ema({"fit", "--csv", dir.file("bad.csv")});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("fields, the header has 19"), std::string::npos) << bad.err;
+}
+
 TEST(CliFit, FitsEveryVariantAsTextAndJson) {
   test::temp_dir dir;
   auto db = dir.file("f.db");
