@@ -55,6 +55,7 @@ std::vector<repeated_runs> summarize_runs(const experiment_view& v, const std::s
   for (auto& [k, row] : rows) {
     const auto st = summarize(samples[k]);
     row.runs = static_cast<int>(st.count);
+    row.median = st.median;
     row.mean = st.mean;
     row.stddev = st.stddev;
     row.max = st.max;
@@ -64,17 +65,17 @@ std::vector<repeated_runs> summarize_runs(const experiment_view& v, const std::s
   for (const auto& [k, row] : rows)
     if (!identities.count(std::get<0>(k))) identities[std::get<0>(k)] = variant_identities(v, std::get<0>(k));
   for (auto& [k, row] : rows) {
-    auto mean_of = [&](backend ref) -> std::optional<double> {
+    auto median_of = [&](backend ref) -> std::optional<double> {
       const auto name = speedup_baseline_among(identities[std::get<0>(k)], std::get<0>(k), std::get<3>(k), ref, [&](std::string_view name) {
         return rows.count({std::get<0>(k), std::get<1>(k), std::get<2>(k), std::string(name)}) > 0;
       });
       auto it = rows.find({std::get<0>(k), std::get<1>(k), std::get<2>(k), name});
-      return it == rows.end() ? std::nullopt : std::optional<double>(it->second.mean);
+      return it == rows.end() ? std::nullopt : std::optional<double>(it->second.median);
     };
-    if (auto s = mean_of(backend::seq)) row.speedup_seq = *s / row.mean;
-    if (auto o = mean_of(backend::omp)) row.speedup_omp = *o / row.mean;
+    if (auto s = median_of(backend::seq)) row.speedup_seq = *s / row.median;
+    if (auto o = median_of(backend::omp)) row.speedup_omp = *o / row.median;
     if (row.processors && row.speedup_seq) row.efficiency = *row.speedup_seq / *row.processors;
-    if (row.processors) row.cost = *row.processors * row.mean;
+    if (row.processors) row.cost = *row.processors * row.median;
   }
   std::map<std::pair<std::string, std::string>, std::size_t> group;  // problem and parameters, in plan order
   for (const auto& k : order) group.emplace(std::pair{std::get<0>(k), std::get<1>(k)}, group.size());
@@ -100,7 +101,7 @@ std::string render_analysis_tables(const experiment_view& v, table_style style) 
                             stored_text(params_text(first.params_json), style))
               : fmt::format("\n{} ({}) — repeated runs, total time\n", first.problem, params_text(first.params_json));
     grid g;
-    g.columns = {{"n", true},       {"variant", false}, {"runs", true},    {"mean", true},  {"std dev", true},
+    g.columns = {{"n", true},       {"variant", false}, {"runs", true},    {"median", true}, {"mean", true},  {"std dev", true},
                  {"max", true},     {"min", true},      {"speedup", true}, {"vs omp", true}, {"p", true},
                  {"efficiency", true}, {"cost p·T", true}};
     for (; i < rows.size() && rows[i].problem == first.problem && rows[i].params_json == first.params_json; ++i) {
@@ -108,7 +109,7 @@ std::string render_analysis_tables(const experiment_view& v, table_style style) 
       auto opt = [](const std::optional<double>& x, auto fmt_fn) { return x ? fmt_fn(*x) : std::string("-"); };
       g.rows.push_back({fmt::format("{}", r.n), r.variant,
                         r.points > 1 ? fmt::format("{} ({} inputs)", r.runs, r.points) : std::to_string(r.runs),
-                        format_time(r.mean), format_time(r.stddev), format_time(r.max), format_time(r.min),
+                        format_time(r.median), format_time(r.mean), format_time(r.stddev), format_time(r.max), format_time(r.min),
                         opt(r.speedup_seq, format_ratio), opt(r.speedup_omp, format_ratio),
                         opt(r.processors, [](double p) { return fmt::format("{:.0f}", p); }),
                         opt(r.efficiency, [](double e) { return fmt::format("{:.3g}", e); }),
@@ -117,8 +118,9 @@ std::string render_analysis_tables(const experiment_view& v, table_style style) 
     out += render(g, style);
     if (md) out += "\n";
     out += fmt::format("{}over every timed run of every input instance: min is the best case, max the worst, mean the "
-                       "average; speedup fs = Ts / Tp of the means against seq (vs omp: against omp); efficiency "
-                       "fs / p and cost p · Tp where the variant states its processor count p\n",
+                       "average, median the middle one; speedup fs = Ts / Tp of the medians against the same algorithm's seq (vs "
+                       "omp: its omp), so that one slow run cannot own it; efficiency fs / p and cost p · Tp (the median) where "
+                       "the variant states its processor count p\n",
                        md ? "- " : "  ");
   }
   return out;

@@ -21,8 +21,9 @@ struct repeated_runs {
   std::string problem, params_json, variant, backend;
   std::uint64_t n = 0;
   int points = 0, runs = 0;  ///< instances that ran ok, and their timed runs
-  double mean = 0, stddev = 0, max = 0, min = 0;
-  std::optional<double> speedup_seq, speedup_omp;  ///< of the means
+  double median = 0, mean = 0, stddev = 0, max = 0, min = 0;
+  /// Of the medians: a mean that one outlier owns (a preempted run) would make the ratio its own.
+  std::optional<double> speedup_seq, speedup_omp;
   std::optional<double> processors, efficiency, cost;
 };
 

@@ -30,6 +30,9 @@ std::string render(const grid& g, table_style style) {
   const bool md = style == table_style::markdown;
   for (const auto& r : g.rows)
     for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], display_width(md ? markdown_text(r[i]) : r[i]));
+  // GitHub's Markdown needs a hyphen in every delimiter cell (`| : |` is not one): three at least.
+  if (md)
+    for (auto& w : width) w = std::max<std::size_t>(w, 3);
   std::string out;
   if (style == table_style::markdown) {
     auto line = [&](const std::vector<std::string>& cells) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <sstream>
 
 #include "core/registry.hpp"
 #include "report/analysis_tables.hpp"
@@ -111,6 +112,31 @@ TEST(AnalysisTables, PointsStoredBeforeIdentitiesWereRecordedUseThisBuildsRegist
   for (const auto& r : summarize_runs(v)) by[r.variant] = r;
   if (lookup_variant("rqa", "exact-omp")) EXPECT_DOUBLE_EQ(*by["exact-omp"].speedup_seq, 5.0);
   EXPECT_DOUBLE_EQ(*by["seed-seq"].speedup_seq, 1.0);  // its own
+}
+
+TEST(AnalysisTables, OneSlowRunDoesNotOwnTheSpeedupAndMarkdownRendersOnGitHub) {
+  experiment_view v;
+  v.points = {point("seq", "seq", 1000, {1.0, 1.0, 1.0, 1.0, 100.0}), point("omp", "omp", 1000, {0.5, 0.5, 0.5}, 0, "4")};
+  std::map<std::string, std::decay_t<decltype(summarize_runs(v).front())>> by;
+  for (const auto& r : summarize_runs(v)) by[r.variant] = r;
+  EXPECT_DOUBLE_EQ(by["seq"].median, 1.0);
+  EXPECT_DOUBLE_EQ(*by["omp"].speedup_seq, 2.0);  // of the medians: 1 / 0.5, not the mean's 20.8 / 0.5
+  EXPECT_DOUBLE_EQ(*by["omp"].cost, 4 * 0.5);
+  const auto md = render_analysis_tables(v, table_style::markdown);
+  std::istringstream lines(md);
+  int delimiter_rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("| -", 0) != 0 && line.rfind("| :", 0) != 0) continue;
+    ++delimiter_rows;
+    std::size_t start = 1;
+    while (start < line.size()) {
+      const auto end = line.find('|', start);
+      if (end == std::string::npos) break;
+      EXPECT_NE(line.substr(start, end - start).find('-'), std::string::npos) << "a delimiter cell without a hyphen: " << line;
+      start = end + 1;
+    }
+  }
+  EXPECT_EQ(delimiter_rows, 1) << md;
 }
 
 }  // namespace
