@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
+#include <limits>
 #include <map>
 
 #include "analysis/analyze.hpp"
