@@ -22,6 +22,7 @@ struct device_info {
   int max_threads_per_block = 0;
   std::uint64_t memory_bytes = 0;
   std::uint64_t l2_bytes = 0;
+  std::uint64_t shared_memory_per_sm_bytes = 0;
 };
 
 struct runtime_info {

@@ -1,7 +1,13 @@
 #include "measure/machine.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <utility>
+#include <vector>
 #include <thread>
 #include <unistd.h>
 #ifdef _OPENMP
@@ -25,9 +31,49 @@ std::string cpu_model() {
   return "unknown";
 }
 
+/// "48K", "2048K", "1M", "32" (bytes) as bytes; 0 when unreadable.
+std::uint64_t size_of(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  std::uint64_t unit = 1;
+  if (!s.empty() && (s.back() == 'K' || s.back() == 'M' || s.back() == 'G')) {
+    unit = s.back() == 'K' ? 1024ull : s.back() == 'M' ? 1024ull * 1024 : 1024ull * 1024 * 1024;
+    s.pop_back();
+  }
+  std::uint64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc{} && end == s.data() + s.size() ? v * unit : 0;
+}
+
+std::string first_line(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
 std::string cuda_version_text(int v) { return v ? fmt::format("{}.{}", v / 1000, (v % 1000) / 10) : "unknown"; }
 
 }  // namespace
+
+nlohmann::json read_caches(const std::string& dir) {
+  nlohmann::json out = nlohmann::json::array();
+  std::error_code ec;
+  std::vector<std::filesystem::path> entries;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.path().filename().string().rfind("index", 0) == 0) entries.push_back(e.path());
+  for (const auto& e : entries) {
+    const auto level = size_of(first_line(e / "level"));
+    const auto bytes = size_of(first_line(e / "size"));
+    if (!level || !bytes) continue;
+    out.push_back({{"level", level}, {"type", first_line(e / "type")}, {"size_bytes", bytes},
+                   {"shared_cpu_list", first_line(e / "shared_cpu_list")}});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return std::pair{a["level"].template get<std::uint64_t>(), a["type"].template get<std::string>()} <
+           std::pair{b["level"].template get<std::uint64_t>(), b["type"].template get<std::string>()};
+  });
+  return out;
+}
 
 int openmp_threads() {
 #ifdef _OPENMP
@@ -48,6 +94,7 @@ nlohmann::json describe_machine() {
                {"logical_cores", std::thread::hardware_concurrency()},
                {"openmp_threads", openmp_threads()},
                {"memory_bytes", total_memory_bytes()},
+               {"caches", read_caches("/sys/devices/system/cpu/cpu0/cache")},
                {"kernel", fmt::format("{} {}", u.sysname, u.release)}};
   const auto& g = gpu::query();
   m["cuda"] = {{"built_with_cuda", g.built_with_cuda},
@@ -64,7 +111,8 @@ nlohmann::json describe_machine() {
                         {"max_threads_per_sm", d.max_threads_per_sm},
                         {"resident_threads", d.sm_count * d.max_threads_per_sm},
                         {"memory_bytes", d.memory_bytes},
-                        {"l2_bytes", d.l2_bytes}};
+                        {"l2_bytes", d.l2_bytes},
+                        {"shared_memory_per_sm_bytes", d.shared_memory_per_sm_bytes}};
     if (auto h = nvml::device_by_pci(d.pci_bus_id)) {
       if (auto c = nvml::max_clock_mhz(*h, 1)) j["sm_clock_max_mhz"] = *c;
       if (auto c = nvml::max_clock_mhz(*h, 2)) j["mem_clock_max_mhz"] = *c;

@@ -44,6 +44,7 @@ const runtime_info& query() {
       i.max_threads_per_block = p.maxThreadsPerBlock;
       i.memory_bytes = p.totalGlobalMem;
       i.l2_bytes = static_cast<std::uint64_t>(p.l2CacheSize);
+      i.shared_memory_per_sm_bytes = static_cast<std::uint64_t>(p.sharedMemPerMultiprocessor);
       r.devices.push_back(i);
     }
     if (r.devices.empty()) r.unavailable = "no CUDA device could be queried";
