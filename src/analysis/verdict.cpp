@@ -7,18 +7,12 @@
 #include <map>
 
 #include "analysis/analyze.hpp"
+#include "measure/stats.hpp"
 
 namespace ema::fit {
 namespace {
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-
-double median(std::vector<double> v) {
-  if (v.empty()) return nan;
-  std::sort(v.begin(), v.end());
-  const auto m = v.size() / 2;
-  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
 
 /// The nearest class on the lattice of halves.
 double half(double x) { return std::round(2 * x) / 2; }
@@ -65,7 +59,7 @@ double replicate_noise(const std::vector<double>& n, const std::vector<double>& 
     // The standard error of the size's mean, relative: what the fit's error at that size is judged by.
     if (mean > 0) spreads.push_back(std::sqrt(ss / static_cast<double>(v.size() - 1)) / mean / std::sqrt(static_cast<double>(v.size())));
   }
-  return median(spreads);
+  return spreads.empty() ? nan : median(spreads);
 }
 
 verdict judge(const analysis& a, double noise) {

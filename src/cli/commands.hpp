@@ -29,6 +29,7 @@ action add_exec(CLI::App& app, common_options& common);
 action add_show(CLI::App& app, common_options& common);
 action add_fit(CLI::App& app, common_options& common);
 action add_report(CLI::App& app, common_options& common);
+action add_compare(CLI::App& app, common_options& common);
 
 /// The path of the running executable (for spawning workers).
 std::string self_executable();

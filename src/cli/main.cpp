@@ -39,6 +39,8 @@ int main(int argc, char** argv) {
       [&](CLI::App& s) { return ema::cli::add_fit(s, common); });
   add("report", "write the report of an experiment: charts, equations and tables, as HTML or Markdown",
       [&](CLI::App& s) { return ema::cli::add_report(s, common); });
+  add("compare", "compare the same points of two experiments: ratios of medians with intervals, a verdict each",
+      [&](CLI::App& s) { return ema::cli::add_compare(s, common); });
 
   try {
     app.parse(argc, argv);

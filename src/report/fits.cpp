@@ -10,6 +10,7 @@
 #include "core/backend.hpp"
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
+#include "measure/stats.hpp"
 #include "core/format.hpp"
 
 namespace ema {
@@ -83,30 +84,20 @@ std::set<std::string> experiment_metrics(const experiment_view& v) {
   return out;
 }
 
-/// The relative standard error of a variant's fitted values: per point, the standard error of the
-/// median of its repetitions (1.2533 · the robust spread, 1.4826 · the median absolute deviation,
-/// over √count, relative to the median), then the median over the points; NaN without points of
-/// two or more samples.
+/// The relative standard error of a variant's fitted values: per point, that of the median of its
+/// repetitions (measure/stats.hpp, median_rse), then the median over the points; NaN without points
+/// of three or more samples.
 double repetition_noise(const experiment_view& v, const std::string& problem, const std::string& params_json,
                         const std::string& variant, const std::string& metric) {
-  auto median = [](std::vector<double> x) {
-    std::sort(x.begin(), x.end());
-    const auto m = x.size() / 2;
-    return x.size() % 2 ? x[m] : (x[m - 1] + x[m]) / 2;
-  };
-  std::vector<double> spreads;
+  std::vector<double> errors;
   for (const auto& p : v.points) {
     const auto& r = p.record;
     if (r.problem != problem || r.params_json != params_json || r.variant != variant || r.status != point_status::ok) continue;
     auto it = p.metrics.find(metric);
-    if (it == p.metrics.end() || it->second.values.size() < 2) continue;
-    const double mid = median(it->second.values);
-    if (!(mid > 0)) continue;
-    std::vector<double> dev;
-    for (double x : it->second.values) dev.push_back(std::abs(x - mid));
-    spreads.push_back(1.2533 * 1.4826 * median(dev) / mid / std::sqrt(static_cast<double>(it->second.values.size())));
+    if (it == p.metrics.end()) continue;
+    if (const double e = median_rse(it->second.values); std::isfinite(e)) errors.push_back(e);
   }
-  return spreads.empty() ? std::numeric_limits<double>::quiet_NaN() : median(spreads);
+  return errors.empty() ? std::numeric_limits<double>::quiet_NaN() : median(errors);
 }
 
 fit::series variant_series(const experiment_view& v, const std::string& problem, const std::string& params_json,

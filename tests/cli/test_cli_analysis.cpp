@@ -277,3 +277,47 @@ TEST(CliInputs, AnInputFileSetsNWithoutSizes) {
 
 }  // namespace
 }  // namespace ema
+
+namespace ema {
+namespace {
+
+TEST(CliCompare, TheSamePointsOfTwoExperimentsWithIntervalsAndVerdicts) {
+  test::temp_dir dir;
+  const auto db = dir.file("c.db");
+  auto r = ema({"run", "search", "--variants", "seq", "--sizes", "2^12,2^14", "--reps", "5", "--no-energy", "--db", db, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = ema({"run", "search", "--variants", "seq", "--sizes", "2^12,2^14,2^16", "--reps", "5", "--no-energy", "--db", db, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto same = ema({"compare", "1", "1", "--db", db, "--json"});
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  auto j = nlohmann::json::parse(same.out);
+  EXPECT_EQ(j["schema"], "ema.compare/1");
+  ASSERT_EQ(j["points"].size(), 2u);
+  for (const auto& p : j["points"]) {
+    EXPECT_DOUBLE_EQ(p["ratio"].get<double>(), 1.0);
+    EXPECT_LE(p["lo"].get<double>(), 1.0);
+    EXPECT_GE(p["hi"].get<double>(), 1.0);
+    // Never faster or slower than itself; `same` when its samples are tight enough for the
+    // interval to fit within 5%, `ambiguous` on a noisy machine.
+    EXPECT_TRUE(p["verdict"] == "same" || p["verdict"] == "ambiguous") << p.dump();
+  }
+  EXPECT_EQ(j["variants"][0]["geomean"], 1.0);
+  auto two = ema({"compare", "1", db + ":2", "--db", db, "--md", dir.file("c.md")});
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_NE(two.out.find("only in B"), std::string::npos) << two.out;  // 2^16 ran only in the second
+  EXPECT_NE(two.out.find("n=65536"), std::string::npos) << two.out;
+  EXPECT_NE(slurp(dir.file("c.md")).find("| ratio |"), std::string::npos);
+  // A gate a CI can use: nothing is slower than itself.
+  EXPECT_EQ(ema({"compare", "1", "1", "--db", db, "--fail-if-slower", "5%"}).exit_code, 0);
+  for (const auto& bad : std::vector<std::vector<std::string>>{{"compare", "1", "x", "--db", db},
+                                                               {"compare", "1", "9", "--db", db},
+                                                               {"compare", "1", "1", "--db", db, "--threshold", "-3%"},
+                                                               {"compare", "1", "1", "--db", db, "--metric", "nosuch"},
+                                                               {"compare", "1", "1", "--db", db, "--md", db}}) {
+    auto e = ema(bad);
+    EXPECT_EQ(e.exit_code, 2) << bad[2] << " " << (bad.size() > 5 ? bad[5] : "") << ": " << e.err;
+  }
+}
+
+}  // namespace
+}  // namespace ema

@@ -1,0 +1,137 @@
+#include "report/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <random>
+#include <tuple>
+
+#include "core/format.hpp"
+#include "core/metrics.hpp"
+#include "measure/stats.hpp"
+
+namespace ema {
+namespace {
+
+using key = std::tuple<std::string, std::string, std::string, std::uint64_t>;  // problem, params, variant, n
+
+/// Every sample of `metric` of the points that ran ok, pooled per key, in first-seen order.
+std::map<key, std::vector<double>> samples_of(const experiment_view& v, const std::string& metric, std::vector<key>& order) {
+  std::map<key, std::vector<double>> out;
+  for (const auto& p : v.points) {
+    if (p.record.status != point_status::ok) continue;
+    auto it = p.metrics.find(metric);
+    if (it == p.metrics.end() || it->second.values.empty()) continue;
+    key k{p.record.problem, p.record.params_json, p.record.variant, p.record.n};
+    auto& s = out[k];
+    if (s.empty()) order.push_back(k);
+    s.insert(s.end(), it->second.values.begin(), it->second.values.end());
+  }
+  return out;
+}
+
+std::string label(const key& k) {
+  const auto params = params_text(std::get<1>(k));
+  return fmt::format("{} {} n={}{}", std::get<0>(k), std::get<2>(k), std::get<3>(k), params.empty() ? "" : " (" + params + ")");
+}
+
+}  // namespace
+
+comparison compare_experiments(const experiment_view& a, const experiment_view& b, const std::string& metric, double threshold,
+                               int resamples, std::uint64_t seed) {
+  comparison c;
+  c.metric = metric;
+  c.threshold = threshold;
+  std::vector<key> order_a, order_b;
+  const auto sa = samples_of(a, metric, order_a), sb = samples_of(b, metric, order_b);
+  std::mt19937_64 rng(seed);
+  std::map<std::tuple<std::string, std::string, std::string>, std::pair<double, int>> logs;  // sum of log ratios, count
+  std::vector<std::tuple<std::string, std::string, std::string>> variant_order;
+  for (const auto& k : order_a) {
+    auto other = sb.find(k);
+    if (other == sb.end()) {
+      c.only_a.push_back(label(k));
+      continue;
+    }
+    const auto& xa = sa.at(k);
+    const auto& xb = other->second;
+    compared_point p{std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k), median(xa), median(xb)};
+    if (!(p.a > 0) || !(p.b > 0)) continue;
+    p.ratio = p.b / p.a;
+    // The ratio of the medians of the two points' samples, each resampled with replacement.
+    std::vector<double> ratios;
+    std::vector<double> ra(xa.size()), rb(xb.size());
+    std::uniform_int_distribution<std::size_t> pick_a(0, xa.size() - 1), pick_b(0, xb.size() - 1);
+    for (int r = 0; r < resamples; ++r) {
+      for (auto& x : ra) x = xa[pick_a(rng)];
+      for (auto& x : rb) x = xb[pick_b(rng)];
+      const double ma = median(ra);
+      if (ma > 0) ratios.push_back(median(rb) / ma);
+    }
+    std::sort(ratios.begin(), ratios.end());
+    p.lo = ratios.empty() ? p.ratio : ratios[static_cast<std::size_t>(0.025 * static_cast<double>(ratios.size() - 1))];
+    p.hi = ratios.empty() ? p.ratio : ratios[static_cast<std::size_t>(0.975 * static_cast<double>(ratios.size() - 1))];
+    const double up = 1 + threshold, down = 1 / (1 + threshold);
+    p.verdict = p.hi < down ? "faster" : p.lo > up ? "slower" : (p.lo >= down && p.hi <= up) ? "same" : "ambiguous";
+    const auto vk = std::tuple{p.problem, p.params_json, p.variant};
+    if (!logs.count(vk)) variant_order.push_back(vk);
+    logs[vk].first += std::log(p.ratio);
+    ++logs[vk].second;
+    c.points.push_back(std::move(p));
+  }
+  for (const auto& k : order_b)
+    if (!sa.count(k)) c.only_b.push_back(label(k));
+  for (const auto& vk : variant_order) {
+    const auto& [sum, count] = logs.at(vk);
+    c.variants.push_back({std::get<0>(vk), std::get<1>(vk), std::get<2>(vk), count, std::exp(sum / count)});
+  }
+  return c;
+}
+
+std::string render_comparison(const comparison& c, const std::string& a_name, const std::string& b_name, table_style style) {
+  const bool md = style == table_style::markdown;
+  std::string out = fmt::format("{}{} against {}: ratio of medians of {}, {} / {} (below 1: {} is faster); 95% bootstrap "
+                                "interval; threshold {}\n\n",
+                                md ? "## " : "", b_name, a_name, c.metric, b_name, a_name, b_name, format_percent(c.threshold));
+  const std::string unit = find_metric(c.metric).unit;
+  grid g;
+  g.columns = {{"problem", false}, {"variant", false}, {"n", true},       {a_name, true},
+               {b_name, true},     {"ratio", true},    {"95% interval", true}, {"verdict", false}};
+  for (const auto& p : c.points)
+    g.rows.push_back({p.problem + (p.params_json == "{}" ? "" : " (" + params_text(p.params_json) + ")"), p.variant,
+                      std::to_string(p.n), format_value(p.a, unit), format_value(p.b, unit), fmt::format("{:.3f}", p.ratio),
+                      fmt::format("[{:.3f}, {:.3f}]", p.lo, p.hi), p.verdict});
+  out += render(g, style);
+  out += md ? "\n" : "";
+  grid v;
+  v.columns = {{"problem", false}, {"variant", false}, {"points", true}, {"geometric mean of the ratios", true}};
+  for (const auto& x : c.variants)
+    v.rows.push_back({x.problem + (x.params_json == "{}" ? "" : " (" + params_text(x.params_json) + ")"), x.variant,
+                      std::to_string(x.points), fmt::format("{:.3f}", x.geomean)});
+  out += "\n" + render(v, style);
+  for (const auto* only : {&c.only_a, &c.only_b})
+    for (const auto& l : *only)
+      out += fmt::format("{}only in {}: {}\n", md ? "- " : "", only == &c.only_a ? a_name : b_name, stored_text(l, style));
+  return out;
+}
+
+nlohmann::json comparison_json(const comparison& c, const std::string& a_name, const std::string& b_name) {
+  nlohmann::json j = {{"schema", "ema.compare/1"}, {"metric", c.metric}, {"threshold", c.threshold}, {"a", a_name}, {"b", b_name},
+                      {"points", nlohmann::json::array()}, {"variants", nlohmann::json::array()}, {"only_a", c.only_a},
+                      {"only_b", c.only_b}};
+  for (const auto& p : c.points) {
+    auto params = nlohmann::json::parse(p.params_json, nullptr, false);
+    j["points"].push_back({{"problem", p.problem}, {"params", params.is_object() ? params : nlohmann::json::object()},
+                           {"variant", p.variant}, {"n", p.n}, {"a", p.a}, {"b", p.b}, {"ratio", p.ratio}, {"lo", p.lo},
+                           {"hi", p.hi}, {"verdict", p.verdict}});
+  }
+  for (const auto& v : c.variants) {
+    auto params = nlohmann::json::parse(v.params_json, nullptr, false);
+    j["variants"].push_back({{"problem", v.problem}, {"params", params.is_object() ? params : nlohmann::json::object()},
+                             {"variant", v.variant}, {"points", v.points}, {"geomean", v.geomean}});
+  }
+  return j;
+}
+
+}  // namespace ema

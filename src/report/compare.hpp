@@ -1,0 +1,52 @@
+// `ema compare A B`: the same points in two experiments (a change to the code, the machine or a
+// setting between them), each with the ratio of its medians B / A, a 95% bootstrap interval of that
+// ratio over the two points' samples, and a verdict at a threshold: same, faster, slower, or
+// ambiguous when the interval straddles the threshold; per variant the geometric mean of the
+// ratios; and the points only one experiment has. For a CI that guards performance, as
+// benchmark tools' compare modes do (Google Benchmark's compare.py, hyperfine's relative speed).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/grid.hpp"
+#include "report/view.hpp"
+
+namespace ema {
+
+struct compared_point {
+  std::string problem, params_json, variant;
+  std::uint64_t n = 0;
+  double a = 0, b = 0;              ///< medians of the metric (instances pooled)
+  double ratio = 0, lo = 0, hi = 0;  ///< b / a and its 95% bootstrap interval
+  std::string verdict;              ///< same, faster, slower, ambiguous
+};
+
+struct compared_variant {
+  std::string problem, params_json, variant;
+  int points = 0;
+  double geomean = 0;  ///< of the ratios
+};
+
+struct comparison {
+  std::string metric;
+  double threshold = 0.05;
+  std::vector<compared_point> points;
+  std::vector<compared_variant> variants;
+  std::vector<std::string> only_a, only_b;  ///< "problem variant n=… (params)"
+};
+
+/// Compares the points of `a` and `b` that ran ok with samples of `metric`, matched by problem,
+/// parameters, variant and n. `resamples` bootstrap draws from `seed`.
+comparison compare_experiments(const experiment_view& a, const experiment_view& b, const std::string& metric, double threshold,
+                               int resamples = 2000, std::uint64_t seed = 1);
+
+std::string render_comparison(const comparison& c, const std::string& a_name, const std::string& b_name, table_style style);
+
+/// {"schema": "ema.compare/1", "metric", "threshold", "a", "b", "points": [...], "variants": [...],
+///  "only_a", "only_b"}
+nlohmann::json comparison_json(const comparison& c, const std::string& a_name, const std::string& b_name);
+
+}  // namespace ema
