@@ -20,7 +20,7 @@ namespace {
 struct compare_options {
   std::string a, b, metric = "total", threshold = "5%";
   std::optional<std::string> fail_if_slower, md;
-  bool json = false;
+  bool json = false, fits = false;
 };
 
 /// "5%" or "0.05" as a fraction in (0, 10]; usage_error naming the option otherwise.
@@ -65,6 +65,7 @@ action add_compare(CLI::App& app, common_options& common) {
   app.add_option("--threshold", o->threshold, "a ratio within 1 ± this is the same (0.05 or 5%)")->capture_default_str();
   app.add_option("--fail-if-slower", o->fail_if_slower,
                  "exit 1 when a point of B is slower than A by more than this, beyond its interval (0.05 or 5%)");
+  app.add_flag("--fits", o->fits, "also fit every variant of both and compare their classes, verdicts and exponents");
   app.add_flag("--json", o->json, "print the comparison as JSON (schema ema.compare/1)");
   app.add_option("--md", o->md, "also write the comparison as Markdown to FILE, - for stdout");
   return [o, &common] {
@@ -74,7 +75,8 @@ action add_compare(CLI::App& app, common_options& common) {
     check_outputs(sa.first, given_outputs({{"--md", &o->md}}));
     check_outputs(sb.first, given_outputs({{"--md", &o->md}}));
     const auto a = load(sa), b = load(sb);
-    const auto c = compare_experiments(a, b, o->metric, threshold);
+    auto c = compare_experiments(a, b, o->metric, threshold);
+    if (o->fits) compare_fits(c, a, b);
     if (c.points.empty() && c.only_a.empty() && c.only_b.empty())
       throw usage_error(fmt::format("neither experiment has a point of metric '{}' that ran ok", o->metric));
     const std::string an = fmt::format("A ({})", o->a), bn = fmt::format("B ({})", o->b);

@@ -8,7 +8,9 @@
 #include <tuple>
 
 #include "core/format.hpp"
+#include "core/errors.hpp"
 #include "core/metrics.hpp"
+#include "report/fits.hpp"
 #include "measure/stats.hpp"
 
 namespace ema {
@@ -89,6 +91,35 @@ comparison compare_experiments(const experiment_view& a, const experiment_view& 
   return c;
 }
 
+void compare_fits(comparison& c, const experiment_view& a, const experiment_view& b) {
+  fit_request r;
+  r.metric = c.metric;
+  auto fitted = [&](const experiment_view& v) {
+    try {
+      return fit_experiment(v, r);
+    } catch (const usage_error&) {  // the metric is not in this experiment: nothing to compare
+      return std::vector<variant_fit>{};
+    }
+  };
+  const auto fa = fitted(a), fb = fitted(b);
+  for (const auto& x : fa) {
+    if (!x.analysis) continue;
+    auto y = std::find_if(fb.begin(), fb.end(), [&](const variant_fit& f) {
+      return f.analysis && f.problem == x.problem && f.params_json == x.params_json && f.variant == x.variant;
+    });
+    if (y == fb.end()) continue;
+    compared_fit cf{x.problem, x.params_json, x.variant};
+    cf.a_class = x.analysis->groups.best.theta().text();
+    cf.b_class = y->analysis->groups.best.theta().text();
+    cf.a_verdict = fit::to_string(x.analysis->verdict.level);
+    cf.b_verdict = fit::to_string(y->analysis->verdict.level);
+    if (const auto& i = x.analysis->uncertainty.interval; i && i->what == "exponent of n") cf.a_exponent = i->estimate;
+    if (const auto& i = y->analysis->uncertainty.interval; i && i->what == "exponent of n") cf.b_exponent = i->estimate;
+    cf.class_changed = cf.a_class != cf.b_class;
+    c.fits.push_back(std::move(cf));
+  }
+}
+
 std::string render_comparison(const comparison& c, const std::string& a_name, const std::string& b_name, table_style style) {
   const bool md = style == table_style::markdown;
   std::string out = fmt::format("{}{} against {}: ratio of medians of {}, {} / {} (below 1: {} is faster); 95% bootstrap "
@@ -110,6 +141,18 @@ std::string render_comparison(const comparison& c, const std::string& a_name, co
     v.rows.push_back({x.problem + (x.params_json == "{}" ? "" : " (" + params_text(x.params_json) + ")"), x.variant,
                       std::to_string(x.points), fmt::format("{:.3f}", x.geomean)});
   out += "\n" + render(v, style);
+  if (!c.fits.empty()) {
+    grid f;
+    f.columns = {{"problem", false}, {"variant", false}, {"class in " + a_name, false}, {"class in " + b_name, false},
+                 {"exponent of n", true}, {"", false}};
+    auto exponent = [](const std::optional<double>& e) { return e ? fmt::format("{:.3g}", *e) : std::string("-"); };
+    for (const auto& x : c.fits)
+      f.rows.push_back({x.problem + (x.params_json == "{}" ? "" : " (" + params_text(x.params_json) + ")"), x.variant,
+                        fmt::format("{} ({})", x.a_class, x.a_verdict), fmt::format("{} ({})", x.b_class, x.b_verdict),
+                        fmt::format("{} → {}", exponent(x.a_exponent), exponent(x.b_exponent)),
+                        x.class_changed ? "class changed" : ""});
+    out += "\n" + render(f, style);
+  }
   for (const auto* only : {&c.only_a, &c.only_b})
     for (const auto& l : *only)
       out += fmt::format("{}only in {}: {}\n", md ? "- " : "", only == &c.only_a ? a_name : b_name, stored_text(l, style));
@@ -125,6 +168,16 @@ nlohmann::json comparison_json(const comparison& c, const std::string& a_name, c
     j["points"].push_back({{"problem", p.problem}, {"params", params.is_object() ? params : nlohmann::json::object()},
                            {"variant", p.variant}, {"n", p.n}, {"a", p.a}, {"b", p.b}, {"ratio", p.ratio}, {"lo", p.lo},
                            {"hi", p.hi}, {"verdict", p.verdict}});
+  }
+  j["fits"] = nlohmann::json::array();
+  for (const auto& f : c.fits) {
+    auto params = nlohmann::json::parse(f.params_json, nullptr, false);
+    j["fits"].push_back({{"problem", f.problem}, {"params", params.is_object() ? params : nlohmann::json::object()},
+                         {"variant", f.variant}, {"a_class", f.a_class}, {"b_class", f.b_class}, {"a_verdict", f.a_verdict},
+                         {"b_verdict", f.b_verdict},
+                         {"a_exponent", f.a_exponent ? nlohmann::json(*f.a_exponent) : nlohmann::json(nullptr)},
+                         {"b_exponent", f.b_exponent ? nlohmann::json(*f.b_exponent) : nlohmann::json(nullptr)},
+                         {"class_changed", f.class_changed}});
   }
   for (const auto& v : c.variants) {
     auto params = nlohmann::json::parse(v.params_json, nullptr, false);

@@ -30,18 +30,31 @@ struct compared_variant {
   double geomean = 0;  ///< of the ratios
 };
 
+/// A variant fitted in both: its best class, verdict and leading exponent in each.
+struct compared_fit {
+  std::string problem, params_json, variant;
+  std::string a_class, b_class, a_verdict, b_verdict;
+  std::optional<double> a_exponent, b_exponent;  ///< the exponent of n's estimate, when bootstrapped
+  bool class_changed = false;
+};
+
 struct comparison {
   std::string metric;
   double threshold = 0.05;
   std::vector<compared_point> points;
   std::vector<compared_variant> variants;
   std::vector<std::string> only_a, only_b;  ///< "problem variant n=… (params)"
+  std::vector<compared_fit> fits;           ///< when asked for
 };
 
 /// Compares the points of `a` and `b` that ran ok with samples of `metric`, matched by problem,
 /// parameters, variant and n. `resamples` bootstrap draws from `seed`.
 comparison compare_experiments(const experiment_view& a, const experiment_view& b, const std::string& metric, double threshold,
                                int resamples = 2000, std::uint64_t seed = 1);
+
+/// Fits every variant of both experiments (`ema fit`'s analysis of `metric`) and adds to `c`, for
+/// those fitted in both, the class, verdict and exponent in each and whether the class changed.
+void compare_fits(comparison& c, const experiment_view& a, const experiment_view& b);
 
 std::string render_comparison(const comparison& c, const std::string& a_name, const std::string& b_name, table_style style);
 

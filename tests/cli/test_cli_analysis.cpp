@@ -307,6 +307,14 @@ TEST(CliCompare, TheSamePointsOfTwoExperimentsWithIntervalsAndVerdicts) {
   EXPECT_NE(two.out.find("only in B"), std::string::npos) << two.out;  // 2^16 ran only in the second
   EXPECT_NE(two.out.find("n=65536"), std::string::npos) << two.out;
   EXPECT_NE(slurp(dir.file("c.md")).find("| ratio |"), std::string::npos);
+  auto fits = ema({"compare", "2", "2", "--db", db, "--fits", "--json"});
+  ASSERT_EQ(fits.exit_code, 0) << fits.err;
+  const auto fj = nlohmann::json::parse(fits.out)["fits"];
+  ASSERT_EQ(fj.size(), 1u) << fits.out;  // three sizes: fitted in both
+  EXPECT_EQ(fj[0]["a_class"], fj[0]["b_class"]);
+  EXPECT_FALSE(fj[0]["class_changed"].get<bool>());
+  EXPECT_EQ(nlohmann::json::parse(ema({"compare", "1", "1", "--db", db, "--fits", "--json"}).out)["fits"].size(), 0u)
+      << "two sizes are too few to fit: nothing to compare";
   // A gate a CI can use: nothing is slower than itself.
   EXPECT_EQ(ema({"compare", "1", "1", "--db", db, "--fail-if-slower", "5%"}).exit_code, 0);
   for (const auto& bad : std::vector<std::vector<std::string>>{{"compare", "1", "x", "--db", db},
