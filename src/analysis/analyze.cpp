@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+
+#include "core/format.hpp"
 #include <map>
 #include <stdexcept>
 
@@ -28,13 +30,34 @@ struct core_result {
   equation_groups g;
   std::optional<knee_report> knee;
   series regime;
+  std::vector<breakpoint> breakpoints;
+  double from = 0;
+  std::string label;
 };
 
 core_result core(const series& d, const analysis_options& o) {
   core_result r;
   std::optional<fit::knee> k;
   if (o.find_knee) k = find_knee(d, o.knee);
-  r.regime = k ? d.within(k->n, INFINITY) : d;
+  r.from = k ? k->n : 0;
+  // Past a cache's edge: the highest breakpoint at or above a named one that leaves six sizes.
+  if (!o.caches.empty() && o.working_set) {
+    r.breakpoints = find_breakpoints(d);
+    name_breakpoints(r.breakpoints, o.caches, o.working_set);
+    const auto sizes = d.sizes();
+    const breakpoint* named = nullptr;
+    for (const auto& b : r.breakpoints) {
+      if (!b.cache.empty()) named = named ? named : &b;
+      const auto above = std::count_if(sizes.begin(), sizes.end(), [&](double n) { return n >= b.n; });
+      if (named && above >= 6 && b.n > r.from) {
+        r.from = b.n;
+        r.label = fmt::format("past the {} ({}) edge: above n ≈ {:.3g}", named->cache, format_bytes(named->cache_bytes), b.n);
+      }
+    }
+    if (!r.label.empty()) k.reset();  // the cache regime starts above the knee
+  }
+  if (r.from > 0 && r.label.empty() && k) r.label = fmt::format("above the knee at n ≈ {:.3g}", k->n);
+  r.regime = r.from > 0 ? d.within(r.from, INFINITY) : d;
   r.g = fit_groups(r.regime, o);
   if (k) {
     knee_report kr{*k, {}, r.g.best.theta()};
@@ -72,6 +95,14 @@ analysis analyze(const series& data, const analysis_options& o) {
   auto r = core(data, o);
   a.groups = std::move(r.g);
   a.knee = std::move(r.knee);
+  a.breakpoints = std::move(r.breakpoints);
+  a.regime_from = r.from;
+  a.regime = std::move(r.label);
+  if (o.memory_bound && o.working_set && !o.caches.empty()) {
+    const auto& last = o.caches.back();
+    const double ws = o.working_set(data.sizes().back());
+    if (ws <= 2 * last.bytes) a.resident = cache_residency{last.name, last.bytes, ws, size_for_working_set(o.working_set, 4 * last.bytes)};
+  }
   const auto sizes = r.regime.sizes();
   std::vector<double> band_sizes;
   constexpr int steps = 48;
@@ -84,6 +115,7 @@ analysis analyze(const series& data, const analysis_options& o) {
     const auto drop = std::max<std::size_t>(1, sizes.size() / 5);
     auto upper = o;
     upper.find_knee = false;
+    upper.caches.clear();
     a.without_smallest = best_equation(r.regime.within(sizes[drop], INFINITY), upper);
   }
   a.verdict = judge(a, o.noise);
@@ -116,6 +148,15 @@ nlohmann::json to_json(const analysis& a) {
                  {"slope_above", a.knee->where.slope_above}};
   else
     j["knee"] = nullptr;
+  j["breakpoints"] = nlohmann::json::array();
+  for (const auto& b : a.breakpoints)
+    j["breakpoints"].push_back({{"n", b.n},
+                                {"slope_below", b.slope_below},
+                                {"slope_above", b.slope_above},
+                                {"cache", b.cache.empty() ? nlohmann::json(nullptr) : nlohmann::json(b.cache)},
+                                {"cache_bytes", b.cache_bytes},
+                                {"working_set_bytes", b.working_set}});
+  j["regime"] = {{"from", a.regime_from}, {"text", a.regime}};
   if (const auto& ci = a.uncertainty.interval)
     j["leading_exponent"] = {{"what", ci->what}, {"estimate", ci->estimate}, {"lo", ci->lo}, {"hi", ci->hi},
                              {"confidence", 0.95}, {"resamples", ci->resamples}};

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "analysis/fit.hpp"
 #include "analysis/groups.hpp"
 #include "analysis/knee.hpp"
+#include "analysis/regimes.hpp"
 #include "analysis/uncertainty.hpp"
 #include "analysis/verdict.hpp"
 
@@ -31,6 +33,22 @@ struct analysis_options {
   /// The relative noise measured outside the series (each point's repetitions), for the verdict;
   /// NaN: the replicates alone tell it.
   double noise = std::numeric_limits<double>::quiet_NaN();
+  /// The memory hierarchy the variant's data pass through (ascending) and its working set in bytes
+  /// at n (the problem's work model): with both, breakpoints near a cache's capacity are named and
+  /// the fit describes the regime past the last one (regimes.hpp).
+  std::vector<memory_level> caches;
+  std::function<double(double)> working_set;
+  /// Whether the cost is bound by moving the working set (few operations per byte): then a largest
+  /// working set that still fits the last cache leaves the verdict tentative.
+  bool memory_bound = false;
+};
+
+/// Where the largest working set stands against the last cache level, for a memory-bound cost.
+struct cache_residency {
+  std::string cache;
+  double cache_bytes = 0;
+  double working_set = 0;  ///< at the largest size
+  double past = 0;         ///< the size whose working set is 4 times the cache (0: none)
 };
 
 struct knee_report {
@@ -42,6 +60,13 @@ struct analysis {
   series data;
   equation_groups groups;  ///< of the regime above the knee when there is one
   std::optional<knee_report> knee;
+  /// The log-log curve's breakpoints, ascending, named where they match a cache (regimes.hpp).
+  std::vector<breakpoint> breakpoints;
+  /// Where the fitted regime starts (0: the smallest size) and, past a cache's edge, which it is.
+  double regime_from = 0;
+  std::string regime;
+  /// Set when the largest working set of a memory-bound cost is within twice the last cache.
+  std::optional<cache_residency> resident;
   bootstrap_result uncertainty;
   std::optional<held_out_check> check;
   /// The best equation of the fitted regime without its smallest sizes (a fifth, at least one),

@@ -7,12 +7,15 @@
 #include <map>
 
 #include "analysis/analyze.hpp"
+#include "core/format.hpp"
 #include "measure/stats.hpp"
 
 namespace ema::fit {
 namespace {
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+std::string bytes_text(double b) { return format_bytes(b); }
 
 /// The nearest class on the lattice of halves.
 double half(double x) { return std::round(2 * x) / 2; }
@@ -22,6 +25,27 @@ double half(double x) { return std::round(2 * x) / 2; }
 bool exotic(const equation& e) {
   const auto t = e.theta();
   return t.exp_base.has_value() || t.log != std::round(t.log);
+}
+
+/// Whether the signs of the residuals over the sizes (ascending) show a trend: a Wald–Wolfowitz
+/// runs test, one-sided, for fewer runs of one sign than chance gives (z below -1.645, 5%). A wrong
+/// class or a regime change bends the data away from the curve over a stretch of sizes (long
+/// runs); scatter from size to size (alignment, a power of two aliasing in a cache) alternates.
+bool residuals_trend(const std::vector<double>& residuals) {
+  int pos = 0, neg = 0, runs = 0;
+  int last = 0;
+  for (double r : residuals) {
+    const int sign = r > 0 ? 1 : r < 0 ? -1 : 0;
+    if (!sign) continue;
+    (sign > 0 ? pos : neg)++;
+    if (sign != last) ++runs;
+    last = sign;
+  }
+  const double k = pos + neg;
+  if (pos == 0 || neg == 0) return k >= 4;  // one sign throughout: the curve lies off to one side
+  const double mu = 2.0 * pos * neg / k + 1, var = (mu - 1) * (mu - 2) / (k - 1);
+  if (!(var > 0)) return false;
+  return (runs - mu) / std::sqrt(var) < -1.645;
 }
 
 }  // namespace
@@ -78,7 +102,7 @@ verdict judge(const analysis& a, double noise) {
     raise(verdict_level::tentative, "no replicates or repetitions to measure the noise by; 2% assumed");
 
   const auto& best = a.groups.best;
-  const double lo = a.knee ? a.knee->where.n : 0;
+  const double lo = a.regime_from;
   std::vector<double> regime;
   for (double n : a.data.sizes())
     if (n >= lo) regime.push_back(n);
@@ -86,7 +110,7 @@ verdict judge(const analysis& a, double noise) {
   // The fitted regime must hold enough sizes over enough range to tell classes apart.
   const auto k = regime.size();
   const double range = k ? regime.back() / regime.front() : 1;
-  const std::string where = a.knee ? fmt::format(" above the knee at n ≈ {:.3g}", a.knee->where.n) : "";
+  const std::string where = a.regime.empty() ? "" : " " + a.regime;
   if (k < 4)
     raise(verdict_level::inconclusive, fmt::format("only {} sizes{}: too few to tell classes apart", k, where));
   else if (k < 6)
@@ -95,8 +119,23 @@ verdict judge(const analysis& a, double noise) {
     raise(verdict_level::tentative, fmt::format("the sizes{} span only a factor of {:.3g} in n (at least 8 tells log factors apart)",
                                                 where, range));
 
-  // The best equation must describe the data within the noise.
-  if (best.max_rel_err > severe)
+  // The best equation must describe the data within the noise. Scatter far beyond it that keeps
+  // no trend along n (the residuals change sign as often as chance has them) is the machine's
+  // size-to-size variation, not a wrong class: the class stands, tentatively.
+  std::vector<double> residuals;
+  {
+    const auto sizes = a.data.sizes();
+    const auto means = a.data.means();
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+      if (sizes[i] >= lo) residuals.push_back(means[i] - best(sizes[i]));
+  }
+  if (best.max_rel_err > severe && !residuals_trend(residuals))
+    raise(verdict_level::tentative,
+          fmt::format("the best equation misses a measured size by {}, far beyond the noise (σ = {}), but the misses keep no "
+                      "trend along n: sizes scatter about the curve (alignment, a cache's associativity); the class stands, "
+                      "its coefficients are uncertain",
+                      percent(best.max_rel_err), percent(sigma)));
+  else if (best.max_rel_err > severe)
     raise(verdict_level::inconclusive,
           fmt::format("the best equation misses a measured size by {}, far beyond the noise (σ = {}): no equation of the family "
                       "describes these data (a regime change, or a cache's edge, inside the range?)",
@@ -137,6 +176,13 @@ verdict judge(const analysis& a, double noise) {
     raise(verdict_level::tentative, fmt::format("without the smallest sizes of the regime the best class is {}",
                                                 a.without_smallest->theta().text()));
 
+  // A memory-bound cost measured only while its data fit a cache describes the cache, not memory.
+  if (const auto& r = a.resident)
+    raise(verdict_level::tentative,
+          fmt::format("the largest working set ({}) is within twice the {} ({}): the class may describe cache-resident runs{}",
+                      bytes_text(r->working_set), r->cache, bytes_text(r->cache_bytes),
+                      r->past > 0 ? fmt::format("; n = {:.4g} would hold four times the {}", r->past, r->cache) : std::string()));
+
   if (exotic(best))
     raise(verdict_level::tentative,
           fmt::format("an exotic form ({}) wins; a simpler class is rejected only by differences near the noise", best.theta().text()));
@@ -146,7 +192,7 @@ verdict judge(const analysis& a, double noise) {
     std::optional<double> n;
     for (const auto& t : a.groups.distinguishable)
       if (t.n && (!n || *t.n < *n)) n = t.n;
-    v.next_size = n ? *n : 4 * regime.back();
+    v.next_size = a.resident && a.resident->past > 0 ? a.resident->past : n ? *n : 4 * regime.back();
     v.predicted = best(*v.next_size);
   }
   return v;

@@ -1,5 +1,5 @@
 // `ema fit`: fits EMA's equation family to every variant of a stored experiment (or to a CSV of
-// data from elsewhere) and prints the groups of equations, the knee, the interval of the leading
+// data from elsewhere, or to Google Benchmark's, nvbench's or hyperfine's JSON) and prints the groups of equations, the knee, the interval of the leading
 // exponent and the held-out check; `--run-tie-breaker` runs the tie-breaker sizes and refits.
 #include <cmath>
 #include <filesystem>
@@ -7,12 +7,15 @@
 #include <optional>
 
 #include "analysis/series_csv.hpp"
+#include "analysis/tool_results.hpp"
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/sweep_command.hpp"
 #include "core/duration.hpp"
 #include "core/errors.hpp"
+#include "core/format.hpp"
 #include "core/text.hpp"
+#include "measure/stats.hpp"
 #include "report/fits.hpp"
 #include "store/database.hpp"
 
@@ -22,7 +25,8 @@ namespace {
 struct fit_options {
   std::optional<std::int64_t> experiment;
   std::string metric = "total", stat = "median", variants, problems, best = "parsimony";
-  std::optional<std::string> csv, budget;
+  std::optional<std::string> csv, budget, size;
+  std::vector<std::string> from;  ///< --from FORMAT FILE
   double threshold = 0.05;
   int bootstrap = 200;
   bool json = false, all_equations = false, run_tie_breaker = false;
@@ -53,9 +57,15 @@ void print(const std::vector<variant_fit>& fits, const nlohmann::json& source, c
   print_text(heading + render_fits(fits, table_style::text, o.all_equations));
 }
 
-int fit_csv(const fit_options& o, fit_request r) {
+void refuse_with_file(const fit_options& o, const char* option) {
   if (o.experiment || o.run_tie_breaker || !o.variants.empty() || !o.problems.empty())
-    throw usage_error("--csv fits the file alone; give no experiment, --variants, --problem or --run-tie-breaker with it");
+    throw usage_error(fmt::format("{} fits the file alone; give no experiment, --variants, --problem or --run-tie-breaker with it",
+                                  option));
+}
+
+int fit_csv(const fit_options& o, fit_request r) {
+  refuse_with_file(o, "--csv");
+  if (o.size) throw usage_error("--size names n in another tool's results; a CSV file has its n column");
   std::vector<fit::labelled_series> all;
   try {
     all = fit::read_fit_csv(*o.csv, r.metric);
@@ -87,16 +97,81 @@ int fit_csv(const fit_options& o, fit_request r) {
   return exit_code::ok;
 }
 
-// Adds each variant's smallest feasible tie-breaker size to the experiment and runs it; false when
-// there was none to run.
+// `--from gbench|nvbench|hyperfine FILE`: each benchmark at each setting of everything but n is a
+// series; a point's value is --stat of its samples, the noise the median relative standard error of
+// the points' medians (or the tool's own, where it kept no samples).
+int fit_tool(const fit_options& o, fit_request r) {
+  refuse_with_file(o, "--from");
+  const auto& path = o.from[1];
+  fit::tool_results got;
+  try {
+    const auto tool = fit::parse_result_tool(o.from[0]);
+    got = fit::read_tool_results(tool, path, o.size.value_or(""), r.metric);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+  r.metric = got.metric;
+  r.options.groups.budget = r.budget.value_or(300);
+  std::vector<variant_fit> fits;
+  for (const auto& s : got.series) {
+    variant_fit f;
+    f.variant = s.benchmark;
+    f.params_json = s.params;
+    f.metric = got.metric;
+    f.unit = "s";
+    f.budget = r.options.groups.budget;
+    f.notes = s.notes;
+    f.notes.insert(f.notes.end(), got.notes.begin(), got.notes.end());
+    f.notes.push_back(fmt::format("n is the {} '{}'", o.from[0] == "gbench" ? "argument" : o.from[0] == "nvbench" ? "axis" : "parameter",
+                                  s.size));
+    fit::series data;
+    std::vector<double> errors;
+    for (const auto& p : s.points) {
+      const auto sum = summarize(p.samples);
+      const double v = r.stat == point_stat::mean ? sum.mean : r.stat == point_stat::best ? sum.min
+                     : r.stat == point_stat::worst ? sum.max : sum.median;
+      if (v > 0 && std::isfinite(v)) data.add(p.n, v);
+      const double e = p.samples.size() >= 3 ? median_rse(p.samples) : p.rse;
+      if (std::isfinite(e)) errors.push_back(e);
+    }
+    if (data.size() < s.points.size())
+      f.notes.push_back(fmt::format("{} of {} points left out: a time of 0 cannot be fitted on relative error",
+                                    s.points.size() - data.size(), s.points.size()));
+    auto options = r.options;
+    if (!errors.empty()) options.noise = median(errors);
+    try {
+      f.analysis = fit::analyze(data, options);
+    } catch (const std::invalid_argument& e) {
+      f.skipped = e.what();
+    }
+    fits.push_back(std::move(f));
+  }
+  print(fits, {{"from", o.from[0]}, {"file", path}}, r, o, "");
+  return exit_code::ok;
+}
+
+// Adds, for each variant whose verdict is not firm, the size that would settle it (its smallest
+// feasible tie breaker, analysis/verdict.hpp) to the experiment and runs it; false when there was
+// none to run.
 bool run_tie_breakers(const common_options& common, std::int64_t experiment_id, const std::vector<variant_fit>& fits) {
   auto db = database::open_write(common.db);
   auto [record, p, claim] = reopen_experiment(db, experiment_id);
   const auto before = p.points.size();
   for (const auto& f : fits) {
-    if (!f.analysis || f.analysis->groups.distinguishable.empty()) continue;
+    if (!f.analysis) continue;
+    const auto& vd = f.analysis->verdict;
+    if (vd.level == fit::verdict_level::firm) {
+      fmt::print(stderr, "ema: {} {}: the verdict is firm; nothing to settle\n", f.problem, f.variant);
+      continue;
+    }
     double n = INFINITY;
     for (const auto& t : f.analysis->groups.distinguishable) n = std::min(n, *t.n);
+    if (!std::isfinite(n)) {
+      fmt::print(stderr, "ema: {} {}: {}, but no tie breaker fits the budget of {}{}\n", f.problem, f.variant,
+                 fit::to_string(vd.level), format_time(f.budget),
+                 vd.next_size ? fmt::format("; n = {:.0f} would settle it (raise --budget)", *vd.next_size) : std::string());
+      continue;
+    }
     param_map values;
     auto pj = nlohmann::json::parse(f.params_json, nullptr, false);
     if (pj.is_object())
@@ -129,6 +204,13 @@ action add_fit(CLI::App& app, common_options& common) {
   app.add_option("--problem", o->problems, "comma-separated problems to fit (default: all)");
   app.add_option("--variants", o->variants, "comma-separated variants to fit (default: all)");
   app.add_option("--csv", o->csv, "fit a CSV file instead: a header line n,value (a repeated n is a replicate), or what ema show --csv writes");
+  app.add_option("--from", o->from,
+                 "fit another tool's results instead: --from gbench|nvbench|hyperfine FILE.json (or --from csv FILE)")
+      ->expected(2)
+      ->type_name("FORMAT FILE");
+  app.add_option("--size", o->size,
+                 "with --from: the argument (gbench), axis (nvbench) or parameter (hyperfine) that is n (default: the first "
+                 "argument, the one int64 axis that varies, the one parameter)");
   app.add_flag("--json", o->json, "print the result as JSON (schema ema.fit/1) on stdout");
   app.add_option("--threshold", o->threshold, "equivalence threshold, relative (default 0.05)");
   app.add_option("--budget", o->budget,
@@ -140,6 +222,15 @@ action add_fit(CLI::App& app, common_options& common) {
                "run each variant's smallest feasible tie-breaker size, store it in the experiment and refit");
   return [o, &common] {
     auto r = make_request(*o);
+    if (!o->from.empty()) {
+      if (o->csv) throw usage_error("give --csv FILE or --from FORMAT FILE, not both");
+      if (o->from[0] == "csv") {
+        o->csv = o->from[1];
+        return fit_csv(*o, r);
+      }
+      return fit_tool(*o, r);
+    }
+    if (o->size) throw usage_error("--size goes with --from gbench|nvbench|hyperfine FILE");
     if (o->csv) return fit_csv(*o, r);
     std::optional<experiment_view> view;
     {

@@ -10,6 +10,7 @@
 #include "core/backend.hpp"
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
+#include "core/registry.hpp"
 #include "measure/stats.hpp"
 #include "core/format.hpp"
 
@@ -100,6 +101,27 @@ double repetition_noise(const experiment_view& v, const std::string& problem, co
   return errors.empty() ? std::numeric_limits<double>::quiet_NaN() : median(errors);
 }
 
+// The levels of the memory hierarchy a back end's data pass through, from the machine record:
+// the host's data caches for a CPU variant, the L2 of each GPU it uses for a GPU one.
+std::vector<fit::memory_level> memory_levels(const nlohmann::json& machine, const std::string& backend) {
+  std::vector<fit::memory_level> out;
+  const auto& gpus = machine.value("gpus", nlohmann::json::array());
+  if (const int used = devices_used(backend, static_cast<int>(gpus.size())); used > 0) {
+    double l2 = 0;
+    for (int i = 0; i < used; ++i) l2 += gpus[static_cast<std::size_t>(i)].value("l2_bytes", 0.0);
+    if (l2 > 0) out.push_back({used > 1 ? fmt::format("L2 of {} GPUs", used) : std::string("GPU L2"), l2});
+    return out;
+  }
+  const auto host = machine.value("host", nlohmann::json::object());
+  for (const auto& c : host.value("caches", nlohmann::json::array())) {
+    if (!c.is_object() || c.value("type", std::string()) == "Instruction") continue;
+    const double bytes = c.value("size_bytes", 0.0);
+    if (bytes > 0) out.push_back({fmt::format("L{}{}", c.value("level", 0), c.value("type", std::string()) == "Data" ? "d" : ""), bytes});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+  return out;
+}
+
 fit::series variant_series(const experiment_view& v, const std::string& problem, const std::string& params_json,
                            const std::string& variant, const std::string& metric, point_stat stat,
                            std::vector<std::string>* notes) {
@@ -184,6 +206,25 @@ std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_requ
     }
     auto options = r.options;
     options.noise = repetition_noise(v, problem, params, variant, r.metric);
+    // The working set from the problem's work model (the bytes it must read), for the regimes.
+    if (const auto* desc = lookup_problem(problem); desc && desc->work && r.metric != "host_peak_rss") {
+      param_map pm;
+      auto pj = nlohmann::json::parse(params, nullptr, false);
+      if (pj.is_object())
+        for (const auto& [k, val] : pj.items())
+          if (val.is_string()) pm[k] = val.get<std::string>();
+      try {
+        auto declared = std::make_shared<param_set>(param_set::restore(desc->name, desc->params, pm));
+        const auto work = desc->work;
+        options.working_set = [work, declared](double n) { return work(static_cast<std::uint64_t>(n), *declared).bytes; };
+        options.caches = memory_levels(v.experiment.machine, backend);
+        const auto largest = static_cast<std::uint64_t>(data.sizes().back());
+        const auto w = work(largest, *declared);
+        options.memory_bound = w.bytes > 0 && w.ops / w.bytes < 1;
+      } catch (const usage_error&) {
+        // parameters changed by hand: no work model, no regimes
+      }
+    }
     options.groups.budget = f.budget;
     options.groups.cost = cost_model(v, problem, params, variant);
     if (!options.groups.cost) f.notes.push_back("tie-breaker costs read the fitted metric itself as seconds");
@@ -223,12 +264,36 @@ nlohmann::json fits_json(const std::vector<variant_fit>& fits, const nlohmann::j
   return out;
 }
 
+std::string render_fit_summary(const std::vector<variant_fit>& fits, table_style style) {
+  grid t;
+  t.columns = {{"problem", false}, {"variant", false}, {"class", false}, {"max err", true}, {"verdict", false},
+               {"to settle it", false}};
+  for (const auto& f : fits) {
+    const auto ptext = params_text(f.params_json, ",", f.problem);
+    const auto problem = ptext.empty() ? f.problem : fmt::format("{} ({})", f.problem, ptext);
+    if (!f.analysis) {
+      t.rows.push_back({problem, f.variant, "—", "", "not fitted", f.skipped});
+      continue;
+    }
+    const auto& a = *f.analysis;
+    const auto& vd = a.verdict;
+    auto verdict = std::string(fit::to_string(vd.level));
+    if (!vd.reasons.empty()) verdict += fmt::format(" ({} reason{})", vd.reasons.size(), vd.reasons.size() == 1 ? "" : "s");
+    std::string settle;
+    if (vd.next_size)
+      settle = fmt::format("n = {}{}", size_text(*vd.next_size),
+                           vd.predicted ? fmt::format(" (predicted {})", format_value(*vd.predicted, f.unit)) : std::string());
+    t.rows.push_back({problem, f.variant, a.groups.best.theta().text(), format_percent(a.groups.best.max_rel_err), verdict, settle});
+  }
+  return render(t, style);
+}
+
 std::string render_fits(const std::vector<variant_fit>& fits, table_style style, bool all_equations) {
   const bool md = style == table_style::markdown;
   std::string out;
   for (const auto& f : fits) {
-    const auto ptext = params_text(f.params_json);
-    const std::string title = f.problem.empty()  ? f.variant
+    const auto ptext = params_text(f.params_json, ",", f.problem);
+    const std::string title = f.problem.empty()  ? (ptext.empty() ? f.variant : fmt::format("{} ({})", f.variant, ptext))
                               : ptext.empty()    ? fmt::format("{} · {}", f.problem, f.variant)
                                                  : fmt::format("{} ({}) · {}", f.problem, ptext, f.variant);
     out += md ? fmt::format("\n#### {} — {}\n\n", stored_text(title, style), stored_text(f.metric, style))
@@ -297,6 +362,12 @@ std::string render_fits(const std::vector<variant_fit>& fits, table_style style,
       if (f.resident_threads) out += fmt::format("; GPU resident threads (SMs × threads per SM): {:.0f}", *f.resident_threads);
       out += "\n";
     }
+    if (!a.breakpoints.empty()) {
+      std::vector<std::string> texts;
+      for (const auto& b : a.breakpoints) texts.push_back(b.text());
+      out += fmt::format("{}breakpoints: {}\n", ind, stored_text(fmt::format("{}", fmt::join(texts, "; ")), style));
+    }
+    if (!a.regime.empty() && !a.knee) out += fmt::format("{}the groups describe the regime {}\n", ind, a.regime);
     if (const auto& ci = a.uncertainty.interval)
       out += fmt::format("{}{}: {:.3g}, 95% interval [{:.3g}, {:.3g}] ({} bootstrap resamples)\n", ind, ci->what,
                          ci->estimate, ci->lo, ci->hi, ci->resamples);

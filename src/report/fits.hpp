@@ -56,6 +56,10 @@ fit::series variant_series(const experiment_view& v, const std::string& problem,
 /// "params", "metric", "unit", "budget_s", "skipped", "notes", "gpu_resident_threads", ...analysis}]}
 nlohmann::json fits_json(const std::vector<variant_fit>& fits, const nlohmann::json& source, const fit_request& r);
 
+/// One line per fit: the best equation's class, its largest error, the verdict (with how many
+/// reasons) and what would settle it, as `ema show` and the report's summary print them.
+std::string render_fit_summary(const std::vector<variant_fit>& fits, table_style style);
+
 /// The fits as text or Markdown; `all_equations` lists every equivalent equation, not the first 8.
 std::string render_fits(const std::vector<variant_fit>& fits, table_style style, bool all_equations = false);
 

@@ -1,0 +1,446 @@
+#include "analysis/tool_results.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/errors.hpp"
+#include "inputs/text_file.hpp"
+
+namespace ema::fit {
+namespace {
+
+using json = nlohmann::json;
+
+[[noreturn]] void bad(const std::string& what) { throw std::invalid_argument(what); }
+
+/// A JSON number, or a string holding one (nvbench writes its values as strings).
+std::optional<double> number_of(const json& v) {
+  if (v.is_number()) return v.get<double>();
+  if (!v.is_string()) return std::nullopt;
+  const auto& s = v.get_ref<const std::string&>();
+  double x = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return x;
+}
+
+std::string text_of(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+/// A positive, finite size read from `v`; `where` names it in the error.
+double size_of(const json& v, const std::string& where) {
+  const auto n = number_of(v);
+  if (!n || !std::isfinite(*n) || *n <= 0) bad(fmt::format("{}: the size {} is not a positive number", where, text_of(v)));
+  return *n;
+}
+
+double seconds_of(const json& v, double scale, const std::string& where) {
+  const auto t = number_of(v);
+  if (!t || !std::isfinite(*t) || *t < 0) bad(fmt::format("{}: the time {} is not a number of 0 or more", where, text_of(v)));
+  return *t * scale;
+}
+
+/// Collects the samples of each (benchmark, params, n) in order of first appearance.
+class collector {
+ public:
+  tool_series& series(const std::string& benchmark, const std::map<std::string, std::string>& params, const std::string& size) {
+    const json p(params);
+    const auto key = benchmark + '\n' + p.dump();
+    auto [it, fresh] = index_.try_emplace(key, out_.size());
+    if (fresh) out_.push_back({benchmark, p.dump(), size, {}, {}});
+    return out_[it->second];
+  }
+  tool_point& at(const std::string& benchmark, const std::map<std::string, std::string>& params, const std::string& size, double n) {
+    auto& points = series(benchmark, params, size).points;
+    auto pt = std::find_if(points.begin(), points.end(), [&](const tool_point& q) { return q.n == n; });
+    if (pt == points.end()) pt = points.insert(points.end(), tool_point{n, {}, std::numeric_limits<double>::quiet_NaN()});
+    return *pt;
+  }
+  std::vector<tool_series> take() {
+    for (auto& s : out_)
+      std::sort(s.points.begin(), s.points.end(), [](const tool_point& a, const tool_point& b) { return a.n < b.n; });
+    return std::move(out_);
+  }
+
+ private:
+  std::map<std::string, std::size_t> index_;
+  std::vector<tool_series> out_;
+};
+
+void note_left_out(std::vector<std::string>& notes, int count, const std::string& why) {
+  if (count) notes.push_back(fmt::format("{} {} left out: {}", count, count == 1 ? "entry" : "entries", why));
+}
+
+// ---- Google Benchmark ------------------------------------------------------------------------
+
+double gbench_unit(const json& e, const std::string& where) {
+  const auto u = e.value("time_unit", std::string("ns"));
+  if (u == "ns") return 1e-9;
+  if (u == "us") return 1e-6;
+  if (u == "ms") return 1e-3;
+  if (u == "s") return 1;
+  bad(fmt::format("{}: unknown time_unit '{}' (ns, us, ms or s)", where, u));
+}
+
+struct gbench_name {
+  std::string family;
+  std::vector<std::pair<std::string, std::string>> args;  ///< in order: arg0.., or the given names
+  std::map<std::string, std::string> options;             ///< threads, and what else the name carries
+};
+
+/// "BM_Sort/1024/8/threads:4/real_time" → family BM_Sort, args arg0=1024 arg1=8, threads=4. The
+/// options a benchmark's name can carry (benchmark.h: iterations, repeats, min_time,
+/// min_warmup_time, threads, real_time, process_time, manual_time) are not arguments.
+gbench_name split_gbench_name(const std::string& name) {
+  gbench_name g;
+  std::size_t at = name.find('/');
+  g.family = name.substr(0, at);
+  int position = 0;
+  while (at != std::string::npos) {
+    const auto next = name.find('/', at + 1);
+    const auto part = name.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+    at = next;
+    const auto colon = part.find(':');
+    const auto key = part.substr(0, colon);
+    static const std::set<std::string> option_keys = {"iterations", "repeats", "min_time", "min_warmup_time", "threads"};
+    static const std::set<std::string> option_words = {"real_time", "process_time", "manual_time"};
+    if (colon != std::string::npos && option_keys.count(key)) {
+      if (key == "threads") g.options["threads"] = part.substr(colon + 1);
+    } else if (colon == std::string::npos && option_words.count(part)) {
+      continue;
+    } else if (colon != std::string::npos) {
+      g.args.emplace_back(key, part.substr(colon + 1));
+      ++position;
+    } else {
+      g.args.emplace_back(fmt::format("arg{}", position++), part);
+    }
+  }
+  return g;
+}
+
+tool_results read_gbench(const json& doc, const std::string& file, const std::string& size, const std::string& metric) {
+  if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array())
+    bad(fmt::format("{} is not Google Benchmark JSON: it has no \"benchmarks\" array", file));
+  tool_results r;
+  r.metric = metric.empty() || metric == "total" ? "real_time" : metric;
+  if (r.metric != "real_time" && r.metric != "cpu_time")
+    bad(fmt::format("Google Benchmark's results have real_time and cpu_time, not '{}'", metric));
+  // Runs reported by their iterations, and those reported by aggregates only.
+  std::set<std::string> iterated;
+  for (const auto& e : doc["benchmarks"])
+    if (e.is_object() && e.value("run_type", std::string("iteration")) == "iteration" && !e.value("error_occurred", false))
+      iterated.insert(e.value("run_name", e.value("name", std::string())));
+  struct aggregate {
+    std::optional<double> median, mean, stddev;
+    double repetitions = 0, scale = 1;
+  };
+  std::map<std::string, aggregate> aggregates;
+  std::map<std::string, std::string> size_of_run;  // run name → the argument read as n, for errors
+  int errors = 0, complexity = 0;
+  collector c;
+  std::size_t index = 0;
+  struct located {
+    std::string family;
+    std::map<std::string, std::string> params;
+    std::string size;
+    double n = 0;
+  };
+  std::set<std::string> lacking;  // runs without the argument named by `size`
+  std::string lacking_example;
+  auto place = [&](const std::string& run, const std::string& where) -> std::optional<located> {
+    const auto g = split_gbench_name(run);
+    if (g.args.empty())
+      bad(fmt::format("{}: benchmark '{}' has no argument to read n from; register it with ->Arg(n) or ->Range(lo, hi)", where, run));
+    std::size_t pick = 0;
+    if (!size.empty()) {
+      auto it = std::find_if(g.args.begin(), g.args.end(), [&](const auto& a) { return a.first == size; });
+      if (it == g.args.end()) {
+        if (lacking.insert(g.family).second && lacking_example.empty()) {
+          std::string have;
+          for (const auto& a : g.args) have += (have.empty() ? "" : ", ") + a.first;
+          lacking_example = fmt::format("benchmark '{}' has no argument '{}' (its arguments: {})", run, size, have);
+        }
+        return std::nullopt;
+      }
+      pick = static_cast<std::size_t>(it - g.args.begin());
+    }
+    std::map<std::string, std::string> params = g.options;
+    for (std::size_t i = 0; i < g.args.size(); ++i)
+      if (i != pick) params[g.args[i].first] = g.args[i].second;
+    return located{g.family, params, g.args[pick].first, size_of(json(g.args[pick].second), where)};
+  };
+  for (const auto& e : doc["benchmarks"]) {
+    const auto where = fmt::format("{}: benchmarks[{}]", file, index++);
+    if (!e.is_object()) bad(fmt::format("{} is not an object", where));
+    if (e.value("error_occurred", false)) {
+      ++errors;
+      continue;
+    }
+    const auto type = e.value("run_type", std::string("iteration"));
+    const auto run = e.value("run_name", e.value("name", std::string()));
+    if (run.empty()) bad(fmt::format("{} has no name", where));
+    if (type == "aggregate") {
+      const auto agg = e.value("aggregate_name", std::string());
+      if (agg == "BigO" || agg == "RMS") {
+        ++complexity;
+        continue;
+      }
+      if (iterated.count(run) || (agg != "median" && agg != "mean" && agg != "stddev")) continue;
+      if (!e.contains(r.metric)) bad(fmt::format("{} has no {}", where, r.metric));
+      auto& a = aggregates[run];
+      a.scale = gbench_unit(e, where);
+      const double v = seconds_of(e[r.metric], 1, where);
+      (agg == "median" ? a.median : agg == "mean" ? a.mean : a.stddev) = v;
+      a.repetitions = std::max(a.repetitions, e.value("repetitions", 0.0));
+      continue;
+    }
+    if (type != "iteration") continue;
+    if (!e.contains(r.metric)) bad(fmt::format("{} has no {}", where, r.metric));
+    const double t = seconds_of(e[r.metric], gbench_unit(e, where), where);
+    if (const auto at = place(run, where)) c.at(at->family, at->params, at->size, at->n).samples.push_back(t);
+  }
+  for (const auto& [run, a] : aggregates) {
+    const auto value = a.median ? a.median : a.mean;
+    if (!value) continue;
+    const auto at = place(run, file);
+    if (!at) continue;
+    auto& p = c.at(at->family, at->params, at->size, at->n);
+    p.samples = {*value * a.scale};
+    if (a.stddev && a.mean && *a.mean > 0 && a.repetitions > 1) p.rse = *a.stddev / *a.mean / std::sqrt(a.repetitions);
+    auto& notes = c.series(at->family, at->params, at->size).notes;
+    const std::string how = "reported by aggregates only: the median (else mean) of its repetitions is the value";
+    if (notes.empty()) notes.push_back(how);
+  }
+  note_left_out(r.notes, errors, "the benchmark reported an error");
+  note_left_out(r.notes, complexity, "Google Benchmark's own complexity fit (BigO, RMS)");
+  r.series = c.take();
+  if (!lacking.empty()) {
+    if (r.series.empty()) bad(fmt::format("{}: {}", file, lacking_example));
+    r.notes.push_back(fmt::format("{} benchmark famil{} without the argument '{}' left out: {}", lacking.size(),
+                                  lacking.size() == 1 ? "y" : "ies", size, fmt::join(lacking, ", ")));
+  }
+  return r;
+}
+
+// ---- nvbench ---------------------------------------------------------------------------------
+
+std::string nvbench_tag(const std::string& metric) {
+  if (metric.empty() || metric == "total" || metric == "gpu") return "nv/cold/time/gpu/mean";
+  if (metric == "cpu") return "nv/cold/time/cpu/mean";
+  if (metric == "batch") return "nv/batch/time/gpu/mean";
+  return metric;
+}
+
+/// The "value" of the summary tagged `tag` in a state's "summaries"; nullopt when absent.
+std::optional<double> nvbench_summary(const json& summaries, const std::string& tag) {
+  for (const auto& s : summaries) {
+    if (!s.is_object() || s.value("tag", std::string()) != tag || !s.contains("data")) continue;
+    for (const auto& d : s["data"])
+      if (d.is_object() && d.value("name", std::string()) == "value" && d.contains("value")) return number_of(d["value"]);
+  }
+  return std::nullopt;
+}
+
+tool_results read_nvbench(const json& doc, const std::string& file, const std::string& size, const std::string& metric) {
+  if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array())
+    bad(fmt::format("{} is not nvbench JSON: it has no \"benchmarks\" array", file));
+  tool_results r;
+  r.metric = nvbench_tag(metric);
+  // The noise of a mean: its summary's relative standard deviation over the number of samples.
+  std::string stdev_tag, samples_tag;
+  if (r.metric.size() > 5 && r.metric.ends_with("/mean")) {
+    stdev_tag = r.metric.substr(0, r.metric.size() - 5) + "/stdev/relative";
+    samples_tag = r.metric.substr(0, r.metric.find('/', 3)) + "/sample_size";  // nv/cold/sample_size
+  }
+  collector c;
+  int skipped = 0, missing = 0;
+  std::set<int> devices;
+  for (const auto& b : doc["benchmarks"])
+    if (b.is_object() && b.contains("states") && b["states"].is_array())
+      for (const auto& st : b["states"])
+        if (st.is_object()) devices.insert(st.value("device", 0));
+  for (std::size_t bi = 0; bi < doc["benchmarks"].size(); ++bi) {
+    const auto& b = doc["benchmarks"][bi];
+    const auto bwhere = fmt::format("{}: benchmarks[{}]", file, bi);
+    if (!b.is_object() || !b.contains("states") || !b["states"].is_array())
+      bad(fmt::format("{} is not an nvbench benchmark: it has no \"states\" array", bwhere));
+    const auto name = b.value("name", fmt::format("benchmark {}", bi));
+    // The axis that is n: the one named, else the one int64 axis whose value varies.
+    std::string axis = size;
+    if (axis.empty()) {
+      std::map<std::string, std::set<std::string>> values;
+      for (const auto& st : b["states"])
+        if (st.is_object() && st.contains("axis_values") && st["axis_values"].is_array())
+          for (const auto& v : st["axis_values"])
+            if (v.is_object() && v.value("type", std::string()) == "int64")
+              values[v.value("name", std::string())].insert(text_of(v.value("value", json())));
+      std::vector<std::string> varying;
+      for (const auto& [k, vs] : values)
+        if (vs.size() > 1) varying.push_back(k);
+      if (varying.size() != 1)
+        bad(fmt::format("{}: benchmark '{}' has {} int64 axes that vary ({}); name the one that is n with --size", bwhere, name,
+                        varying.size(), varying.empty() ? std::string("none") : fmt::format("{}", fmt::join(varying, ", "))));
+      axis = varying.front();
+    }
+    for (std::size_t si = 0; si < b["states"].size(); ++si) {
+      const auto& st = b["states"][si];
+      const auto where = fmt::format("{}.states[{}]", bwhere, si);
+      if (!st.is_object()) bad(fmt::format("{} is not an object", where));
+      if (st.value("is_skipped", false)) {
+        ++skipped;
+        continue;
+      }
+      if (!st.contains("summaries") || !st["summaries"].is_array())
+        bad(fmt::format("{} has no \"summaries\" array (nvbench JSON before file version 1 is not read)", where));
+      std::map<std::string, std::string> params;
+      std::optional<double> n;
+      if (st.contains("axis_values") && st["axis_values"].is_array())
+        for (const auto& v : st["axis_values"]) {
+          const auto k = v.value("name", std::string());
+          if (k == axis) n = size_of(v.value("value", json()), where);
+          else params[k] = text_of(v.value("value", json()));
+        }
+      if (!n) bad(fmt::format("{} has no axis '{}'", where, axis));
+      if (devices.size() > 1) params["device"] = std::to_string(st.value("device", 0));
+      const auto value = nvbench_summary(st["summaries"], r.metric);
+      if (!value) {
+        ++missing;
+        continue;
+      }
+      if (!std::isfinite(*value) || *value < 0) bad(fmt::format("{}: {} is {}, not a time", where, r.metric, *value));
+      auto& p = c.at(name, params, axis, *n);
+      p.samples.push_back(*value);
+      if (!stdev_tag.empty()) {
+        const auto rel = nvbench_summary(st["summaries"], stdev_tag);
+        const auto k = nvbench_summary(st["summaries"], samples_tag);
+        if (rel && k && *k > 1) p.rse = *rel / std::sqrt(*k);
+      }
+    }
+  }
+  note_left_out(r.notes, skipped, "nvbench skipped the state");
+  note_left_out(r.notes, missing, fmt::format("the state has no summary {}", r.metric));
+  r.series = c.take();
+  if (r.series.empty() && missing) bad(fmt::format("{}: no state has the summary '{}'", file, r.metric));
+  return r;
+}
+
+// ---- hyperfine -------------------------------------------------------------------------------
+
+/// `command` with each whole-word occurrence of `value` replaced by "{name}".
+std::string templated(std::string command, const std::string& value, const std::string& name) {
+  if (value.empty()) return command;
+  auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_'; };
+  const auto mark = "{" + name + "}";
+  for (std::size_t at = command.find(value); at != std::string::npos; at = command.find(value, at)) {
+    const bool left = at == 0 || !word(command[at - 1]);
+    const bool right = at + value.size() == command.size() || !word(command[at + value.size()]);
+    if (left && right) {
+      command.replace(at, value.size(), mark);
+      at += mark.size();
+    } else {
+      at += value.size();
+    }
+  }
+  return command;
+}
+
+tool_results read_hyperfine(const json& doc, const std::string& file, const std::string& size, const std::string& metric) {
+  if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array())
+    bad(fmt::format("{} is not hyperfine JSON: it has no \"results\" array", file));
+  tool_results r;
+  r.metric = metric.empty() || metric == "total" ? "time" : metric;
+  if (r.metric != "time" && r.metric != "user" && r.metric != "system")
+    bad(fmt::format("hyperfine's results have time, user and system, not '{}'", metric));
+  collector c;
+  bool means_only = false;
+  for (std::size_t i = 0; i < doc["results"].size(); ++i) {
+    const auto& e = doc["results"][i];
+    const auto where = fmt::format("{}: results[{}]", file, i);
+    if (!e.is_object()) bad(fmt::format("{} is not an object", where));
+    const auto command = e.value("command", std::string());
+    std::map<std::string, std::string> params;
+    if (e.contains("parameters") && e["parameters"].is_object())
+      for (const auto& [k, v] : e["parameters"].items()) params[k] = text_of(v);
+    if (params.empty())
+      bad(fmt::format("{}: '{}' has no parameter to read n from; run hyperfine with a parameter scan, -P NAME LOW HIGH or "
+                      "-L NAME LIST, and export it with --export-json",
+                      where, command));
+    std::string axis = size;
+    if (axis.empty()) {
+      if (params.size() != 1) {
+        std::vector<std::string> names;
+        for (const auto& kv : params) names.push_back(kv.first);
+        bad(fmt::format("{}: the results have {} parameters ({}); name the one that is n with --size", where, params.size(),
+                        fmt::join(names, ", ")));
+      }
+      axis = params.begin()->first;
+    }
+    auto it = params.find(axis);
+    if (it == params.end()) bad(fmt::format("{}: '{}' has no parameter '{}'", where, command, axis));
+    const double n = size_of(json(it->second), where);
+    std::string label = command;
+    for (const auto& [k, v] : params) label = templated(label, v, k);
+    params.erase(it);
+    auto& p = c.at(label, params, axis, n);
+    if (r.metric == "time" && e.contains("times") && e["times"].is_array() && !e["times"].empty()) {
+      for (const auto& t : e["times"]) p.samples.push_back(seconds_of(t, 1, where));
+    } else {
+      const auto key = r.metric == "time" ? std::string(e.contains("median") ? "median" : "mean") : r.metric;
+      if (!e.contains(key)) bad(fmt::format("{} has no {}", where, key));
+      p.samples.push_back(seconds_of(e[key], 1, where));
+      means_only = true;
+    }
+  }
+  if (means_only) r.notes.push_back(fmt::format("hyperfine keeps only the mean of {}: one value per point", r.metric));
+  r.series = c.take();
+  return r;
+}
+
+}  // namespace
+
+const char* to_string(result_tool t) {
+  switch (t) {
+    case result_tool::gbench: return "gbench";
+    case result_tool::nvbench: return "nvbench";
+    case result_tool::hyperfine: return "hyperfine";
+  }
+  return "?";
+}
+
+result_tool parse_result_tool(const std::string& s) {
+  if (s == "gbench") return result_tool::gbench;
+  if (s == "nvbench") return result_tool::nvbench;
+  if (s == "hyperfine") return result_tool::hyperfine;
+  bad(fmt::format("unknown results format '{}': csv, gbench, nvbench or hyperfine", s));
+}
+
+tool_results parse_tool_results(result_tool tool, const json& doc, const std::string& name, const std::string& size,
+                                const std::string& metric) {
+  tool_results r;
+  switch (tool) {
+    case result_tool::gbench: r = read_gbench(doc, name, size, metric); break;
+    case result_tool::nvbench: r = read_nvbench(doc, name, size, metric); break;
+    case result_tool::hyperfine: r = read_hyperfine(doc, name, size, metric); break;
+  }
+  if (r.series.empty()) bad(fmt::format("{} holds no result to fit", name));
+  return r;
+}
+
+tool_results read_tool_results(result_tool tool, const std::string& path, const std::string& size, const std::string& metric) {
+  require_regular_file(path, fmt::format("the {} results", to_string(tool)));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw usage_error(fmt::format("cannot read {}", path));
+  json doc = json::parse(in, nullptr, false);
+  if (doc.is_discarded()) bad(fmt::format("{} is not JSON", path));
+  return parse_tool_results(tool, doc, path, size, metric);
+}
+
+}  // namespace ema::fit

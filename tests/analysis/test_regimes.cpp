@@ -1,0 +1,89 @@
+// Regimes of the memory hierarchy (analysis/regimes.hpp): the breakpoints of a log-log curve, named
+// by the cache whose capacity the working set reaches there, and the fit of the regime past it.
+#include <cmath>
+#include <gtest/gtest.h>
+
+#include "analysis/analyze.hpp"
+#include "analysis/regimes.hpp"
+
+namespace ema {
+namespace {
+
+// A scan of 4-byte elements: 0.25 ns per element while 4n bytes fit a 1 MiB cache, 0.75 ns past
+// four times that, a log-linear blend between; a fixed 2 µs on top.
+double scan_time(double n) {
+  const double ws = 4 * n, cache = 1 << 20;
+  const double f = std::clamp(std::log(ws / cache) / std::log(4.0), 0.0, 1.0);
+  return n * (0.25e-9 + f * 0.5e-9) + 2e-6;
+}
+
+fit::series scan(double jitter = 0.01) {
+  fit::series s;
+  int i = 0;
+  for (int k = 12; k <= 28; ++k)
+    for (double f : {1.0, 1.5}) {
+      const double n = std::round(std::ldexp(f, k));
+      s.add(n, scan_time(n) * (1 + jitter * ((i++ % 3) - 1)));
+    }
+  return s;
+}
+
+TEST(Regimes, ACacheEdgeIsFoundAndNamed) {
+  auto points = fit::find_breakpoints(scan());
+  ASSERT_GE(points.size(), 1u);
+  fit::name_breakpoints(points, {{"L1d", 32 << 10}, {"L2", 1 << 20}, {"L3", 32 << 20}}, [](double n) { return 4 * n; });
+  const auto named = std::find_if(points.begin(), points.end(), [](const fit::breakpoint& b) { return b.cache == "L2"; });
+  ASSERT_NE(named, points.end()) << points.front().text();
+  EXPECT_GT(named->slope_above, named->slope_below);
+  EXPECT_NEAR(std::log2(named->working_set), 20, 1.0);  // where 4n reaches 1 MiB, within a factor of 2
+  EXPECT_NE(named->text().find("L2 (1 MiB) filled at n ≈"), std::string::npos) << named->text();
+}
+
+TEST(Regimes, AStraightLineHasNone) {
+  fit::series s;
+  for (int k = 10; k <= 26; ++k) s.add(std::ldexp(1.0, k), std::ldexp(1.0, k) * 1e-9 * (1 + 0.01 * (k % 2)));
+  EXPECT_TRUE(fit::find_breakpoints(s).empty());
+}
+
+TEST(Regimes, TheFitDescribesTheRegimePastTheLastCache) {
+  fit::analysis_options o;
+  o.bootstrap = 20;
+  o.caches = {{"L1d", 32 << 10}, {"L2", 1 << 20}};
+  o.working_set = [](double n) { return 4 * n; };
+  const auto a = fit::analyze(scan(), o);
+  EXPECT_GT(a.regime_from, 1 << 18) << a.regime;
+  EXPECT_NE(a.regime.find("past the L2"), std::string::npos) << a.regime;
+  EXPECT_EQ(a.groups.best.theta().text(), "Θ(n)");
+  // Without the hierarchy the blend across the edge is fitted with the rest.
+  fit::analysis_options plain;
+  plain.bootstrap = 20;
+  EXPECT_EQ(fit::analyze(scan(), plain).regime_from, 0);
+}
+
+TEST(Regimes, AMemoryBoundCostThatFitsTheLastCacheIsTentative) {
+  fit::series s;
+  for (int k = 8; k <= 17; ++k) s.add(std::ldexp(1.0, k), std::ldexp(1.0, k) * 1e-9 * (1 + 0.002 * (k % 3)));
+  fit::analysis_options o;
+  o.bootstrap = 20;
+  o.caches = {{"L3", 32 << 20}};
+  o.working_set = [](double n) { return 4 * n; };
+  o.memory_bound = true;
+  const auto a = fit::analyze(s, o);
+  ASSERT_TRUE(a.resident);
+  EXPECT_EQ(a.verdict.level, fit::verdict_level::tentative);
+  EXPECT_EQ(a.verdict.next_size.value_or(0), 32.0 * (1 << 20));  // 4n = 4 × 32 MiB
+  bool said = false;
+  for (const auto& r : a.verdict.reasons) said |= r.find("within twice the L3") != std::string::npos;
+  EXPECT_TRUE(said);
+  o.memory_bound = false;  // a compute-bound cost is not judged by where its data sit
+  EXPECT_FALSE(fit::analyze(s, o).resident);
+}
+
+TEST(Regimes, SizeForAWorkingSet) {
+  EXPECT_EQ(fit::size_for_working_set([](double n) { return 8 * n; }, 1024), 128);
+  EXPECT_EQ(fit::size_for_working_set([](double n) { return n * n; }, 1e6), 1000);
+  EXPECT_EQ(fit::size_for_working_set({}, 1024), 0);
+}
+
+}  // namespace
+}  // namespace ema
