@@ -9,6 +9,7 @@
 #include "core/text.hpp"
 #include "report/analysis_tables.hpp"
 #include "report/exports.hpp"
+#include "report/fits.hpp"
 #include "report/table.hpp"
 #include "store/database.hpp"
 
@@ -18,8 +19,21 @@ namespace {
 struct show_options {
   std::optional<std::int64_t> experiment;
   std::optional<std::string> json, csv, md;
-  bool list = false, stats = false;
+  bool list = false, stats = false, no_fit = false;
 };
+
+// The fitted class of each variant's total time with its verdict (report/fits.hpp); `ema fit`
+// gives the equations and the reasons.
+std::string fit_summary(const experiment_view& view, table_style style) {
+  if (!experiment_metrics(view).count("total")) return {};
+  const auto fits = fit_experiment(view, fit_request{});
+  if (fits.empty()) return {};
+  const bool md = style == table_style::markdown;
+  return fmt::format("{}Fitted classes of the total time (median of each point; `ema fit {}` gives the equations and the "
+                     "reasons){}",
+                     md ? "\n### " : "\n", view.experiment.id, md ? "\n\n" : "\n") +
+         render_fit_summary(fits, style);
+}
 
 }  // namespace
 
@@ -32,6 +46,7 @@ action add_show(CLI::App& app, common_options& common) {
   app.add_option("--md", o->md, "write Markdown to FILE, - for stdout");
   app.add_flag("--list", o->list, "list the experiments in the database");
   app.add_flag("--stats", o->stats, "also print the repeated-runs tables (mean, std dev, max, min, speedup, efficiency, cost)");
+  app.add_flag("--no-fit", o->no_fit, "leave out the fitted class and verdict of each variant");
   return [o, &common] {
     check_outputs(common.db, given_outputs({{"--json", &o->json}, {"--csv", &o->csv}, {"--md", &o->md}}));
     auto db = database::open_read(common.db);
@@ -42,12 +57,16 @@ action add_show(CLI::App& app, common_options& common) {
       return exit_code::ok;
     }
     auto view = chosen_experiment(db, o->experiment);
-    if (!o->json && !o->csv && !o->md) print_text(render_tables(view, table_style::text));
+    if (!o->json && !o->csv && !o->md) {
+      print_text(render_tables(view, table_style::text));
+      if (!o->no_fit) print_text(fit_summary(view, table_style::text));
+    }
     if (o->stats) print_text(render_analysis_tables(view, table_style::text));
     if (o->json) write_text(*o->json, json_text(to_run_json(view), 2) + "\n");
     if (o->csv) write_text(*o->csv, to_csv(view));
     if (o->md)
       write_text(*o->md, render_tables(view, table_style::markdown) +
+                             (o->no_fit ? std::string() : fit_summary(view, table_style::markdown)) +
                              (o->stats ? render_analysis_tables(view, table_style::markdown) : std::string()));
     return exit_code::ok;
   };

@@ -98,8 +98,8 @@ std::string render_analysis_tables(const experiment_view& v, table_style style) 
   while (i < rows.size()) {
     const auto& first = rows[i];
     out += md ? fmt::format("\n### {} ({}): repeated runs\n\n", stored_text(first.problem, style),
-                            stored_text(params_text(first.params_json), style))
-              : fmt::format("\n{} ({}) — repeated runs, total time\n", first.problem, params_text(first.params_json));
+                            stored_text(params_text(first.params_json, ",", first.problem), style))
+              : fmt::format("\n{} ({}) — repeated runs, total time\n", first.problem, params_text(first.params_json, ",", first.problem));
     grid g;
     g.columns = {{"n", true},       {"variant", false}, {"runs", true},    {"median", true}, {"mean", true},  {"std dev", true},
                  {"max", true},     {"min", true},      {"speedup", true}, {"vs omp", true}, {"p", true},

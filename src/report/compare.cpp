@@ -33,8 +33,14 @@ std::map<key, std::vector<double>> samples_of(const experiment_view& v, const st
   return out;
 }
 
+// "problem (non-default parameters)".
+std::string titled(const std::string& problem, const std::string& params_json) {
+  const auto params = params_text(params_json, ",", problem);
+  return params.empty() ? problem : fmt::format("{} ({})", problem, params);
+}
+
 std::string label(const key& k) {
-  const auto params = params_text(std::get<1>(k));
+  const auto params = params_text(std::get<1>(k), ",", std::get<0>(k));
   return fmt::format("{} {} n={}{}", std::get<0>(k), std::get<2>(k), std::get<3>(k), params.empty() ? "" : " (" + params + ")");
 }
 
@@ -130,7 +136,7 @@ std::string render_comparison(const comparison& c, const std::string& a_name, co
   g.columns = {{"problem", false}, {"variant", false}, {"n", true},       {a_name, true},
                {b_name, true},     {"ratio", true},    {"95% interval", true}, {"verdict", false}};
   for (const auto& p : c.points)
-    g.rows.push_back({p.problem + (p.params_json == "{}" ? "" : " (" + params_text(p.params_json) + ")"), p.variant,
+    g.rows.push_back({titled(p.problem, p.params_json), p.variant,
                       std::to_string(p.n), format_value(p.a, unit), format_value(p.b, unit), fmt::format("{:.3f}", p.ratio),
                       fmt::format("[{:.3f}, {:.3f}]", p.lo, p.hi), p.verdict});
   out += render(g, style);
@@ -138,7 +144,7 @@ std::string render_comparison(const comparison& c, const std::string& a_name, co
   grid v;
   v.columns = {{"problem", false}, {"variant", false}, {"points", true}, {"geometric mean of the ratios", true}};
   for (const auto& x : c.variants)
-    v.rows.push_back({x.problem + (x.params_json == "{}" ? "" : " (" + params_text(x.params_json) + ")"), x.variant,
+    v.rows.push_back({titled(x.problem, x.params_json), x.variant,
                       std::to_string(x.points), fmt::format("{:.3f}", x.geomean)});
   out += "\n" + render(v, style);
   if (!c.fits.empty()) {
@@ -147,7 +153,7 @@ std::string render_comparison(const comparison& c, const std::string& a_name, co
                  {"exponent of n", true}, {"", false}};
     auto exponent = [](const std::optional<double>& e) { return e ? fmt::format("{:.3g}", *e) : std::string("-"); };
     for (const auto& x : c.fits)
-      f.rows.push_back({x.problem + (x.params_json == "{}" ? "" : " (" + params_text(x.params_json) + ")"), x.variant,
+      f.rows.push_back({titled(x.problem, x.params_json), x.variant,
                         fmt::format("{} ({})", x.a_class, x.a_verdict), fmt::format("{} ({})", x.b_class, x.b_verdict),
                         fmt::format("{} → {}", exponent(x.a_exponent), exponent(x.b_exponent)),
                         x.class_changed ? "class changed" : ""});

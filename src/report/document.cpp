@@ -340,7 +340,9 @@ std::string render_html(const experiment_view& v, const fits_by_metric& fits) {
   o += "<nav>";
   for (std::size_t i = 0; i < groups.size(); ++i)
     o += fmt::format("<a href=\"#g{}\">{}{}</a>", i, html_escape(groups[i].problem),
-                     groups[i].params_json == "{}" ? "" : " (" + html_escape(params_text(groups[i].params_json, ", ")) + ")");
+                     params_text(groups[i].params_json, ", ", groups[i].problem).empty()
+                         ? ""
+                         : " (" + html_escape(params_text(groups[i].params_json, ", ", groups[i].problem)) + ")");
   o += "<a href=\"#tables\">tables</a><a href=\"#machine\">machine</a></nav>\n";
 
   int chart_id = 0;
@@ -351,7 +353,7 @@ std::string render_html(const experiment_view& v, const fits_by_metric& fits) {
     for (auto* d : problems())
       if (g.problem == d->name) desc = d;
     o += fmt::format("<section id=\"g{}\">\n<h2>{}{}</h2>\n", gi, html_escape(g.problem),
-                     g.params_json == "{}" ? "" : " (" + html_escape(params_text(g.params_json, ", ")) + ")");
+                     params_text(g.params_json, ", ", g.problem).empty() ? "" : " (" + html_escape(params_text(g.params_json, ", ", g.problem)) + ")");
     if (desc) o += fmt::format("<p class=\"meta\">{} — n: {} — source: {}</p>\n", html_escape(desc->title),
                                html_escape(desc->size_meaning), html_escape(desc->source));
     o += "<div class=\"charts\">\n";

@@ -81,7 +81,6 @@ std::string render_tables(const experiment_view& v, table_style style) {
     auto pj = nlohmann::json::parse(params_json, nullptr, false);
     if (pj.is_object())
       for (const auto& [k, val] : pj.items()) pm[k] = val.get<std::string>();
-    auto params = param_set::from_map(pm);
     // The work model needs the parameters as the problem declares them; stored ones that are not
     // (a row changed by hand) leave the bandwidth columns empty.
     std::optional<param_set> declared;
@@ -90,7 +89,8 @@ std::string render_tables(const experiment_view& v, table_style style) {
       } catch (const usage_error&) {
       }
 
-    const auto ptext = params.short_text().empty() ? std::string() : fmt::format(" ({})", stored_text(params.short_text(), style));
+    const auto shown = params_text(params_json, ",", problem);
+    const auto ptext = shown.empty() ? std::string() : fmt::format(" ({})", stored_text(shown, style));
     out += "\n";
     out += md ? fmt::format("### {}{}\n\n", stored_text(problem, style), ptext)
               : fmt::format("{} — {}{}\n", problem, desc ? desc->size_meaning : "n", ptext);
@@ -224,11 +224,12 @@ std::string render_tables(const experiment_view& v, table_style style) {
         if (p.record.problem == t.value("problem", "") && p.record.variant == t.value("variant", "") &&
             p.record.status == point_status::ok)
           sizes.insert(p.record.n);
-      const auto stopped = t.value("stopped", "");
-      out += fmt::format("{}{} {}: {} sizes{}; {}\n", md ? "  - " : "  ", stored_text(t.value("problem", ""), style),
+      const auto stopped = t.value("stopped", ""), settled = t.value("settled", "");
+      out += fmt::format("{}{} {}: {} sizes{}; {}{}\n", md ? "  - " : "  ", stored_text(t.value("problem", ""), style),
                          stored_text(t.value("variant", ""), style), sizes.size(),
                          sizes.empty() ? "" : fmt::format(" from {} to {}", *sizes.begin(), *sizes.rbegin()),
-                         stopped.empty() ? "still growing (interrupted)" : "stopped growing: " + stored_text(stopped, style));
+                         stopped.empty() ? "still growing (interrupted)" : "stopped growing: " + stored_text(stopped, style),
+                         settled.empty() ? "" : "; then its total time's fit: " + stored_text(settled, style));
     }
   }
   if (!e.plan.is_null() && e.plan.contains("notes"))

@@ -88,12 +88,21 @@ experiment_view load_experiment(database& db, std::int64_t id) {
   return v;
 }
 
-std::string params_text(const std::string& params_json, const char* separator) {
+std::string params_text(const std::string& params_json, const char* separator, std::string_view problem) {
   auto j = nlohmann::json::parse(params_json, nullptr, false);
+  const problem_desc* desc = problem.empty() ? nullptr : lookup_problem(problem);
+  auto at_default = [&](const std::string& k, const std::string& value) {
+    if (!desc) return false;
+    for (const auto& spec : desc->params)
+      if (k == spec.name) return value == spec.default_value;
+    return false;
+  };
   std::string s;
   if (j.is_object())
-    for (const auto& [k, val] : j.items())
-      s += (s.empty() ? "" : separator) + k + "=" + (val.is_string() ? val.get<std::string>() : val.dump());
+    for (const auto& [k, val] : j.items()) {
+      const auto text = val.is_string() ? val.get<std::string>() : val.dump();
+      if (!at_default(k, text)) s += (s.empty() ? "" : separator) + k + "=" + text;
+    }
   return s;
 }
 

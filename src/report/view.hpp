@@ -47,7 +47,8 @@ std::vector<variant_identity> variant_identities(const experiment_view& v, std::
 std::string speedup_baseline_among(const std::vector<variant_identity>& ids, std::string_view problem, std::string_view variant,
                                    backend against, const std::function<bool(std::string_view)>& present);
 
-/// A point's stored parameters (canonical JSON) as "k=v" pairs joined by `separator`.
-std::string params_text(const std::string& params_json, const char* separator = ",");
+/// A point's stored parameters (canonical JSON) as "k=v" pairs joined by `separator`; given the
+/// problem's name, only those that differ from the problem's defaults (headings: rqa has 16).
+std::string params_text(const std::string& params_json, const char* separator = ",", std::string_view problem = {});
 
 }  // namespace ema

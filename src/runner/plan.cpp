@@ -185,12 +185,12 @@ plan make_plan(const plan_request& r) {
     if (from_file && r.budget)
       throw usage_error(fmt::format("{}: the input file sets n = {}; give no --budget with it", p->name, from_file));
     if (r.budget) {
-      if (!out.calibrated) out.calibrated = calibration{*r.budget, 12, 2, {}};
+      if (!out.calibrated) out.calibrated = calibration{.budget = *r.budget};
       const auto start = r.start.value_or(parse_sizes(p->default_sizes).front());
       too_large(start, "--start");
       const auto largest = p->max_size && r.max_size ? std::min(*r.max_size, p->max_size) : r.max_size.value_or(p->max_size);
       if (p->validate) p->validate(params, std::span<const std::uint64_t>(&start, 1));
-      for (const auto* v : vs) out.calibrated->tracks.push_back({p->name, v->name, own.at(v), start, largest, ""});
+      for (const auto* v : vs) out.calibrated->tracks.push_back({p->name, v->name, own.at(v), start, largest, "", ""});
       continue;
     }
     const auto sizes = r.sizes ? parse_sizes(*r.sizes)
@@ -233,9 +233,10 @@ nlohmann::json plan::to_json() const {
     nlohmann::json tracks = nlohmann::json::array();
     for (const auto& t : calibrated->tracks)
       tracks.push_back({{"problem", t.problem}, {"variant", t.variant}, {"params", params_object(t.params)},
-                        {"start", t.start}, {"max_size", t.max_size}, {"stopped", t.stopped}});
+                        {"start", t.start}, {"max_size", t.max_size}, {"stopped", t.stopped}, {"settled", t.settled}});
     out["budget"] = calibrated->budget;
-    out["calibration"] = {{"min_sizes", calibrated->min_sizes}, {"growth", calibrated->growth}, {"tracks", tracks}};
+    out["calibration"] = {{"min_sizes", calibrated->min_sizes}, {"growth", calibrated->growth},
+                          {"energy_sizes", calibrated->energy_sizes}, {"tracks", tracks}};
   }
   if (external) {
     nlohmann::json runs = nlohmann::json::array();
@@ -304,10 +305,11 @@ plan read_plan(const nlohmann::json& j) {
     const auto& cj = j.at("calibration");
     c.min_sizes = cj.value("min_sizes", 12);
     c.growth = cj.value("growth", 2.0);
+    c.energy_sizes = cj.value("energy_sizes", 5);
     for (const auto& t : cj.at("tracks"))
       c.tracks.push_back({t.at("problem").get<std::string>(), t.at("variant").get<std::string>(),
                           params_from_object(t.at("params")), t.at("start").get<std::uint64_t>(),
-                          t.value("max_size", std::uint64_t{0}), t.value("stopped", "")});
+                          t.value("max_size", std::uint64_t{0}), t.value("stopped", ""), t.value("settled", "")});
     p.calibrated = std::move(c);
   }
   if (j.contains("external")) {

@@ -42,7 +42,9 @@ struct plan_point {
   param_set params;
   std::uint64_t seed = 0;
   int instance = 0;   ///< which of the `instances` inputs of (problem, n, parameters)
-  std::string phase;  ///< how a calibrated sweep chose it: "grow", "fill" or "tie-breaker"; empty otherwise
+  /// How a calibrated sweep chose it: "grow", "fill", "settle" (the verdict's next size),
+  /// "energy" (an energy window at a kept size) or "tie-breaker" (`ema fit`); empty otherwise.
+  std::string phase;
 };
 
 /// One variant's sizes in a calibrated sweep (`--budget`), chosen as it runs (runner/calibrate.hpp).
@@ -52,12 +54,14 @@ struct track {
   std::uint64_t start = 1;     ///< the first size
   std::uint64_t max_size = 0;  ///< 0: no limit but memory and time
   std::string stopped;         ///< why it stopped growing; empty while it grows
+  std::string settled;         ///< the verdict of its total time once grown, and why it stays unsettled
 };
 
 struct calibration {
   double budget = 0;  ///< seconds for the whole sweep
   int min_sizes = 12;
   double growth = 2;
+  int energy_sizes = 5;  ///< with energy on: the kept sizes per variant measured with an energy window
   std::vector<track> tracks;
 };
 

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
+#include <set>
 #include <csignal>
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "analysis/analyze.hpp"
+#include "core/format.hpp"
 #include "core/registry.hpp"
 #include "measure/gpu.hpp"
 #include "measure/memory.hpp"
@@ -188,10 +192,25 @@ class sweeper {
     }
     nlohmann::json params_json = nlohmann::json::object();
     for (const auto& [k, val] : pt.params.values()) params_json[k] = val;
-    const nlohmann::json spec = {{"problem", pt.problem}, {"variant", pt.variant}, {"n", pt.n},
-                                 {"params", params_json}, {"seed", pt.seed},     {"repetitions", p_.reps.to_json()},
-                                 {"energy", {{"enabled", p_.energy.enabled}, {"window", p_.energy.window}}},
-                                 {"idle", idle_}};
+    // A calibrated sweep spends energy windows only at the sizes it keeps for them (measure_energy);
+    // where no meter can be read, the worker says why.
+    const bool energy = p_.energy.enabled && (!p_.calibrated || pt.phase == "energy" ||
+                                              !meters_energy(track{pt.problem, pt.variant, pt.params, 0, 0, "", ""}));
+    const nlohmann::json spec = {
+        {"problem", pt.problem},
+        {"variant", pt.variant},
+        {"n", pt.n},
+        {"params", params_json},
+        {"seed", pt.seed},
+        {"repetitions", p_.reps.to_json()},
+        {"energy",
+         {{"enabled", energy},
+          {"window", p_.energy.window},
+          {"off", p_.energy.enabled ? fmt::format("not measured at this size: a calibrated sweep measures energy at up to {} "
+                                                  "of each variant's sizes, once they are chosen",
+                                                  p_.calibrated ? p_.calibrated->energy_sizes : 0)
+                                    : std::string("disabled (--no-energy)")}}},
+        {"idle", idle_}};
     auto child = run_isolated({settings_.worker, "__worker"}, spec.dump(), timeout, settings_.stop);
     if (child.interrupted) {
       stopped = true;
@@ -220,18 +239,23 @@ class sweeper {
 
   void save_plan() { db_.set_experiment_plan(experiment_, p_.to_json()); }
 
+  // Points of a calibrated sweep measure no energy but those of its energy phase.
   cost_policy policy() const {
-    return {p_.reps, p_.energy.enabled && !p_.external ? p_.energy.window : 0.0, p_.instances};
+    return {p_.reps, p_.energy.enabled && !p_.external && !p_.calibrated ? p_.energy.window : 0.0, p_.instances};
+  }
+
+  static bool of_track(const plan_point& pt, const track& t, const std::string& params) {
+    return pt.problem == t.problem && pt.variant == t.variant && pt.params.canonical_json() == params;
   }
 
   // The growth points of a track that ran ok, ascending, one per size (averaged over instances),
-  // and whether its latest growth point failed (with the reason).
-  std::vector<observation> growth_of(const track& t, std::string* failure) const {
+  // and whether its latest growth point failed (with the reason). `all`: the points of every
+  // phase but energy, for predictions after growth.
+  std::vector<observation> growth_of(const track& t, std::string* failure, bool all = false) const {
     std::map<std::uint64_t, std::vector<observation>> by_size;
     const std::string params = t.params.canonical_json();
     for (const auto& pt : p_.points) {
-      if (pt.phase != "grow" || pt.problem != t.problem || pt.variant != t.variant || pt.params.canonical_json() != params)
-        continue;
+      if (!of_track(pt, t, params) || (all ? pt.phase == "energy" : pt.phase != "grow")) continue;
       auto it = records_.find(pt.ordinal);
       if (it == records_.end()) continue;
       const auto& r = it->second;
@@ -258,17 +282,20 @@ class sweeper {
     return true;
   }
 
-  // Grows every track one size per round until each stops, then fills its range.
+  // Grows every track one size per round until each stops, then fills its range; then spends
+  // what is left on the sizes that settle the tracks' verdicts, and last on the energy windows,
+  // whose share was kept back from the start.
   bool calibrate() {
     auto& cal = *p_.calibrated;
+    const double reserve = energy_reserve();
     for (;;) {
       std::vector<std::size_t> active;
       for (std::size_t i = 0; i < cal.tracks.size(); ++i)
         if (cal.tracks[i].stopped.empty()) active.push_back(i);
-      if (active.empty()) return true;
+      if (active.empty()) break;
       for (auto i : active) {
         auto& t = cal.tracks[i];
-        const double remaining = cal.budget - spent_;
+        const double remaining = cal.budget - reserve - spent_;
         std::string failure;
         const auto obs = growth_of(t, &failure);
         std::optional<std::uint64_t> next;
@@ -298,7 +325,8 @@ class sweeper {
           for (const auto& o : obs) sizes.push_back(static_cast<std::uint64_t>(o.n));
           const auto wanted = fill_sizes(sizes, cal.min_sizes);
           const auto fill = obs.empty() ? wanted
-                                        : affordable_fill(obs, wanted, (cal.budget - spent_) / static_cast<double>(active.size()),
+                                        : affordable_fill(obs, wanted,
+                                                          (cal.budget - reserve - spent_) / static_cast<double>(active.size()),
                                                           policy());
           if (fill.size() < wanted.size())
             t.stopped += fmt::format("; the budget afforded {} of the {} sizes that fill the range to {}", fill.size(),
@@ -306,10 +334,194 @@ class sweeper {
           for (auto n : fill) p_.add(t.problem, t.variant, n, t.params, "fill");
         }
         save_plan();
-        // A point may take what is left of the budget, but at least 10 s (and never past the timeout).
-        if (!run_new_points(from, std::min(p_.timeout, std::max(10.0, cal.budget - spent_)))) return false;
+        if (!run_new_points(from, point_timeout())) return false;
       }
     }
+    return settle(reserve) && measure_energy();
+  }
+
+  // A point may take what is left of the budget, but at least 10 s (and never past the timeout).
+  double point_timeout() const { return std::min(p_.timeout, std::max(10.0, p_.calibrated->budget - spent_)); }
+
+  // Whether a track's points can read an energy meter here (the idle power measured before the
+  // sweep says which meters there are): the CPU package for every variant, the board for a GPU one.
+  bool meters_energy(const track& t) const {
+    if (!p_.energy.enabled || p_.external) return false;
+    if (idle_.contains("energy_cpu") && idle_["energy_cpu"].is_number()) return true;
+    const auto* v = lookup_variant(t.problem, t.variant);
+    if (!v || !uses_gpu(v->backend)) return false;
+    const auto g = idle_.value("energy_gpu", nlohmann::json::array());
+    return !g.empty() && g[0].is_number();
+  }
+
+  // Seconds kept back from growth for the energy windows: per track that can meter, energy_sizes
+  // windows and a process start each, at most a fifth of the budget.
+  double energy_reserve() const {
+    const auto& cal = *p_.calibrated;
+    int metered = 0;
+    for (const auto& t : cal.tracks) metered += meters_energy(t);
+    return std::min(0.2 * cal.budget, metered * cal.energy_sizes * (p_.energy.window + 0.5) * p_.instances);
+  }
+
+  // The sizes of a track's points, every phase, planned or run.
+  std::set<std::uint64_t> planned_sizes(const track& t) const {
+    std::set<std::uint64_t> out;
+    const auto params = t.params.canonical_json();
+    for (const auto& pt : p_.points)
+      if (of_track(pt, t, params)) out.insert(pt.n);
+    return out;
+  }
+
+  // The series `ema fit` would fit for a track's total time: each point that ran ok, the median of
+  // its runs; and the noise of a point (the median relative standard error of those medians).
+  std::pair<fit::series, double> total_series(const track& t) const {
+    fit::series s;
+    std::vector<double> errors;
+    const auto params = t.params.canonical_json();
+    for (const auto& pt : p_.points) {
+      if (!of_track(pt, t, params)) continue;
+      auto it = records_.find(pt.ordinal);
+      if (it == records_.end() || it->second.status != point_status::ok) continue;
+      auto tot = it->second.samples.find("total");
+      if (tot == it->second.samples.end() || tot->second.empty()) continue;
+      const double m = median(tot->second);
+      if (m > 0 && std::isfinite(m)) s.add(static_cast<double>(pt.n), m);
+      if (const double e = median_rse(tot->second); std::isfinite(e)) errors.push_back(e);
+    }
+    return {s, errors.empty() ? std::numeric_limits<double>::quiet_NaN() : median(errors)};
+  }
+
+  // After growth, while the budget lasts: each track whose verdict on its total time is not firm
+  // runs the size that verdict names (analysis/verdict.hpp: the tie breaker's size, else four
+  // times the largest), round after round, until it is firm, the size is already measured, or the
+  // point would not fit the budget, the timeout or the memory. Each track's `settled` says how it
+  // ended.
+  bool settle(double reserve) {
+    auto& cal = *p_.calibrated;
+    constexpr int max_rounds = 6;
+    for (int round = 0;; ++round) {
+      struct want {
+        std::size_t track;
+        std::uint64_t n;
+        double cost;
+      };
+      std::vector<want> wants;
+      for (std::size_t i = 0; i < cal.tracks.size(); ++i) {
+        auto& t = cal.tracks[i];
+        std::string failure;
+        const auto obs = growth_of(t, &failure, true);
+        const auto [data, noise] = total_series(t);
+        if (data.sizes().size() < 3) {
+          t.settled = "not fitted: fewer than 3 sizes ran ok";
+          continue;
+        }
+        fit::analysis_options o;
+        o.noise = noise;
+        o.groups.budget = std::max(0.0, cal.budget - reserve - spent_);
+        o.groups.cost = [&obs, this](double n) { return predict_wall(obs, n, policy()) * p_.instances; };
+        fit::analysis a;
+        try {
+          a = fit::analyze(data, o);
+        } catch (const std::invalid_argument& e) {
+          t.settled = fmt::format("not fitted: {}", e.what());
+          continue;
+        }
+        const auto& vd = a.verdict;
+        t.settled = fmt::format("{}, {}", fit::to_string(vd.level), a.groups.best.theta().text());
+        if (vd.level == fit::verdict_level::firm || !vd.next_size) continue;
+        if (!vd.reasons.empty()) t.settled += fmt::format(" ({})", vd.reasons.front());
+        auto n = static_cast<std::uint64_t>(std::llround(std::min(*vd.next_size, 0x1p62)));
+        if (t.max_size && n > t.max_size) n = t.max_size;
+        if (planned_sizes(t).count(n)) {
+          t.settled += fmt::format("; n = {}, which would settle it, is measured", n);
+          continue;
+        }
+        if (obs.empty() || round == max_rounds) continue;
+        const double cost = predict_wall(obs, static_cast<double>(n), policy()) * p_.instances;
+        const double host = predict_bytes(obs, static_cast<double>(n), &observation::host_bytes);
+        const double device = predict_bytes(obs, static_cast<double>(n), &observation::device_bytes);
+        const double host_free = static_cast<double>(available_memory_bytes()), device_free = device_free_bytes(backend_of(t));
+        if (cost / p_.instances > p_.timeout)
+          t.settled += fmt::format("; n = {} would settle it but would take about {}, over the per-point timeout", n, format_time(cost));
+        else if (host_free > 0 && host > 0.8 * host_free)
+          t.settled += fmt::format("; n = {} would settle it but would need about {} of host memory", n, format_bytes(host));
+        else if (device_free > 0 && device > 0.8 * device_free)
+          t.settled += fmt::format("; n = {} would settle it but would need about {} of device memory", n, format_bytes(device));
+        else
+          wants.push_back({i, n, cost});
+      }
+      if (wants.empty()) break;
+      // The cheapest first, each with an equal share of what the ones before it left.
+      std::sort(wants.begin(), wants.end(), [](const want& a, const want& b) { return a.cost < b.cost; });
+      const auto from = p_.points.size();
+      double left = cal.budget - reserve - spent_;
+      for (std::size_t k = 0; k < wants.size(); ++k) {
+        const auto& w = wants[k];
+        auto& t = cal.tracks[w.track];
+        const double share = left / static_cast<double>(wants.size() - k);
+        if (w.cost > share) {
+          t.settled += fmt::format("; n = {} would settle it but would take about {}, over its share of the budget left ({})", w.n,
+                                   format_time(w.cost), format_time(std::max(share, 0.0)));
+          continue;
+        }
+        left -= w.cost;
+        p_.add(t.problem, t.variant, w.n, t.params, "settle");
+      }
+      save_plan();
+      if (p_.points.size() == from) break;
+      if (!run_new_points(from, point_timeout())) return false;
+    }
+    save_plan();
+    return true;
+  }
+
+  // Last, the energy windows: at up to energy_sizes of each metering track's sizes, spread evenly
+  // in log n (the largest kept), as many as the budget left affords, the cheapest first.
+  bool measure_energy() {
+    auto& cal = *p_.calibrated;
+    std::vector<std::size_t> metered;
+    for (std::size_t i = 0; i < cal.tracks.size(); ++i)
+      if (meters_energy(cal.tracks[i])) metered.push_back(i);
+    if (metered.empty() || cal.energy_sizes <= 0) return true;
+    const auto from = p_.points.size();
+    double left = cal.budget - spent_;
+    for (std::size_t k = 0; k < metered.size(); ++k) {
+      const auto& t = cal.tracks[metered[k]];
+      const auto params = t.params.canonical_json();
+      bool done = false;
+      for (const auto& pt : p_.points) done |= of_track(pt, t, params) && pt.phase == "energy";
+      if (done) continue;  // resumed: chosen before
+      std::string failure;
+      const auto obs = growth_of(t, &failure, true);
+      if (obs.empty()) continue;
+      std::vector<std::uint64_t> sizes;
+      for (const auto& o : obs) sizes.push_back(static_cast<std::uint64_t>(o.n));
+      const std::size_t want = std::min<std::size_t>(static_cast<std::size_t>(cal.energy_sizes), sizes.size());
+      std::set<std::uint64_t> picks;
+      for (std::size_t i = 0; i < want; ++i)
+        picks.insert(want == 1 ? sizes.back() : sizes[static_cast<std::size_t>(std::llround(
+                                                    static_cast<double>(i) * static_cast<double>(sizes.size() - 1) / static_cast<double>(want - 1)))]);
+      std::vector<std::pair<double, std::uint64_t>> costed;
+      for (auto n : picks)
+        costed.emplace_back((predict_wall(obs, static_cast<double>(n), policy()) + p_.energy.window) * p_.instances, n);
+      std::sort(costed.begin(), costed.end());
+      const double share = left / static_cast<double>(metered.size() - k);
+      double spent = 0;
+      std::vector<std::uint64_t> chosen;
+      for (const auto& [cost, n] : costed) {
+        if (spent + cost > share) break;
+        spent += cost;
+        chosen.push_back(n);
+      }
+      left -= spent;
+      std::sort(chosen.begin(), chosen.end());
+      for (auto n : chosen) p_.add(t.problem, t.variant, n, t.params, "energy");
+      if (chosen.size() < picks.size())
+        p_.notes.push_back(fmt::format("{} {}: energy measured at {} of {} sizes; the budget left afforded no more", t.problem,
+                                       t.variant, chosen.size(), picks.size()));
+    }
+    save_plan();
+    return run_new_points(from, point_timeout());
   }
 
   std::string backend_of(const track& t) const {

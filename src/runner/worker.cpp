@@ -41,10 +41,11 @@ void write_answer(const nlohmann::json& answer) {
 }
 
 // The energy meters for a point: the GPU boards it uses, the CPU package and DRAM.
-std::vector<energy_source> open_meters(const variant_desc& v, int gpus, bool enabled) {
+// `off` says why when the plan measures no energy at this point.
+std::vector<energy_source> open_meters(const variant_desc& v, int gpus, bool enabled, const std::string& off_reason) {
   if (!enabled) {
     std::vector<energy_source> off;
-    for (const char* m : {"energy_gpu", "energy_cpu", "energy_dram"}) off.push_back({m, "disabled (--no-energy)", {}, 0});
+    for (const char* m : {"energy_gpu", "energy_cpu", "energy_dram"}) off.push_back({m, off_reason, {}, 0});
     return off;
   }
   std::vector<std::string> pci;
@@ -115,7 +116,8 @@ nlohmann::json run_point(const nlohmann::json& spec) {
     bool ok = true;
     for (int i = 0; i < policy.warmup && ok; ++i) ok = once();
 
-    auto meters = open_meters(variant, gpus, energy_spec.value("enabled", true));
+    auto meters = open_meters(variant, gpus, energy_spec.value("enabled", true),
+                              energy_spec.value("off", std::string("disabled (--no-energy)")));
     bool metering = false;
     double slowest_update = 0;
     for (const auto& m : meters) {
