@@ -436,6 +436,11 @@ tool_results parse_tool_results(result_tool tool, const json& doc, const std::st
 
 tool_results read_tool_results(result_tool tool, const std::string& path, const std::string& size, const std::string& metric) {
   require_regular_file(path, fmt::format("the {} results", to_string(tool)));
+  // Parsed whole, in memory: a benchmark tool's results are kilobytes to megabytes.
+  constexpr std::uintmax_t max_bytes = std::uintmax_t{1} << 30;
+  std::error_code ec;
+  if (const auto size = std::filesystem::file_size(path, ec); !ec && size > max_bytes)
+    throw usage_error(fmt::format("{} holds {} bytes; results of more than 1 GiB are not read", path, size));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw usage_error(fmt::format("cannot read {}", path));
   json doc = json::parse(in, nullptr, false);
