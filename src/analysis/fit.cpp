@@ -239,6 +239,21 @@ std::vector<double> series::means() const {
   return out;
 }
 
+std::pair<std::vector<double>, std::vector<double>> series::log_log() const {
+  std::map<double, std::pair<double, int>> acc;
+  for (std::size_t i = 0; i < size(); ++i) {
+    if (!(y[i] > 0) || !(n[i] > 0)) continue;
+    acc[n[i]].first += std::log(y[i]);
+    acc[n[i]].second++;
+  }
+  std::pair<std::vector<double>, std::vector<double>> out;
+  for (const auto& [size, a] : acc) {
+    out.first.push_back(std::log(size));
+    out.second.push_back(a.first / a.second);
+  }
+  return out;
+}
+
 series series::within(double lo, double hi) const {
   series s;
   for (std::size_t i = 0; i < n.size(); ++i)

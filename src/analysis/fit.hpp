@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <vector>
+#include <utility>
 
 #include "analysis/equation.hpp"
 
@@ -31,6 +32,9 @@ struct series {
   std::vector<double> means() const;
   /// The points with lo <= n <= hi.
   series within(double lo, double hi) const;
+  /// One point per size in log-log space: ln n, and the mean of ln y over its replicates (sizes
+  /// and values that are not positive left out), ascending.
+  std::pair<std::vector<double>, std::vector<double>> log_log() const;
 };
 
 /// Fills in an equation's errors against the data: mse and mae over every replicate, max_rel_err

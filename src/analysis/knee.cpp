@@ -35,18 +35,7 @@ line_fit fit_hinge(const std::vector<double>& x, const std::vector<double>& z, d
 }  // namespace
 
 std::optional<knee> find_knee(const series& data, const knee_options& o) {
-  // One point per size: the mean of ln y over the replicates.
-  std::map<double, std::pair<double, int>> acc;
-  for (std::size_t i = 0; i < data.size(); ++i) {
-    if (!(data.y[i] > 0) || !(data.n[i] > 0)) continue;
-    acc[data.n[i]].first += std::log(data.y[i]);
-    acc[data.n[i]].second++;
-  }
-  std::vector<double> x, z;
-  for (const auto& [n, a] : acc) {
-    x.push_back(std::log(n));
-    z.push_back(a.first / a.second);
-  }
+  const auto [x, z] = data.log_log();
   const int m = static_cast<int>(x.size());
   if (m < o.min_below + o.min_above || m < 6) return std::nullopt;
 

@@ -60,17 +60,7 @@ std::string breakpoint::text() const {
 }
 
 std::vector<breakpoint> find_breakpoints(const series& data, const breakpoint_options& o) {
-  std::map<double, std::pair<double, int>> acc;
-  for (std::size_t i = 0; i < data.size(); ++i) {
-    if (!(data.y[i] > 0) || !(data.n[i] > 0)) continue;
-    acc[data.n[i]].first += std::log(data.y[i]);
-    acc[data.n[i]].second++;
-  }
-  std::vector<double> x, z;
-  for (const auto& [n, a] : acc) {
-    x.push_back(std::log(n));
-    z.push_back(a.first / a.second);
-  }
+  const auto [x, z] = data.log_log();
   const int m = static_cast<int>(x.size());
   std::vector<double> breaks;
   if (m < 3 * o.min_sizes_per_segment) return {};
