@@ -47,6 +47,16 @@ struct outcome {
   std::string result_json;  ///< the problem's summary of the output (e.g. {"index": 17})
 };
 
+/// The rate a problem is quoted in (tables, the report): a bandwidth of the bytes its work model
+/// must move, with the fraction of the probed read ceiling beside it, or a rate of its own
+/// operations (GFLOP/s, cells/s, keys/s, TEPS).
+struct rate_desc {
+  const char* name = "GB/s";  ///< the column's heading, the unit included
+  bool of_bytes = true;        ///< work_model::bytes, else work_model::ops
+  double scale = 1e9;          ///< per second, divided by this
+  const char* meaning = "bytes the problem must read";  ///< what is counted, for the footnote
+};
+
 struct problem_desc {
   const char* name = nullptr;
   const char* title = nullptr;         ///< one line
@@ -59,6 +69,7 @@ struct problem_desc {
   const char* reference_variant = "seq";
   std::unique_ptr<workload> (*prepare)(const point_request&) = nullptr;
   work_model (*work)(std::uint64_t n, const param_set&) = nullptr;
+  rate_desc rate{};
   std::uint64_t max_size = 0;  ///< the largest n the problem can represent; 0: no limit but memory
   /// Checks the parameters for the sizes a plan runs (every size of a fixed plan; a calibrated
   /// plan's first size) before anything is stored: value ranges, the size arithmetic they enter

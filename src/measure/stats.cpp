@@ -45,4 +45,42 @@ double median_rse(std::span<const double> s) {
   return 1.2533 * sigma / std::sqrt(static_cast<double>(s.size())) / std::abs(m);
 }
 
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  const double at = std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1);
+  const auto i = static_cast<std::size_t>(at);
+  return i + 1 < v.size() ? v[i] + (at - static_cast<double>(i)) * (v[i + 1] - v[i]) : v[i];
+}
+
+std::size_t count_outliers(std::span<const double> s) {
+  if (s.size() < 3) return 0;
+  const double m = median({s.begin(), s.end()});
+  std::vector<double> dev;
+  dev.reserve(s.size());
+  for (double x : s) dev.push_back(std::abs(x - m));
+  double mad = median(dev);
+  if (!(mad > 0)) mad = std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(m));
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [&](double x) { return std::abs(x - m) / mad > 10 * 1.4826; }));
+}
+
+std::pair<double, double> median_ratio_interval(std::span<const double> a, std::span<const double> b, int resamples,
+                                                std::mt19937_64& rng) {
+  const double ma = median({a.begin(), a.end()}), mb = median({b.begin(), b.end()});
+  const double ratio = mb / ma;
+  if (a.size() < 2 || b.size() < 2 || resamples <= 0) return {ratio, ratio};
+  std::vector<double> ratios, ra(a.size()), rb(b.size());
+  std::uniform_int_distribution<std::size_t> pick_a(0, a.size() - 1), pick_b(0, b.size() - 1);
+  for (int r = 0; r < resamples; ++r) {
+    for (auto& x : ra) x = a[pick_a(rng)];
+    for (auto& x : rb) x = b[pick_b(rng)];
+    if (const double m = median(ra); m > 0) ratios.push_back(median(rb) / m);
+  }
+  if (ratios.empty()) return {ratio, ratio};
+  std::sort(ratios.begin(), ratios.end());
+  return {ratios[static_cast<std::size_t>(0.025 * static_cast<double>(ratios.size() - 1))],
+          ratios[static_cast<std::size_t>(0.975 * static_cast<double>(ratios.size() - 1))]};
+}
+
 }  // namespace ema

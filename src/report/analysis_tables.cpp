@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
+#include <random>
 #include <tuple>
 
 #include "core/backend.hpp"
@@ -64,15 +65,26 @@ std::vector<repeated_runs> summarize_runs(const experiment_view& v, const std::s
   std::map<std::string, std::vector<variant_identity>> identities;
   for (const auto& [k, row] : rows)
     if (!identities.count(std::get<0>(k))) identities[std::get<0>(k)] = variant_identities(v, std::get<0>(k));
+  std::mt19937_64 rng(1);
   for (auto& [k, row] : rows) {
-    auto median_of = [&](backend ref) -> std::optional<double> {
+    auto baseline = [&](backend ref) {
       const auto name = speedup_baseline_among(identities[std::get<0>(k)], std::get<0>(k), std::get<3>(k), ref, [&](std::string_view name) {
         return rows.count({std::get<0>(k), std::get<1>(k), std::get<2>(k), std::string(name)}) > 0;
       });
-      auto it = rows.find({std::get<0>(k), std::get<1>(k), std::get<2>(k), name});
+      return rows.find({std::get<0>(k), std::get<1>(k), std::get<2>(k), name});
+    };
+    auto median_of = [&](backend ref) -> std::optional<double> {
+      auto it = baseline(ref);
       return it == rows.end() ? std::nullopt : std::optional<double>(it->second.median);
     };
-    if (auto s = median_of(backend::seq)) row.speedup_seq = *s / row.median;
+    if (auto s = median_of(backend::seq)) {
+      row.speedup_seq = *s / row.median;
+      const auto base = baseline(backend::seq)->first;
+      if (base != k) {
+        const auto [lo, hi] = median_ratio_interval(samples[k], samples[base], 500, rng);
+        row.speedup_spans_one = lo <= 1 && hi >= 1;
+      }
+    }
     if (auto o = median_of(backend::omp)) row.speedup_omp = *o / row.median;
     if (row.processors && row.speedup_seq) row.efficiency = *row.speedup_seq / *row.processors;
     if (row.processors) row.cost = *row.processors * row.median;
@@ -110,7 +122,8 @@ std::string render_analysis_tables(const experiment_view& v, table_style style) 
       g.rows.push_back({fmt::format("{}", r.n), r.variant,
                         r.points > 1 ? fmt::format("{} ({} inputs)", r.runs, r.points) : std::to_string(r.runs),
                         format_time(r.median), format_time(r.mean), format_time(r.stddev), format_time(r.max), format_time(r.min),
-                        opt(r.speedup_seq, format_ratio), opt(r.speedup_omp, format_ratio),
+                        opt(r.speedup_seq, [&](double x) { return format_ratio(x) + (r.speedup_spans_one ? " ~" : ""); }),
+                        opt(r.speedup_omp, format_ratio),
                         opt(r.processors, [](double p) { return fmt::format("{:.0f}", p); }),
                         opt(r.efficiency, [](double e) { return fmt::format("{:.3g}", e); }),
                         opt(r.cost, format_time)});
@@ -120,7 +133,8 @@ std::string render_analysis_tables(const experiment_view& v, table_style style) 
     out += fmt::format("{}over every timed run of every input instance: min is the best case, max the worst, mean the "
                        "average, median the middle one; speedup fs = Ts / Tp of the medians against the same algorithm's seq (vs "
                        "omp: its omp), so that one slow run cannot own it; efficiency fs / p and cost p · Tp (the median) where "
-                       "the variant states its processor count p\n",
+                       "the variant states its processor count p; ~: the speedup's 95% bootstrap interval (each side's runs "
+                       "resampled) holds 1×, so these runs show no difference\n",
                        md ? "- " : "  ");
   }
   return out;

@@ -24,6 +24,9 @@ struct repeated_runs {
   double median = 0, mean = 0, stddev = 0, max = 0, min = 0;
   /// Of the medians: a mean that one outlier owns (a preempted run) would make the ratio its own.
   std::optional<double> speedup_seq, speedup_omp;
+  /// Whether the 95% bootstrap interval of speedup_seq (each side's samples resampled) holds 1:
+  /// then the runs show no difference.
+  bool speedup_spans_one = false;
   std::optional<double> processors, efficiency, cost;
 };
 

@@ -68,18 +68,7 @@ comparison compare_experiments(const experiment_view& a, const experiment_view& 
     if (!(p.a > 0) || !(p.b > 0)) continue;
     p.ratio = p.b / p.a;
     // The ratio of the medians of the two points' samples, each resampled with replacement.
-    std::vector<double> ratios;
-    std::vector<double> ra(xa.size()), rb(xb.size());
-    std::uniform_int_distribution<std::size_t> pick_a(0, xa.size() - 1), pick_b(0, xb.size() - 1);
-    for (int r = 0; r < resamples; ++r) {
-      for (auto& x : ra) x = xa[pick_a(rng)];
-      for (auto& x : rb) x = xb[pick_b(rng)];
-      const double ma = median(ra);
-      if (ma > 0) ratios.push_back(median(rb) / ma);
-    }
-    std::sort(ratios.begin(), ratios.end());
-    p.lo = ratios.empty() ? p.ratio : ratios[static_cast<std::size_t>(0.025 * static_cast<double>(ratios.size() - 1))];
-    p.hi = ratios.empty() ? p.ratio : ratios[static_cast<std::size_t>(0.975 * static_cast<double>(ratios.size() - 1))];
+    std::tie(p.lo, p.hi) = median_ratio_interval(xa, xb, resamples, rng);
     const double up = 1 + threshold, down = 1 / (1 + threshold);
     p.verdict = p.hi < down ? "faster" : p.lo > up ? "slower" : (p.lo >= down && p.hi <= up) ? "same" : "ambiguous";
     const auto vk = std::tuple{p.problem, p.params_json, p.variant};

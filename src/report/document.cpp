@@ -14,6 +14,7 @@
 #include "measure/stats.hpp"
 #include "report/analysis_tables.hpp"
 #include "core/format.hpp"
+#include "report/summary.hpp"
 #include "report/svg_chart.hpp"
 #include "report/table.hpp"
 
@@ -201,9 +202,11 @@ chart metric_chart(const group& g, const std::string& metric, const fits_by_metr
       auto it = p->metrics.find(metric);
       if (it == p->metrics.end() || !it->second.stats.count) continue;
       const auto& st = it->second.stats;
-      s.points.push_back({static_cast<double>(p->record.n), st.median, st.min, st.max,
-                          fmt::format("{} n={}: median {} (min {}, max {}, {} samples)", variant, p->record.n,
-                                      format_value(st.median, info.unit), format_value(st.min, info.unit),
+      const double q1 = quantile(it->second.values, 0.25), q3 = quantile(it->second.values, 0.75);
+      s.points.push_back({static_cast<double>(p->record.n), st.median, q1, q3,
+                          fmt::format("{} n={}: median {} (interquartile {} – {}; min {}, max {}; {} samples)", variant,
+                                      p->record.n, format_value(st.median, info.unit), format_value(q1, info.unit),
+                                      format_value(q3, info.unit), format_value(st.min, info.unit),
                                       format_value(st.max, info.unit), st.count)});
     }
     if (s.points.empty()) continue;
@@ -224,7 +227,9 @@ chart metric_chart(const group& g, const std::string& metric, const fits_by_metr
       }
       s.name += " — " + a.groups.best.theta().text() +
                 (a.verdict.level == fit::verdict_level::tentative ? " (tentative)" : "");
-      if (a.knee) c.markers.push_back({a.knee->where.n, fmt::format("knee {} ≈ {}", variant, format_count(a.knee->where.n)), s.color});
+      // A memory metric's knee is where the data outgrow the process's baseline, not a saturation.
+      if (a.knee && info.unit != std::string("B"))
+        c.markers.push_back({a.knee->where.n, fmt::format("knee {} ≈ {}", variant, format_count(a.knee->where.n)), s.color});
       if (f->resident_threads) gpu_threads = *f->resident_threads;
     }
     c.series.push_back(std::move(s));
@@ -236,27 +241,32 @@ chart metric_chart(const group& g, const std::string& metric, const fits_by_metr
   return c;
 }
 
-/// The speedup of the variants whose baseline on back end `kind` (registry.hpp, speedup_baseline)
-/// is `reference`.
-chart speedup_chart(const group& g, const std::vector<variant_identity>& identities, const std::string& reference, backend kind) {
+/// The speedup of every variant against its baseline on back end `kind` (registry.hpp,
+/// speedup_baseline: the same algorithm's seq, else the reference algorithm's), one chart per
+/// problem; a variant that is its own baseline is left out.
+chart speedup_chart(const group& g, const std::vector<variant_identity>& identities, backend kind) {
   chart c;
-  c.title = fmt::format("speedup fs = T({}) / T(variant), total time", reference);
+  const auto base = to_string(kind);
+  c.title = fmt::format("speedup against {}: T(baseline) / T(variant), total time", base);
+  c.subtitle = fmt::format("each variant against the same algorithm's {} variant, else the reference algorithm's", base);
   c.x_label = "n";
-  c.y_label = "speedup";
+  c.y_label = fmt::format("speedup against {} (×)", base);
   c.format_y = format_ratio;
-  const auto ref = g.medians(reference, "total");
+  c.levels.push_back({1, "1× (as fast as the baseline)", -1});
   auto present = [&](std::string_view v) {
     return std::any_of(g.variants.begin(), g.variants.end(), [&](const auto& x) { return x.first == v; });
   };
   for (const auto& [variant, backend] : g.variants) {
-    if (variant == reference || speedup_baseline_among(identities, g.problem, variant, kind, present) != reference) continue;
+    const auto reference = speedup_baseline_among(identities, g.problem, variant, kind, present);
+    if (reference.empty() || reference == variant) continue;
+    const auto ref = g.medians(reference, "total");
     chart_series s;
-    s.name = variant;
+    s.name = fmt::format("{} (vs {})", variant, reference);
     s.color = g.color(variant);
     for (const auto& [n, t] : g.medians(variant, "total"))
       if (auto it = ref.find(n); it != ref.end() && t > 0) {
         const double fs = it->second / t;
-        s.points.push_back({static_cast<double>(n), fs, 0, 0, fmt::format("{} n={}: {}", variant, n, format_ratio(fs))});
+        s.points.push_back({static_cast<double>(n), fs, 0, 0, fmt::format("{} n={}: {} against {}", variant, n, format_ratio(fs), reference)});
         s.curve.emplace_back(static_cast<double>(n), fs);
       }
     if (!s.points.empty()) c.series.push_back(std::move(s));
@@ -356,27 +366,24 @@ std::string render_html(const experiment_view& v, const fits_by_metric& fits) {
                      params_text(g.params_json, ", ", g.problem).empty() ? "" : " (" + html_escape(params_text(g.params_json, ", ", g.problem)) + ")");
     if (desc) o += fmt::format("<p class=\"meta\">{} — n: {} — source: {}</p>\n", html_escape(desc->title),
                                html_escape(desc->size_meaning), html_escape(desc->source));
+    {
+      const auto it = fits.find("total");
+      const auto summary = render_summary(v, g.problem, g.params_json, it == fits.end() ? std::vector<variant_fit>{} : it->second,
+                                          table_style::markdown);
+      if (!summary.empty()) o += "<h3>Summary</h3>\n" + markdown_to_html(summary, 2);
+    }
     o += "<div class=\"charts\">\n";
     auto add = [&](const chart& c) {
       if (!c.empty()) o += c.svg(fmt::format("c{}", chart_id++));
     };
     for (const auto& m : metrics) add(metric_chart(g, m, fits));
     const auto identities = variant_identities(v, g.problem);
-    for (const backend ref : {backend::seq, backend::omp}) {  // a chart per baseline some variant is compared with
-      std::set<std::string> baselines;
-      auto present = [&](std::string_view v) {
-        return std::any_of(g.variants.begin(), g.variants.end(), [&](const auto& x) { return x.first == v; });
-      };
-      for (const auto& [variant, backend_name] : g.variants)
-        if (auto b = speedup_baseline_among(identities, g.problem, variant, ref, present); !b.empty() && b != variant)
-          baselines.insert(b);
-      for (const auto& [variant, backend_name] : g.variants)
-        if (baselines.count(variant)) add(speedup_chart(g, identities, variant, ref));
-    }
+    add(speedup_chart(g, identities, backend::seq));
     for (const auto& [variant, backend] : g.variants)
       if (!g.medians(variant, "kernel").empty()) add(phase_chart(g, variant));
     o += "</div>\n";
-    o += "<p class=\"meta\">Points: the median of each point's samples, whiskers from its minimum to its maximum; "
+    o += "<p class=\"meta\">Points: the median of each point's samples, whiskers its interquartile range (hover for the "
+         "minimum and maximum); "
          "lines: the best equation of `ema fit` with its 95% bootstrap band, drawn above the knee when there is one. "
          "Click a legend entry to hide or show its series.</p>\n";
     for (const auto& m : metrics) {
@@ -399,7 +406,16 @@ std::string render_html(const experiment_view& v, const fits_by_metric& fits) {
 }
 
 std::string render_markdown(const experiment_view& v, const fits_by_metric& fits) {
-  std::string o = render_tables(v, table_style::markdown);
+  std::string o;
+  const auto total = fits.count("total") ? fits.at("total") : std::vector<variant_fit>{};
+  for (const auto& g : groups_of(v)) {
+    const auto summary = render_summary(v, g.problem, g.params_json, total, table_style::markdown);
+    if (summary.empty()) continue;
+    const auto ptext = params_text(g.params_json, ",", g.problem);
+    o += fmt::format("\n### Summary: {}{}\n\n{}", stored_text(g.problem, table_style::markdown),
+                     ptext.empty() ? "" : " (" + stored_text(ptext, table_style::markdown) + ")", summary);
+  }
+  o += render_tables(v, table_style::markdown);
   o += render_analysis_tables(v, table_style::markdown);
   for (const auto& m : report_metrics(v)) {
     auto it = fits.find(m);

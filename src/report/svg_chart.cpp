@@ -9,12 +9,18 @@ namespace {
 
 constexpr const char* palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                                    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
-constexpr double width = 760, height = 380, left = 78, right = 210, top = 34, bottom = 46;
+constexpr double plot_width = 472, height = 380, left = 78, top = 34, bottom = 46;
+constexpr double legend_char = 6.4;  // px per character of an 11 px legend entry
 
 // Palette index -1 is the neutral grey of reference markers.
 const char* color_of(int i) { return i < 0 ? "#777777" : palette[static_cast<std::size_t>(i) % std::size(palette)]; }
 
 bool drawable(double x, double y) { return x > 0 && y > 0 && std::isfinite(x) && std::isfinite(y); }
+
+// Characters, not bytes: a legend's "Θ" and "²" take one place each.
+std::size_t utf8_length(const std::string& s) {
+  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
 
 struct axis {
   double lo = 1, hi = 10;  // log10 of the domain
@@ -34,12 +40,25 @@ struct axis {
       if (t.size() >= 2) return t;
       t.clear();  // less than an octave or two: decimal ticks
     }
-    const bool fine = hi - lo < 2.5;
-    for (int d = static_cast<int>(std::floor(lo)); d <= static_cast<int>(std::ceil(hi)); ++d)
-      for (double m : fine ? std::vector<double>{1, 2, 5} : std::vector<double>{1}) {
-        const double v = m * std::pow(10.0, d);
-        if (std::log10(v) >= lo - 1e-9 && std::log10(v) <= hi + 1e-9) t.push_back(v);
-      }
+    // Decades; 1, 2, 5 within few of them; every digit within less than one; and where even that
+    // leaves fewer than two, three ticks evenly spaced in log, at two significant digits.
+    for (const auto& mantissas : {std::vector<double>{1}, std::vector<double>{1, 2, 5}, std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 9}}) {
+      if (mantissas.size() == 1 && hi - lo < 2.5) continue;
+      if (mantissas.size() == 3 && hi - lo < 0.7) continue;
+      t.clear();
+      for (int d = static_cast<int>(std::floor(lo)); d <= static_cast<int>(std::ceil(hi)); ++d)
+        for (double m : mantissas) {
+          const double v = m * std::pow(10.0, d);
+          if (std::log10(v) >= lo - 1e-9 && std::log10(v) <= hi + 1e-9) t.push_back(v);
+        }
+      if (t.size() >= 2) return t;
+    }
+    t.clear();
+    for (double f : {0.15, 0.5, 0.85}) {
+      const double v = std::pow(10.0, lo + f * (hi - lo));
+      const double scale = std::pow(10.0, std::floor(std::log10(v)) - 1);
+      t.push_back(std::round(v / scale) * scale);
+    }
     return t;
   }
 };
@@ -120,6 +139,12 @@ std::string chart::svg(const std::string& id) const {
   }
   for (const auto& m : markers)
     if (m.x > 0) xs.push_back(m.x);
+  for (const auto& l : levels)
+    if (l.x > 0) ys.push_back(l.x);
+  // The legend's column is as wide as its longest entry, so that no entry is clipped.
+  std::size_t longest = 20;
+  for (const auto& s : series) longest = std::max(longest, utf8_length(s.name));
+  const double right = 40 + legend_char * static_cast<double>(longest), width = left + plot_width + right;
   const axis x = make_axis(xs, left, width - right);
   axis y = make_axis(ys, height - bottom, top);
   y.binary = binary_y;
@@ -174,14 +199,24 @@ std::string chart::svg(const std::string& id) const {
     }
     o += "</g>\n";
   }
+  // Vertical markers, each label on its own row, on the side of its line with the room.
   int row = 0;
   for (const auto& m : markers) {
     if (!(m.x > 0)) continue;
     const double label_y = top + 12 + 12 * row++;
+    const bool right_half = x(m.x) > left + plot_width / 2;
     o += fmt::format("<line class=\"marker\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"{3}\"/>", x(m.x),
                      top, height - bottom, color_of(m.color));
-    o += fmt::format("<text class=\"marker-label\" x=\"{:.1f}\" y=\"{}\" fill=\"{}\">{}</text>\n", x(m.x) + 3, label_y,
-                     color_of(m.color), html_escape(m.label));
+    o += fmt::format("<text class=\"marker-label\" x=\"{:.1f}\" y=\"{}\" fill=\"{}\" text-anchor=\"{}\">{}</text>\n",
+                     right_half ? x(m.x) - 3 : x(m.x) + 3, label_y, color_of(m.color), right_half ? "end" : "start",
+                     html_escape(m.label));
+  }
+  for (const auto& l : levels) {
+    if (!(l.x > 0)) continue;
+    o += fmt::format("<line class=\"marker\" x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\"/>", left,
+                     width - right, y(l.x), color_of(l.color));
+    o += fmt::format("<text class=\"marker-label\" x=\"{:.1f}\" y=\"{:.1f}\" fill=\"{}\" text-anchor=\"end\">{}</text>\n",
+                     width - right - 4, y(l.x) - 4, color_of(l.color), html_escape(l.label));
   }
   // Legend: a click shows or hides the series.
   double ly = top + 8;

@@ -1,5 +1,5 @@
 // Log-log charts drawn as inline SVG, so that an HTML report needs no script library and works
-// offline: measured points with their min-max whiskers, fitted curves with a confidence band,
+// offline: measured points with whiskers (their interquartile range), fitted curves with a confidence band,
 // vertical markers (a knee), a legend whose entries show and hide their series.
 #pragma once
 
@@ -36,7 +36,8 @@ struct chart {
   std::function<std::string(double)> format_x, format_y;  ///< tick labels
   bool binary_y = false;  ///< ticks at powers of 2 (bytes) instead of 1, 2, 5 times powers of 10
   std::vector<chart_series> series;
-  std::vector<chart_marker> markers;
+  std::vector<chart_marker> markers;  ///< vertical lines at x (a knee)
+  std::vector<chart_marker> levels;   ///< horizontal lines at y, `x` holding the y value (1× on a speedup chart)
 
   /// The SVG element; `id` prefixes the element ids (unique per page). Points, curves and bands
   /// with non-positive or non-finite coordinates are left out (log axes).

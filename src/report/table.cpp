@@ -11,7 +11,6 @@
 #include "core/duration.hpp"
 #include "core/errors.hpp"
 #include "core/registry.hpp"
-#include "core/registry.hpp"
 #include "measure/probe.hpp"
 #include "measure/stats.hpp"
 #include "core/format.hpp"
@@ -105,16 +104,17 @@ std::string render_tables(const experiment_view& v, table_style style) {
         for (const auto& [name, m] : p->metrics)
           if (name != "total" && name != "user" && name != "sys" && name != "host_peak_rss" && name != "point_wall")
             phases.insert(name);
+    const rate_desc rate = desc ? desc->rate : rate_desc{};
     grid g;
     if (external) {
       g.columns = {{"n", true}, {"variant", false}, {"total", true}, {"user", true}, {"sys", true}, {"peak RSS", true}};
       for (const auto& ph : phases) g.columns.push_back({ph, true});
       g.columns.push_back({"status", false});
     } else {
-      g.columns = {{"n", true},     {"variant", false}, {"total", true},  {"kernel", true},   {"GB/s", true},
+      g.columns = {{"n", true},     {"variant", false}, {"total", true},  {"kernel", true},   {rate.name, true},
                    {"% ceil", true}, {"vs seq", true},  {"vs omp", true}, {"energy/op", true}, {"status", false}};
     }
-    std::vector<std::string> footnotes;
+    std::vector<std::string> footnotes, noisy_rows;
     std::map<std::string, std::set<std::string>> unavailable;  // metric -> reasons
     // One row per (n, variant): the points of several input instances are pooled, each metric the
     // median of the instances' medians.
@@ -140,7 +140,25 @@ std::string render_tables(const experiment_view& v, table_style style) {
       std::vector<std::string> row;
       row.push_back(fmt::format("{}", r.n));
       row.push_back(points.size() > 1 ? fmt::format("{} ×{}", r.variant, points.size()) : r.variant);
-      row.push_back(ok ? format_time(total) : "-");
+      // Noise, where it shows: more than 2% of the samples far from the median (hyperfine's outlier
+      // rule), or a median whose relative standard error is above 5%.
+      std::size_t outliers = 0, samples = 0;
+      double worst_rse = 0;
+      for (auto* p : points)
+        if (auto it = p->metrics.find("total"); p->record.status == point_status::ok && it != p->metrics.end()) {
+          outliers += count_outliers(it->second.values);
+          samples += it->second.values.size();
+          if (const double e = median_rse(it->second.values); std::isfinite(e)) worst_rse = std::max(worst_rse, e);
+        }
+      const bool noisy = ok && (static_cast<double>(outliers) > 0.02 * static_cast<double>(samples) || worst_rse > 0.05);
+      if (noisy) {
+        noisy_rows.push_back(fmt::format("{} n={}: {}{}", stored_text(r.variant, style), r.n,
+                                         outliers ? fmt::format("{} of {} samples are outliers", outliers, samples) : std::string(),
+                                         worst_rse > 0.05 ? fmt::format("{}the median's standard error is {}", outliers ? "; " : "",
+                                                                        format_percent(worst_rse))
+                                                          : std::string()));
+      }
+      row.push_back(ok ? format_time(total) + (noisy ? " !" : "") : "-");
       if (external) {
         auto cell = [&](const std::string& metric, auto fmt_fn) {
           const double x = pooled(points, metric);
@@ -153,13 +171,15 @@ std::string render_tables(const experiment_view& v, table_style style) {
       }
       if (!external) {
         row.push_back(ok && std::isfinite(kernel) ? format_time(kernel) : "-");
-        double rate = std::nan("");
+        double per_s = std::nan(""), bytes_per_s = std::nan("");
         if (ok && declared) {
-          double t = std::isfinite(kernel) ? kernel : total;
-          rate = desc->work(r.n, *declared).bytes / t;
+          const double t = std::isfinite(kernel) ? kernel : total;
+          const auto w = desc->work(r.n, *declared);
+          per_s = (rate.of_bytes ? w.bytes : w.ops) / t;
+          bytes_per_s = w.bytes / t;
         }
-        row.push_back(std::isfinite(rate) ? fmt::format("{:.1f}", rate / 1e9) : "-");
-        row.push_back(format_percent(rate / ceiling_value(e.ceilings, r.backend)));
+        row.push_back(std::isfinite(per_s) ? fmt::format("{:.3g}", per_s / rate.scale) : "-");
+        row.push_back(rate.of_bytes ? format_percent(bytes_per_s / ceiling_value(e.ceilings, r.backend)) : "-");
         auto speedup = [&](backend ref) {
           const auto& at_n = totals[r.n];
           auto it = at_n.find(speedup_baseline_among(identities, r.problem, r.variant, ref,
@@ -197,6 +217,21 @@ std::string render_tables(const experiment_view& v, table_style style) {
       row.push_back(status);
       g.rows.push_back(std::move(row));
     }
+    // Columns with nothing to show here (no GPU variant's kernel, no baseline, no meter, a rate
+    // that is not a bandwidth) are left out; the notes below say why a metric is unavailable.
+    std::set<std::string> dropped;
+    for (std::size_t c = g.columns.size(); c-- > 0;) {
+      const auto& name = g.columns[c].title;
+      if (name == "n" || name == "variant" || name == "total" || name == "status") continue;
+      const bool empty = std::all_of(g.rows.begin(), g.rows.end(), [&](const auto& row) {
+        return c >= row.size() || row[c] == "-" || row[c] == "unavailable";
+      });
+      if (!empty || g.rows.empty()) continue;
+      dropped.insert(name);
+      g.columns.erase(g.columns.begin() + static_cast<std::ptrdiff_t>(c));
+      for (auto& row : g.rows)
+        if (c < row.size()) row.erase(row.begin() + static_cast<std::ptrdiff_t>(c));
+    }
     out += render(g, style);
     if (md) out += "\n";
     const char* bullet = md ? "- " : "  ";
@@ -206,12 +241,19 @@ std::string render_tables(const experiment_view& v, table_style style) {
                          "reported\n",
                          bullet);
     else
-      out += fmt::format("{}medians (×k: k input instances pooled, the median of their medians); GB/s: bytes the problem "
-                         "must read over the kernel time (GPU) or the total time (CPU); % ceil: of the probed read "
-                         "bandwidth for the back end; vs seq, vs omp: speedup in total time against the same algorithm's seq or omp "
-                         "variant (exact-cuda against exact-seq), else the problem's reference algorithm's (`ema list` shows each "
-                         "variant's algorithm)\n",
-                         bullet);
+      out += fmt::format("{}medians (×k: k input instances pooled, the median of their medians); {}: {} over the kernel "
+                         "time (GPU) or the total time (CPU){}{}\n",
+                         bullet, rate.name, rate.meaning, rate.of_bytes ? "; % ceil: of the probed read bandwidth for the back end" : "",
+                         dropped.count("vs seq") && dropped.count("vs omp")
+                             ? ""
+                             : "; vs seq, vs omp: speedup in total time against the same algorithm's seq or omp variant "
+                               "(exact-cuda against exact-seq), else the problem's reference algorithm's (`ema list` shows "
+                               "each variant's algorithm)");
+    if (!noisy_rows.empty())
+      out += fmt::format("{}!: a noisy point — over 2% of its samples more than 10 robust standard deviations from the median (hyperfine's "
+                         "outlier rule: another process or a preempted thread ran), or a median whose relative standard "
+                         "error is above 5%; the median stands, a mean would not: {}\n",
+                         bullet, fmt::join(noisy_rows, ", "));
     for (const auto& [metric, reasons] : unavailable)
       for (const auto& why : reasons) out += fmt::format("{}{}: unavailable ({})\n", bullet, stored_text(metric, style), stored_text(why, style));
     for (const auto& f : footnotes) out += fmt::format("{}{}\n", bullet, f);
@@ -252,7 +294,16 @@ std::string render_ceilings(const nlohmann::json& ceilings, table_style style) {
     }
     g.rows.push_back({name, format_value(c.value("value", 0.0), c.value("unit", "")), c.value("detail", "")});
   }
-  return render(g, style);
+  // A probe that contradicts itself: every thread together reading slower than one alone.
+  auto value = [&](const char* k) {
+    return ceilings.contains(k) && ceilings[k].is_object() ? ceilings[k].value("value", 0.0) : 0.0;
+  };
+  std::string out = render(g, style);
+  if (value("host_read_bw_all") > 0 && value("host_read_bw_one") > value("host_read_bw_all"))
+    out += fmt::format("{}host_read_bw_all is below host_read_bw_one: all threads read slower than one, so the probe was "
+                       "disturbed (another process, a busy VM); `ema probe` measures again\n",
+                       style == table_style::markdown ? "\n- warning: " : "  warning: ");
+  return out;
 }
 
 }  // namespace ema

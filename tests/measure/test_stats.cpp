@@ -45,3 +45,37 @@ TEST(Stats, MedianRseIsRobustToOutliers) {
 
 }  // namespace
 }  // namespace ema
+
+namespace ema {
+namespace {
+
+TEST(Stats, QuantilesInterpolateBetweenOrderStatistics) {
+  EXPECT_DOUBLE_EQ(quantile({4, 1, 3, 2}, 0.25), 1.75);
+  EXPECT_DOUBLE_EQ(quantile({4, 1, 3, 2}, 0.5), 2.5);
+  EXPECT_DOUBLE_EQ(quantile({4, 1, 3, 2}, 1), 4);
+  EXPECT_DOUBLE_EQ(quantile({7}, 0.75), 7);
+  EXPECT_TRUE(std::isnan(quantile({}, 0.5)));
+}
+
+TEST(Stats, OutliersLieTenRobustSigmasFromTheMedian) {
+  EXPECT_EQ(count_outliers(std::vector<double>{1.00, 1.01, 0.99, 1.02, 0.98}), 0u);
+  EXPECT_EQ(count_outliers(std::vector<double>{1.00, 1.01, 0.99, 1.02, 0.98, 6.0}), 1u);  // a preempted run
+  EXPECT_EQ(count_outliers(std::vector<double>{5, 5, 5, 5, 5, 5, 50}), 1u);              // no spread but one
+  EXPECT_EQ(count_outliers(std::vector<double>{1, 100}), 0u);                             // too few to tell
+}
+
+TEST(Stats, ARatioIntervalHoldsTheRatioOfMedians) {
+  std::mt19937_64 rng(3);
+  const std::vector<double> a = {1.0, 1.02, 0.98, 1.01, 0.99, 1.0, 1.03}, b = {2.0, 2.05, 1.96, 2.02, 1.98, 2.01, 2.0};
+  const auto [lo, hi] = median_ratio_interval(a, b, 500, rng);
+  EXPECT_LE(lo, 2.0);
+  EXPECT_GE(hi, 2.0);
+  EXPECT_GT(lo, 1.8);
+  EXPECT_LT(hi, 2.2);
+  const auto one = median_ratio_interval(std::vector<double>{2.0}, std::vector<double>{3.0}, 500, rng);
+  EXPECT_EQ(one.first, 1.5);
+  EXPECT_EQ(one.second, 1.5);
+}
+
+}  // namespace
+}  // namespace ema

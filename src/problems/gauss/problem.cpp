@@ -194,6 +194,7 @@ EMA_PROBLEM(gauss, ema::gauss::kit::problem({
     .params = ema::gauss::params,
     .default_sizes = "2^5..2^10",
     .work = &ema::gauss::work,
+    .rate = {.name = "GFLOP/s", .of_bytes = false, .scale = 1e9, .meaning = "the elimination's and substitution's flops"},
     .max_size = std::uint64_t{1} << 20,  // n (n + 1) elements and int indices on the device stay far from overflow
     .validate = &ema::gauss::validate,
     .size_from_input = &ema::gauss::size_from_input,

@@ -63,10 +63,11 @@ constexpr param_spec params[] = {
 };
 
 work_model work(std::uint64_t n, const param_set& p) {
-  // One evaluation per cell of the plot (m coordinates each); the series is read.
+  // The cells of the recurrence plot (each a distance over m coordinates), the exact method's
+  // work and the problem's rate; the series is read.
   const double m = static_cast<double>(p.integer("m")), tau = static_cast<double>(p.integer("tau"));
   const double vectors = std::max(0.0, static_cast<double>(n) - (m - 1) * tau);
-  return {8.0 * static_cast<double>(n), vectors * vectors * m};
+  return {8.0 * static_cast<double>(n), vectors * vectors};
 }
 
 double distance(const input& in, std::size_t i, std::size_t j) {
@@ -200,6 +201,7 @@ EMA_PROBLEM(rqa, ema::rqa::kit::problem({
     .default_sizes = "2^8..2^12",
     .reference_variant = "exact-seq",
     .work = &ema::rqa::work,
+    .rate = {.name = "Gcells/s", .of_bytes = false, .scale = 1e9, .meaning = "cells of the recurrence plot (N², N vectors)"},
     .max_size = (std::uint64_t{1} << 32) - 1,  // N^2 cells are counted in 64 bits
     .validate = &ema::rqa::validate,
     .size_from_input = &ema::rqa::size_from_input,

@@ -1,0 +1,21 @@
+// The answer first: per problem (and parameter set) of an experiment, what a reader looks for
+// before any chart — which variant is fastest over which sizes, how much faster each is than its
+// baseline at the largest size both ran (with a 95% bootstrap interval, flagged when it spans 1×),
+// and each variant's fitted class with its verdict. `ema report` opens each problem with it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report/fits.hpp"
+#include "report/table.hpp"
+#include "report/view.hpp"
+
+namespace ema {
+
+/// The summary of one problem and parameter set as Markdown or text; `total_fits` are the fits of
+/// the total time (any problem's; those of this one are picked).
+std::string render_summary(const experiment_view& v, const std::string& problem, const std::string& params_json,
+                           const std::vector<variant_fit>& total_fits, table_style style);
+
+}  // namespace ema
