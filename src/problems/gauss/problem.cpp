@@ -192,7 +192,7 @@ EMA_PROBLEM(gauss, ema::gauss::kit::problem({
     .size_meaning = "number of equations (A is n x n)",
     .source = "003_7e2665a3d38c50fb.txt (sections 3 and 4: Algorithms 1 and 2, Codes 3.1 to 3.3, Tables 1 to 3)",
     .params = ema::gauss::params,
-    .default_sizes = "2^5..2^10",
+    .default_sizes = "2^6..2^11,90..1440*2",  // 11 sizes, half an octave apart: enough for a verdict
     .work = &ema::gauss::work,
     .rate = {.name = "GFLOP/s", .of_bytes = false, .scale = 1e9, .meaning = "the elimination's and substitution's flops"},
     .max_size = std::uint64_t{1} << 20,  // n (n + 1) elements and int indices on the device stay far from overflow

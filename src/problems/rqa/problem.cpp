@@ -198,7 +198,7 @@ EMA_PROBLEM(rqa, ema::rqa::kit::problem({
     .size_meaning = "length of the time series",
     .source = "000_d2722dce0c10bad2.txt (laminarity from microstates, equation 1, Table 1)",
     .params = ema::rqa::params,
-    .default_sizes = "2^8..2^12",
+    .default_sizes = "2^8..2^13,362..5792*2",  // 11 sizes, half an octave apart: enough for a verdict
     .reference_variant = "exact-seq",
     .work = &ema::rqa::work,
     .rate = {.name = "Gcells/s", .of_bytes = false, .scale = 1e9, .meaning = "cells of the recurrence plot (N², N vectors)"},
