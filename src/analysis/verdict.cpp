@@ -181,7 +181,7 @@ verdict judge(const analysis& a, double noise) {
     raise(verdict_level::tentative,
           fmt::format("the largest working set ({}) is within twice the {} ({}): the class may describe cache-resident runs{}",
                       bytes_text(r->working_set), r->cache, bytes_text(r->cache_bytes),
-                      r->past > 0 ? fmt::format("; n = {:.4g} would hold four times the {}", r->past, r->cache) : std::string()));
+                      r->past > 0 ? fmt::format("; n = {} would hold four times the {}", format_size(r->past), r->cache) : std::string()));
 
   if (exotic(best))
     raise(verdict_level::tentative,

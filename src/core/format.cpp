@@ -70,4 +70,11 @@ std::string format_value(double v, const std::string& unit) {
   return fmt::format("{:.4g} {}", v, unit);
 }
 
+std::string format_size(double n) {
+  const double l = std::log2(n);
+  if (n >= 1024 && std::abs(l - std::round(l)) < 1e-9) return fmt::format("2^{}", static_cast<int>(std::round(l)));
+  if (n < 1e7 && std::abs(n - std::round(n)) < 1e-9) return fmt::format("{}", static_cast<long long>(std::round(n)));
+  return fmt::format("{:.3g}", n);
+}
+
 }  // namespace ema

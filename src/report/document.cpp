@@ -274,6 +274,33 @@ chart speedup_chart(const group& g, const std::vector<variant_identity>& identit
   return c;
 }
 
+/// `ema exec`'s programs against the first one run (named on the command line first): a user's
+/// programs have no seq or omp variant to be compared with unless they are named so.
+chart relative_chart(const group& g) {
+  chart c;
+  const auto first = g.points.front()->record.variant;  // the first in the plan: the first --run
+  c.title = fmt::format("the programs against {}: T({}) / T(program), total time", first, first);
+  c.x_label = "n";
+  c.y_label = fmt::format("speedup against {} (×)", first);
+  c.format_y = format_ratio;
+  c.levels.push_back({1, fmt::format("1× (as fast as {})", first), -1});
+  const auto ref = g.medians(first, "total");
+  for (const auto& [variant, backend] : g.variants) {
+    if (variant == first) continue;
+    chart_series s;
+    s.name = variant;
+    s.color = g.color(variant);
+    for (const auto& [n, t] : g.medians(variant, "total"))
+      if (auto it = ref.find(n); it != ref.end() && t > 0) {
+        const double fs = it->second / t;
+        s.points.push_back({static_cast<double>(n), fs, 0, 0, fmt::format("{} n={}: {} against {}", variant, n, format_ratio(fs), first)});
+        s.curve.emplace_back(static_cast<double>(n), fs);
+      }
+    if (!s.points.empty()) c.series.push_back(std::move(s));
+  }
+  return c;
+}
+
 chart phase_chart(const group& g, const std::string& variant) {
   chart c;
   c.title = fmt::format("{}: where the time goes", variant);
@@ -378,7 +405,9 @@ std::string render_html(const experiment_view& v, const fits_by_metric& fits) {
     };
     for (const auto& m : metrics) add(metric_chart(g, m, fits));
     const auto identities = variant_identities(v, g.problem);
-    add(speedup_chart(g, identities, backend::seq));
+    const auto speedups = speedup_chart(g, identities, backend::seq);
+    add(speedups);
+    if (speedups.empty() && g.variants.size() > 1 && g.variants.front().second == "external") add(relative_chart(g));
     for (const auto& [variant, backend] : g.variants)
       if (!g.medians(variant, "kernel").empty()) add(phase_chart(g, variant));
     o += "</div>\n";

@@ -50,12 +50,6 @@ double default_budget(const experiment_record& e) {
   return e.plan.value("timeout", 300.0);
 }
 
-std::string size_text(double n) {
-  const double l = std::log2(n);
-  if (n >= 1024 && std::abs(l - std::round(l)) < 1e-9) return fmt::format("2^{}", static_cast<int>(std::round(l)));
-  if (n < 1e7 && std::abs(n - std::round(n)) < 1e-9) return fmt::format("{}", static_cast<long long>(std::round(n)));
-  return fmt::format("{:.3g}", n);
-}
 
 }  // namespace
 
@@ -281,7 +275,7 @@ std::string render_fit_summary(const std::vector<variant_fit>& fits, table_style
     if (!vd.reasons.empty()) verdict += fmt::format(" ({} reason{})", vd.reasons.size(), vd.reasons.size() == 1 ? "" : "s");
     std::string settle;
     if (vd.next_size)
-      settle = fmt::format("n = {}{}", size_text(*vd.next_size),
+      settle = fmt::format("n = {}{}", format_size(*vd.next_size),
                            vd.predicted ? fmt::format(" (predicted {})", format_value(*vd.predicted, f.unit)) : std::string());
     t.rows.push_back({problem, f.variant, a.groups.best.theta().text(), format_percent(a.groups.best.max_rel_err), verdict, settle});
   }
@@ -308,14 +302,14 @@ std::string render_fits(const std::vector<variant_fit>& fits, table_style style,
     const auto& g = a.groups;
     const auto sizes = a.data.sizes();
     out += fmt::format("{}{} sizes from {} to {}, {} values; {} equations fitted\n", ind, sizes.size(),
-                       size_text(sizes.front()), size_text(sizes.back()), a.data.size(), g.candidates);
+                       format_size(sizes.front()), format_size(sizes.back()), a.data.size(), g.candidates);
     // The verdict first: how far the best equation below can be quoted (analysis/verdict.hpp).
     const auto& vd = a.verdict;
     out += fmt::format("{}verdict: {}{}\n", ind, fit::to_string(vd.level),
                        std::isfinite(vd.noise) ? fmt::format(" (noise of a measured value σ = {})", fit::percent(vd.noise)) : std::string());
     for (const auto& why : vd.reasons) out += fmt::format("{}  - {}\n", ind, stored_text(why, style));
     if (vd.next_size)
-      out += fmt::format("{}  to settle it: run n = {} (the best equation predicts {} there)\n", ind, size_text(*vd.next_size),
+      out += fmt::format("{}  to settle it: run n = {} (the best equation predicts {} there)\n", ind, format_size(*vd.next_size),
                          vd.predicted ? format_value(*vd.predicted, f.unit) : std::string("?"));
     grid t;
     t.columns = {{"group", false}, {"equation", false}, {"Θ", false}, {"coef", true}, {"max err", true},
@@ -326,7 +320,7 @@ std::string render_fits(const std::vector<variant_fit>& fits, table_style style,
     };
     auto tie_text = [&](const fit::tie_break& tb) {
       if (!tb.n) return std::string("never");
-      return fmt::format("n = {} ({})", size_text(*tb.n), std::isfinite(tb.cost) ? format_time(tb.cost) : "?");
+      return fmt::format("n = {} ({})", format_size(*tb.n), std::isfinite(tb.cost) ? format_time(tb.cost) : "?");
     };
     const auto best_key = g.best.formula();
     std::string best_tie;
@@ -357,7 +351,7 @@ std::string render_fits(const std::vector<variant_fit>& fits, table_style style,
     if (a.knee) {
       out += fmt::format("{}knee at n ≈ {}: {} below, {} above (slopes {:.2f} and {:.2f} in log-log); the groups describe "
                          "the regime above it",
-                         ind, size_text(std::round(a.knee->where.n)), a.knee->below.text(), a.knee->above.text(),
+                         ind, format_size(std::round(a.knee->where.n)), a.knee->below.text(), a.knee->above.text(),
                          a.knee->where.slope_below, a.knee->where.slope_above);
       if (f.resident_threads) out += fmt::format("; GPU resident threads (SMs × threads per SM): {:.0f}", *f.resident_threads);
       out += "\n";
@@ -373,7 +367,7 @@ std::string render_fits(const std::vector<variant_fit>& fits, table_style style,
                          ci->estimate, ci->lo, ci->hi, ci->resamples);
     if (a.check) {
       std::vector<std::string> held;
-      for (const auto& p : a.check->points) held.push_back(size_text(p.n));
+      for (const auto& p : a.check->points) held.push_back(format_size(p.n));
       out += fmt::format("{}held out n = {}: the best equation of the other sizes ({}) predicts them within {}\n", ind,
                          fmt::join(held, ", "), a.check->best.theta().text(), format_percent(a.check->max_rel_err));
     }

@@ -15,7 +15,8 @@ namespace ema {
 namespace {
 
 std::string size_range(std::uint64_t lo, std::uint64_t hi) {
-  return lo == hi ? fmt::format("n = {}", lo) : fmt::format("n = {} – {}", lo, hi);
+  const auto a = format_size(static_cast<double>(lo)), b = format_size(static_cast<double>(hi));
+  return lo == hi ? fmt::format("n = {}", a) : fmt::format("n = {} – {}", a, b);
 }
 
 }  // namespace
@@ -74,7 +75,7 @@ std::string render_summary(const experiment_view& v, const std::string& problem,
       const auto [lo, hi] = median_ratio_interval(it->second, other->second, 1000, rng);
       const bool spans = lo <= 1 && hi >= 1;
       out += fmt::format("{}{} against {} at n = {}: {} (95% interval {} – {}){}\n", bullet, stored_text(variant, style),
-                         stored_text(base, style), it->first, format_ratio(speedup), format_ratio(lo), format_ratio(hi),
+                         stored_text(base, style), format_size(static_cast<double>(it->first)), format_ratio(speedup), format_ratio(lo), format_ratio(hi),
                          spans ? ": the interval spans 1×, no difference shown" : "");
       break;
     }

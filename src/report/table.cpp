@@ -269,7 +269,8 @@ std::string render_tables(const experiment_view& v, table_style style) {
       const auto stopped = t.value("stopped", ""), settled = t.value("settled", "");
       out += fmt::format("{}{} {}: {} sizes{}; {}{}\n", md ? "  - " : "  ", stored_text(t.value("problem", ""), style),
                          stored_text(t.value("variant", ""), style), sizes.size(),
-                         sizes.empty() ? "" : fmt::format(" from {} to {}", *sizes.begin(), *sizes.rbegin()),
+                         sizes.empty() ? "" : fmt::format(" from {} to {}", format_size(static_cast<double>(*sizes.begin())),
+                                                                           format_size(static_cast<double>(*sizes.rbegin()))),
                          stopped.empty() ? "still growing (interrupted)" : "stopped growing: " + stored_text(stopped, style),
                          settled.empty() ? "" : "; then its total time's fit: " + stored_text(settled, style));
     }

@@ -123,21 +123,22 @@ growth_step next_size(const std::vector<observation>& obs, const growth_limits& 
     return s;
   }
   const double n = static_cast<double>(next);
+  const auto n_text = format_size(n);
   const double one = predict_wall(obs, n, policy);
   if (one > l.timeout) {
-    s.stop = fmt::format("a point at n = {} would take about {}, over the per-point timeout of {}", next,
+    s.stop = fmt::format("a point at n = {} would take about {}, over the per-point timeout of {}", n_text,
                          format_time(one), format_time(l.timeout));
     return s;
   }
   const double host = predict_bytes(obs, n, &observation::host_bytes);
   if (l.host_free > 0 && host > l.memory_fraction * l.host_free) {
-    s.stop = fmt::format("a point at n = {} would need about {} of host memory; {} is free", next, format_bytes(host),
+    s.stop = fmt::format("a point at n = {} would need about {} of host memory; {} is free", n_text, format_bytes(host),
                          format_bytes(l.host_free));
     return s;
   }
   const double device = predict_bytes(obs, n, &observation::device_bytes);
   if (l.device_free > 0 && device > l.memory_fraction * l.device_free) {
-    s.stop = fmt::format("a point at n = {} would need about {} of device memory; {} is free", next, format_bytes(device),
+    s.stop = fmt::format("a point at n = {} would need about {} of device memory; {} is free", n_text, format_bytes(device),
                          format_bytes(l.device_free));
     return s;
   }
@@ -157,10 +158,10 @@ growth_step next_size(const std::vector<observation>& obs, const growth_limits& 
   if (needed > l.allowance) {
     s.stop = attainable ? fmt::format("n = {} would take about {} with the sizes it would need filled in, over this "
                                       "variant's share of the budget left ({})",
-                                      next, format_time(needed), format_time(std::max(l.allowance, 0.0)))
+                                      n_text, format_time(needed), format_time(std::max(l.allowance, 0.0)))
                         : fmt::format("n = {} would take about {}, over this variant's share of the budget left ({}), "
                                       "which cannot afford {} sizes at {} a point",
-                                      next, format_time(needed), format_time(std::max(l.allowance, 0.0)), l.min_sizes,
+                                      n_text, format_time(needed), format_time(std::max(l.allowance, 0.0)), l.min_sizes,
                                       format_time(cheapest * policy.instances));
     return s;
   }

@@ -429,11 +429,12 @@ class sweeper {
         const auto& vd = a.verdict;
         t.settled = fmt::format("{}, {}", fit::to_string(vd.level), a.groups.best.theta().text());
         if (vd.level == fit::verdict_level::firm || !vd.next_size) continue;
-        if (!vd.reasons.empty()) t.settled += fmt::format(" ({})", vd.reasons.front());
+        if (!vd.reasons.empty())
+          t.settled += fmt::format(" ({} reason{}: `ema fit` lists them)", vd.reasons.size(), vd.reasons.size() == 1 ? "" : "s");
         auto n = static_cast<std::uint64_t>(std::llround(std::min(*vd.next_size, 0x1p62)));
         if (t.max_size && n > t.max_size) n = t.max_size;
         if (planned_sizes(t).count(n)) {
-          t.settled += fmt::format("; n = {}, which would settle it, is measured", n);
+          t.settled += fmt::format("; n = {}, which would settle it, is measured", format_size(static_cast<double>(n)));
           continue;
         }
         if (obs.empty() || round == max_rounds) continue;
@@ -442,11 +443,11 @@ class sweeper {
         const double device = predict_bytes(obs, static_cast<double>(n), &observation::device_bytes);
         const double host_free = static_cast<double>(available_memory_bytes()), device_free = device_free_bytes(backend_of(t));
         if (cost / p_.instances > p_.timeout)
-          t.settled += fmt::format("; n = {} would settle it but would take about {}, over the per-point timeout", n, format_time(cost));
+          t.settled += fmt::format("; n = {} would settle it but would take about {}, over the per-point timeout", format_size(static_cast<double>(n)), format_time(cost));
         else if (host_free > 0 && host > 0.8 * host_free)
-          t.settled += fmt::format("; n = {} would settle it but would need about {} of host memory", n, format_bytes(host));
+          t.settled += fmt::format("; n = {} would settle it but would need about {} of host memory", format_size(static_cast<double>(n)), format_bytes(host));
         else if (device_free > 0 && device > 0.8 * device_free)
-          t.settled += fmt::format("; n = {} would settle it but would need about {} of device memory", n, format_bytes(device));
+          t.settled += fmt::format("; n = {} would settle it but would need about {} of device memory", format_size(static_cast<double>(n)), format_bytes(device));
         else
           wants.push_back({i, n, cost});
       }
@@ -460,7 +461,8 @@ class sweeper {
         auto& t = cal.tracks[w.track];
         const double share = left / static_cast<double>(wants.size() - k);
         if (w.cost > share) {
-          t.settled += fmt::format("; n = {} would settle it but would take about {}, over its share of the budget left ({})", w.n,
+          t.settled += fmt::format("; n = {} would settle it but would take about {}, over its share of the budget left ({})",
+                                   format_size(static_cast<double>(w.n)),
                                    format_time(w.cost), format_time(std::max(share, 0.0)));
           continue;
         }
