@@ -88,7 +88,12 @@ double replicate_noise(const std::vector<double>& n, const std::vector<double>& 
 
 verdict judge(const analysis& a, double noise) {
   verdict v;
-  const double replicates = replicate_noise(a.data.n, a.data.y);
+  // The replicates' spread within the fitted regime: points in separate processes differ more at
+  // launch-bound sizes below a knee than where the fit is judged.
+  std::vector<double> rn, ry;
+  for (std::size_t i = 0; i < a.data.size(); ++i)
+    if (a.data.n[i] >= a.regime_from) rn.push_back(a.data.n[i]), ry.push_back(a.data.y[i]);
+  const double replicates = replicate_noise(rn, ry);
   v.noise = std::isfinite(noise) && std::isfinite(replicates) ? std::max(noise, replicates)
             : std::isfinite(noise)                            ? noise
                                                               : replicates;

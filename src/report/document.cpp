@@ -216,7 +216,8 @@ chart metric_chart(const group& g, const std::string& metric, const fits_by_metr
     } else if (f && f->analysis) {
       const auto& a = *f->analysis;
       const auto sizes = a.data.sizes();
-      const double from = a.knee ? a.knee->where.n : sizes.front(), to = sizes.back();
+      // The curve over the regime the groups describe: above the knee, or past a cache's edge.
+      const double from = a.regime_from > 0 ? a.regime_from : sizes.front(), to = sizes.back();
       for (int k = 0; k <= 64; ++k) {
         const double n = from * std::pow(to / from, k / 64.0);
         s.curve.emplace_back(n, a.groups.best(n));
@@ -230,6 +231,10 @@ chart metric_chart(const group& g, const std::string& metric, const fits_by_metr
       // A memory metric's knee is where the data outgrow the process's baseline, not a saturation.
       if (a.knee && info.unit != std::string("B"))
         c.markers.push_back({a.knee->where.n, fmt::format("knee {} ≈ {}", variant, format_count(a.knee->where.n)), s.color});
+      else if (!a.knee && a.regime_from > 0)
+        for (const auto& b : a.breakpoints)
+          if (!b.cache.empty())
+            c.markers.push_back({b.n, fmt::format("{} {} filled ≈ {}", variant, b.cache, format_count(b.n)), s.color});
       if (f->resident_threads) gpu_threads = *f->resident_threads;
     }
     c.series.push_back(std::move(s));
