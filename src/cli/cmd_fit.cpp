@@ -25,7 +25,7 @@ namespace {
 struct fit_options {
   std::optional<std::int64_t> experiment;
   std::string metric = "total", stat = "median", variants, problems, best = "parsimony";
-  std::optional<std::string> csv, budget, size;
+  std::optional<std::string> csv, budget, size, best_of;
   std::vector<std::string> from;  ///< --from FORMAT FILE
   double threshold = 0.05;
   int bootstrap = 200;
@@ -217,6 +217,9 @@ action add_fit(CLI::App& app, common_options& common) {
                  "time a tie-breaker point may take, e.g. 2m (default: the experiment's budget, else its per-point timeout)");
   app.add_option("--bootstrap", o->bootstrap, "bootstrap resamples for the interval and band (default 200; 0: none)");
   app.add_option("--best", o->best, "rule for the best equation: parsimony (default) or ema (the source's literal rule)");
+  app.add_option("--best-of", o->best_of,
+                 "also fit, for a parameter swept as an axis, the curve of its best value at each size (per variant and "
+                 "setting of the other parameters)");
   app.add_flag("--all-equations", o->all_equations, "list every equivalent equation, not the first 8");
   app.add_flag("--run-tie-breaker", o->run_tie_breaker,
                "run each variant's smallest feasible tie-breaker size, store it in the experiment and refit");
@@ -238,6 +241,11 @@ action add_fit(CLI::App& app, common_options& common) {
       view = chosen_experiment(db, o->experiment);
     }
     auto fits = fit_experiment(*view, r);
+    auto add_best = [&] {
+      if (!o->best_of) return;
+      auto best = fit_best_curves(*view, r, *o->best_of);
+      fits.insert(fits.end(), std::make_move_iterator(best.begin()), std::make_move_iterator(best.end()));
+    };
     if (o->run_tie_breaker) {
       if (run_tie_breakers(common, view->experiment.id, fits)) {
         auto db = database::open_read(common.db);
@@ -245,6 +253,7 @@ action add_fit(CLI::App& app, common_options& common) {
         fits = fit_experiment(*view, r);
       }
     }
+    add_best();  // after the tie breakers: a best curve is no variant to run
     const auto heading = fmt::format("Experiment {} — {} ({} of each point's samples)\n", view->experiment.id, r.metric,
                                      to_string(r.stat));
     print(fits, {{"experiment", view->experiment.id}, {"db", common.db}}, r, *o, heading);

@@ -8,6 +8,7 @@
 #include "core/errors.hpp"
 #include "core/text.hpp"
 #include "report/analysis_tables.hpp"
+#include "report/axis_best.hpp"
 #include "report/exports.hpp"
 #include "report/fits.hpp"
 #include "report/table.hpp"
@@ -18,7 +19,7 @@ namespace {
 
 struct show_options {
   std::optional<std::int64_t> experiment;
-  std::optional<std::string> json, csv, md;
+  std::optional<std::string> json, csv, md, best;
   bool list = false, stats = false, no_fit = false;
 };
 
@@ -46,6 +47,9 @@ action add_show(CLI::App& app, common_options& common) {
   app.add_option("--md", o->md, "write Markdown to FILE, - for stdout");
   app.add_flag("--list", o->list, "list the experiments in the database");
   app.add_flag("--stats", o->stats, "also print the repeated-runs tables (mean, std dev, max, min, speedup, efficiency, cost)");
+  app.add_option("--best", o->best,
+                 "for a parameter swept as an axis (--param k=1,2,4): per size and variant, the value with the least median "
+                 "time, and the runner-up with whether it is within noise");
   app.add_flag("--no-fit", o->no_fit, "leave out the fitted class and verdict of each variant");
   return [o, &common] {
     check_outputs(common.db, given_outputs({{"--json", &o->json}, {"--csv", &o->csv}, {"--md", &o->md}}));
@@ -62,11 +66,13 @@ action add_show(CLI::App& app, common_options& common) {
       if (!o->no_fit) print_text(fit_summary(view, table_style::text));
     }
     if (o->stats) print_text(render_analysis_tables(view, table_style::text));
+    if (o->best && !o->md) print_text(render_best(view, *o->best, table_style::text));
     if (o->json) write_text(*o->json, json_text(to_run_json(view), 2) + "\n");
     if (o->csv) write_text(*o->csv, to_csv(view));
     if (o->md)
       write_text(*o->md, render_tables(view, table_style::markdown) +
                              (o->no_fit ? std::string() : fit_summary(view, table_style::markdown)) +
+                             (o->best ? render_best(view, *o->best, table_style::markdown) : std::string()) +
                              (o->stats ? render_analysis_tables(view, table_style::markdown) : std::string()));
     return exit_code::ok;
   };

@@ -54,7 +54,7 @@ double quantile(std::vector<double> v, double q) {
 }
 
 std::size_t count_outliers(std::span<const double> s) {
-  if (s.size() < 3) return 0;
+  if (s.size() < 5) return 0;
   const double m = median({s.begin(), s.end()});
   std::vector<double> dev;
   dev.reserve(s.size());

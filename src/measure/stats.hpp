@@ -28,7 +28,8 @@ double quantile(std::vector<double> values, double q);
 
 /// How many samples lie more than 10 robust standard deviations (1.4826 · MAD) from the median:
 /// the modified z-score rule of Iglewicz and Hoaglin, at the threshold hyperfine warns at. A
-/// disturbance (another process, a preempted thread) shows as such an outlier.
+/// disturbance (another process, a preempted thread) shows as such an outlier. Fewer than 5
+/// samples cannot show a spread to stand out of: none.
 std::size_t count_outliers(std::span<const double> samples);
 
 /// The 95% bootstrap interval of median(b) / median(a), each resampled with replacement

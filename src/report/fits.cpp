@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 #include <limits>
 #include <map>
+#include <tuple>
 
 #include "core/backend.hpp"
 #include "core/errors.hpp"
@@ -229,6 +230,69 @@ std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_requ
     }
     out.push_back(std::move(f));
   }
+  return out;
+}
+
+std::vector<variant_fit> fit_best_curves(const experiment_view& v, const fit_request& r, const std::string& key) {
+  // (problem, other parameters, variant) -> n -> value of the axis -> point values (instances).
+  using curve_key = std::tuple<std::string, std::string, std::string>;
+  std::map<curve_key, std::map<std::uint64_t, std::map<std::string, std::vector<double>>>> curves;
+  std::vector<curve_key> order;
+  std::map<curve_key, std::string> backends;
+  for (const auto& p : v.points) {
+    const auto& rec = p.record;
+    if (rec.status != point_status::ok || !p.params.is_object() || !p.params.contains(key)) continue;
+    if (!r.problems.empty() && std::find(r.problems.begin(), r.problems.end(), rec.problem) == r.problems.end()) continue;
+    if (!r.variants.empty() && std::find(r.variants.begin(), r.variants.end(), rec.variant) == r.variants.end()) continue;
+    auto it = p.metrics.find(r.metric);
+    if (it == p.metrics.end() || !it->second.stats.count) continue;
+    auto others = p.params;
+    others.erase(key);
+    const curve_key k{rec.problem, others.dump(), rec.variant};
+    if (!curves.count(k)) order.push_back(k), backends[k] = rec.backend;
+    const auto value = p.params[key].is_string() ? p.params[key].get<std::string>() : p.params[key].dump();
+    curves[k][rec.n][value].push_back(point_value(it->second, r.stat));
+  }
+  std::vector<variant_fit> out;
+  for (const auto& k : order) {
+    const auto& by_n = curves.at(k);
+    bool swept = false;
+    fit::series data;
+    std::map<std::string, int> chosen;
+    for (const auto& [n, by_value] : by_n) {
+      swept |= by_value.size() > 1;
+      double best = INFINITY;
+      std::string which;
+      for (const auto& [value, xs] : by_value)
+        if (const double m = median(xs); m < best) best = m, which = value;
+      if (best > 0 && std::isfinite(best)) {
+        data.add(static_cast<double>(n), best);
+        ++chosen[which];
+      }
+    }
+    if (!swept) continue;
+    variant_fit f;
+    f.problem = std::get<0>(k);
+    f.variant = fmt::format("{} (best {})", std::get<2>(k), key);
+    f.backend = backends[k];
+    f.params_json = std::get<1>(k);
+    f.metric = r.metric;
+    f.unit = find_metric(r.metric).unit;
+    f.budget = r.budget ? *r.budget : default_budget(v.experiment);
+    std::vector<std::string> counts;
+    for (const auto& [value, count] : chosen) counts.push_back(fmt::format("{}={} at {} size{}", key, value, count, count == 1 ? "" : "s"));
+    f.notes.push_back(fmt::format("each size at its best {}: {}", key, fmt::join(counts, ", ")));
+    auto options = r.options;
+    options.groups.budget = f.budget;
+    try {
+      f.analysis = fit::analyze(data, options);
+    } catch (const std::invalid_argument& e) {
+      f.skipped = e.what();
+    }
+    out.push_back(std::move(f));
+  }
+  if (out.empty())
+    throw usage_error(fmt::format("experiment {} has no problem whose points ran at two or more values of '{}'", v.experiment.id, key));
   return out;
 }
 

@@ -47,6 +47,12 @@ std::set<std::string> experiment_metrics(const experiment_view& v);
 /// or variant filter that matches nothing.
 std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_request& r);
 
+/// For a parameter swept as an axis: per problem, setting of the other parameters and variant, the
+/// curve of the best value at each size (the least of the values' medians of `r.metric`), fitted as
+/// a variant named "VARIANT (best KEY)", its parameters the others'. Throws usage_error when no
+/// problem ran two or more values of `key`.
+std::vector<variant_fit> fit_best_curves(const experiment_view& v, const fit_request& r, const std::string& key);
+
 /// The series of one variant's metric as fit_experiment builds it.
 fit::series variant_series(const experiment_view& v, const std::string& problem, const std::string& params_json,
                            const std::string& variant, const std::string& metric, point_stat stat,

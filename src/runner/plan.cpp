@@ -9,6 +9,7 @@
 #include "core/errors.hpp"
 #include "core/registry.hpp"
 #include "measure/gpu.hpp"
+#include "core/axes.hpp"
 #include "core/sizes.hpp"
 #include "inputs/random.hpp"
 #include "measure/stats.hpp"
@@ -125,7 +126,24 @@ plan make_plan(const plan_request& r) {
         claimed.insert(a);
       }
     }
-    auto params = param_set::resolve(p->name, p->params, mine);
+    // Parameter axes (core/axes.hpp): each combination of their values is a parameter set.
+    auto spec_of = [&](std::string_view key) -> const param_spec* {
+      for (const auto& s : p->params)
+        if (key == s.name) return &s;
+      return nullptr;
+    };
+    const auto axes = group_assignments(
+        mine,
+        [&](std::string_view k) {
+          const auto* s = spec_of(k);
+          return !s || (s->kind != param_kind::text && s->kind != param_kind::path);
+        },
+        [&](std::string_view k) {
+          const auto* s = spec_of(k);
+          return s && s->kind == param_kind::integer;
+        });
+    std::vector<param_set> sets;
+    for (const auto& c : combinations(axes, max_plan_points)) sets.push_back(param_set::resolve(p->name, p->params, c));
 
     std::vector<const variant_desc*> vs;
     if (r.variants.empty()) {
@@ -144,36 +162,48 @@ plan make_plan(const plan_request& r) {
         vs.push_back(&find_variant(p->name, name));
       }
     }
-    // Each launch override goes to the variants that declare the setting, checked against its range.
-    std::map<const variant_desc*, param_set> own;
-    for (const auto* v : vs) own.emplace(v, params);
-    for (const auto& a : launch) {
-      const auto eq = a.find('=');
-      for (const auto& b : launch)
-        if (&b != &a && b.substr(0, b.find('=')) == a.substr(0, eq))
-          throw usage_error(fmt::format("parameter '{}' is given twice", a.substr(0, eq)));
-      const std::string key = a.substr(0, eq), field = key.substr(launch_prefix.size());
-      const std::string value = eq == std::string::npos ? std::string() : a.substr(eq + 1);
+    // Launch overrides, axes too, go to the variants that declare the setting, each value checked
+    // against its range; a variant's own parameter sets are the problem's times its launch axes.
+    const auto launch_axes = group_assignments(launch, [](std::string_view) { return true; }, [](std::string_view) { return true; });
+    std::map<const variant_desc*, std::vector<param_axis>> own_axes;
+    for (const auto& axis : launch_axes) {
+      const std::string field = axis.key.substr(launch_prefix.size());
       bool taken = false;
       std::set<std::string> offered;
       for (const auto* v : vs)
         for (const auto& f : v->launch) {
           offered.insert(fmt::format("launch.{}", f.name));
           if (field != f.name) continue;
-          check_launch_value(f, fmt::format("{} {}", p->name, v->name), value);
-          own[v] = own[v].with(key, value);
+          for (const auto& value : axis.values) check_launch_value(f, fmt::format("{} {}", p->name, v->name), value);
+          own_axes[v].push_back(axis);
           taken = true;
         }
       if (!taken && chosen.size() > 1) continue;  // another chosen problem's, or none's (said below)
       if (!taken) {
         std::vector<std::string> names;
         for (const auto* v : vs) names.emplace_back(v->name);
-        throw usage_error(fmt::format("'{}' is a launch setting of none of the chosen variants of {} ({}); {}", key, p->name,
+        throw usage_error(fmt::format("'{}' is a launch setting of none of the chosen variants of {} ({}); {}", axis.key, p->name,
                                       fmt::join(names, ", "),
                                       offered.empty() ? std::string("they have none (`ema list` shows each variant's)")
                                                       : fmt::format("theirs: {}", fmt::join(offered, ", "))));
       }
-      claimed.insert(a);
+      for (const auto& a : launch)
+        if (a.substr(0, a.find('=')) == axis.key) claimed.insert(a);
+    }
+    // Per variant, its parameter sets in plan order, each once.
+    std::map<const variant_desc*, std::vector<param_set>> own;
+    for (const auto* v : vs) {
+      std::set<std::string> seen;
+      const auto launch_combos = combinations(own_axes[v], max_plan_points);
+      for (const auto& base : sets)
+        for (const auto& lc : launch_combos) {
+          auto set = base;
+          for (const auto& kv : lc) {
+            const auto eq = kv.find('=');
+            set = set.with(kv.substr(0, eq), kv.substr(eq + 1));
+          }
+          if (seen.insert(set.canonical_json()).second) own[v].push_back(std::move(set));
+        }
     }
     auto too_large = [&](std::uint64_t n, const char* what) {
       if (p->max_size && n > p->max_size)
@@ -181,7 +211,7 @@ plan make_plan(const plan_request& r) {
                                       p->max_size));
     };
     // An input read from a file sets n: it is the one size, and a calibration has nothing to grow.
-    const std::uint64_t from_file = p->size_from_input ? p->size_from_input(params) : 0;
+    const std::uint64_t from_file = p->size_from_input ? p->size_from_input(sets.front()) : 0;
     if (from_file && r.budget)
       throw usage_error(fmt::format("{}: the input file sets n = {}; give no --budget with it", p->name, from_file));
     if (r.budget) {
@@ -189,22 +219,36 @@ plan make_plan(const plan_request& r) {
       const auto start = r.start.value_or(parse_sizes(p->default_sizes).front());
       too_large(start, "--start");
       const auto largest = p->max_size && r.max_size ? std::min(*r.max_size, p->max_size) : r.max_size.value_or(p->max_size);
-      if (p->validate) p->validate(params, std::span<const std::uint64_t>(&start, 1));
-      for (const auto* v : vs) out.calibrated->tracks.push_back({p->name, v->name, own.at(v), start, largest, "", ""});
+      for (const auto& set : sets)
+        if (p->validate) p->validate(set, std::span<const std::uint64_t>(&start, 1));
+      for (const auto* v : vs)
+        for (const auto& set : own[v]) out.calibrated->tracks.push_back({p->name, v->name, set, start, largest, "", ""});
       continue;
     }
     const auto sizes = r.sizes ? parse_sizes(*r.sizes)
                        : from_file ? std::vector<std::uint64_t>{from_file}
                                    : parse_sizes(std::string(p->default_sizes));
     for (auto n : sizes) too_large(n, "size");
-    if (p->validate) p->validate(params, sizes);
-    if (static_cast<double>(sizes.size()) * static_cast<double>(vs.size()) * r.instances + static_cast<double>(out.points.size()) >
+    for (const auto& set : sets)
+      if (p->validate) p->validate(set, sizes);
+    double per_size = 0;
+    for (const auto* v : vs) per_size += static_cast<double>(own[v].size());
+    if (static_cast<double>(sizes.size()) * per_size * r.instances + static_cast<double>(out.points.size()) >
         static_cast<double>(max_plan_points))
-      throw usage_error(fmt::format("the plan would have more than {} points ({} sizes, {} variants, {} instances of {}); "
-                                    "run fewer at a time",
-                                    max_plan_points, sizes.size(), vs.size(), r.instances, p->name));
+      throw usage_error(fmt::format("the plan would have more than {} points ({} sizes, {} variant and parameter sets, {} "
+                                    "instances of {}); run fewer at a time",
+                                    max_plan_points, sizes.size(), per_size, r.instances, p->name));
+    // Sizes outermost, then parameter sets, then variants: every variant at one setting side by side.
     for (auto n : sizes)
-      for (const auto* v : vs) out.add(p->name, v->name, n, own.at(v));
+      for (std::size_t k = 0;; ++k) {
+        bool any = false;
+        for (const auto* v : vs)
+          if (k < own[v].size()) {
+            out.add(p->name, v->name, n, own[v][k]);
+            any = true;
+          }
+        if (!any) break;
+      }
   }
   for (const auto& a : r.params)
     if (!claimed.count(a))

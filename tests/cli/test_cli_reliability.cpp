@@ -222,7 +222,7 @@ TEST(Reliability, SizeListsAndOptionsAreBoundedAndFinite) {
       {"--variants", "seq,seq"},
       {"--variants", ""},
       {"--instances", "100000"},
-      {"-p", "hit=first", "-p", "hit=last"},
+      {"-p", "hit=first", "-p", "hit=first"},  // a value twice (two values make an axis)
   };
   for (const auto& extra : refused) {
     std::vector<std::string> args = {"run", "search", "--db", db};

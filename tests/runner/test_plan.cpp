@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+
+#include "core/axes.hpp"
 #include <set>
 
 #include "core/errors.hpp"
@@ -85,9 +87,59 @@ TEST(Plan, LaunchOverridesAreCheckedAndGoOnlyToTheVariantsThatDeclareThem) {
   refused({"launch.threads=2048"}, "[32, 1024]");
   refused({"launch.threads=x"}, "must be an integer");
   refused({"launch.blocks=4"}, "theirs: launch.threads");
-  refused({"launch.threads=64", "launch.threads=128"}, "given twice");
+  refused({"launch.threads=64,64"}, "given the value '64' twice");
+  refused({"launch.threads=64", "launch.threads=64"}, "given the value '64' twice");
   r.variants = {"ok"};
   refused({"launch.threads=64"}, "they have none");
+}
+
+// `--param k=a,b` and `--param k=1..16` (core/axes.hpp): the plan is the product of the sizes and
+// every axis; a launch axis multiplies only the variants that declare the setting.
+TEST(Plan, ParameterAxesMultiplyThePlan) {
+  plan_request r;
+  r.problems = {"fault"};
+  r.variants = {"launched", "ok"};
+  r.sizes = "4,8";
+  r.params = {"mode=a,b", "launch.threads=32..128"};  // 32, 64, 128
+  const auto p = make_plan(r);
+  std::map<std::string, std::set<std::string>> sets;
+  for (const auto& pt : p.points) sets[pt.variant].insert(pt.params.canonical_json());
+  EXPECT_EQ(sets["launched"].size(), 6u);  // 2 modes × 3 thread counts
+  EXPECT_EQ(sets["ok"].size(), 2u);        // the modes only: it has no launch setting
+  EXPECT_EQ(p.points.size(), 2u * (6 + 2));
+  // Every variant at one setting side by side: sizes outermost, then the sets.
+  EXPECT_EQ(p.points[0].n, 4u);
+  EXPECT_EQ(p.points[0].variant, "launched");
+  EXPECT_EQ(p.points[1].variant, "ok");
+  EXPECT_EQ(p.points.back().n, 8u);
+  // A key given twice is an axis of both values.
+  r.params = {"mode=a", "mode=b"};
+  EXPECT_EQ(make_plan(r).points.size(), 2u * 2 * 2);
+  r.params = {"mode=a,,b"};
+  EXPECT_NE(usage_of(r).find("an empty value in the list"), std::string::npos);
+  r.params = {"mode=a,c"};
+  EXPECT_NE(usage_of(r).find("'c'"), std::string::npos) << usage_of(r);  // each value checked as the parameter's kind
+  // Calibration: one track per variant and parameter set.
+  r.sizes.reset();
+  r.budget = 10;
+  r.params = {"mode=a,b", "launch.threads=64,128"};
+  EXPECT_EQ(make_plan(r).calibrated->tracks.size(), 4u + 2u);
+}
+
+TEST(Plan, AxesAreSplitOnlyWhereValuesCannotHoldCommas) {
+  const auto text = [](std::string_view) { return false; };
+  const auto number = [](std::string_view) { return true; };
+  auto axes = group_assignments({"column=a,b"}, text, text);
+  ASSERT_EQ(axes.size(), 1u);
+  EXPECT_EQ(axes[0].values, std::vector<std::string>{"a,b"});
+  axes = group_assignments({"k=1..16", "k=3"}, number, number);
+  EXPECT_EQ(axes[0].values, (std::vector<std::string>{"1", "2", "4", "8", "16", "3"}));
+  axes = group_assignments({"k=1..4+1,10"}, number, number);
+  EXPECT_EQ(axes[0].values, (std::vector<std::string>{"1", "2", "3", "4", "10"}));
+  EXPECT_THROW(group_assignments({"k"}, number, number), usage_error);
+  EXPECT_THROW(combinations({{"a", {"1", "2", "3"}}, {"b", {"1", "2", "3"}}}, 8), usage_error);
+  EXPECT_EQ(combinations({{"a", {"1", "2"}}, {"b", {"x", "y", "z"}}}, 8).size(), 6u);
+  EXPECT_EQ(combinations({}, 8).size(), 1u);  // no axis: one empty combination
 }
 
 TEST(Plan, UsageErrors) {

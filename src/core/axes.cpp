@@ -1,0 +1,72 @@
+#include "core/axes.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+#include "core/sizes.hpp"
+
+namespace ema {
+
+std::vector<param_axis> group_assignments(const std::vector<std::string>& assignments,
+                                          const std::function<bool(std::string_view)>& splittable,
+                                          const std::function<bool(std::string_view)>& integer) {
+  std::vector<param_axis> out;
+  for (const auto& a : assignments) {
+    const auto eq = a.find('=');
+    if (eq == std::string::npos || eq == 0) throw usage_error(fmt::format("parameter '{}' must be written key=value", a));
+    const std::string key = a.substr(0, eq), value = a.substr(eq + 1);
+    auto it = std::find_if(out.begin(), out.end(), [&](const param_axis& x) { return x.key == key; });
+    if (it == out.end()) it = out.insert(out.end(), {key, {}});
+    std::vector<std::string> items;
+    if (splittable(key) && value.find(',') != std::string::npos) {
+      std::size_t from = 0;
+      for (;;) {
+        const auto comma = value.find(',', from);
+        items.push_back(value.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+        if (comma == std::string::npos) break;
+        from = comma + 1;
+      }
+      for (const auto& item : items)
+        if (item.empty()) throw usage_error(fmt::format("parameter '{}': an empty value in the list '{}'", key, value));
+    } else {
+      items.push_back(value);
+    }
+    for (const auto& item : items) {
+      std::vector<std::string> values;
+      if (integer(key) && item.find("..") != std::string::npos)
+        for (auto v : parse_sizes(item)) values.push_back(std::to_string(v));
+      else
+        values.push_back(item);
+      for (auto& v : values) {
+        if (std::find(it->values.begin(), it->values.end(), v) != it->values.end())
+          throw usage_error(fmt::format("parameter '{}' is given the value '{}' twice", key, v));
+        it->values.push_back(std::move(v));
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<std::vector<std::string>> combinations(const std::vector<param_axis>& axes, std::size_t limit) {
+  double count = 1;
+  for (const auto& a : axes) count *= static_cast<double>(std::max<std::size_t>(a.values.size(), 1));
+  if (count > static_cast<double>(limit))
+    throw usage_error(fmt::format("the parameter axes make {:.0f} combinations, more than {}; sweep fewer values at a time", count,
+                                  limit));
+  std::vector<std::vector<std::string>> out(1);
+  for (const auto& a : axes) {
+    if (a.values.empty()) continue;
+    std::vector<std::vector<std::string>> next;
+    for (const auto& partial : out)
+      for (const auto& v : a.values) {
+        auto c = partial;
+        c.push_back(a.key + "=" + v);
+        next.push_back(std::move(c));
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
+}  // namespace ema
