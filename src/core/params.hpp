@@ -25,6 +25,10 @@ struct param_spec {
   const char* default_value;
   const char* help;
   const char* choices = nullptr;  ///< for param_kind::choice: values separated by '|'
+  /// A tuning parameter (the stencil's steps per load): read only by the variants that name it in
+  /// their `tuning` (core/problem.hpp); the others keep its default, so an axis over it does not
+  /// multiply their points.
+  bool tuning = false;
 };
 
 using param_map = std::map<std::string, std::string, std::less<>>;

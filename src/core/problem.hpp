@@ -128,6 +128,8 @@ struct variant_desc {
   /// Its kernels' launch settings (core/launch.hpp): recorded with every point, overridable as
   /// `--param launch.<field>=V`.
   std::span<const launch_field> launch{};
+  /// The problem's tuning parameters it reads (param_spec::tuning); empty: none.
+  std::span<const char* const> tuning{};
   /// Why the algorithm does not apply to these parameters at size n (a method without pivoting on
   /// a general matrix; rqa's microstates larger than the plot), or nullptr when it does; such
   /// points are recorded as skipped, never run.

@@ -1,5 +1,6 @@
 #include "runner/plan.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -190,14 +191,18 @@ plan make_plan(const plan_request& r) {
       for (const auto& a : launch)
         if (a.substr(0, a.find('=')) == axis.key) claimed.insert(a);
     }
-    // Per variant, its parameter sets in plan order, each once.
+    // Per variant, its parameter sets in plan order, each once: a tuning parameter the variant does
+    // not read keeps its default, so an axis over it does not multiply the variant's points.
     std::map<const variant_desc*, std::vector<param_set>> own;
     for (const auto* v : vs) {
       std::set<std::string> seen;
       const auto launch_combos = combinations(own_axes[v], max_plan_points);
-      for (const auto& base : sets)
+      for (const auto& given : sets)
         for (const auto& lc : launch_combos) {
-          auto set = base;
+          auto set = given;
+          for (const auto& spec : p->params)
+            if (spec.tuning && std::none_of(v->tuning.begin(), v->tuning.end(), [&](const char* t) { return std::string_view(t) == spec.name; }))
+              set = set.with(spec.name, spec.default_value);
           for (const auto& kv : lc) {
             const auto eq = kv.find('=');
             set = set.with(kv.substr(0, eq), kv.substr(eq + 1));

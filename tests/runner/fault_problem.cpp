@@ -79,7 +79,9 @@ output busy(const input& n, run_context&) {  // a cost that grows like n: n micr
 
 work_model work(std::uint64_t n, const param_set&) { return {static_cast<double>(n), static_cast<double>(n)}; }
 
-constexpr param_spec params[] = {{"mode", param_kind::choice, "a", "a test parameter", "a|b"}};
+constexpr param_spec params[] = {{"mode", param_kind::choice, "a", "a test parameter", "a|b"},
+                                 {"k", param_kind::integer, "1", "a tuning parameter only `launched` reads", nullptr, true}};
+constexpr const char* launched_tuning[] = {"k"};
 
 }  // namespace
 }  // namespace ema::fault
@@ -102,6 +104,6 @@ EMA_VARIANT(fault_throws, ema::fault::kit::variant<&ema::fault::throws>({.name =
 EMA_VARIANT(fault_exit, ema::fault::kit::variant<&ema::fault::silent_exit>({.name = "exit", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "exits without an answer", .provenance = "test"}));
 EMA_VARIANT(fault_flaky, ema::fault::kit::variant<&ema::fault::flaky>({.name = "flaky", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "goes wrong after a few runs", .provenance = "test"}));
 EMA_VARIANT(fault_phases, ema::fault::kit::variant<&ema::fault::phases>({.name = "phases", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "reports a kernel phase and a note", .provenance = "test"}));
-EMA_VARIANT(fault_launched, ema::fault::kit::variant<&ema::fault::launched>({.name = "launched", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "records a launch setting", .provenance = "test", .launch = ema::fault::tile_launch::fields}));
+EMA_VARIANT(fault_launched, ema::fault::kit::variant<&ema::fault::launched>({.name = "launched", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "records a launch setting", .provenance = "test", .launch = ema::fault::tile_launch::fields, .tuning = ema::fault::launched_tuning}));
 EMA_VARIANT(fault_busy, ema::fault::kit::variant<&ema::fault::busy>({.name = "busy", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "busy for n microseconds", .provenance = "test"}));
 EMA_VARIANT(fault_gpu, ema::fault::kit::variant<&ema::fault::ok>({.name = "gpu", .backend = ema::backend::cuda, .role = ema::variant_role::ours, .description = "needs a CUDA device", .provenance = "test"}));

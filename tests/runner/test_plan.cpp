@@ -112,6 +112,12 @@ TEST(Plan, ParameterAxesMultiplyThePlan) {
   EXPECT_EQ(p.points[0].variant, "launched");
   EXPECT_EQ(p.points[1].variant, "ok");
   EXPECT_EQ(p.points.back().n, 8u);
+  // A tuning parameter multiplies only the variants that read it.
+  r.params = {"k=1..4"};
+  sets.clear();
+  for (const auto& pt : make_plan(r).points) sets[pt.variant].insert(pt.params.canonical_json());
+  EXPECT_EQ(sets["launched"].size(), 3u);  // k = 1, 2, 4
+  EXPECT_EQ(sets["ok"].size(), 1u);        // k stays 1
   // A key given twice is an axis of both values.
   r.params = {"mode=a", "mode=b"};
   EXPECT_EQ(make_plan(r).points.size(), 2u * 2 * 2);
