@@ -8,12 +8,14 @@
 #include <sstream>
 
 #include "core/backend.hpp"
+#include "core/errors.hpp"
 #include "core/metrics.hpp"
 #include "core/registry.hpp"
 #include "core/text.hpp"
 #include "measure/stats.hpp"
 #include "report/analysis_tables.hpp"
 #include "core/format.hpp"
+#include "report/axis_best.hpp"
 #include "report/summary.hpp"
 #include "report/svg_chart.hpp"
 #include "report/table.hpp"
@@ -352,6 +354,67 @@ std::vector<variant_fit> fits_of(const fits_by_metric& fits, const std::string& 
   return out;
 }
 
+// The parameters that vary among a problem's points: the axes of a sweep (core/axes.hpp).
+std::vector<std::pair<std::string, std::vector<std::string>>> swept_parameters(const experiment_view& v, const std::string& problem) {
+  std::map<std::string, std::set<std::string>> values;
+  for (const auto& p : v.points)
+    if (p.record.problem == problem && p.params.is_object())
+      for (const auto& [k, val] : p.params.items()) values[k].insert(val.is_string() ? val.get<std::string>() : val.dump());
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  for (const auto& [k, vs] : values)
+    if (vs.size() > 1) out.emplace_back(k, std::vector<std::string>(vs.begin(), vs.end()));
+  return out;
+}
+
+/// Median total time against a numeric axis, one series per size (at most six, spread evenly),
+/// for one variant and setting of the other parameters: where the best value lies and how it moves
+/// with n. Empty when the axis has a value that is not a positive number.
+chart axis_chart(const experiment_view& v, const std::string& problem, const std::string& others, const std::string& variant,
+                 const std::string& key) {
+  chart c;
+  c.title = fmt::format("{}: total time against {}", variant, key);
+  const auto shown = params_text(others, ", ", problem);
+  c.subtitle = shown.empty() ? c.title : fmt::format("{} ({})", c.title, shown);
+  c.x_label = key;
+  c.y_label = "total (s)";
+  c.format_x = [](double x) { return fmt::format("{:g}", x); };
+  c.format_y = format_time;
+  std::map<std::uint64_t, std::map<double, std::vector<double>>> by_n;
+  for (const auto& p : v.points) {
+    if (p.record.problem != problem || p.record.variant != variant || p.record.status != point_status::ok) continue;
+    if (!p.params.is_object() || !p.params.contains(key)) continue;
+    auto rest = p.params;
+    rest.erase(key);
+    if (rest.dump() != others) continue;
+    const auto text = p.params[key].is_string() ? p.params[key].get<std::string>() : p.params[key].dump();
+    double x = 0;
+    try {
+      x = std::stod(text);
+    } catch (...) {
+      return {};
+    }
+    if (!(x > 0) || !std::isfinite(p.median("total"))) continue;
+    by_n[p.record.n][x].push_back(p.median("total"));
+  }
+  std::vector<std::uint64_t> sizes;
+  for (const auto& [n, xs] : by_n)
+    if (xs.size() > 1) sizes.push_back(n);
+  const std::size_t shown_sizes = std::min<std::size_t>(6, sizes.size());
+  for (std::size_t i = 0; i < shown_sizes; ++i) {
+    const auto n = sizes[shown_sizes == 1 ? 0 : i * (sizes.size() - 1) / (shown_sizes - 1)];
+    chart_series s;
+    s.name = fmt::format("n = {}", format_size(static_cast<double>(n)));
+    s.color = static_cast<int>(i);
+    for (const auto& [x, ts] : by_n.at(n)) {
+      const double t = median(ts);
+      s.points.push_back({x, t, 0, 0, fmt::format("n={} {}={:g}: {}", n, key, x, format_time(t))});
+      s.curve.emplace_back(x, t);
+    }
+    c.series.push_back(std::move(s));
+  }
+  return c;
+}
+
 }  // namespace
 
 std::vector<std::string> report_metrics(const experiment_view& v) {
@@ -429,6 +492,35 @@ std::string render_html(const experiment_view& v, const fits_by_metric& fits) {
     }
     o += "</section>\n";
   }
+  // Parameter axes: per problem and swept parameter, the best value per size and variant, and the
+  // time against the axis where its values are numbers.
+  {
+    std::set<std::string> seen;
+    for (const auto& g : groups) {
+      if (!seen.insert(g.problem).second) continue;
+      for (const auto& [key, values] : swept_parameters(v, g.problem)) {
+        std::string best;
+        try {
+          best = render_best(v, key, table_style::markdown);
+        } catch (const usage_error&) {
+          continue;  // varies only between parameter sets that share no size and variant
+        }
+        o += fmt::format("<section>\n<h2>{}: the parameter {}</h2>\n", html_escape(g.problem), html_escape(key));
+        o += markdown_to_html(best, 1);
+        o += "<div class=\"charts\">\n";
+        std::set<std::pair<std::string, std::string>> drawn;
+        for (const auto& p : v.points) {
+          if (p.record.problem != g.problem || !p.params.is_object() || !p.params.contains(key)) continue;
+          auto rest = p.params;
+          rest.erase(key);
+          if (!drawn.insert({rest.dump(), p.record.variant}).second) continue;
+          const auto c = axis_chart(v, g.problem, rest.dump(), p.record.variant, key);
+          if (!c.empty()) o += c.svg(fmt::format("c{}", chart_id++));
+        }
+        o += "</div>\n</section>\n";
+      }
+    }
+  }
   o += "<section id=\"tables\">\n<h2>Tables</h2>\n";
   o += markdown_to_html(render_tables(v, table_style::markdown), 1);
   o += markdown_to_html(render_analysis_tables(v, table_style::markdown), 1);
@@ -450,6 +542,15 @@ std::string render_markdown(const experiment_view& v, const fits_by_metric& fits
                      ptext.empty() ? "" : " (" + stored_text(ptext, table_style::markdown) + ")", summary);
   }
   o += render_tables(v, table_style::markdown);
+  {
+    std::set<std::string> seen;
+    for (const auto& g : groups_of(v))
+      if (seen.insert(g.problem).second)
+        for (const auto& [key, values] : swept_parameters(v, g.problem)) try {
+            o += render_best(v, key, table_style::markdown);
+          } catch (const usage_error&) {
+          }
+  }
   o += render_analysis_tables(v, table_style::markdown);
   for (const auto& m : report_metrics(v)) {
     auto it = fits.find(m);

@@ -372,6 +372,13 @@ TEST(CliAxes, OneRunSweepsAParameterAndShowFindsItsBest) {
   }
   EXPECT_EQ(sets, 6);    // 3 copies × 2 hits
   EXPECT_EQ(curves, 2);  // one per hit
+  // The report: the best tables, and time against a numeric axis (copies) at each size.
+  auto html = ema({"report", "--db", db, "--html", dir.file("a.html"), "--bootstrap", "0"});
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  const auto page = slurp(dir.file("a.html"));
+  EXPECT_NE(page.find("search: the parameter copies"), std::string::npos);
+  EXPECT_NE(page.find("seq: total time against copies"), std::string::npos);
+  EXPECT_EQ(page.find("seq: total time against hit"), std::string::npos) << "hit's values are not numbers";
   auto twice = ema({"run", "search", "--sizes", "64", "--param", "copies=2,2", "--db", db});
   EXPECT_EQ(twice.exit_code, 2);
   EXPECT_NE(twice.err.find("given the value '2' twice"), std::string::npos) << twice.err;
