@@ -188,6 +188,31 @@ TEST(Cli, ResumeAfterKill9RedoesNothingThatFinished) {
   EXPECT_NE(r.err.find("no unfinished experiment"), std::string::npos) << r.err;
 }
 
+// A sweep over parameter axes resumes like any other: the stored plan holds every parameter set.
+TEST(Cli, ResumeOfASweepWithAxesRunsEachSetOnce) {
+  test::temp_dir dir;
+  auto db = dir.file("x.db");
+  const std::vector<std::string> args = {EMA_EXE, "run", "search", "--variants", "seq", "--sizes", "2^10..2^20*2",
+                                         "--param", "copies=1..4", "--param", "hit=first,none", "--reps", "30",
+                                         "--no-energy", "--db", db, "-q"};
+  const int total = 11 * 3 * 2;
+  int pid = test::spawn_process(args);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (count_points(db) < 5 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_LT(count_points(db), total) << "the sweep finished before it could be killed";
+  auto r = ema({"run", "--resume", "--db", db, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto after = nlohmann::json::parse(ema({"show", "--db", db, "--json", "-"}).out);
+  ASSERT_EQ(after["points"].size(), static_cast<std::size_t>(total));
+  std::set<std::string> seen;
+  for (const auto& p : after["points"])
+    EXPECT_TRUE(seen.insert(p["params"].dump() + std::to_string(p["n"].get<std::uint64_t>())).second) << "a point ran twice";
+}
+
 TEST(Cli, CtrlCStopsCleanlyAndResumeFinishes) {
   test::temp_dir dir;
   auto db = dir.file("c.db");
