@@ -34,10 +34,15 @@ std::vector<param_axis> group_assignments(const std::vector<std::string>& assign
     }
     for (const auto& item : items) {
       std::vector<std::string> values;
-      if (integer(key) && item.find("..") != std::string::npos)
-        for (auto v : parse_sizes(item)) values.push_back(std::to_string(v));
-      else
+      if (integer(key) && item.find("..") != std::string::npos) {
+        try {
+          for (auto v : parse_sizes(item)) values.push_back(std::to_string(v));
+        } catch (const usage_error& e) {
+          throw usage_error(fmt::format("parameter '{}': {}", key, e.what()));
+        }
+      } else {
         values.push_back(item);
+      }
       for (auto& v : values) {
         if (std::find(it->values.begin(), it->values.end(), v) != it->values.end())
           throw usage_error(fmt::format("parameter '{}' is given the value '{}' twice", key, v));
