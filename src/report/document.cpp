@@ -248,6 +248,21 @@ chart metric_chart(const group& g, const std::string& metric, const fits_by_metr
   return c;
 }
 
+/// T(reference) / T(variant) of the medians of total time at each size both ran.
+chart_series speedup_series(const group& g, const std::string& variant, const std::string& reference, std::string name) {
+  chart_series s;
+  s.name = std::move(name);
+  s.color = g.color(variant);
+  const auto ref = g.medians(reference, "total");
+  for (const auto& [n, t] : g.medians(variant, "total"))
+    if (auto it = ref.find(n); it != ref.end() && t > 0) {
+      const double fs = it->second / t;
+      s.points.push_back({static_cast<double>(n), fs, 0, 0, fmt::format("{} n={}: {} against {}", variant, n, format_ratio(fs), reference)});
+      s.curve.emplace_back(static_cast<double>(n), fs);
+    }
+  return s;
+}
+
 /// The speedup of every variant against its baseline on back end `kind` (registry.hpp,
 /// speedup_baseline: the same algorithm's seq, else the reference algorithm's), one chart per
 /// problem; a variant that is its own baseline is left out.
@@ -266,16 +281,7 @@ chart speedup_chart(const group& g, const std::vector<variant_identity>& identit
   for (const auto& [variant, backend] : g.variants) {
     const auto reference = speedup_baseline_among(identities, g.problem, variant, kind, present);
     if (reference.empty() || reference == variant) continue;
-    const auto ref = g.medians(reference, "total");
-    chart_series s;
-    s.name = fmt::format("{} (vs {})", variant, reference);
-    s.color = g.color(variant);
-    for (const auto& [n, t] : g.medians(variant, "total"))
-      if (auto it = ref.find(n); it != ref.end() && t > 0) {
-        const double fs = it->second / t;
-        s.points.push_back({static_cast<double>(n), fs, 0, 0, fmt::format("{} n={}: {} against {}", variant, n, format_ratio(fs), reference)});
-        s.curve.emplace_back(static_cast<double>(n), fs);
-      }
+    auto s = speedup_series(g, variant, reference, fmt::format("{} (vs {})", variant, reference));
     if (!s.points.empty()) c.series.push_back(std::move(s));
   }
   return c;
@@ -291,18 +297,9 @@ chart relative_chart(const group& g) {
   c.y_label = fmt::format("speedup against {} (×)", first);
   c.format_y = format_ratio;
   c.levels.push_back({1, fmt::format("1× (as fast as {})", first), -1});
-  const auto ref = g.medians(first, "total");
   for (const auto& [variant, backend] : g.variants) {
     if (variant == first) continue;
-    chart_series s;
-    s.name = variant;
-    s.color = g.color(variant);
-    for (const auto& [n, t] : g.medians(variant, "total"))
-      if (auto it = ref.find(n); it != ref.end() && t > 0) {
-        const double fs = it->second / t;
-        s.points.push_back({static_cast<double>(n), fs, 0, 0, fmt::format("{} n={}: {} against {}", variant, n, format_ratio(fs), first)});
-        s.curve.emplace_back(static_cast<double>(n), fs);
-      }
+    auto s = speedup_series(g, variant, first, variant);
     if (!s.points.empty()) c.series.push_back(std::move(s));
   }
   return c;
