@@ -33,6 +33,12 @@ std::optional<double> number_of(const json& v) {
   return x;
 }
 
+/// Refuses a document that is not an object with the array `member` that `tool`'s JSON has.
+void require_array(const json& doc, const char* member, const char* tool, const std::string& file) {
+  if (!doc.is_object() || !doc.contains(member) || !doc[member].is_array())
+    bad(fmt::format("{} is not {} JSON: it has no \"{}\" array", file, tool, member));
+}
+
 std::string text_of(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
 /// A positive, finite size read from `v`; `where` names it in the error.
@@ -127,8 +133,7 @@ gbench_name split_gbench_name(const std::string& name) {
 }
 
 tool_results read_gbench(const json& doc, const std::string& file, const std::string& size, const std::string& metric) {
-  if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array())
-    bad(fmt::format("{} is not Google Benchmark JSON: it has no \"benchmarks\" array", file));
+  require_array(doc, "benchmarks", "Google Benchmark", file);
   tool_results r;
   r.metric = metric.empty() || metric == "total" ? "real_time" : metric;
   if (r.metric != "real_time" && r.metric != "cpu_time")
@@ -250,8 +255,7 @@ std::optional<double> nvbench_summary(const json& summaries, const std::string& 
 }
 
 tool_results read_nvbench(const json& doc, const std::string& file, const std::string& size, const std::string& metric) {
-  if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array())
-    bad(fmt::format("{} is not nvbench JSON: it has no \"benchmarks\" array", file));
+  require_array(doc, "benchmarks", "nvbench", file);
   tool_results r;
   r.metric = nvbench_tag(metric);
   // The noise of a mean: its summary's relative standard deviation over the number of samples.
@@ -353,8 +357,7 @@ std::string templated(std::string command, const std::string& value, const std::
 }
 
 tool_results read_hyperfine(const json& doc, const std::string& file, const std::string& size, const std::string& metric) {
-  if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array())
-    bad(fmt::format("{} is not hyperfine JSON: it has no \"results\" array", file));
+  require_array(doc, "results", "hyperfine", file);
   tool_results r;
   r.metric = metric.empty() || metric == "total" ? "time" : metric;
   if (r.metric != "time" && r.metric != "user" && r.metric != "system")
