@@ -148,19 +148,24 @@ TEST(Cli, DatabaseErrorsExit3AndDamageNothing) {
   EXPECT_EQ(r.exit_code, 3);
 }
 
+// Starts `args`, and kills it with SIGKILL once `db` holds `points` points (or after a minute).
+void kill_after_points(const std::vector<std::string>& args, const std::string& db, int points) {
+  const int pid = test::spawn_process(args);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (count_points(db) < points && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+}
+
 TEST(Cli, ResumeAfterKill9RedoesNothingThatFinished) {
   test::temp_dir dir;
   auto db = dir.file("k.db");
   const std::vector<std::string> args = {EMA_EXE, "run", "search", "--variants", "seq", "--sizes", "2^10..2^22",
                                          "--reps", "40", "--no-energy", "--db", db, "-q"};
   const int total = 13;
-  int pid = test::spawn_process(args);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (count_points(db) < 3 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  kill_after_points(args, db, 3);
   const int stored = count_points(db);
   ASSERT_GE(stored, 3);
   ASSERT_LT(stored, total) << "the sweep finished before it could be killed";
@@ -196,13 +201,7 @@ TEST(Cli, ResumeOfASweepWithAxesRunsEachSetOnce) {
                                          "--param", "copies=1..4", "--param", "hit=first,none", "--reps", "30",
                                          "--no-energy", "--db", db, "-q"};
   const int total = 11 * 3 * 2;
-  int pid = test::spawn_process(args);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (count_points(db) < 5 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  kill_after_points(args, db, 5);
   ASSERT_LT(count_points(db), total) << "the sweep finished before it could be killed";
   auto r = ema({"run", "--resume", "--db", db, "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
