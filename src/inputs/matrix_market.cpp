@@ -3,9 +3,14 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <fmt/format.h>
+#include <iterator>
 #include <sstream>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "core/errors.hpp"
@@ -154,6 +159,39 @@ matrix_market_info check_matrix_market(std::istream& in, const std::string& name
 matrix_market_info check_matrix_market(const std::string& path) {
   text_file r(path);
   return check(r);
+}
+
+namespace {
+
+template <class T>
+void write_array(const std::string& path, std::size_t rows, std::size_t cols, const T* m) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw std::runtime_error(fmt::format("{}: cannot be written ({})", path, std::strerror(errno)));
+  fmt::memory_buffer b;
+  bool ok = true;
+  auto flush = [&] {
+    ok = ok && std::fwrite(b.data(), 1, b.size(), f) == b.size();
+    b.clear();
+  };
+  fmt::format_to(std::back_inserter(b), "%%MatrixMarket matrix array real general\n{} {}\n", rows, cols);
+  for (std::size_t j = 0; j < cols; ++j)
+    for (std::size_t i = 0; i < rows; ++i) {
+      fmt::format_to(std::back_inserter(b), "{}\n", m[i * cols + j]);
+      if (b.size() > (1u << 20)) flush();
+    }
+  flush();
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok) throw std::runtime_error(fmt::format("{}: writing failed ({})", path, std::strerror(errno)));
+}
+
+}  // namespace
+
+void write_matrix_market(const std::string& path, std::size_t rows, std::size_t cols, const float* row_major) {
+  write_array(path, rows, cols, row_major);
+}
+
+void write_matrix_market(const std::string& path, std::size_t rows, std::size_t cols, const double* row_major) {
+  write_array(path, rows, cols, row_major);
 }
 
 }  // namespace ema

@@ -1,6 +1,6 @@
 // Matrix Market files (https://math.nist.gov/MatrixMarket/formats.html): the `coordinate` and
 // `array` formats of real (or integer) matrices, general or symmetric, read into a dense
-// row-major matrix, or only checked. Anything else, and any malformed line, is an error naming the
+// row-major matrix, or only checked; a dense matrix written in the `array` format. Anything else, and any malformed line, is an error naming the
 // file, the line and what is wrong; the file is read within bounds (inputs/text_file.hpp).
 #pragma once
 
@@ -32,5 +32,11 @@ dense_matrix read_matrix_market(std::istream& in, const std::string& name);
 /// matrix (a plan checks a file before anything is stored).
 matrix_market_info check_matrix_market(const std::string& path);
 matrix_market_info check_matrix_market(std::istream& in, const std::string& name);
+
+/// Writes a row-major rows x cols matrix as a `real general` array file (column by column, as the
+/// format lists it), each value in the shortest text that reads back to the same float or double.
+/// Throws std::runtime_error naming the file when it cannot be written.
+void write_matrix_market(const std::string& path, std::size_t rows, std::size_t cols, const float* row_major);
+void write_matrix_market(const std::string& path, std::size_t rows, std::size_t cols, const double* row_major);
 
 }  // namespace ema

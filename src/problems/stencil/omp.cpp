@@ -1,0 +1,88 @@
+// stencil / omp — one step per sweep, rows shared among OpenMP threads (ours; the parallel form of
+// section II of 002_345fe0ce529d39b6.txt: every cell of a step is independent of the others). The
+// rows are vectorised (host_step.cpp); on a grid past the last-level cache the new step is written
+// with non-temporal stores, so each cell costs one read and one write of memory, not the extra read
+// a cached store's line fill adds. Bound by memory bandwidth: 2 sizeof(T) bytes per cell update.
+#include <algorithm>
+#include <array>
+#include <omp.h>
+#include <unistd.h>
+
+#include "core/registry.hpp"
+#include "problems/stencil/host_step.hpp"
+
+namespace ema::stencil {
+namespace {
+
+struct omp_launch {
+  int stream = 0;
+  static constexpr launch_field fields[] = {
+      {"stream", "1: write each step with non-temporal stores (ema: when the two grids exceed twice the last-level cache)", 0, 1}};
+  std::array<int*, 1> members() { return {&stream}; }
+};
+
+/// The last-level cache's size as the C library reports it, or 32 MiB when it does not.
+double last_level_cache() {
+  long l3 = -1;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+  return l3 > 0 ? static_cast<double>(l3) : 32.0 * (1 << 20);
+}
+
+template <class T>
+struct rows_in_parallel {
+  static output run(const input& in, run_context& ctx) {
+    const std::size_t n = in.n;
+    const auto c = in.s.weights<T>();
+    const double grids = 2.0 * static_cast<double>(in.cells()) * sizeof(T);
+    const bool stream = ctx.launch(omp_launch{grids > 2 * last_level_cache() ? 1 : 0}).stream != 0;
+    host_array<T> a(in.cells(), host_memory_kind::pageable), b(in.cells(), host_memory_kind::pageable);
+    const T* g = in.grid<T>();
+    const auto rows = static_cast<std::int64_t>(n);
+    // First touch by the threads that will sweep these rows.
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < rows; ++i) {
+      std::copy(g + i * rows, g + (i + 1) * rows, a.data() + i * rows);
+      std::fill(b.data() + i * rows, b.data() + (i + 1) * rows, T(0));
+    }
+    int threads = 1;
+    {
+      host_phase kernel(ctx, "kernel");
+#pragma omp parallel
+      {
+#pragma omp single nowait
+        threads = omp_get_num_threads();
+        T* src = a.data();
+        T* dst = b.data();
+        for (std::uint64_t t = 0; t < in.s.steps; ++t) {
+#pragma omp for schedule(static) nowait
+          for (std::int64_t i = 0; i < rows; ++i)
+            step_rows(in.s.boundary, c, src, dst, n, static_cast<std::size_t>(i), static_cast<std::size_t>(i) + 1, stream);
+          if (stream) stream_fence();
+#pragma omp barrier
+          std::swap(src, dst);
+        }
+      }
+    }
+    if (in.s.steps % 2) std::swap(a, b);
+    ctx.note("threads", threads);
+    ctx.processors(threads);
+    ctx.note("row_kernel", row_kernel_name());
+    return owned(std::move(a));
+  }
+};
+
+output run(const input& in, run_context& ctx) { return run_typed<rows_in_parallel>(in, ctx); }
+
+}  // namespace
+}  // namespace ema::stencil
+
+EMA_VARIANT(stencil_omp, ema::stencil::kit::variant<&ema::stencil::run>({
+    .name = "omp",
+    .backend = ema::backend::omp,
+    .role = ema::variant_role::ours,
+    .description = "one step per sweep, rows shared among threads, vectorised, streaming stores past the cache",
+    .provenance = "ours (parallel form of section II of 002_345fe0ce529d39b6.txt)",
+    .launch = ema::stencil::omp_launch::fields,
+}));
