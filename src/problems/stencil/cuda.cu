@@ -26,6 +26,8 @@
 #include <string>
 #include <utility>
 
+#include <cuda_pipeline.h>
+
 #include "core/errors.hpp"
 #include "core/registry.hpp"
 #include "measure/gpu.hpp"
@@ -48,7 +50,7 @@ __host__ __device__ constexpr int cells_per_thread(int k) {
 struct streamed_launch {
   int rows = 512;
   static constexpr launch_field fields[] = {
-      {"rows", "rows of a warp's segment (ema: up to 512, fewer when the grid would not give every SM 12 warps)", 1, 1 << 20}};
+      {"rows", "rows of a warp's segment (ema: the grid in one wave of resident warps, at least 4 k rows)", 1, 1 << 20}};
   std::array<int*, 1> members() { return {&rows}; }
 };
 
@@ -69,30 +71,27 @@ struct row_of {
   T v[V];
 };
 
-/// Loads this thread's V cells of grid row `r` starting at column `col` (both possibly outside the
-/// grid: wrapped, or clamped when Fixed), vectorised where the cells lie inside one row.
+/// Starts copying this thread's V cells of grid row `r` from column `col` (both possibly outside the
+/// grid: wrapped, or clamped when Fixed) into its slot of shared memory, asynchronously (the
+/// copy engine of cp.async: no register holds the row in flight), 16 bytes at a time where the
+/// cells lie inside one row.
 template <class T, int V, bool Fixed>
-__device__ __forceinline__ void load_row(row_of<T, V>& out, const T* __restrict__ g, int n, std::size_t pitch, int r, int col) {
+__device__ __forceinline__ void stage_row(T* slot, const T* __restrict__ g, int n, std::size_t pitch, int r, int col) {
   const T* row = g + static_cast<std::size_t>(into_grid<Fixed>(r, n)) * pitch;
   constexpr int per_vector = 16 / sizeof(T);
-  if (col >= 0 && col + V <= n) {
-    if constexpr (V % per_vector == 0) {
-      using vec = std::conditional_t<sizeof(T) == 4, float4, double2>;
+  if (V % per_vector == 0 && col >= 0 && col + V <= n) {
 #pragma unroll
-      for (int u = 0; u < V / per_vector; ++u) {
-        const vec x = __ldg(reinterpret_cast<const vec*>(row + col) + u);
-        if constexpr (sizeof(T) == 4) {
-          out.v[4 * u] = x.x, out.v[4 * u + 1] = x.y, out.v[4 * u + 2] = x.z, out.v[4 * u + 3] = x.w;
-        } else {
-          out.v[2 * u] = x.x, out.v[2 * u + 1] = x.y;
-        }
-      }
-      return;
-    }
+    for (int u = 0; u < V; u += per_vector) __pipeline_memcpy_async(slot + u, row + col + u, 16);
+  } else {
+#pragma unroll
+    for (int u = 0; u < V; ++u) __pipeline_memcpy_async(slot + u, row + into_grid<Fixed>(col + u, n), sizeof(T));
   }
-#pragma unroll
-  for (int u = 0; u < V; ++u) out.v[u] = __ldg(row + into_grid<Fixed>(col + u, n));
+  __pipeline_commit();
 }
+
+/// Rows staged ahead of the one being computed: enough bytes in flight to cover the latency of
+/// device memory with the few warps the register file leaves an SM.
+constexpr int stages = 4;
 
 /// One level of the pipeline: the next step of the centre row, from north, centre and south.
 /// `keep_row`: the row is a fixed boundary; keep[u]: cell u's column is.
@@ -125,13 +124,33 @@ __global__ void __launch_bounds__(32 * warps_per_block) streamed(const T* __rest
 #pragma unroll
   for (int u = 0; u < V; ++u) keep[u] = Fixed && (col + u <= 0 || col + u >= n - 1);
 
+  __shared__ __align__(16) T staged[warps_per_block][stages][32 * V];
+  T* mine = &staged[threadIdx.x / 32][0][V * lane];
   row_of<T, V> north[K], centre[K];  // level l's rows y - 1 and y, the newest level-l row being y + 1
-  row_of<T, V> next;
   const int first = y0 - K, last = y1 + K;  // input rows; level K row r - K is final at step r
-  load_row<T, V, Fixed>(next, src, n, pitch, first, col);
+#pragma unroll
+  for (int d = 0; d < stages - 1; ++d)
+    if (first + d < last) stage_row<T, V, Fixed>(mine + d * 32 * V, src, n, pitch, first + d, col);
+    else __pipeline_commit();
   for (int r = first; r < last; ++r) {
-    row_of<T, V> south = next;
-    if (r + 1 < last) load_row<T, V, Fixed>(next, src, n, pitch, r + 1, col);
+    const int ahead = r + stages - 1;
+    if (ahead < last) stage_row<T, V, Fixed>(mine + ((ahead - first) % stages) * 32 * V, src, n, pitch, ahead, col);
+    else __pipeline_commit();
+    __pipeline_wait_prior(stages - 1);  // row r has landed
+    row_of<T, V> south;
+    const T* landed = mine + ((r - first) % stages) * 32 * V;
+    if constexpr (V * sizeof(T) % 16 == 0) {
+      using vec = std::conditional_t<sizeof(T) == 4, float4, double2>;
+#pragma unroll
+      for (int u = 0; u < V * static_cast<int>(sizeof(T)) / 16; ++u) {
+        const vec x = reinterpret_cast<const vec*>(landed)[u];
+        if constexpr (sizeof(T) == 4) south.v[4 * u] = x.x, south.v[4 * u + 1] = x.y, south.v[4 * u + 2] = x.z, south.v[4 * u + 3] = x.w;
+        else south.v[2 * u] = x.x, south.v[2 * u + 1] = x.y;
+      }
+    } else {
+#pragma unroll
+      for (int u = 0; u < V; ++u) south.v[u] = landed[u];
+    }
 #pragma unroll
     for (int l = 0; l < K; ++l) {
       // Level l holds rows r - l - 2 (north), r - l - 1 (centre) and r - l (south): level l + 1 of
@@ -155,25 +174,35 @@ __global__ void __launch_bounds__(32 * warps_per_block) streamed(const T* __rest
   }
 }
 
-template <class T, int K>
-void launch_pass(bool fixed, const device_grids<T>& g, const coefficients<T>& c, int strips, int segments, int rows,
-                 cudaStream_t stream) {
+template <class T, int K, bool Fixed>
+void launch_pass(const device_grids<T>& g, const coefficients<T>& c, int strips, int segments, int rows, cudaStream_t stream) {
   const int warps = strips * segments;
   const unsigned blocks = static_cast<unsigned>((warps + warps_per_block - 1) / warps_per_block);
-  if (fixed) streamed<T, K, true><<<blocks, 32 * warps_per_block, 0, stream>>>(g.src, g.dst, g.n, g.pitch, c, strips, segments, rows);
-  else streamed<T, K, false><<<blocks, 32 * warps_per_block, 0, stream>>>(g.src, g.dst, g.n, g.pitch, c, strips, segments, rows);
+  streamed<T, K, Fixed><<<blocks, 32 * warps_per_block, 0, stream>>>(g.src, g.dst, g.n, g.pitch, c, strips, segments, rows);
   EMA_CUDA_CHECK_LAUNCH();
 }
 
-/// launch_pass for a K known only at run time (1 to settings::max_k).
-template <class T, int... Ks>
-void dispatch_pass(int k, std::integer_sequence<int, Ks...>, bool fixed, const device_grids<T>& g, const coefficients<T>& c,
-                   int strips, int segments, int rows, cudaStream_t stream) {
-  const bool found = ((k == Ks + 1 ? (launch_pass<T, Ks + 1>(fixed, g, c, strips, segments, rows, stream), true) : false) || ...);
-  if (!found) throw std::logic_error("cuda: no kernel for k = " + std::to_string(k));
+/// Warps of the kernel for K that the whole device holds at once.
+template <class T, int K, bool Fixed>
+int resident_warps(int sms) {
+  int blocks = 0;
+  EMA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, streamed<T, K, Fixed>, 32 * warps_per_block, 0));
+  return std::max(1, blocks) * warps_per_block * sms;
 }
 
-/// k by default: the most steps per load whose strip still writes at least 7/8 of what it loads.
+/// Calls `f.template operator()<K, Fixed>()` for a K (1 to settings::max_k) and boundary known
+/// only at run time.
+template <class F, int... Ks>
+void with_k(int k, bool fixed, F&& f, std::integer_sequence<int, Ks...>) {
+  const bool found = ((k == Ks + 1 ? (fixed ? f.template operator()<Ks + 1, true>() : f.template operator()<Ks + 1, false>(), true) : false) || ...);
+  if (!found) throw std::logic_error("cuda: no kernel for k = " + std::to_string(k));
+}
+template <class F>
+void with_k(int k, bool fixed, F&& f) {
+  with_k(k, fixed, std::forward<F>(f), std::make_integer_sequence<int, settings::max_k>{});
+}
+
+/// k by default (measured on the H100: docs/perf-notes.md).
 template <class T>
 int default_k() {
   return sizeof(T) == 4 ? 8 : 4;
@@ -187,24 +216,25 @@ struct register_pipeline {
     const int n = static_cast<int>(in.n), strips = (n + shape.inner - 1) / shape.inner;
     const auto& devices = gpu::query().devices;
     const int sms = devices.empty() ? 1 : devices.front().sm_count;
-    // Segments of up to 512 rows, fewer where the grid would not give every SM 12 warps; never
-    // shorter than 4 K rows (the pipeline's fill and drain are 2 K rows).
-    const long want = (static_cast<long>(n) * strips + 12L * sms - 1) / (12L * sms);
-    const int chosen = static_cast<int>(std::clamp<long>((want + 7) / 8 * 8, 4L * k, 512L));
+    const bool fixed = in.s.boundary == boundary_kind::fixed;
+    // Segments as long as one wave of resident warps allows (every warp the same rows, no tail
+    // wave), never shorter than 4 K rows (the pipeline's fill and drain are 2 K rows).
+    int resident = 1;
+    with_k(k, fixed, [&]<int K, bool Fixed>() { resident = resident_warps<T, K, Fixed>(sms); });
+    const int segments = std::max(1, resident / strips);
+    const int chosen = std::max(4 * k, ((n + segments - 1) / segments + 7) / 8 * 8);
     const auto l = ctx.launch(streamed_launch{chosen});
     ctx.note("k", k);
     ctx.note("cells_per_thread", cells_per_thread<T>(k));
     ctx.note("halo", shape.halo);
     const auto c = in.s.weights<T>();
-    const bool fixed = in.s.boundary == boundary_kind::fixed;
     return run_on_device<T>(in, ctx, [&](cuda::session& gpu, device_grids<T>& g) {
       for (std::uint64_t done = 0; done < in.s.steps;) {
         const int kk = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(k), in.s.steps - done));
         const int pass_strips = (n + shape_of<T>(kk).inner - 1) / shape_of<T>(kk).inner, segments = (n + l.rows - 1) / l.rows;
         if (static_cast<long>(pass_strips) * segments > (1L << 31) - 1)
           throw usage_error("cuda: n = " + std::to_string(n) + " needs more warps than a launch holds; use a larger launch.rows");
-        dispatch_pass<T>(kk, std::make_integer_sequence<int, settings::max_k>{}, fixed, g, c, pass_strips, segments, l.rows,
-                         gpu.stream());
+        with_k(kk, fixed, [&]<int K, bool Fixed>() { launch_pass<T, K, Fixed>(g, c, pass_strips, segments, l.rows, gpu.stream()); });
         g.swap();
         done += static_cast<std::uint64_t>(kk);
       }
