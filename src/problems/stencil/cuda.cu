@@ -89,9 +89,13 @@ __device__ __forceinline__ void stage_row(T* slot, const T* __restrict__ g, int 
   __pipeline_commit();
 }
 
-/// Rows staged ahead of the one being computed: enough bytes in flight to cover the latency of
-/// device memory with the few warps the register file leaves an SM.
-constexpr int stages = 4;
+/// Rows staged per warp: 8 KiB of them, so that with the few warps the register file leaves an SM
+/// (8) enough bytes are in flight to cover the latency of device memory (a power of 2, at least 2).
+template <class T, int V>
+__host__ __device__ constexpr int stages_of() {
+  const int s = 8192 / (32 * V * static_cast<int>(sizeof(T)));
+  return s < 2 ? 2 : s;
+}
 
 /// One level of the pipeline: the next step of the centre row, from north, centre and south.
 /// `keep_row`: the row is a fixed boundary; keep[u]: cell u's column is.
@@ -124,6 +128,7 @@ __global__ void __launch_bounds__(32 * warps_per_block) streamed(const T* __rest
 #pragma unroll
   for (int u = 0; u < V; ++u) keep[u] = Fixed && (col + u <= 0 || col + u >= n - 1);
 
+  constexpr int stages = stages_of<T, V>();
   __shared__ __align__(16) T staged[warps_per_block][stages][32 * V];
   T* mine = &staged[threadIdx.x / 32][0][V * lane];
   row_of<T, V> north[K], centre[K];  // level l's rows y - 1 and y, the newest level-l row being y + 1

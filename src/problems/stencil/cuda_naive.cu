@@ -2,8 +2,8 @@
 // memory, neighbours through the L1 and L2 caches: what a newcomer writes
 // (002_345fe0ce529d39b6.txt, section II: every cell of a step is independent), with one habit of
 // bandwidth-bound code, a thread per 16 bytes of a row (4 f32 or 2 f64 cells, one vector load of
-// the row and of the rows above and below), so enough bytes are in flight to reach the copy
-// roofline: each cell update costs about one read and one write of device memory, 2 sizeof(T) bytes.
+// the row and of the rows above and below) in two rows, so enough bytes are in flight to reach the
+// copy roofline: each cell update costs about one read and one write of device memory, 2 sizeof(T) bytes.
 #include <algorithm>
 #include <array>
 #include <type_traits>
@@ -19,7 +19,7 @@ struct naive_launch {
   int block_x = 64, block_y = 4;
   static constexpr launch_field fields[] = {
       {"block_x", "threads per block along a row, each on 16 bytes of cells (ema: 64, two lines of 128 bytes per warp)", 1, 1024},
-      {"block_y", "threads per block down a column (ema: 4: 256 threads)", 1, 1024},
+      {"block_y", "threads per block down a column, each on two rows (ema: 4: 256 threads)", 1, 1024},
   };
   std::array<int*, 2> members() { return {&block_x, &block_y}; }
 };
@@ -27,38 +27,52 @@ struct naive_launch {
 template <class T>
 using vector16 = std::conditional_t<sizeof(T) == 4, float4, double2>;
 
+/// Cells [j0, j0 + V) of row i, from the rows above and below: vector loads where the cells lie
+/// inside the row, else one cell at a time (a row's last, ragged group).
+template <class T, bool Fixed>
+__device__ __forceinline__ void update(const T* __restrict__ src, T* __restrict__ dst, int n, std::size_t pitch, const coefficients<T>& c,
+                                       int i, int j0) {
+  constexpr int V = 16 / sizeof(T);
+  const T* row = src + i * pitch;
+  const T* up = src + prev_of(i, n) * pitch;
+  const T* down = src + next_of(i, n) * pitch;
+  T* out = dst + i * pitch;
+  const bool edge_row = Fixed && (i == 0 || i == n - 1);
+  if (j0 + V <= n && !edge_row) {
+    union cells {
+      vector16<T> v;
+      T x[V];
+    } m, u, d, o;
+    m.v = *reinterpret_cast<const vector16<T>*>(row + j0);
+    u.v = *reinterpret_cast<const vector16<T>*>(up + j0);
+    d.v = *reinterpret_cast<const vector16<T>*>(down + j0);
+    const T west = row[prev_of(j0, n)], east = row[next_of(j0 + V - 1, n)];
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      const int j = j0 + k;
+      o.x[k] = cell_update(c, m.x[k], k == 0 ? west : m.x[k - 1], k == V - 1 ? east : m.x[k + 1], u.x[k], d.x[k]);
+      if (Fixed && (j == 0 || j == n - 1)) o.x[k] = m.x[k];
+    }
+    *reinterpret_cast<vector16<T>*>(out + j0) = o.v;
+  } else {
+    for (int j = j0; j < j0 + V && j < n; ++j)
+      out[j] = Fixed && (edge_row || j == 0 || j == n - 1) ? row[j]
+                                                         : cell_update(c, row[j], row[prev_of(j, n)], row[next_of(j, n)], up[j], down[j]);
+  }
+}
+
+/// Rows a thread updates, one after the other in the same column: independent loads in flight.
+constexpr int rows_per_thread = 2;
+
 template <class T, bool Fixed>
 __global__ void step(const T* __restrict__ src, T* __restrict__ dst, int n, std::size_t pitch, coefficients<T> c) {
-  constexpr int V = 16 / sizeof(T);
-  const int j0 = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x) * V;
+  const int j0 = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x) * (16 / static_cast<int>(sizeof(T)));
   if (j0 >= n) return;
-  for (int i = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y); i < n; i += static_cast<int>(gridDim.y * blockDim.y)) {
-    const T* row = src + i * pitch;
-    const T* up = src + prev_of(i, n) * pitch;
-    const T* down = src + next_of(i, n) * pitch;
-    T* out = dst + i * pitch;
-    const bool edge_row = Fixed && (i == 0 || i == n - 1);
-    if (j0 + V <= n && !edge_row) {
-      union cells {
-        vector16<T> v;
-        T x[V];
-      } m, u, d, o;
-      m.v = *reinterpret_cast<const vector16<T>*>(row + j0);
-      u.v = *reinterpret_cast<const vector16<T>*>(up + j0);
-      d.v = *reinterpret_cast<const vector16<T>*>(down + j0);
-      const T west = row[prev_of(j0, n)], east = row[next_of(j0 + V - 1, n)];
+  const int stride = static_cast<int>(gridDim.y * blockDim.y) * rows_per_thread;
+  for (int i = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y) * rows_per_thread; i < n; i += stride) {
 #pragma unroll
-      for (int k = 0; k < V; ++k) {
-        const int j = j0 + k;
-        o.x[k] = cell_update(c, m.x[k], k == 0 ? west : m.x[k - 1], k == V - 1 ? east : m.x[k + 1], u.x[k], d.x[k]);
-        if (Fixed && (j == 0 || j == n - 1)) o.x[k] = m.x[k];
-      }
-      *reinterpret_cast<vector16<T>*>(out + j0) = o.v;
-    } else {
-      for (int j = j0; j < j0 + V && j < n; ++j)
-        out[j] = Fixed && (edge_row || j == 0 || j == n - 1) ? row[j]
-                                                           : cell_update(c, row[j], row[prev_of(j, n)], row[next_of(j, n)], up[j], down[j]);
-    }
+    for (int r = 0; r < rows_per_thread; ++r)
+      if (i + r < n) update<T, Fixed>(src, dst, n, pitch, c, i + r, j0);
   }
 }
 
@@ -73,7 +87,7 @@ struct one_launch_per_step {
       const dim3 block(static_cast<unsigned>(l.block_x), static_cast<unsigned>(l.block_y));
       const int per_row = (g.n + 16 / static_cast<int>(sizeof(T)) - 1) / (16 / static_cast<int>(sizeof(T)));
       const dim3 grid(static_cast<unsigned>((per_row + l.block_x - 1) / l.block_x),
-                      static_cast<unsigned>(std::min((g.n + l.block_y - 1) / l.block_y, 65535)));
+                      static_cast<unsigned>(std::min((g.n + l.block_y * rows_per_thread - 1) / (l.block_y * rows_per_thread), 65535)));
       for (std::uint64_t t = 0; t < in.s.steps; ++t) {
         if (fixed) step<T, true><<<grid, block, 0, gpu.stream()>>>(g.src, g.dst, g.n, g.pitch, c);
         else step<T, false><<<grid, block, 0, gpu.stream()>>>(g.src, g.dst, g.n, g.pitch, c);
