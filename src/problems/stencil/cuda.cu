@@ -210,7 +210,7 @@ void with_k(int k, bool fixed, F&& f) {
 /// k by default (measured on the H100: docs/perf-notes.md).
 template <class T>
 int default_k() {
-  return sizeof(T) == 4 ? 8 : 4;
+  return sizeof(T) == 4 ? 16 : 8;
 }
 
 template <class T>
