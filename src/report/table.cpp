@@ -58,16 +58,19 @@ std::string render_tables(const experiment_view& v, table_style style) {
                      stored_text(e.git_commit, style), stored_text(e.command_line, style));
   if (md) out += "\n";
 
-  // Group points by (problem, parameters), keeping plan order.
+  // Group points by (problem, parameters but the tuning ones), keeping plan order: a variant
+  // that reads k shares its table with those that do not, one row per value of k.
   std::vector<std::pair<std::string, std::string>> groups;
+  std::map<const point_view*, tuning_split> split;
   for (const auto& p : v.points) {
-    std::pair key{p.record.problem, p.record.params_json};
+    split[&p] = split_tuning(p.record.params_json, p.record.problem);
+    std::pair key{p.record.problem, split[&p].rest};
     if (std::find(groups.begin(), groups.end(), key) == groups.end()) groups.push_back(key);
   }
   for (const auto& [problem, params_json] : groups) {
     std::vector<const point_view*> pts;
     for (const auto& p : v.points)
-      if (p.record.problem == problem && p.record.params_json == params_json) pts.push_back(&p);
+      if (p.record.problem == problem && split[&p].rest == params_json) pts.push_back(&p);
     std::stable_sort(pts.begin(), pts.end(), [](auto a, auto b) {
       if (a->record.n != b->record.n) return a->record.n < b->record.n;
       int ra = backend_order(a->record.backend), rb = backend_order(b->record.backend);
@@ -76,17 +79,20 @@ std::string render_tables(const experiment_view& v, table_style style) {
     });
     const problem_desc* desc = lookup_problem(problem);
     const auto identities = variant_identities(v, problem);
-    param_map pm;
-    auto pj = nlohmann::json::parse(params_json, nullptr, false);
-    if (pj.is_object())
-      for (const auto& [k, val] : pj.items()) pm[k] = val.get<std::string>();
     // The work model needs the parameters as the problem declares them; stored ones that are not
     // (a row changed by hand) leave the bandwidth columns empty.
-    std::optional<param_set> declared;
-    if (desc) try {
-        declared = param_set::restore(desc->name, desc->params, pm);
-      } catch (const usage_error&) {
-      }
+    auto declared_of = [&](const std::string& stored) -> std::optional<param_set> {
+      param_map pm;
+      auto pj = nlohmann::json::parse(stored, nullptr, false);
+      if (pj.is_object())
+        for (const auto& [k, val] : pj.items())
+          if (val.is_string()) pm[k] = val.get<std::string>();
+      if (desc) try {
+          return param_set::restore(desc->name, desc->params, pm);
+        } catch (const usage_error&) {
+        }
+      return std::nullopt;
+    };
 
     const auto shown = params_text(params_json, ",", problem);
     const auto ptext = shown.empty() ? std::string() : fmt::format(" ({})", stored_text(shown, style));
@@ -118,13 +124,19 @@ std::string render_tables(const experiment_view& v, table_style style) {
     std::map<std::string, std::set<std::string>> unavailable;  // metric -> reasons
     // One row per (n, variant): the points of several input instances are pooled, each metric the
     // median of the instances' medians.
+    // A row per (n, variant, tuning values); its label names the tuning values.
     std::vector<std::vector<const point_view*>> rows;
     for (auto* p : pts) {
-      if (!rows.empty() && rows.back().front()->record.n == p->record.n && rows.back().front()->record.variant == p->record.variant)
-        rows.back().push_back(p);
-      else
-        rows.push_back({p});
+      auto same = std::find_if(rows.begin(), rows.end(), [&](const auto& row) {
+        const auto* q = row.front();
+        return q->record.n == p->record.n && q->record.variant == p->record.variant && split[q].tuning == split[p].tuning;
+      });
+      if (same != rows.end()) same->push_back(p);
+      else rows.push_back({p});
     }
+    auto label = [&](const point_view* p) {
+      return split[p].tuning.empty() ? p->record.variant : p->record.variant + " " + split[p].tuning;
+    };
     auto pooled = [](const std::vector<const point_view*>& row, const std::string& metric) {
       std::vector<double> m;
       for (auto* p : row)
@@ -132,14 +144,19 @@ std::string render_tables(const experiment_view& v, table_style style) {
       return m.empty() ? std::nan("") : median(m);
     };
     std::map<std::uint64_t, std::map<std::string, double>> totals;
-    for (const auto& row : rows) totals[row.front()->record.n][row.front()->record.variant] = pooled(row, "total");
+    // A baseline's time: its row at the default tuning (a baseline reads none), else its first.
+    for (const auto& row : rows) {
+      auto& at = totals[row.front()->record.n];
+      const auto& name = row.front()->record.variant;
+      if (!at.count(name) || split[row.front()].tuning.empty()) at[name] = pooled(row, "total");
+    }
     for (const auto& points : rows) {
       const auto& r = points.front()->record;
       const double total = pooled(points, "total"), kernel = pooled(points, "kernel");
       const bool ok = std::isfinite(total);
       std::vector<std::string> row;
       row.push_back(fmt::format("{}", r.n));
-      row.push_back(points.size() > 1 ? fmt::format("{} ×{}", r.variant, points.size()) : r.variant);
+      row.push_back(points.size() > 1 ? fmt::format("{} ×{}", label(points.front()), points.size()) : label(points.front()));
       // Noise, where it shows: more than 2% of the samples far from the median (hyperfine's outlier
       // rule), or a median whose relative standard error is above 5%.
       std::size_t outliers = 0, samples = 0;
@@ -152,7 +169,7 @@ std::string render_tables(const experiment_view& v, table_style style) {
         }
       const bool noisy = ok && (static_cast<double>(outliers) > 0.02 * static_cast<double>(samples) || worst_rse > 0.05);
       if (noisy) {
-        noisy_rows.push_back(fmt::format("{} n={}: {}{}", stored_text(r.variant, style), r.n,
+        noisy_rows.push_back(fmt::format("{} n={}: {}{}", stored_text(label(points.front()), style), r.n,
                                          outliers ? fmt::format("{} of {} samples are outliers", outliers, samples) : std::string(),
                                          worst_rse > 0.05 ? fmt::format("{}the median's standard error is {}", outliers ? "; " : "",
                                                                         format_percent(worst_rse))
@@ -172,7 +189,7 @@ std::string render_tables(const experiment_view& v, table_style style) {
       if (!external) {
         row.push_back(ok && std::isfinite(kernel) ? format_time(kernel) : "-");
         double per_s = std::nan(""), bytes_per_s = std::nan("");
-        if (ok && declared) {
+        if (const auto declared = ok ? declared_of(r.params_json) : std::nullopt) {
           const double t = std::isfinite(kernel) ? kernel : total;
           const auto w = desc->work(r.n, *declared);
           per_s = (rate.of_bytes ? w.bytes : w.ops) / t;
@@ -207,7 +224,7 @@ std::string render_tables(const experiment_view& v, table_style style) {
         const auto& pr = p->record;
         if (pr.status != point_status::ok) ++bad;
         if (pr.reason.empty()) continue;
-        footnotes.push_back(fmt::format("[{}] {} n={}{}: {}", footnotes.size() + 1, stored_text(pr.variant, style), pr.n,
+        footnotes.push_back(fmt::format("[{}] {} n={}{}: {}", footnotes.size() + 1, stored_text(label(p), style), pr.n,
                                         points.size() > 1 ? fmt::format(" input {}", pr.instance) : "",
                                         stored_text(pr.reason, style)));
         status += fmt::format("{}{} [{}]", status.empty() ? "" : ", ", to_string(pr.status), footnotes.size());

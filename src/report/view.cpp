@@ -106,6 +106,22 @@ std::string params_text(const std::string& params_json, const char* separator, s
   return s;
 }
 
+tuning_split split_tuning(const std::string& params_json, std::string_view problem) {
+  tuning_split out{params_json, ""};
+  const problem_desc* desc = lookup_problem(problem);
+  auto j = nlohmann::json::parse(params_json, nullptr, false);
+  if (!desc || !j.is_object()) return out;
+  for (const auto& spec : desc->params) {
+    if (!spec.tuning || !j.contains(spec.name)) continue;
+    const auto& val = j[spec.name];
+    const auto text = val.is_string() ? val.get<std::string>() : val.dump();
+    if (text != spec.default_value) out.tuning += (out.tuning.empty() ? "" : ",") + std::string(spec.name) + "=" + text;
+    j.erase(spec.name);
+  }
+  out.rest = j.dump();
+  return out;
+}
+
 std::vector<variant_identity> variant_identities(const experiment_view& v, std::string_view problem) {
   std::vector<variant_identity> out;
   for (const auto& p : v.points) {

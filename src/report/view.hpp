@@ -51,4 +51,14 @@ std::string speedup_baseline_among(const std::vector<variant_identity>& ids, std
 /// problem's name, only those that differ from the problem's defaults (headings: rqa has 16).
 std::string params_text(const std::string& params_json, const char* separator = ",", std::string_view problem = {});
 
+/// A point's stored parameters with the problem's tuning parameters (param_spec::tuning, the
+/// stencil's k) split off: `rest`, the canonical JSON of the others (a table's group: variants that
+/// read k and those that do not share it, so speedups compare them), and `tuning`, "k=v" of the
+/// tuning values not at their default (part of a row's label). Without a registered problem,
+/// `rest` is the JSON as stored.
+struct tuning_split {
+  std::string rest, tuning;
+};
+tuning_split split_tuning(const std::string& params_json, std::string_view problem);
+
 }  // namespace ema

@@ -384,5 +384,25 @@ TEST(CliAxes, OneRunSweepsAParameterAndShowFindsItsBest) {
   EXPECT_NE(twice.err.find("given the value '2' twice"), std::string::npos) << twice.err;
 }
 
+TEST(CliAxes, ATuningAxisSharesItsTableWithTheVariantsThatDoNotReadIt) {
+  // k multiplies only omp-tb's points; seq's one row per size is its baseline, in the same table.
+  test::temp_dir dir;
+  auto db = dir.file("k.db");
+  auto r = ema({"run", "stencil", "--variants", "seq,omp-tb", "--sizes", "40,70", "--param", "k=1,3", "--param", "steps=6",
+                "--reps", "3", "--no-energy", "--db", db, "--json", dir.file("k.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(dir.file("k.json")));
+  EXPECT_EQ(j["points"].size(), 2u * (1 + 2));  // per size: seq once, omp-tb at k = 1 and 3
+  EXPECT_NE(r.out.find("(steps=6)\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("k=1,steps=6"), std::string::npos) << "one table, not one per k: " << r.out;
+  EXPECT_NE(r.out.find("omp-tb k=1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("omp-tb k=3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("vs seq"), std::string::npos) << r.out;
+  auto best = ema({"show", "--db", db, "--best", "k", "--no-fit"});
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  EXPECT_NE(best.out.find("The best k per size and variant"), std::string::npos) << best.out;
+  EXPECT_NE(best.out.find("omp-tb"), std::string::npos) << best.out;
+}
+
 }  // namespace
 }  // namespace ema
