@@ -55,6 +55,12 @@ struct rate_desc {
   bool of_bytes = true;        ///< work_model::bytes, else work_model::ops
   double scale = 1e9;          ///< per second, divided by this
   const char* meaning = "bytes the problem must read";  ///< what is counted, for the footnote
+  /// With a rate of operations: also the work model's bytes per second (an effective bandwidth,
+  /// the stencil's 2 sizeof(T) n² T / time) against the probed ceiling.
+  bool effective_bandwidth = false;
+  /// The probed ceiling a GPU variant's bytes are compared with: device_read_bw, or
+  /// device_copy_bw where the work model counts bytes read and written, as a copy does.
+  const char* gpu_ceiling = "device_read_bw";
 };
 
 struct problem_desc {

@@ -19,8 +19,8 @@
 namespace ema {
 namespace {
 
-double ceiling_value(const nlohmann::json& ceilings, const std::string& backend) {
-  const char* name = ceiling_for_backend(backend);
+double ceiling_value(const nlohmann::json& ceilings, const std::string& backend, const rate_desc& rate) {
+  const char* name = backend == to_string(backend::cuda) ? rate.gpu_ceiling : ceiling_for_backend(backend);
   if (!*name || !ceilings.contains(name) || !ceilings[name].contains("value")) return std::nan("");
   return ceilings[name]["value"].get<double>();
 }
@@ -117,8 +117,8 @@ std::string render_tables(const experiment_view& v, table_style style) {
       for (const auto& ph : phases) g.columns.push_back({ph, true});
       g.columns.push_back({"status", false});
     } else {
-      g.columns = {{"n", true},     {"variant", false}, {"total", true},  {"kernel", true},   {rate.name, true},
-                   {"% ceil", true}, {"vs seq", true},  {"vs omp", true}, {"energy/op", true}, {"status", false}};
+      g.columns = {{"n", true},      {"variant", false}, {"total", true},  {"kernel", true}, {rate.name, true},    {"eff. GB/s", true},
+                   {"% ceil", true},  {"vs seq", true},   {"vs omp", true}, {"energy/op", true}, {"status", false}};
     }
     std::vector<std::string> footnotes, noisy_rows;
     std::map<std::string, std::set<std::string>> unavailable;  // metric -> reasons
@@ -196,7 +196,9 @@ std::string render_tables(const experiment_view& v, table_style style) {
           bytes_per_s = w.bytes / t;
         }
         row.push_back(std::isfinite(per_s) ? fmt::format("{:.3g}", per_s / rate.scale) : "-");
-        row.push_back(rate.of_bytes ? format_percent(bytes_per_s / ceiling_value(e.ceilings, r.backend)) : "-");
+        const bool bandwidth = rate.of_bytes || rate.effective_bandwidth;
+        row.push_back(rate.effective_bandwidth && std::isfinite(bytes_per_s) ? fmt::format("{:.3g}", bytes_per_s / 1e9) : "-");
+        row.push_back(bandwidth ? format_percent(bytes_per_s / ceiling_value(e.ceilings, r.backend, rate)) : "-");
         auto speedup = [&](backend ref) {
           const auto& at_n = totals[r.n];
           auto it = at_n.find(speedup_baseline_among(identities, r.problem, r.variant, ref,
@@ -260,7 +262,13 @@ std::string render_tables(const experiment_view& v, table_style style) {
     else
       out += fmt::format("{}medians (×k: k input instances pooled, the median of their medians); {}: {} over the kernel "
                          "time (GPU) or the total time (CPU){}{}\n",
-                         bullet, rate.name, rate.meaning, rate.of_bytes ? "; % ceil: of the probed read bandwidth for the back end" : "",
+                         bullet, rate.name, rate.meaning,
+                         rate.effective_bandwidth
+                             ? fmt::format("; eff. GB/s: the work model's bytes over the same time (an effective bandwidth); % ceil: "
+                                           "of the probed {} for a GPU, of the read bandwidth for the CPU",
+                                           std::string_view(rate.gpu_ceiling) == "device_copy_bw" ? "copy bandwidth" : "read bandwidth")
+                         : rate.of_bytes ? "; % ceil: of the probed read bandwidth for the back end"
+                                         : "",
                          dropped.count("vs seq") && dropped.count("vs omp")
                              ? ""
                              : "; vs seq, vs omp: speedup in total time against the same algorithm's seq or omp variant "

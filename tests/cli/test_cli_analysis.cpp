@@ -398,6 +398,7 @@ TEST(CliAxes, ATuningAxisSharesItsTableWithTheVariantsThatDoNotReadIt) {
   EXPECT_NE(r.out.find("omp-tb k=1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("omp-tb k=3"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("vs seq"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("eff. GB/s"), std::string::npos) << "the stencil's effective bandwidth: " << r.out;
   auto best = ema({"show", "--db", db, "--best", "k", "--no-fit"});
   ASSERT_EQ(best.exit_code, 0) << best.err;
   EXPECT_NE(best.out.find("The best k per size and variant"), std::string::npos) << best.out;

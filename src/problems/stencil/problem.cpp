@@ -216,7 +216,8 @@ EMA_PROBLEM(stencil, ema::stencil::kit::problem({
     .params = ema::stencil::params,
     .default_sizes = "2^8..2^13,362..5792*2",  // 11 sizes, half an octave apart: enough for a verdict
     .work = &ema::stencil::work,
-    .rate = {.name = "Gcells/s", .of_bytes = false, .scale = 1e9, .meaning = "cell updates (n² T)"},
+    .rate = {.name = "Gcells/s", .of_bytes = false, .scale = 1e9, .meaning = "cell updates (n² T)",
+             .effective_bandwidth = true, .gpu_ceiling = "device_copy_bw"},  // 2 sizeof(T) n² T bytes: read and written
     .max_size = std::uint64_t{1} << 20,  // n^2 cells counted in 64 bits with room; rows indexed in 32 bits on the GPU
     .validate = &ema::stencil::validate,
     .size_from_input = &ema::stencil::size_from_input,
