@@ -9,10 +9,12 @@
 // (array or coordinate), whose side is n. Cell (i, j) is a pure function of (seed, i, j).
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <filesystem>
 #include <fmt/format.h>
 #include <limits>
 #include <numbers>
+#include <vector>
 
 #include "core/errors.hpp"
 #include "core/registry.hpp"
@@ -123,15 +125,28 @@ void fill(input& in, const dense_matrix* file, std::uint64_t seed) {
     else return in.g64;
   }();
   const std::size_t n = in.n;
+  // init=modes: a cos(2 pi k / n + phi) as the real part of a e^{i phi} times a table of the n
+  // roots of unity (k = (p i + q j) mod n, exact), no cosine per cell.
+  std::vector<std::complex<double>> root, amplitude;
+  if (in.s.init == init_kind::modes && !file) {
+    root.resize(n);
+    for (std::size_t k = 0; k < n; ++k) root[k] = std::polar(1.0, 2 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(n));
+    for (const auto& m : in.modes) amplitude.push_back(std::polar(m.a, m.phi));
+  }
   const auto rows = static_cast<std::int64_t>(n);
 #pragma omp parallel for schedule(static)
   for (std::int64_t ii = 0; ii < rows; ++ii) {
     const auto i = static_cast<std::size_t>(ii);
     for (std::size_t j = 0; j < n; ++j) {
       double v;
-      if (file) v = file->at(i, j);
-      else if (in.s.init == init_kind::random) v = 2 * uniform01(random_at(seed, i * n + j)) - 1;
-      else v = modes_value(in.mean, in.modes, n, i, j);
+      if (file) {
+        v = file->at(i, j);
+      } else if (in.s.init == init_kind::random) {
+        v = 2 * uniform01(random_at(seed, i * n + j)) - 1;
+      } else {
+        v = in.mean;
+        for (std::size_t m = 0; m < in.modes.size(); ++m) v += (amplitude[m] * root[mode_phase(in.modes[m], n, i, j)]).real();
+      }
       g[i * n + j] = static_cast<T>(v);
     }
   }
