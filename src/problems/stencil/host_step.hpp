@@ -4,7 +4,9 @@
 // portable loop of fmaf/fma; both round exactly as cell_update does, so the grid is the same.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 #include "problems/stencil/stencil.hpp"
@@ -24,6 +26,18 @@ void stream_fence();
 
 /// The row kernel this CPU runs: "avx2+fma" or "portable".
 std::string_view row_kernel_name();
+
+/// The two grids of a parallel run: `a` a copy of the input's grid, `b` zeros, each row first
+/// touched (its pages placed) by the thread a schedule(static) loop over the rows gives it.
+template <class T>
+void first_touch(const T* grid, T* a, T* b, std::size_t n) {
+  const auto rows = static_cast<std::int64_t>(n);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < rows; ++i) {
+    std::copy(grid + i * rows, grid + (i + 1) * rows, a + i * rows);
+    std::fill(b + i * rows, b + (i + 1) * rows, T(0));
+  }
+}
 
 /// One step of rows [r0, r1) of the n x n grid `src` into `dst` (row stride n), with the boundary
 /// rule: periodic neighbours wrap; fixed boundary cells are copied.

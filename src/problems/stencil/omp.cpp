@@ -27,14 +27,8 @@ struct rows_in_parallel {
     const auto c = in.s.weights<T>();
     const bool stream = ctx.launch(omp_launch{}).stream != 0;
     host_array<T> a(in.cells(), host_memory_kind::pageable), b(in.cells(), host_memory_kind::pageable);
-    const T* g = in.grid<T>();
+    first_touch(in.grid<T>(), a.data(), b.data(), n);
     const auto rows = static_cast<std::int64_t>(n);
-    // First touch by the threads that will sweep these rows.
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < rows; ++i) {
-      std::copy(g + i * rows, g + (i + 1) * rows, a.data() + i * rows);
-      std::fill(b.data() + i * rows, b.data() + (i + 1) * rows, T(0));
-    }
     int threads = 1;
     {
       host_phase kernel(ctx, "kernel");

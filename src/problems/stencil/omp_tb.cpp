@@ -101,15 +101,11 @@ struct overlapped_tiles {
     const auto l = ctx.launch(choose_tiles(sizeof(T), k));
     const geometry g{n, l.tile_x, l.tile_y, in.s.boundary == boundary_kind::fixed};
     host_array<T> a(in.cells(), host_memory_kind::pageable), b(in.cells(), host_memory_kind::pageable);
-    const T* grid = in.grid<T>();
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = 0; i < n; ++i) {
-      std::copy(grid + i * n, grid + (i + 1) * n, a.data() + i * n);
-      std::fill(b.data() + i * n, b.data() + (i + 1) * n, T(0));
-    }
+    first_touch(in.grid<T>(), a.data(), b.data(), in.n);
     const std::int64_t tiles_y = (n + g.ty - 1) / g.ty, tiles_x = (n + g.tx - 1) / g.tx;
     const auto buffer = static_cast<std::size_t>((std::min(g.ty, n) + 2 * k) * (std::min(g.tx, n) + 2 * k));
     int threads = 1;
+    std::uint64_t passes = 0;
     {
       host_phase kernel(ctx, "kernel");
 #pragma omp parallel
@@ -119,17 +115,16 @@ struct overlapped_tiles {
         host_array<T> p(buffer, host_memory_kind::pageable), q(buffer, host_memory_kind::pageable);  // uninitialised
         T* src = a.data();
         T* dst = b.data();
-        for (std::uint64_t done = 0; done < in.s.steps;) {
-          const int kk = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(k), in.s.steps - done));
+        const auto run = for_each_pass(in.s.steps, k, [&](int kk) {
 #pragma omp for collapse(2) schedule(static)
           for (std::int64_t ty = 0; ty < tiles_y; ++ty)
             for (std::int64_t tx = 0; tx < tiles_x; ++tx) tile(g, c, src, dst, ty * g.ty, tx * g.tx, kk, p.data(), q.data());
           std::swap(src, dst);
-          done += static_cast<std::uint64_t>(kk);
-        }
+        });
+#pragma omp single
+        passes = run;
       }
     }
-    const std::uint64_t passes = (in.s.steps + static_cast<std::uint64_t>(k) - 1) / static_cast<std::uint64_t>(k);
     if (passes % 2) std::swap(a, b);
     ctx.note("k", k);
     ctx.note("threads", threads);

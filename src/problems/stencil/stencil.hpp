@@ -15,6 +15,7 @@
 // bit. The verifier checks that grid against an independent reference (verify.cpp).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -138,6 +139,19 @@ inline constexpr const char* k_tuning[] = {"k"};
 /// The steps per load a variant runs with: the parameter k, or `chosen` when it is 0 (the
 /// variant's own choice); never more than the steps to run (at least 1).
 int steps_per_load(const settings& s, int chosen);
+
+/// Runs `steps` time steps as passes of k (the last pass the remainder): calls pass(kk) with each
+/// pass's steps in order; returns how many passes ran.
+template <class Pass>
+std::uint64_t for_each_pass(std::uint64_t steps, int k, Pass&& pass) {
+  std::uint64_t passes = 0;
+  for (std::uint64_t done = 0; done < steps; ++passes) {
+    const auto kk = std::min<std::uint64_t>(static_cast<std::uint64_t>(k), steps - done);
+    pass(static_cast<int>(kk));
+    done += kk;
+  }
+  return passes;
+}
 
 /// The next cell index along a periodic or fixed axis of length n (the caller keeps fixed edges).
 inline std::size_t wrap_prev(std::size_t i, std::size_t n) { return i == 0 ? n - 1 : i - 1; }
