@@ -234,13 +234,15 @@ struct register_pipeline {
     ctx.note("halo", shape.halo);
     const auto c = in.s.weights<T>();
     return run_on_device<T>(in, ctx, [&](cuda::session& gpu, device_grids<T>& g) {
-      for_each_pass(in.s.steps, k, [&](int kk) {
+      for (std::uint64_t done = 0; done < in.s.steps;) {
+        const int kk = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(k), in.s.steps - done));
         const int pass_strips = (n + shape_of<T>(kk).inner - 1) / shape_of<T>(kk).inner, segments = (n + l.rows - 1) / l.rows;
         if (static_cast<long>(pass_strips) * segments > (1L << 31) - 1)
           throw usage_error("cuda: n = " + std::to_string(n) + " needs more warps than a launch holds; use a larger launch.rows");
         with_k(kk, fixed, [&]<int K, bool Fixed>() { launch_pass<T, K, Fixed>(g, c, pass_strips, segments, l.rows, gpu.stream()); });
         g.swap();
-      });
+        done += static_cast<std::uint64_t>(kk);
+      }
     });
   }
 };

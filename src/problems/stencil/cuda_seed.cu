@@ -83,7 +83,8 @@ struct code_1 {
     const bool fixed = in.s.boundary == boundary_kind::fixed;
     const std::size_t shared = 2 * static_cast<std::size_t>(l.tile * l.tile) * sizeof(T);
     return run_on_device<T>(in, ctx, [&](cuda::session& gpu, device_grids<T>& g) {
-      for_each_pass(in.s.steps, k, [&](int kk) {
+      for (std::uint64_t done = 0; done < in.s.steps;) {
+        const int kk = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(k), in.s.steps - done));
         const int inner = l.tile - 2 * kk, tiles = (g.n + inner - 1) / inner;
         const dim3 block(static_cast<unsigned>(l.tile), static_cast<unsigned>(l.tile));
         const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(std::min(tiles, 65535)));
@@ -91,7 +92,8 @@ struct code_1 {
         else calcula<T, false><<<grid, block, shared, gpu.stream()>>>(g.src, g.dst, g.n, g.pitch, c, kk, tiles);
         EMA_CUDA_CHECK_LAUNCH();
         g.swap();
-      });
+        done += static_cast<std::uint64_t>(kk);
+      }
     });
   }
 };
