@@ -25,22 +25,28 @@ constexpr int default_k = 8;
 struct tile_launch {
   int tile_x = 256, tile_y = 256;
   static constexpr launch_field fields[] = {
-      {"tile_x", "columns of a tile (ema: a square tile whose buffer pair with its halo fills about 60% of the L2)", 8, 1 << 16},
+      {"tile_x", "columns of a tile (ema: a square tile whose buffer pair with its halo fills about 60% of the L2, smaller "
+                 "where the grid would not give every thread a tile)", 8, 1 << 16},
       {"tile_y", "rows of a tile (ema: as tile_x)", 1, 1 << 16},
   };
   std::array<int*, 2> members() { return {&tile_x, &tile_y}; }
 };
 
 /// A square tile whose two buffers, halo of k included, fill about 60% of the L2 (1 MiB assumed
-/// when the C library does not say), a multiple of 16 between 32 and 1024.
-tile_launch choose_tiles(std::size_t element, int k) {
+/// when the C library does not say), a multiple of 16 between 32 and 1024; on a grid too small to
+/// give every thread a tile of that size, smaller tiles, so that there are at least as many as
+/// threads (never under 16: the halo would cost more than the parallelism brings).
+tile_launch choose_tiles(std::size_t element, int k, std::int64_t n, int threads) {
   long l2 = -1;
 #ifdef _SC_LEVEL2_CACHE_SIZE
   l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
 #endif
   const double budget = 0.6 * (l2 > 0 ? static_cast<double>(l2) : double(1 << 20));
   const double side = std::sqrt(budget / (2.0 * static_cast<double>(element))) - 2 * k;
-  const int tile = std::clamp(static_cast<int>(side) / 16 * 16, 32, 1024);
+  int tile = std::clamp(static_cast<int>(side) / 16 * 16, 32, 1024);
+  const auto per_side = static_cast<std::int64_t>(std::ceil(std::sqrt(static_cast<double>(std::max(threads, 1)))));
+  const std::int64_t fair = (n + per_side - 1) / per_side;
+  if (fair < tile) tile = static_cast<int>(std::max<std::int64_t>(16, (fair + 15) / 16 * 16));
   return {tile, tile};
 }
 
@@ -98,7 +104,7 @@ struct overlapped_tiles {
     const auto n = static_cast<std::int64_t>(in.n);
     const auto c = in.s.weights<T>();
     const int k = steps_per_load(in.s, default_k);
-    const auto l = ctx.launch(choose_tiles(sizeof(T), k));
+    const auto l = ctx.launch(choose_tiles(sizeof(T), k, n, omp_get_max_threads()));
     const geometry g{n, l.tile_x, l.tile_y, in.s.boundary == boundary_kind::fixed};
     host_array<T> a(in.cells(), host_memory_kind::pageable), b(in.cells(), host_memory_kind::pageable);
     first_touch(in.grid<T>(), a.data(), b.data(), in.n);
