@@ -1,6 +1,7 @@
 #include "inputs/keys.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 
 #include "core/errors.hpp"
 #include "inputs/random.hpp"
+#include "inputs/text_file.hpp"
 
 namespace ema {
 namespace {
@@ -89,5 +91,34 @@ void fill_keys(std::span<T> keys, key_distribution dist, std::uint64_t seed, uns
 template void fill_keys<std::uint32_t>(std::span<std::uint32_t>, key_distribution, std::uint64_t, unsigned);
 template void fill_keys<std::uint64_t>(std::span<std::uint64_t>, key_distribution, std::uint64_t, unsigned);
 template void fill_keys<float>(std::span<float>, key_distribution, std::uint64_t, unsigned);
+
+template <class T>
+std::vector<T> read_keys(const std::string& path) {
+  text_file in(path);
+  std::vector<T> keys;
+  std::string line;
+  while (in.next(line)) {
+    const auto start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line[start] == '#') continue;
+    const auto end = line.find_last_not_of(" \t") + 1;
+    const char* first = line.data() + start;
+    const char* last = line.data() + end;
+    T v{};
+    const auto [p, ec] = std::from_chars(first, last, v);
+    const std::string text(first, last);
+    if (ec == std::errc::result_out_of_range)
+      in.fail(fmt::format("'{}' is beyond the range of {}", text, std::is_same_v<T, float> ? "f32" : sizeof(T) == 4 ? "u32" : "u64"));
+    if (ec != std::errc() || p != last)
+      in.fail(fmt::format("'{}' is not {}", text, std::is_same_v<T, float> ? "a number" : "a non-negative integer"));
+    if constexpr (std::is_same_v<T, float>)
+      if (!std::isfinite(v)) in.fail(fmt::format("'{}' is not finite", text));
+    keys.push_back(v);
+  }
+  return keys;
+}
+
+template std::vector<std::uint32_t> read_keys<std::uint32_t>(const std::string&);
+template std::vector<std::uint64_t> read_keys<std::uint64_t>(const std::string&);
+template std::vector<float> read_keys<float>(const std::string&);
 
 }  // namespace ema

@@ -15,7 +15,9 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace ema {
 
@@ -31,5 +33,11 @@ key_distribution key_distribution_from(std::string_view name);
 /// type's width; `search` uses 31: non-negative 32-bit integers); floats ignore `bits`.
 template <class T>
 void fill_keys(std::span<T> keys, key_distribution dist, std::uint64_t seed, unsigned bits = 8 * sizeof(T));
+
+/// Keys from a text file, one per line (blank lines and lines starting with '#' skipped): a
+/// non-negative integer that fits the type, or for floats a finite number within their range.
+/// usage_error "PATH:LINE: what is wrong" otherwise (inputs/text_file.hpp bounds the reading).
+template <class T>
+std::vector<T> read_keys(const std::string& path);
 
 }  // namespace ema

@@ -42,11 +42,12 @@ TEST(Cli, ListShowsProblemsAndVariants) {
   EXPECT_NE(r.out.find("Algorithm 1 of 001_9fea77a744af8951.txt"), std::string::npos);
   auto j = ema({"list", "--json"});
   auto parsed = nlohmann::json::parse(j.out);
-  ASSERT_EQ(parsed.size(), 4u);
+  ASSERT_EQ(parsed.size(), 5u);
   EXPECT_EQ(parsed[0]["name"], "gauss");
   EXPECT_EQ(parsed[1]["name"], "rqa");
   EXPECT_EQ(parsed[2]["name"], "search");
-  EXPECT_EQ(parsed[3]["name"], "stencil");
+  EXPECT_EQ(parsed[3]["name"], "sort");
+  EXPECT_EQ(parsed[4]["name"], "stencil");
   EXPECT_FALSE(parsed[2]["variants"].empty());
 }
 

@@ -17,10 +17,10 @@ std::set<std::string> registered() {
 
 TEST(Registry, ContentsMatchTheBuildConfiguration) {
   std::set<std::string> expected = {"search/seq/seq", "gauss/seq/seq", "rqa/exact-seq/seq", "rqa/seed-seq/seq",
-                                     "rqa/motif-seq/seq", "stencil/seq/seq"};
+                                     "rqa/motif-seq/seq", "stencil/seq/seq", "sort/std-sort/seq"};
 #ifdef EMA_WITH_OPENMP
   expected.insert({"search/omp/omp", "gauss/omp/omp", "gauss/omp-blocked/omp", "rqa/exact-omp/omp", "rqa/seed-omp/omp",
-                   "rqa/motif-omp/omp", "stencil/omp/omp", "stencil/omp-tb/omp"});
+                   "rqa/motif-omp/omp", "stencil/omp/omp", "stencil/omp-tb/omp", "sort/gnu-parallel/omp"});
 #endif
 #ifdef EMA_WITH_CUDA
   expected.insert({"search/cuda-seed/cuda", "search/cuda/cuda", "search/thrust-find/cuda", "search/cuda-multi/multi-gpu"});
@@ -30,11 +30,12 @@ TEST(Registry, ContentsMatchTheBuildConfiguration) {
   expected.insert({"stencil/cuda-naive/cuda", "stencil/cuda-seed/cuda", "stencil/cuda/cuda"});
 #endif
   EXPECT_EQ(registered(), expected);
-  ASSERT_EQ(problems().size(), 4u);
+  ASSERT_EQ(problems().size(), 5u);
   EXPECT_STREQ(problems()[0]->name, "gauss");
   EXPECT_STREQ(problems()[1]->name, "rqa");
   EXPECT_STREQ(problems()[2]->name, "search");
-  EXPECT_STREQ(problems()[3]->name, "stencil");
+  EXPECT_STREQ(problems()[3]->name, "sort");
+  EXPECT_STREQ(problems()[4]->name, "stencil");
 }
 
 TEST(Registry, EveryVariantNamesItsProblemAlgorithmRoleProvenanceAndDescription) {

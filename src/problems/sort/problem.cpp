@@ -1,0 +1,145 @@
+// Problem `sort` (004_96c7929830a11cf7.txt, Algorithms 3 to 6): the parameters, the keys, the work
+// model and the registration; the verifier is in verify.cpp. The keys come from inputs/keys.hpp
+// (eight distributions, `dist=`; the study's quicksort with a middle pivot behaves very differently
+// across them) or from a file (`input=`, one key per line; n is its count).
+#include <cstring>
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+#include "core/registry.hpp"
+#include "inputs/keys.hpp"
+#include "problems/sort/sort.hpp"
+
+namespace ema::sort {
+namespace {
+
+constexpr param_spec params[] = {
+    {"type", param_kind::choice, "u32", "key type", "u32|u64|f32"},
+    {"dist", param_kind::choice, "uniform",
+     "key distribution: uniform, sorted, reversed, equal, few (16 values), organ (up then down), nearly (sorted, 1% swapped), zipf",
+     key_distribution_choices},
+    {"input", param_kind::path, "", "read the keys from this file, one per line (n is their count)"},
+};
+
+// Edge sizes around warps and blocks, and one past 2^20; every distribution in every type.
+constexpr std::uint64_t test_sizes[] = {0, 1, 2, 3, 31, 32, 33, 1023, 1024, 1025, (1u << 20) + 7};
+constexpr const char* test_params[] = {
+    "dist=uniform",          "dist=sorted",          "dist=reversed",          "dist=equal",          "dist=few",
+    "dist=organ",            "dist=nearly",          "dist=zipf",              "type=u64,dist=uniform", "type=u64,dist=reversed",
+    "type=u64,dist=few",     "type=u64,dist=zipf",   "type=f32,dist=uniform",  "type=f32,dist=sorted",  "type=f32,dist=equal",
+    "type=f32,dist=organ",   "type=f32,dist=nearly",
+};
+
+key_type type_of(const param_set& p) {
+  const auto& t = p.text("type");
+  return t == "u64" ? key_type::u64 : t == "f32" ? key_type::f32 : key_type::u32;
+}
+
+std::size_t key_bytes(key_type t) { return t == key_type::u64 ? 8 : 4; }
+
+work_model work(std::uint64_t n, const param_set& p) {
+  // Every key is read and written at least once; the rate is keys per second.
+  const double d = static_cast<double>(n);
+  return {2 * d * static_cast<double>(key_bytes(type_of(p))), d};
+}
+
+std::size_t count_in_file(const param_set& p) {
+  const std::string& path = p.text("input");
+  switch (type_of(p)) {
+    case key_type::u64: return read_keys<std::uint64_t>(path).size();
+    case key_type::f32: return read_keys<float>(path).size();
+    case key_type::u32: break;
+  }
+  return read_keys<std::uint32_t>(path).size();
+}
+
+void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
+  key_distribution_from(p.text("dist"));
+  if (p.text("input").empty()) return;
+  const auto count = count_in_file(p);
+  for (auto n : sizes)
+    if (n != count)
+      throw usage_error(fmt::format("{}: the file holds {} keys, but the point asks n = {} (run with --sizes {})", p.text("input"), count,
+                                    n, count));
+}
+
+std::uint64_t size_from_input(const param_set& p) { return p.text("input").empty() ? 0 : count_in_file(p); }
+
+template <class K>
+host_array<K> keys_for(const point_request& r, const std::string& path, std::string& origin) {
+  host_array<K> keys(r.n, r.memory);
+  if (path.empty()) {
+    fill_keys<K>(keys.span(), key_distribution_from(r.params->text("dist")), r.seed);
+    origin = r.params->text("dist");
+    return keys;
+  }
+  const auto read = read_keys<K>(path);
+  if (read.size() != r.n)
+    throw usage_error(fmt::format("{}: the file holds {} keys, but the point asks n = {} (run with --sizes {})", path, read.size(), r.n,
+                                  read.size()));
+  if (!read.empty()) std::memcpy(keys.data(), read.data(), read.size() * sizeof(K));
+  origin = path;
+  return keys;
+}
+
+}  // namespace
+
+input traits::generate(const point_request& r) {
+  input in;
+  in.n = r.n;
+  in.type = type_of(*r.params);
+  const std::string& path = r.params->text("input");
+  switch (in.type) {
+    case key_type::u32: in.u32 = keys_for<std::uint32_t>(r, path, in.origin); break;
+    case key_type::u64: in.u64 = keys_for<std::uint64_t>(r, path, in.origin); break;
+    case key_type::f32: in.f32 = keys_for<float>(r, path, in.origin); break;
+  }
+  return in;
+}
+
+output owned(host_array<std::uint32_t>&& k) {
+  output o;
+  o.own32 = std::move(k);
+  o.keys = o.own32.data();
+  return o;
+}
+output owned(host_array<std::uint64_t>&& k) {
+  output o;
+  o.own64 = std::move(k);
+  o.keys = o.own64.data();
+  return o;
+}
+output owned(host_array<float>&& k) {
+  output o;
+  o.ownf = std::move(k);
+  o.keys = o.ownf.data();
+  return o;
+}
+
+template <class K>
+host_array<K> copy_of(const input& in) {
+  host_array<K> k(in.n, host_memory_kind::pageable);
+  if (in.n) std::memcpy(k.data(), in.keys<K>(), in.n * sizeof(K));
+  return k;
+}
+template host_array<std::uint32_t> copy_of<std::uint32_t>(const input&);
+template host_array<std::uint64_t> copy_of<std::uint64_t>(const input&);
+template host_array<float> copy_of<float>(const input&);
+
+}  // namespace ema::sort
+
+EMA_PROBLEM(sort, ema::sort::kit::problem({
+    .title = "sort n keys in non-decreasing order (u32 by default; eight distributions)",
+    .size_meaning = "number of keys",
+    .source = "004_96c7929830a11cf7.txt (Algorithms 3 to 6: quicksort and mergesort in CUDA and OpenMP)",
+    .params = ema::sort::params,
+    .default_sizes = "2^14..2^24",  // 11 sizes an octave apart: enough for a verdict
+    .reference_variant = "std-sort",
+    .work = &ema::sort::work,
+    .rate = {.name = "Mkeys/s", .of_bytes = false, .scale = 1e6, .meaning = "keys sorted"},
+    .max_size = std::uint64_t{1} << 36,
+    .validate = &ema::sort::validate,
+    .size_from_input = &ema::sort::size_from_input,
+    .test_sizes = ema::sort::test_sizes,
+    .test_params = ema::sort::test_params,
+}));

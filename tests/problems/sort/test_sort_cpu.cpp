@@ -1,0 +1,97 @@
+// sort: the verifier catches a wrong output (unsorted, or sorted but not the input's keys), the
+// fingerprint is order-independent, and keys read from a file, good and malformed.
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <gtest/gtest.h>
+
+#include "core/errors.hpp"
+#include "core/registry.hpp"
+#include "problems/sort/sort.hpp"
+#include "support/temp_dir.hpp"
+
+namespace ema {
+namespace {
+
+param_set sort_params(const std::vector<std::string>& a) { return param_set::resolve("sort", find_problem("sort").params, a); }
+
+sort::input make(std::uint64_t n, const std::vector<std::string>& a) {
+  const auto p = sort_params(a);
+  return sort::traits::generate({n, &p, 7, host_memory_kind::pageable});
+}
+
+sort::output as_output(const std::vector<std::uint32_t>& k) {
+  sort::output o;
+  o.keys = k.data();
+  return o;
+}
+
+TEST(Sort, VerifierCatchesWrongOutputs) {
+  const auto in = make(5000, {"dist=few"});
+  const auto expected = sort::traits::reference(in);
+  std::vector<std::uint32_t> keys(in.keys<std::uint32_t>(), in.keys<std::uint32_t>() + in.n);
+  std::sort(keys.begin(), keys.end());
+  const auto right = sort::traits::check(in, expected, as_output(keys));
+  EXPECT_TRUE(right.verified) << right.reason;
+  EXPECT_NE(right.result_json.find(R"("n":5000)"), std::string::npos) << right.result_json;
+
+  auto unsorted = keys;
+  std::swap(unsorted[10], unsorted[4000]);
+  auto r = sort::traits::check(in, expected, as_output(unsorted));
+  EXPECT_FALSE(r.verified);
+  EXPECT_NE(r.reason.find("not sorted"), std::string::npos) << r.reason;
+
+  auto lost = keys;  // sorted, but one key replaced by a smaller neighbour: not a permutation
+  const auto step = std::adjacent_find(lost.begin() + 2500, lost.end(), std::not_equal_to<>()) - lost.begin();
+  ASSERT_LT(step + 1, static_cast<std::ptrdiff_t>(lost.size()));
+  lost[step + 1] = lost[step];
+  r = sort::traits::check(in, expected, as_output(lost));
+  EXPECT_FALSE(r.verified);
+  EXPECT_NE(r.reason.find("not a permutation"), std::string::npos) << r.reason;
+  EXPECT_FALSE(sort::traits::check(in, expected, sort::output{}).verified);
+}
+
+TEST(Sort, FingerprintIgnoresOrderButNotContent) {
+  std::vector<std::uint64_t> a = {5, 1, 9, 9, 0}, b = {9, 0, 9, 1, 5}, c = {5, 1, 9, 8, 0};
+  EXPECT_EQ(sort::fingerprint_of(a.data(), a.size()), sort::fingerprint_of(b.data(), b.size()));
+  EXPECT_FALSE(sort::fingerprint_of(a.data(), a.size()) == sort::fingerprint_of(c.data(), c.size()));
+  std::vector<float> z = {0.0f}, nz = {-0.0f};
+  EXPECT_FALSE(sort::fingerprint_of(z.data(), 1) == sort::fingerprint_of(nz.data(), 1)) << "keys are compared by their bits";
+}
+
+TEST(Sort, KeysFromAFile) {
+  test::temp_dir dir;
+  const auto path = dir.file("k.txt");
+  std::ofstream(path) << "# keys\n7\n3\n\n4000000000\n0\n";
+  const auto& problem = find_problem("sort");
+  EXPECT_EQ(problem.size_from_input(sort_params({"input=" + path})), 4u);
+  const auto in = make(4, {"input=" + path});
+  EXPECT_EQ(in.origin, path);
+  EXPECT_EQ(in.keys<std::uint32_t>()[2], 4000000000u);
+  auto refused = [&](const std::string& text, const std::vector<std::string>& extra, std::uint64_t n, const char* needle) {
+    const auto bad = dir.file("bad.txt");
+    std::ofstream(bad) << text;
+    auto a = extra;
+    a.push_back("input=" + bad);
+    try {
+      problem.validate(sort_params(a), std::span<const std::uint64_t>(&n, 1));
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const usage_error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  refused("1\n-2\n", {}, 2, "bad.txt:2: '-2' is not a non-negative integer");
+  refused("1\n5000000000\n", {}, 2, "beyond the range of u32");
+  refused("1.5\n2\n", {"type=f32"}, 3, "holds 2 keys, but the point asks n = 3");
+  refused("1e39\n", {"type=f32"}, 1, "beyond the range of f32");
+  refused("nan\n", {"type=f32"}, 1, "not finite");
+}
+
+TEST(Sort, WorkModelCountsKeys) {
+  const auto w = find_problem("sort").work(1000, sort_params({"type=u64"}));
+  EXPECT_EQ(w.ops, 1000.0);
+  EXPECT_EQ(w.bytes, 2 * 8 * 1000.0);
+}
+
+}  // namespace
+}  // namespace ema
