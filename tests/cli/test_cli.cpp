@@ -161,6 +161,20 @@ void kill_after_points(const std::vector<std::string>& args, const std::string& 
   waitpid(pid, &status, 0);
 }
 
+// `ema run --resume` once the killed run's helpers have let go of the experiment: a worker's guard
+// outlives ema by the moment it takes to notice and stop its command, and until then resume says,
+// rightly, that another process holds the experiment (exit 3); a user waits, and so does the test.
+test::process_result resume_when_free(const std::string& db) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  for (;;) {
+    auto r = ema({"run", "--resume", "--db", db, "-q"});
+    if (r.exit_code != 3 || r.err.find("is being run by another ema process") == std::string::npos ||
+        std::chrono::steady_clock::now() > deadline)
+      return r;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 TEST(Cli, ResumeAfterKill9RedoesNothingThatFinished) {
   test::temp_dir dir;
   auto db = dir.file("k.db");
@@ -177,7 +191,7 @@ TEST(Cli, ResumeAfterKill9RedoesNothingThatFinished) {
   auto first = nlohmann::json::parse(before.out);
   EXPECT_EQ(first["experiment"]["state"], "running");
 
-  auto r = ema({"run", "--resume", "--db", db, "-q"});
+  auto r = resume_when_free(db);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("resuming experiment 1"), std::string::npos) << r.err;
   auto after = nlohmann::json::parse(ema({"show", "--db", db, "--json", "-"}).out);
@@ -205,7 +219,7 @@ TEST(Cli, ResumeOfASweepWithAxesRunsEachSetOnce) {
   const int total = 11 * 3 * 2;
   kill_after_points(args, db, 5);
   ASSERT_LT(count_points(db), total) << "the sweep finished before it could be killed";
-  auto r = ema({"run", "--resume", "--db", db, "-q"});
+  auto r = resume_when_free(db);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto after = nlohmann::json::parse(ema({"show", "--db", db, "--json", "-"}).out);
   ASSERT_EQ(after["points"].size(), static_cast<std::size_t>(total));
