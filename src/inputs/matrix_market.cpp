@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
 #include <fmt/format.h>
 #include <iterator>
 #include <sstream>
@@ -164,9 +166,15 @@ matrix_market_info check_matrix_market(const std::string& path) {
 namespace {
 
 template <class T>
-void write_array(const std::string& path, std::size_t rows, std::size_t cols, const T* m) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) throw std::runtime_error(fmt::format("{}: cannot be written ({})", path, std::strerror(errno)));
+bool write_array(const std::string& path, std::size_t rows, std::size_t cols, const T* m) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == EEXIST) return false;
+  std::FILE* f = fd < 0 ? nullptr : ::fdopen(fd, "w");
+  if (!f) {
+    const int why = errno;
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error(fmt::format("{}: cannot be written ({})", path, std::strerror(why)));
+  }
   fmt::memory_buffer b;
   bool ok = true;
   auto flush = [&] {
@@ -182,16 +190,17 @@ void write_array(const std::string& path, std::size_t rows, std::size_t cols, co
   flush();
   ok = std::fclose(f) == 0 && ok;
   if (!ok) throw std::runtime_error(fmt::format("{}: writing failed ({})", path, std::strerror(errno)));
+  return true;
 }
 
 }  // namespace
 
-void write_matrix_market(const std::string& path, std::size_t rows, std::size_t cols, const float* row_major) {
-  write_array(path, rows, cols, row_major);
+bool write_matrix_market(const std::string& path, std::size_t rows, std::size_t cols, const float* row_major) {
+  return write_array(path, rows, cols, row_major);
 }
 
-void write_matrix_market(const std::string& path, std::size_t rows, std::size_t cols, const double* row_major) {
-  write_array(path, rows, cols, row_major);
+bool write_matrix_market(const std::string& path, std::size_t rows, std::size_t cols, const double* row_major) {
+  return write_array(path, rows, cols, row_major);
 }
 
 }  // namespace ema

@@ -34,9 +34,10 @@ matrix_market_info check_matrix_market(const std::string& path);
 matrix_market_info check_matrix_market(std::istream& in, const std::string& name);
 
 /// Writes a row-major rows x cols matrix as a `real general` array file (column by column, as the
-/// format lists it), each value in the shortest text that reads back to the same float or double.
+/// format lists it), each value in the shortest text that reads back to the same float or double,
+/// into a new file: returns false, writing nothing, when `path` exists (no file is ever replaced).
 /// Throws std::runtime_error naming the file when it cannot be written.
-void write_matrix_market(const std::string& path, std::size_t rows, std::size_t cols, const float* row_major);
-void write_matrix_market(const std::string& path, std::size_t rows, std::size_t cols, const double* row_major);
+bool write_matrix_market(const std::string& path, std::size_t rows, std::size_t cols, const float* row_major);
+bool write_matrix_market(const std::string& path, std::size_t rows, std::size_t cols, const double* row_major);
 
 }  // namespace ema

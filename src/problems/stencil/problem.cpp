@@ -45,7 +45,7 @@ constexpr param_spec params[] = {
     {"init", param_kind::choice, "modes", "initial grid: 1 plus seeded Fourier modes (checked against the closed form when "
                                           "periodic), or uniform random in [-1, 1)", "modes|random"},
     {"input", param_kind::path, "", "read the initial grid from this Matrix Market file (square; n is its side)"},
-    {"dump", param_kind::text, "", "write the final grid of each point's first verified run to this Matrix Market file"},
+    {"dump", param_kind::text, "", "write the final grid to this new Matrix Market file ({n} in the path: the side; never replaces a file)"},
 };
 
 // Edge sizes around the warp (32) and the tiles; T around k (0, 1, 2, k - 1, k, k + 1, 3k + 1) on
@@ -81,10 +81,17 @@ void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
   for (auto n : sizes)
     if (n == 0) throw usage_error("stencil: n must be at least 1 (the side of the grid)");
   if (!s.dump.empty()) {
-    const auto parent = std::filesystem::absolute(s.dump).parent_path();
-    std::error_code ec;
-    if (!std::filesystem::is_directory(parent, ec))
-      throw usage_error(fmt::format("stencil: dump={}: the folder {} does not exist", s.dump, parent.string()));
+    if (sizes.size() > 1 && s.dump.find("{n}") == std::string::npos)
+      throw usage_error(fmt::format("stencil: dump={}: with several sizes, put {{n}} in the path (each size writes its own file)", s.dump));
+    for (auto n : sizes) {
+      const auto path = dump_path(s.dump, n);
+      const auto parent = std::filesystem::absolute(path).parent_path();
+      std::error_code ec;
+      if (!std::filesystem::is_directory(parent, ec))
+        throw usage_error(fmt::format("stencil: dump={}: the folder {} does not exist", path, parent.string()));
+      if (std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found)
+        throw usage_error(fmt::format("stencil: dump={}: it exists; ema writes a new file and never replaces one", path));
+    }
   }
   if (s.input.empty()) return;
   const auto info = check_matrix_market(s.input);
@@ -159,12 +166,6 @@ void fill(input& in, const dense_matrix* file, std::uint64_t seed) {
 
 }  // namespace
 
-double modes_value(double mean, const std::vector<mode>& modes, std::size_t n, std::size_t i, std::size_t j) {
-  double v = mean;
-  for (const auto& m : modes) v += m.a * std::cos(2 * std::numbers::pi * static_cast<double>(mode_phase(m, n, i, j)) / static_cast<double>(n) + m.phi);
-  return v;
-}
-
 std::uint64_t mode_phase(const mode& m, std::size_t n, std::size_t i, std::size_t j) {
   const auto nn = static_cast<std::int64_t>(n);
   const auto p = static_cast<std::uint64_t>(((m.p % nn) + nn) % nn), q = static_cast<std::uint64_t>(((m.q % nn) + nn) % nn);
@@ -187,6 +188,12 @@ settings settings::of(const param_set& p) {
   s.init = !s.input.empty() ? init_kind::file : p.text("init") == "random" ? init_kind::random : init_kind::modes;
   s.dump = p.text("dump");
   return s;
+}
+
+std::string dump_path(const std::string& pattern, std::uint64_t n) {
+  std::string out = pattern;
+  for (auto at = out.find("{n}"); at != std::string::npos; at = out.find("{n}", at)) out.replace(at, 3, std::to_string(n));
+  return out;
 }
 
 int steps_per_load(const settings& s, int chosen) {

@@ -75,8 +75,6 @@ struct mode {
   std::int64_t p = 0, q = 0;
 };
 
-/// init=modes: the initial value of cell (i, j) in double: mean + the sum of the modes.
-double modes_value(double mean, const std::vector<mode>& modes, std::size_t n, std::size_t i, std::size_t j);
 /// (p i + q j) mod n, exactly (p and q taken mod n).
 std::uint64_t mode_phase(const mode& m, std::size_t n, std::size_t i, std::size_t j);
 
@@ -88,7 +86,7 @@ struct input {
   double mean = 0;         ///< init=modes: the constant added to the modes
   std::vector<mode> modes; ///< init=modes
   std::string origin;      ///< "modes", "random" or the file's path
-  mutable bool dumped = false;  ///< dump=: written by this point's first verified run
+  mutable bool dumped = false;  ///< dump=: tried by this point's first run
 
   template <class T>
   const T* grid() const;
@@ -132,6 +130,9 @@ using kit = problem_kit<traits>;
 /// plain steps in double; each with the rounding bound of its method.
 expected_grid reference_closed_form(const input& in);
 expected_grid reference_by_steps(const input& in);
+
+/// The file dump= names for a grid of side n: the parameter with "{n}" replaced by n.
+std::string dump_path(const std::string& pattern, std::uint64_t n);
 
 /// The tuning parameter of the variants that take k (variant_desc::tuning).
 inline constexpr const char* k_tuning[] = {"k"};

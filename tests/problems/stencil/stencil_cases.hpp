@@ -3,6 +3,7 @@
 // bit: one cell formula, Jacobi steps).
 #pragma once
 
+#include <filesystem>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <string>
@@ -31,7 +32,10 @@ inline outcome run_stencil(const char* variant, std::uint64_t n, const std::vect
                            dense_matrix* grid = nullptr, std::uint64_t seed = 3) {
   auto with_dump = assignments;
   const std::string path = dir.file(fmt::format("{}-{}.mtx", variant, n));
-  if (grid) with_dump.push_back("dump=" + path);
+  if (grid) {
+    std::filesystem::remove(path);  // dump= writes only a new file
+    with_dump.push_back("dump=" + path);
+  }
   const auto params = stencil_params(with_dump);
   const auto& v = find_variant("stencil", variant);
   auto w = find_problem("stencil").prepare({n, &params, seed, uses_gpu(v.backend) ? host_memory_kind::pinned : host_memory_kind::pageable});

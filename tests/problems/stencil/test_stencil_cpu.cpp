@@ -3,6 +3,7 @@
 // refusals, the work model).
 #include <cmath>
 #include <fstream>
+#include <numbers>
 
 #include "core/errors.hpp"
 #include "problems/stencil/host_step.hpp"
@@ -131,7 +132,9 @@ TEST(Stencil, InitialGridsAreSeededAndBounded) {
   EXPECT_FALSE(std::equal(a.g32.data(), a.g32.data() + a.cells(), c.g32.data()));
   EXPECT_EQ(a.modes.size(), 4u);
   for (const auto& m : a.modes) EXPECT_TRUE(m.p != 0 || m.q != 0);
-  EXPECT_FLOAT_EQ(a.g32[3 * 64 + 5], static_cast<float>(stencil::modes_value(a.mean, a.modes, 64, 3, 5)));
+  double v = a.mean;  // the modes' definition: a cos(2 pi (p i + q j) / n + phi) at (3, 5)
+  for (const auto& m : a.modes) v += m.a * std::cos(2 * std::numbers::pi * static_cast<double>(m.p * 3 + m.q * 5) / 64 + m.phi);
+  EXPECT_FLOAT_EQ(a.g32[3 * 64 + 5], static_cast<float>(v));
   const auto r = make(64, {"init=random", "type=f64"});
   for (std::size_t i = 0; i < r.cells(); ++i) ASSERT_TRUE(r.g64[i] >= -1 && r.g64[i] < 1);
 }
@@ -189,6 +192,24 @@ TEST(Stencil, BadParametersAreNamed) {
   expect_refused({"k=17"}, "'k'");
   expect_refused({"steps=-1"}, "'steps'");
   expect_refused({"dump=/no/such/folder/x.mtx"}, "does not exist");
+  // dump= never replaces a file: not the database, not anything of the user's.
+  test::temp_dir dir;
+  const auto mine = dir.file("mine.db");
+  std::ofstream(mine) << "precious";
+  expect_refused({"dump=" + mine}, "never replaces one");
+  std::ifstream back(mine);
+  std::string text;
+  back >> text;
+  EXPECT_EQ(text, "precious");
+  std::uint64_t two[] = {8, 16};
+  try {
+    problem.validate(stencil_params({"dump=" + dir.file("g.mtx")}), std::span<const std::uint64_t>(two));
+    ADD_FAILURE() << "several sizes into one dump file";
+  } catch (const usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("{n}"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(problem.validate(stencil_params({"dump=" + dir.file("g-{n}.mtx")}), std::span<const std::uint64_t>(two)));
+  EXPECT_EQ(stencil::dump_path("g-{n}.mtx", 16), "g-16.mtx");
   std::uint64_t zero = 0;
   EXPECT_THROW(problem.validate(stencil_params({}), std::span<const std::uint64_t>(&zero, 1)), usage_error);
 }
