@@ -1,7 +1,9 @@
 #include "measure/cuda/session.cuh"
 
 #include <algorithm>
+#include <string>
 
+#include "core/errors.hpp"
 #include "inputs/host_array.hpp"
 #include "measure/cuda/resources.cuh"
 
@@ -27,6 +29,23 @@ void* session::alloc_bytes(std::size_t count, std::size_t size) {
   EMA_CUDA_CHECK(cudaSetDevice(device_));
   void* ptr = nullptr;
   EMA_CUDA_CHECK(cudaMalloc(&ptr, bytes));
+  buffers_.emplace_back(ptr, bytes);
+  ctx_.device_memory().allocated(bytes);
+  return ptr;
+}
+
+void* session::managed_bytes(std::size_t count, std::size_t size) {
+  const std::size_t bytes = array_bytes(count, size);
+  if (!bytes) return nullptr;
+  host_phase p(ctx_, "alloc");
+  EMA_CUDA_CHECK(cudaSetDevice(device_));
+  std::size_t free = 0, total = 0;
+  EMA_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  if (bytes > free)
+    throw out_of_memory("cannot allocate " + std::to_string(bytes) + " bytes of unified memory: the device has " + std::to_string(free) +
+                        " bytes free");
+  void* ptr = nullptr;
+  EMA_CUDA_CHECK(cudaMallocManaged(&ptr, bytes));
   buffers_.emplace_back(ptr, bytes);
   ctx_.device_memory().allocated(bytes);
   return ptr;

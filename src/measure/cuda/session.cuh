@@ -46,6 +46,13 @@ class session {
   T* alloc(std::size_t count) {
     return static_cast<T*>(alloc_bytes(count, sizeof(T)));
   }
+  /// `count` elements of T in unified (managed) memory, migrated on demand between host and device,
+  /// accounted and freed like alloc(); refused as out of memory past the device's free memory, so
+  /// a run never oversubscribes it silently.
+  template <class T>
+  T* alloc_managed(std::size_t count) {
+    return static_cast<T*>(managed_bytes(count, sizeof(T)));
+  }
   /// Page-locked host memory for results coming back: the device's, reused across runs (created by
   /// the warm-up run, so no timed run pays for it). One region per session: a second call reuses it.
   template <class T>
@@ -101,6 +108,7 @@ class session {
  private:
   friend class multi_session;
   void* alloc_bytes(std::size_t count, std::size_t size);
+  void* managed_bytes(std::size_t count, std::size_t size);
   void* result_bytes(std::size_t bytes);
   void end_phase();
   /// Waits and returns each phase's time, kernel parts also summed into `kernel`.

@@ -1,0 +1,162 @@
+// sort on the GPU: the block-level pieces the recursive (CUDA-DP) variants and ours share, built on
+// CUB's block primitives rather than written again:
+// - block_sort: one block sorts up to `tile_keys` keys (cub::BlockRadixSort, the tail padded with a
+//   key greater than any input), from one array into another or in place;
+// - merge_tile: one block writes `tile_keys` consecutive outputs of the merge of two sorted runs: the
+//   run boundaries of its tile by a merge-path search (cub::MergePath), the two pieces staged in
+//   shared memory, each thread merging `items` keys (cub::SerialMerge), the output written back
+//   through shared memory so the stores are coalesced. Stable: on equal keys the first run's go first.
+// Both are __device__ templates, so the same code runs in host-launched and device-launched grids.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cub/block/block_merge_sort.cuh>
+#include <cub/block/block_radix_sort.cuh>
+
+#include "problems/sort/device.cuh"
+
+namespace ema::sort::tiles {
+
+constexpr int threads = 256;
+constexpr int items = 16;
+constexpr int tile_keys = threads * items;  ///< 4096 keys a block sorts at once
+
+struct less_than {
+  template <class K>
+  __device__ __forceinline__ bool operator()(const K& a, const K& b) const {
+    return a < b;
+  }
+};
+
+__host__ __device__ constexpr std::size_t lesser(std::size_t a, std::size_t b) { return a < b ? a : b; }
+
+template <class K>
+using block_radix = cub::BlockRadixSort<K, threads, items>;
+
+/// Sorts in[0, len) into out[0, len) (len <= tile_keys; in == out is allowed), all `threads`
+/// threads of the block taking part.
+template <class K>
+__device__ void block_sort(const K* in, K* out, int len, typename block_radix<K>::TempStorage& temp) {
+  K keys[items];
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    const int at = i * threads + static_cast<int>(threadIdx.x);  // striped: coalesced
+    keys[i] = at < len ? in[at] : greatest_key<K>();
+  }
+  __syncthreads();  // every key read before any is written (in place)
+  block_radix<K>(temp).SortBlockedToStriped(keys);
+#pragma unroll
+  for (int i = 0; i < items; ++i) {
+    const int at = i * threads + static_cast<int>(threadIdx.x);
+    if (at < len) out[at] = keys[i];
+  }
+}
+
+/// Shared memory of merge_tile: the tile's two pieces (one key more, which SerialMerge may read).
+template <class K>
+struct merge_storage {
+  K keys[tile_keys + 1];
+  std::size_t split[2];
+};
+
+/// Outputs [first, first + tile_keys) (clipped to a_len + b_len) of the merge of the sorted runs
+/// a[0, a_len) and b[0, b_len), written to out[first, ...).
+template <class K>
+__device__ void merge_tile(const K* a, std::size_t a_len, const K* b, std::size_t b_len, K* out, std::size_t first, merge_storage<K>& s) {
+  const std::size_t total = a_len + b_len;
+  const std::size_t last = first + tile_keys < total ? first + tile_keys : total;
+  if (threadIdx.x < 2) {
+    const std::size_t diag = threadIdx.x == 0 ? first : last;
+    s.split[threadIdx.x] = cub::MergePath(a, b, a_len, b_len, diag, less_than{});
+  }
+  __syncthreads();
+  const std::size_t a0 = s.split[0], a1 = s.split[1];
+  const int na = static_cast<int>(a1 - a0), nb = static_cast<int>((last - a1) - (first - a0));
+  const K* pa = a + a0;
+  const K* pb = b + (first - a0);
+  for (int i = static_cast<int>(threadIdx.x); i < na + nb; i += threads) s.keys[i] = i < na ? pa[i] : pb[i - na];
+  __syncthreads();
+  const int diag = min(static_cast<int>(threadIdx.x) * items, na + nb);
+  const int ka = cub::MergePath(s.keys, s.keys + na, na, nb, diag, less_than{});
+  K merged[items];
+  int from[items];
+  cub::SerialMerge(s.keys, ka, na + diag - ka, na - ka, nb - (diag - ka), merged, from, less_than{});
+  __syncthreads();
+#pragma unroll
+  for (int i = 0; i < items; ++i)
+    if (diag + i < na + nb) s.keys[diag + i] = merged[i];
+  __syncthreads();
+  for (int i = static_cast<int>(threadIdx.x); i < na + nb; i += threads) out[first + i] = s.keys[i];
+  __syncthreads();  // the storage may be reused by the caller's next tile
+}
+
+/// Blocks needed to merge `keys` outputs.
+__host__ __device__ inline std::size_t merge_blocks(std::size_t keys) { return (keys + tile_keys - 1) / tile_keys; }
+
+/// One pass of a bottom-up mergesort: src holds sorted runs of `width` keys; each pair becomes one
+/// run of 2 width in dst. Block b writes outputs [b tile_keys, (b + 1) tile_keys) of the array.
+template <class K>
+__global__ void __launch_bounds__(threads) merge_pass(const K* __restrict__ src, K* __restrict__ dst, std::size_t n, std::size_t width) {
+  __shared__ merge_storage<K> s;
+  for (std::size_t first = static_cast<std::size_t>(blockIdx.x) * tile_keys; first < n; first += static_cast<std::size_t>(gridDim.x) * tile_keys) {
+    const std::size_t pair = first / (2 * width) * (2 * width);
+    const std::size_t a_len = lesser(width, n - pair);
+    const std::size_t b_len = lesser(width, n - pair - a_len);
+    merge_tile(src + pair, a_len, src + pair + a_len, b_len, dst + pair, first - pair, s);
+  }
+}
+
+/// One merge of the sorted runs src[lo, mid) and src[mid, hi) into dst[lo, hi), over a grid of
+/// merge_blocks(hi - lo) blocks.
+template <class K>
+__global__ void __launch_bounds__(threads) merge_runs(const K* __restrict__ src, K* __restrict__ dst, std::size_t lo, std::size_t mid, std::size_t hi) {
+  __shared__ merge_storage<K> s;
+  merge_tile(src + lo, mid - lo, src + mid, hi - mid, dst + lo, static_cast<std::size_t>(blockIdx.x) * tile_keys, s);
+}
+
+/// Sorts every tile of `tile_keys` keys of src into dst (the last one shorter), a block per tile.
+template <class K>
+__global__ void __launch_bounds__(threads) sort_tiles(const K* src, K* dst, std::size_t n) {
+  __shared__ typename block_radix<K>::TempStorage temp;
+  for (std::size_t first = static_cast<std::size_t>(blockIdx.x) * tile_keys; first < n; first += static_cast<std::size_t>(gridDim.x) * tile_keys) {
+    const int len = static_cast<int>(n - first < tile_keys ? n - first : tile_keys);
+    block_sort(src + first, dst + first, len, temp);
+    __syncthreads();
+  }
+}
+
+/// Shared memory of one block that both sorts tiles and merges.
+template <class K>
+union block_storage {
+  typename block_radix<K>::TempStorage sort;
+  merge_storage<K> merge;
+};
+
+/// One block alone sorts a[0, len) of any length into `out`, using a and b (len keys each) as the
+/// two buffers of a bottom-up mergesort: tiles sorted from a into b, then merged back and forth;
+/// `out` is a or b. Slow for large len (one multiprocessor): a fallback, not a strategy.
+template <class K>
+__device__ void block_merge_sort(K* a, K* b, K* out, std::size_t len, block_storage<K>& s) {
+  for (std::size_t first = 0; first < len; first += tile_keys) {
+    block_sort(a + first, b + first, static_cast<int>(lesser(len - first, tile_keys)), s.sort);
+    __syncthreads();
+  }
+  K* from = b;
+  K* to = a;
+  for (std::size_t width = tile_keys; width < len; width *= 2) {
+    for (std::size_t first = 0; first < len; first += tile_keys) {
+      const std::size_t pair = first / (2 * width) * (2 * width);
+      const std::size_t a_len = lesser(width, len - pair), b_len = lesser(width, len - pair - a_len);
+      merge_tile(from + pair, a_len, from + pair + a_len, b_len, to + pair, first - pair, s.merge);
+    }
+    K* t = from;
+    from = to;
+    to = t;
+  }
+  if (from != out)
+    for (std::size_t i = threadIdx.x; i < len; i += threads) out[i] = from[i];
+  __syncthreads();
+}
+
+}  // namespace ema::sort::tiles

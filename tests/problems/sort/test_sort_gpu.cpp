@@ -1,0 +1,90 @@
+// sort on the GPU (run on the GPU machine; exits 77 elsewhere): every CUDA variant sorts larger
+// inputs than the conformance cases (2^22 + 3 keys, every distribution, all three key types); the
+// CUDA-DP variants record their device launches and depth (merge-cdp exactly 3 (2^L - 1)); quick-cdp
+// sorts correctly when its depth limit forces the one-block fallback, and when many keys equal a
+// pivot (the copy grid and the tail-launched children); the host loops record their iterations.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <string>
+#include <vector>
+
+#include "core/registry.hpp"
+#include "measure/gpu.hpp"
+#include "problems/conformance.hpp"
+
+namespace ema {
+namespace {
+
+struct ran {
+  outcome result;
+  std::map<std::string, std::string> notes;
+};
+
+ran run_sort(const char* variant, std::uint64_t n, const std::vector<std::string>& a) {
+  const auto& p = find_problem("sort");
+  auto params = param_set::resolve("sort", p.params, {});
+  for (const auto& s : a) params = params.with(s.substr(0, s.find('=')), s.substr(s.find('=') + 1));
+  const auto& v = find_variant("sort", variant);
+  auto w = p.prepare({n, &params, 11, host_memory_kind::pinned});
+  run_context ctx(n, params, devices_used(v.backend, gpu::device_count()));
+  ctx.begin_repetition();
+  ran r{v.run(*w, ctx), ctx.notes()};
+  return r;
+}
+
+const std::vector<const char*> gpu_variants = {"quick-cuda", "merge-cuda", "quick-cdp", "merge-cdp", "merge-path",
+                                               "cub-radix",  "cub-merge",  "thrust-sort"};
+
+TEST(SortGpu, EveryVariantSortsLargerInputsOfEveryKind) {
+  const std::uint64_t n = (1u << 22) + 3;
+  for (const char* name : gpu_variants)
+    for (const char* dist : {"uniform", "sorted", "reversed", "equal", "few", "organ", "nearly", "zipf"})
+      for (const char* type : {"u32", "u64", "f32"}) {
+        if (std::string(name) == "merge-cuda" && std::string(type) != "u32") continue;  // one thread merges n keys at the end: slow
+        const auto r = run_sort(name, n, {std::string("dist=") + dist, std::string("type=") + type});
+        EXPECT_TRUE(r.result.verified) << name << " " << dist << " " << type << ": " << r.result.reason;
+      }
+}
+
+TEST(SortGpu, MergeCdpLaunchesThreePerInnerNode) {
+  for (const std::uint64_t n : {4096ull, 4097ull, 1ull << 20, (1ull << 20) + 5}) {
+    const auto r = run_sort("merge-cdp", n, {});
+    ASSERT_TRUE(r.result.verified) << n << ": " << r.result.reason;
+    const int levels = std::stoi(r.notes.at("levels"));
+    EXPECT_EQ(levels, n <= 4096 ? 0 : n == 4097 ? 1 : n == (1ull << 20) ? 8 : 9) << n;
+    EXPECT_EQ(r.notes.at("device_launches"), std::to_string(levels ? 3 * ((1ll << levels) - 1) : 0)) << n;
+    EXPECT_EQ(r.notes.at("depth"), std::to_string(levels)) << n;
+  }
+}
+
+TEST(SortGpu, QuickCdpRecordsItsTreeAndFallsBackAtItsDepthLimit) {
+  const std::uint64_t n = (1u << 22) + 1;
+  const auto deep = run_sort("quick-cdp", n, {"dist=uniform"});
+  ASSERT_TRUE(deep.result.verified) << deep.result.reason;
+  EXPECT_GT(std::stoll(deep.notes.at("device_launches")), 2 * static_cast<long long>(n / 4096) / 3);
+  EXPECT_GE(std::stoi(deep.notes.at("depth")), 10);
+  EXPECT_EQ(deep.notes.at("fallbacks"), "0");
+  const auto shallow = run_sort("quick-cdp", n, {"dist=uniform", "launch.levels=2"});
+  ASSERT_TRUE(shallow.result.verified) << shallow.result.reason;
+  EXPECT_EQ(shallow.notes.at("depth"), "2");
+  EXPECT_GT(std::stoi(shallow.notes.at("fallbacks")), 0);
+  for (const char* dist : {"equal", "few"}) {  // more than 2^16 keys equal to a pivot: a copy grid, then a tail launch
+    const auto r = run_sort("quick-cdp", n, {std::string("dist=") + dist});
+    EXPECT_TRUE(r.result.verified) << dist << ": " << r.result.reason;
+  }
+}
+
+TEST(SortGpu, HostLoopsRecordTheirIterations) {
+  const auto q = run_sort("quick-cuda", 1u << 20, {});
+  ASSERT_TRUE(q.result.verified) << q.result.reason;
+  const int iterations = std::stoi(q.notes.at("iterations"));
+  EXPECT_GE(iterations, 15);
+  EXPECT_LE(iterations, 120);
+  EXPECT_EQ(run_sort("quick-cuda", 1u << 20, {"dist=equal"}).notes.at("iterations"), "1");
+  const auto m = run_sort("merge-cuda", (1u << 20) + 1, {});
+  ASSERT_TRUE(m.result.verified) << m.result.reason;
+  EXPECT_EQ(m.notes.at("passes"), "21");
+}
+
+}  // namespace
+}  // namespace ema
