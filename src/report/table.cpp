@@ -118,7 +118,8 @@ std::string render_tables(const experiment_view& v, table_style style) {
       g.columns.push_back({"status", false});
     } else {
       g.columns = {{"n", true},      {"variant", false}, {"total", true},  {"kernel", true}, {rate.name, true},    {"eff. GB/s", true},
-                   {"% ceil", true},  {"vs seq", true},   {"vs omp", true}, {"energy/op", true}, {"status", false}};
+                   {"% ceil", true},  {"vs seq", true},   {"vs omp", true}, {"energy/op", true}, {"avg W", true},
+                   {"EDP J·s", true},   {"status", false}};
     }
     std::vector<std::string> footnotes, noisy_rows;
     std::map<std::string, std::set<std::string>> unavailable;  // metric -> reasons
@@ -211,12 +212,16 @@ std::string render_tables(const experiment_view& v, table_style style) {
         const double energy = pooled(points, energy_metric);
         if (std::isfinite(energy)) {
           row.push_back(format_energy(energy));
+          // The study's other two energy figures: the mean power over a run, and the energy-delay
+          // product (energy times time: lower is better in both at once).
+          row.push_back(ok ? fmt::format("{:.3g}", energy / total) : "-");
+          row.push_back(ok ? fmt::format("{:.3g}", energy * total) : "-");
         } else {
           std::string why;
           for (auto* p : points)
             if (p->unavailable.is_object() && p->unavailable.contains(energy_metric))
               why = p->unavailable[energy_metric].get<std::string>();
-          row.push_back(why.empty() ? "-" : "unavailable");
+          for (int i = 0; i < 3; ++i) row.push_back(why.empty() ? "-" : "unavailable");
           if (!why.empty()) unavailable[energy_metric].insert(why);
         }
       }
@@ -274,6 +279,11 @@ std::string render_tables(const experiment_view& v, table_style style) {
                              : "; vs seq, vs omp: speedup in total time against the same algorithm's seq or omp variant "
                                "(exact-cuda against exact-seq), else the problem's reference algorithm's (`ema list` shows "
                                "each variant's algorithm)");
+    if (!external && !dropped.count("energy/op"))
+      out += fmt::format("{}energy/op: the meter's energy over one run (the GPU board for a GPU variant, the CPU package for a "
+                         "CPU one); avg W: that energy over the run's total time; EDP J·s: energy times total time (the "
+                         "energy-delay product)\n",
+                         bullet);
     if (!noisy_rows.empty())
       out += fmt::format("{}!: a noisy point — over 2% of its samples more than 10 robust standard deviations from the median (hyperfine's "
                          "outlier rule: another process or a preempted thread ran), or a median whose relative standard "

@@ -1,8 +1,9 @@
 // sort / merge-path — ours, the fastest GPU mergesort we can build from CUB's block pieces
 // (tiles.cuh): one launch sorts every tile of 4096 keys in a block (cub::BlockRadixSort in shared
-// memory and registers), then log2(n / 4096) launches each merge pairs of runs, every block writing
-// 4096 outputs found by a merge-path search (cub::MergePath, cub::SerialMerge), the runs
-// ping-ponging between the keys and one buffer. Each pass reads and writes every key once, so the
+// memory and registers), then log2(n / 4096) passes each merge pairs of runs: a thread per tile
+// boundary finds where the merge crosses it (merge path, cub::MergePath), then every block writes
+// 4096 outputs (cub::SerialMerge in shared memory), the runs ping-ponging between the keys and one
+// buffer. Each pass reads and writes every key once, so the
 // time is about (1 + log2(n / 4096)) · 2 n sizeof(K) / bandwidth.
 // Against Algorithm 5 (merge-cuda), the same bottom-up idea with the parallelism kept at every
 // width: a merge is split across blocks by its outputs instead of given to one thread.
@@ -30,7 +31,9 @@ struct merge_path {
     int passes = 0;
     auto o = run_on_device<K>(in, ctx, [&](cuda::session& gpu, device_keys<K>& d) {
       K* buffer = gpu.alloc<K>(d.n);
-      return [&, buffer]() -> const K* {
+      const std::size_t tile_count = tiles::merge_blocks(d.n);
+      std::size_t* splits = gpu.alloc<std::size_t>(tile_count + 1);
+      return [&, buffer, splits, tile_count]() -> const K* {
         if (d.n == 0) return d.keys;
         std::size_t grid = tiles::merge_blocks(d.n);
         if (l.blocks > 0) grid = std::min<std::size_t>(grid, static_cast<std::size_t>(l.blocks));
@@ -40,7 +43,9 @@ struct merge_path {
         K* from = buffer;
         K* to = d.keys;
         for (std::size_t width = tiles::tile_keys; width < d.n; width *= 2) {
-          tiles::merge_pass<K><<<blocks, tiles::threads, 0, gpu.stream()>>>(from, to, d.n, width);
+          tiles::merge_splits<K><<<static_cast<unsigned>((tile_count + 256) / 256), 256, 0, gpu.stream()>>>(from, d.n, width, splits, tile_count);
+          EMA_CUDA_CHECK_LAUNCH();
+          tiles::merge_pass<K><<<blocks, tiles::threads, 0, gpu.stream()>>>(from, to, d.n, width, splits);
           EMA_CUDA_CHECK_LAUNCH();
           std::swap(from, to);
           ++passes;

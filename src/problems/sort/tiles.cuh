@@ -60,18 +60,19 @@ struct merge_storage {
   std::size_t split[2];
 };
 
-/// Outputs [first, first + tile_keys) (clipped to a_len + b_len) of the merge of the sorted runs
-/// a[0, a_len) and b[0, b_len), written to out[first, ...).
+/// Where the merge of a[0, a_len) and b[0, b_len) crosses output `diag`: how many of its first
+/// `diag` outputs come from a (a merge-path search, O(log) reads).
 template <class K>
-__device__ void merge_tile(const K* a, std::size_t a_len, const K* b, std::size_t b_len, K* out, std::size_t first, merge_storage<K>& s) {
-  const std::size_t total = a_len + b_len;
-  const std::size_t last = first + tile_keys < total ? first + tile_keys : total;
-  if (threadIdx.x < 2) {
-    const std::size_t diag = threadIdx.x == 0 ? first : last;
-    s.split[threadIdx.x] = cub::MergePath(a, b, a_len, b_len, diag, less_than{});
-  }
-  __syncthreads();
-  const std::size_t a0 = s.split[0], a1 = s.split[1];
+__device__ __forceinline__ std::size_t split_at(const K* a, std::size_t a_len, const K* b, std::size_t b_len, std::size_t diag) {
+  return cub::MergePath(a, b, a_len, b_len, diag, less_than{});
+}
+
+/// Outputs [first, last) (at most tile_keys) of the merge of the sorted runs a[0, a_len) and
+/// b[0, b_len), written to out[first, last), given a0 and a1, how many of the outputs before
+/// `first` and before `last` come from a (split_at).
+template <class K>
+__device__ void merge_tile(const K* a, const K* b, K* out, std::size_t first, std::size_t last, std::size_t a0, std::size_t a1,
+                           merge_storage<K>& s) {
   const int na = static_cast<int>(a1 - a0), nb = static_cast<int>((last - a1) - (first - a0));
   const K* pa = a + a0;
   const K* pb = b + (first - a0);
@@ -91,19 +92,46 @@ __device__ void merge_tile(const K* a, std::size_t a_len, const K* b, std::size_
   __syncthreads();  // the storage may be reused by the caller's next tile
 }
 
+/// The same, the block finding its own two splits (two threads searching): for a caller without a
+/// partition pass.
+template <class K>
+__device__ void merge_tile(const K* a, std::size_t a_len, const K* b, std::size_t b_len, K* out, std::size_t first, merge_storage<K>& s) {
+  const std::size_t total = a_len + b_len;
+  const std::size_t last = first + tile_keys < total ? first + tile_keys : total;
+  if (threadIdx.x < 2) s.split[threadIdx.x] = split_at(a, a_len, b, b_len, threadIdx.x == 0 ? first : last);
+  __syncthreads();
+  merge_tile(a, b, out, first, last, s.split[0], s.split[1], s);
+}
+
 /// Blocks needed to merge `keys` outputs.
 __host__ __device__ inline std::size_t merge_blocks(std::size_t keys) { return (keys + tile_keys - 1) / tile_keys; }
 
-/// One pass of a bottom-up mergesort: src holds sorted runs of `width` keys; each pair becomes one
-/// run of 2 width in dst. Block b writes outputs [b tile_keys, (b + 1) tile_keys) of the array.
+/// One pass of a bottom-up mergesort, in two launches: src holds sorted runs of `width` keys (a
+/// multiple of tile_keys); each pair becomes one run of 2 width in dst. First a thread per tile
+/// boundary finds its split (many searches in flight at once, instead of a block waiting on its
+/// own), then block b writes outputs [b tile_keys, (b + 1) tile_keys) of the array.
 template <class K>
-__global__ void __launch_bounds__(threads) merge_pass(const K* __restrict__ src, K* __restrict__ dst, std::size_t n, std::size_t width) {
+__global__ void merge_splits(const K* __restrict__ src, std::size_t n, std::size_t width, std::size_t* __restrict__ splits, std::size_t tiles) {
+  const std::size_t t = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t > tiles) return;
+  const std::size_t at = lesser(t * tile_keys, n);
+  const std::size_t pair = at / (2 * width) * (2 * width);
+  const std::size_t a_len = lesser(width, n - pair), b_len = lesser(width, n - pair - a_len);
+  splits[t] = split_at(src + pair, a_len, src + pair + a_len, b_len, at - pair);
+}
+
+template <class K>
+__global__ void __launch_bounds__(threads) merge_pass(const K* __restrict__ src, K* __restrict__ dst, std::size_t n, std::size_t width,
+                                                      const std::size_t* __restrict__ splits) {
   __shared__ merge_storage<K> s;
-  for (std::size_t first = static_cast<std::size_t>(blockIdx.x) * tile_keys; first < n; first += static_cast<std::size_t>(gridDim.x) * tile_keys) {
+  for (std::size_t t = blockIdx.x; t * tile_keys < n; t += gridDim.x) {
+    const std::size_t first = t * tile_keys, last = lesser(first + tile_keys, n);
     const std::size_t pair = first / (2 * width) * (2 * width);
     const std::size_t a_len = lesser(width, n - pair);
-    const std::size_t b_len = lesser(width, n - pair - a_len);
-    merge_tile(src + pair, a_len, src + pair + a_len, b_len, dst + pair, first - pair, s);
+    // A tile never straddles two pairs (2 width is a multiple of tile_keys); at the pair's end
+    // the next split is measured from the next pair: the whole first run.
+    const std::size_t a1 = last == lesser(pair + 2 * width, n) ? a_len : splits[t + 1];
+    merge_tile(src + pair, src + pair + a_len, dst + pair, first - pair, last - pair, splits[t], a1, s);
   }
 }
 
