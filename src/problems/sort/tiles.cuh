@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cub/block/block_merge_sort.cuh>
 #include <cub/block/block_radix_sort.cuh>
+#include <iterator>
 
 #include "problems/sort/device.cuh"
 
@@ -53,11 +54,32 @@ __device__ void block_sort(const K* in, K* out, int len, typename block_radix<K>
   }
 }
 
-/// Shared memory of merge_tile: the tile's two pieces (one key more, which SerialMerge may read).
+/// Shared memory of merge_tile: the tile's two pieces (one key more, which SerialMerge may read),
+/// one padding word after every 32 keys, so threads reading or writing keys 8 or 16 apart (each
+/// thread's own stretch of the merge) hit different banks.
 template <class K>
 struct merge_storage {
-  K keys[tile_keys + 1];
+  static constexpr int slots = tile_keys + 1 + (tile_keys + 1) / 32 + 1;
+  K keys[slots];
   std::size_t split[2];
+};
+
+__host__ __device__ constexpr int padded(int i) { return i + (i >> 5); }
+
+/// Keys in merge_storage read through the padding, as the random-access iterator that
+/// cub::MergePath and cub::SerialMerge index.
+template <class K>
+struct padded_keys {
+  using value_type = K;
+  using difference_type = int;
+  using reference = const K&;
+  using pointer = const K*;
+  using iterator_category = std::random_access_iterator_tag;
+  const K* base;
+  int offset;
+  __device__ __forceinline__ const K& operator[](int i) const { return base[padded(offset + i)]; }
+  __device__ __forceinline__ const K& operator*() const { return base[padded(offset)]; }
+  __device__ __forceinline__ padded_keys operator+(int i) const { return {base, offset + i}; }
 };
 
 /// Where the merge of a[0, a_len) and b[0, b_len) crosses output `diag`: how many of its first
@@ -76,19 +98,20 @@ __device__ void merge_tile(const K* a, const K* b, K* out, std::size_t first, st
   const int na = static_cast<int>(a1 - a0), nb = static_cast<int>((last - a1) - (first - a0));
   const K* pa = a + a0;
   const K* pb = b + (first - a0);
-  for (int i = static_cast<int>(threadIdx.x); i < na + nb; i += threads) s.keys[i] = i < na ? pa[i] : pb[i - na];
+  for (int i = static_cast<int>(threadIdx.x); i < na + nb; i += threads) s.keys[padded(i)] = i < na ? pa[i] : pb[i - na];
   __syncthreads();
   const int diag = min(static_cast<int>(threadIdx.x) * items, na + nb);
-  const int ka = cub::MergePath(s.keys, s.keys + na, na, nb, diag, less_than{});
+  const padded_keys<K> staged{s.keys, 0};
+  const int ka = cub::MergePath(staged, staged + na, na, nb, diag, less_than{});
   K merged[items];
   int from[items];
-  cub::SerialMerge(s.keys, ka, na + diag - ka, na - ka, nb - (diag - ka), merged, from, less_than{});
+  cub::SerialMerge(staged, ka, na + diag - ka, na - ka, nb - (diag - ka), merged, from, less_than{});
   __syncthreads();
 #pragma unroll
   for (int i = 0; i < items; ++i)
-    if (diag + i < na + nb) s.keys[diag + i] = merged[i];
+    if (diag + i < na + nb) s.keys[padded(diag + i)] = merged[i];
   __syncthreads();
-  for (int i = static_cast<int>(threadIdx.x); i < na + nb; i += threads) out[first + i] = s.keys[i];
+  for (int i = static_cast<int>(threadIdx.x); i < na + nb; i += threads) out[first + i] = s.keys[padded(i)];
   __syncthreads();  // the storage may be reused by the caller's next tile
 }
 
