@@ -212,9 +212,18 @@ std::string render_tables(const experiment_view& v, table_style style) {
         const double energy = pooled(points, energy_metric);
         if (std::isfinite(energy)) {
           row.push_back(format_energy(energy));
-          // The study's other two energy figures: the mean power over a run, and the energy-delay
-          // product (energy times time: lower is better in both at once).
-          row.push_back(ok ? fmt::format("{:.3g}", energy / total) : "-");
+          // The study's other two energy figures: the mean power of the meter over the energy
+          // window (its energy over its span: the runs back to back, each with its check), and the
+          // energy-delay product (energy per run times the run's total time: lower is better).
+          std::vector<double> watts;
+          for (auto* p : points) {
+            const auto& n = p->notes;
+            const double per_op = p->median(energy_metric);
+            if (n.is_object() && n.contains("energy_window_s") && n.contains("energy_window_reps") && n["energy_window_s"].is_number() &&
+                n["energy_window_reps"].is_number() && n["energy_window_s"].get<double>() > 0 && std::isfinite(per_op))
+              watts.push_back(per_op * n["energy_window_reps"].get<double>() / n["energy_window_s"].get<double>());
+          }
+          row.push_back(ok && !watts.empty() ? fmt::format("{:.3g}", median(watts)) : "-");
           row.push_back(ok ? fmt::format("{:.3g}", energy * total) : "-");
         } else {
           std::string why;
@@ -280,9 +289,9 @@ std::string render_tables(const experiment_view& v, table_style style) {
                                "(exact-cuda against exact-seq), else the problem's reference algorithm's (`ema list` shows "
                                "each variant's algorithm)");
     if (!external && !dropped.count("energy/op"))
-      out += fmt::format("{}energy/op: the meter's energy over one run (the GPU board for a GPU variant, the CPU package for a "
-                         "CPU one); avg W: that energy over the run's total time; EDP J·s: energy times total time (the "
-                         "energy-delay product)\n",
+      out += fmt::format("{}energy/op: the meter's energy over one run, its check included (the GPU board for a GPU variant, "
+                         "the CPU package for a CPU one), from a window of back-to-back runs; avg W: the meter's mean power "
+                         "over that window; EDP J·s: energy/op times total time (the energy-delay product)\n",
                          bullet);
     if (!noisy_rows.empty())
       out += fmt::format("{}!: a noisy point — over 2% of its samples more than 10 robust standard deviations from the median (hyperfine's "

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cuda_runtime.h>
+#include <stdexcept>
 #include <string>
 
 #include "core/errors.hpp"
@@ -24,13 +25,17 @@ struct stats {
   unsigned failures;            ///< device launches that returned an error
   unsigned fallbacks;           ///< segments a variant sorted another way at its depth limit
   unsigned long long nodes;     ///< node records handed out (quick-cdp's partition counters)
+  int error;                    ///< the error of a failed launch (the last one seen)
 };
 
 /// Counts a device launch made at nesting level `level` (the child runs at level + 1).
 __device__ inline void launched(stats* s, int level) {
   atomicAdd(&s->launches, 1ull);
   atomicMax(&s->depth, static_cast<unsigned>(level + 1));
-  if (cudaGetLastError() != cudaSuccess) atomicAdd(&s->failures, 1u);
+  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) {
+    atomicAdd(&s->failures, 1u);
+    atomicExch(&s->error, static_cast<int>(e));
+  }
 }
 
 /// Raises the pending-launch pool so `pending` launches can wait at once (the default is 2048).
@@ -47,8 +52,9 @@ inline void record(run_context& ctx, const stats& s, const char* variant) {
   ctx.note("depth", static_cast<std::int64_t>(s.depth));
   ctx.note("fallbacks", static_cast<std::int64_t>(s.fallbacks));
   if (s.failures)
-    throw std::runtime_error(std::string(variant) + ": " + std::to_string(s.failures) +
-                             " device-side launches failed (the pending-launch pool or the nesting limit of the device runtime)");
+    throw std::runtime_error(std::string(variant) + ": " + std::to_string(s.failures) + " device-side launches failed (" +
+                             cudaGetErrorName(static_cast<cudaError_t>(s.error)) + ": " + cudaGetErrorString(static_cast<cudaError_t>(s.error)) +
+                             ")");
 }
 
 }  // namespace ema::sort::cdp

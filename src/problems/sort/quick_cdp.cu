@@ -204,7 +204,9 @@ struct recursive {
           t.side = gpu.alloc<K>(d.n);
           t.pool = gpu.alloc<counts>(t.pool_size);
           t.st = gpu.alloc<cdp::stats>(1);
-          cdp::reserve_launches(2 * (d.n / tiles::tile_keys) + 2048);
+          // Launches waiting at once: up to every part of the tree (about 2 n / 4096 on uniform keys,
+          // more where pivots split unevenly; one run at 2^26 overflowed a pool of 2 n / 4096 + 2048).
+          cdp::reserve_launches(8 * (d.n / tiles::tile_keys) + 4096);
           return [&]() -> const K* {
             gpu.fill_bytes(t.st, 0, 1);
             gpu.fill_bytes(t.pool, 0, t.pool_size);
