@@ -29,7 +29,7 @@ TEST(Registry, ContentsMatchTheBuildConfiguration) {
                    "gauss/cusolver/cuda"});
   expected.insert({"rqa/exact-cuda/cuda", "rqa/seed-cuda/cuda", "rqa/motif-cuda/cuda"});
   expected.insert({"stencil/cuda-naive/cuda", "stencil/cuda-seed/cuda", "stencil/cuda/cuda"});
-  expected.insert({"sort/quick-cuda/cuda", "sort/merge-cuda/cuda", "sort/quick-cdp/cuda", "sort/merge-cdp/cuda", "sort/merge-path/cuda",
+  expected.insert({"sort/quick-cuda/cuda", "sort/merge-cuda/cuda", "sort/quick-cdp/cuda", "sort/merge-cdp/cuda", "sort/merge-path/cuda", "sort/quick-sample/cuda",
                    "sort/cub-radix/cuda", "sort/cub-merge/cuda", "sort/thrust-sort/cuda"});
 #endif
   EXPECT_EQ(registered(), expected);

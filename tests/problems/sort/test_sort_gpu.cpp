@@ -2,7 +2,8 @@
 // inputs than the conformance cases (2^22 + 3 keys, every distribution, all three key types); the
 // CUDA-DP variants record their device launches and depth (merge-cdp exactly 3 (2^L - 1)); quick-cdp
 // sorts correctly when its depth limit forces the one-block fallback, and when many keys equal a
-// pivot (the copy grid and the tail-launched children); the host loops record their iterations.
+// pivot (the copy grid and the tail-launched children); quick-sample's parts stay within a block's
+// tile; the host loops record their iterations.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <string>
@@ -32,7 +33,7 @@ ran run_sort(const char* variant, std::uint64_t n, const std::vector<std::string
   return r;
 }
 
-const std::vector<const char*> gpu_variants = {"quick-cuda", "merge-cuda", "quick-cdp", "merge-cdp", "merge-path",
+const std::vector<const char*> gpu_variants = {"quick-cuda", "merge-cuda", "quick-cdp", "merge-cdp", "merge-path", "quick-sample",
                                                "cub-radix",  "cub-merge",  "thrust-sort"};
 
 TEST(SortGpu, EveryVariantSortsLargerInputsOfEveryKind) {
@@ -72,6 +73,15 @@ TEST(SortGpu, QuickCdpRecordsItsTreeAndFallsBackAtItsDepthLimit) {
   for (const char* dist : {"equal", "few"}) {  // more than 2^16 keys equal to a pivot: a copy grid, then a tail launch
     const auto r = run_sort("quick-cdp", n, {std::string("dist=") + dist});
     EXPECT_TRUE(r.result.verified) << dist << ": " << r.result.reason;
+  }
+}
+
+TEST(SortGpu, QuickSampleKeepsItsPartsSmall) {
+  for (const char* dist : {"uniform", "sorted", "zipf", "few"}) {
+    const auto r = run_sort("quick-sample", (1u << 22) + 9, {std::string("dist=") + dist});
+    ASSERT_TRUE(r.result.verified) << dist << ": " << r.result.reason;
+    EXPECT_EQ(r.notes.at("parts"), "2049") << dist;
+    EXPECT_LE(std::stoll(r.notes.at("fallbacks")), 20) << dist << ": parts over 4096 keys should be rare with 32-fold oversampling";
   }
 }
 

@@ -1,0 +1,179 @@
+// sort / quick-sample — ours, the fastest GPU quicksort we can make: a sample sort, that is a
+// quicksort with B - 1 pivots at once instead of one, so one partition leaves parts a block can sort.
+// - B = n / 2048 parts; 32 B keys are drawn at pseudo-random positions and sorted
+//   (cub::DeviceRadixSort), and every 32nd is a pivot (a splitter);
+// - a key's part is found by binary search among the splitters; a key equal to a splitter goes to
+//   that splitter's own "equal" part, already in order, so repeated keys (equal, few, zipf) never
+//   make a part grow: 2B - 1 parts, alternately between and equal to the splitters;
+// - one pass counts the parts (atomic adds, one per group of a warp's keys in the same part), a
+//   scan (cub::DeviceScan) gives where each part starts, a second pass scatters the keys there;
+// - a block sorts each part between splitters in place (cub::BlockRadixSort, ≤ 4096 keys); with
+//   32-fold oversampling a part holds 2048 keys on average and rarely more than 4096; one that does
+//   is sorted by its block with the bottom-up mergesort of tiles.cuh (counted: the note `fallbacks`).
+// Traffic: a copy, two reads of the keys, one scattered write, one read and write per part: about
+// five passes over the keys, against 2 log2(n) for the source's quicksorts.
+#include <algorithm>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "core/registry.hpp"
+#include "inputs/random.hpp"
+#include "problems/sort/tiles.cuh"
+
+namespace ema::sort {
+namespace {
+
+constexpr std::size_t part_keys = 2048;  ///< expected keys in a part between splitters
+constexpr std::size_t oversample = 32;
+
+using count_t = unsigned long long;
+
+template <class K>
+__global__ void gather_sample(const K* keys, std::size_t n, K* sample, std::size_t count) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count; i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    sample[i] = keys[random_at(0x5a3b1e, i) % n];
+}
+
+template <class K>
+__global__ void pick_splitters(const K* sorted_sample, K* splitters, std::size_t count) {
+  for (std::size_t j = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; j < count; j += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    splitters[j] = sorted_sample[(j + 1) * oversample];
+}
+
+/// The part of `key` among 2m + 1: 2i for keys between splitters i - 1 and i, 2i + 1 for keys equal
+/// to splitter i (the last of equal splitters).
+template <class K>
+__device__ __forceinline__ count_t part_of(K key, const K* __restrict__ s, count_t m) {
+  count_t lo = 0, hi = m;  // the first splitter greater than the key
+  while (lo < hi) {
+    const count_t mid = (lo + hi) / 2;
+    if (key < s[mid]) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo > 0 && !(s[lo - 1] < key) ? 2 * lo - 1 : 2 * lo;
+}
+
+/// Room for the calling lane's key in `part`: one atomic add per group of the warp's lanes with the
+/// same part (all 32 lanes call it; `active` false for a lane with no key).
+__device__ __forceinline__ count_t take_room(count_t* counters, count_t part, bool active) {
+  const unsigned lane = threadIdx.x % 32;
+  const unsigned group = __match_any_sync(0xffffffffu, active ? part : ~0ull);
+  const int leader = __ffs(group) - 1;
+  count_t base = 0;
+  if (active && static_cast<int>(lane) == leader) base = atomicAdd(&counters[part], static_cast<count_t>(__popc(group)));
+  base = __shfl_sync(0xffffffffu, base, leader);
+  return base + static_cast<count_t>(__popc(group & ((1u << lane) - 1)));
+}
+
+template <class K>
+__global__ void count_parts(const K* __restrict__ keys, std::size_t n, const K* __restrict__ s, count_t m, count_t* counts) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t base = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x - threadIdx.x % 32; base < n; base += stride) {
+    const std::size_t i = base + threadIdx.x % 32;
+    const bool active = i < n;
+    take_room(counts, active ? part_of(keys[i], s, m) : 0, active);
+  }
+}
+
+template <class K>
+__global__ void scatter_parts(const K* __restrict__ from, std::size_t n, const K* __restrict__ s, count_t m, count_t* cursor, K* __restrict__ to) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t base = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x - threadIdx.x % 32; base < n; base += stride) {
+    const std::size_t i = base + threadIdx.x % 32;
+    const bool active = i < n;
+    const K key = active ? from[i] : K{};
+    const count_t at = take_room(cursor, active ? part_of(key, s, m) : 0, active);
+    if (active) to[at] = key;
+  }
+}
+
+/// Block b sorts part 2b (between splitters) of the keys in place; the equal parts are in order.
+template <class K>
+__global__ void __launch_bounds__(tiles::threads) sort_parts(K* keys, K* scratch, const count_t* offsets, count_t between, unsigned* fallbacks) {
+  __shared__ tiles::block_storage<K> s;
+  for (count_t b = blockIdx.x; b < between; b += gridDim.x) {
+    const count_t lo = offsets[2 * b], len = offsets[2 * b + 1] - lo;
+    if (len <= 1) continue;
+    if (len <= static_cast<count_t>(tiles::tile_keys)) {
+      tiles::block_sort(keys + lo, keys + lo, static_cast<int>(len), s.sort);
+    } else {
+      if (threadIdx.x == 0) atomicAdd(fallbacks, 1u);
+      tiles::block_merge_sort(keys + lo, scratch + lo, keys + lo, len, s);
+    }
+    __syncthreads();
+  }
+}
+
+template <class K>
+struct sample_sort {
+  static output run(const input& in, run_context& ctx) {
+    const std::size_t between = std::max<std::size_t>(1, (in.n + part_keys - 1) / part_keys);  // B
+    const std::size_t m = between - 1, parts = 2 * between - 1, sample = between * oversample;
+    unsigned* fallbacks = nullptr;
+    auto o = run_on_device<K>(
+        in, ctx,
+        [&](cuda::session& gpu, device_keys<K>& d) {
+          K* copy = gpu.alloc<K>(d.n);
+          K* drawn = gpu.alloc<K>(sample);
+          K* sorted = gpu.alloc<K>(sample);
+          K* splitters = gpu.alloc<K>(std::max<std::size_t>(m, 1));
+          count_t* counts = gpu.alloc<count_t>(parts + 1);
+          count_t* offsets = gpu.alloc<count_t>(parts + 1);
+          count_t* cursor = gpu.alloc<count_t>(parts + 1);
+          fallbacks = gpu.alloc<unsigned>(1);
+          std::size_t radix_bytes = 0, scan_bytes = 0;
+          EMA_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, radix_bytes, drawn, sorted, sample));
+          EMA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts, offsets, parts + 1));
+          const std::size_t temp_bytes = std::max(radix_bytes, scan_bytes);
+          void* temp = gpu.alloc<char>(temp_bytes);
+          return [&, copy, drawn, sorted, splitters, counts, offsets, cursor, temp, temp_bytes]() -> const K* {
+            gpu.fill_bytes(fallbacks, 0, 1);
+            if (d.n <= 1) return d.keys;
+            const cudaStream_t st = gpu.stream();
+            const unsigned grid = static_cast<unsigned>(std::min<std::size_t>((d.n + 255) / 256, 65535));
+            EMA_CUDA_CHECK(cudaMemcpyAsync(copy, d.keys, d.n * sizeof(K), cudaMemcpyDeviceToDevice, st));
+            gather_sample<K><<<static_cast<unsigned>(std::min<std::size_t>((sample + 255) / 256, 65535)), 256, 0, st>>>(copy, d.n, drawn, sample);
+            EMA_CUDA_CHECK_LAUNCH();
+            std::size_t bytes = temp_bytes;
+            EMA_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, bytes, drawn, sorted, sample, 0, static_cast<int>(8 * sizeof(K)), st));
+            if (m) {
+              pick_splitters<K><<<static_cast<unsigned>(std::min<std::size_t>((m + 255) / 256, 65535)), 256, 0, st>>>(sorted, splitters, m);
+              EMA_CUDA_CHECK_LAUNCH();
+            }
+            gpu.fill_bytes(counts, 0, parts + 1);
+            count_parts<K><<<grid, 256, 0, st>>>(copy, d.n, splitters, m, counts);
+            EMA_CUDA_CHECK_LAUNCH();
+            bytes = temp_bytes;
+            EMA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, bytes, counts, offsets, parts + 1, st));
+            EMA_CUDA_CHECK(cudaMemcpyAsync(cursor, offsets, (parts + 1) * sizeof(count_t), cudaMemcpyDeviceToDevice, st));
+            scatter_parts<K><<<grid, 256, 0, st>>>(copy, d.n, splitters, m, cursor, d.keys);
+            EMA_CUDA_CHECK_LAUNCH();
+            sort_parts<K><<<static_cast<unsigned>(std::min<std::size_t>(between, 1u << 20)), tiles::threads, 0, st>>>(d.keys, copy, offsets, between,
+                                                                                                                fallbacks);
+            EMA_CUDA_CHECK_LAUNCH();
+            return d.keys;
+          };
+        },
+        [&](cuda::session&) {
+          unsigned f = 0;
+          EMA_CUDA_CHECK(cudaMemcpy(&f, fallbacks, sizeof f, cudaMemcpyDeviceToHost));
+          ctx.note("fallbacks", static_cast<std::int64_t>(f));
+        });
+    ctx.note("parts", static_cast<std::int64_t>(between));
+    return o;
+  }
+};
+
+output run(const input& in, run_context& ctx) { return run_typed<sample_sort>(in, ctx); }
+
+}  // namespace
+}  // namespace ema::sort
+
+EMA_VARIANT(sort_quick_sample, ema::sort::kit::variant<&ema::sort::run>({
+    .name = "quick-sample",
+    .algorithm = "quick",
+    .backend = ema::backend::cuda,
+    .role = ema::variant_role::ours,
+    .description = "ours: sample sort, n/2048 splitters from a sorted sample, keys equal to a splitter set apart, a block per part",
+    .provenance = "ours (a quicksort with many pivots at once)",
+}));
