@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <string>
@@ -131,6 +132,11 @@ struct variant_desc {
   const char* description = nullptr;  ///< one line
   const char* provenance = nullptr;   ///< e.g. "Algorithm 2 of 001_9fea77a744af8951.txt", "thrust::find"
   outcome (*run)(workload&, run_context&) = nullptr;  ///< filled by problem_kit::variant
+  /// The same run without the check, its output kept in the workload for check_last: the energy
+  /// window's runs (runner/worker.cpp), so the meter sees the variant and not the verifier.
+  void (*run_unchecked)(workload&, run_context&) = nullptr;  ///< filled by problem_kit::variant
+  /// Checks the output the last run_unchecked kept (unverified when there is none).
+  outcome (*check_last)(workload&) = nullptr;  ///< filled by problem_kit::variant
   /// Its kernels' launch settings (core/launch.hpp): recorded with every point, overridable as
   /// `--param launch.<field>=V`.
   std::span<const launch_field> launch{};
@@ -165,6 +171,7 @@ struct problem_kit {
   struct typed_workload final : workload {
     input in;
     expected_type expected;
+    std::optional<output> last;  ///< run_unchecked's output, until check_last or the next run
   };
 
   static std::unique_ptr<workload> prepare(const point_request& request) {
@@ -196,6 +203,8 @@ struct problem_kit {
     d.problem = Traits::name;
     if (!d.algorithm) d.algorithm = Traits::name;
     d.run = &run<Run>;
+    d.run_unchecked = &run_unchecked<Run>;
+    d.check_last = &check_last;
     return d;
   }
 
@@ -207,6 +216,24 @@ struct problem_kit {
     output got = Run(t.in, ctx);
     ctx.stop_total();
     return Traits::check(t.in, t.expected, got);
+  }
+
+  /// Runs a variant once, timing the whole call as `total`, and keeps its output unchecked.
+  template <run_fn Run>
+  static void run_unchecked(workload& w, run_context& ctx) {
+    auto& t = static_cast<typed_workload&>(w);
+    t.last.reset();  // the previous output goes before this run, as it would after a checked one
+    ctx.start_total();
+    t.last.emplace(Run(t.in, ctx));
+    ctx.stop_total();
+  }
+
+  static outcome check_last(workload& w) {
+    auto& t = static_cast<typed_workload&>(w);
+    if (!t.last) return {false, "no output to check: the variant did not run", {}};
+    auto checked = Traits::check(t.in, t.expected, *t.last);
+    t.last.reset();
+    return checked;
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <limits>
 #include <memory>
@@ -66,10 +67,15 @@ energy_source rapl_source(const std::string& metric, const std::string& domain, 
 
 std::vector<energy_source> open_energy_sources(const std::vector<std::string>& gpu_pci_ids, const std::string& gpu_reason,
                                                const std::string& rapl_root) {
+  std::string root = rapl_root;
+  if (root.empty()) {
+    const char* env = std::getenv("EMA_POWERCAP_ROOT");
+    root = env && *env ? env : "/sys/class/powercap";
+  }
   std::vector<energy_source> out;
   out.push_back(gpu_source(gpu_pci_ids, gpu_reason));
-  out.push_back(rapl_source("energy_cpu", "package", rapl_root));
-  out.push_back(rapl_source("energy_dram", "dram", rapl_root));
+  out.push_back(rapl_source("energy_cpu", "package", root));
+  out.push_back(rapl_source("energy_dram", "dram", root));
   return out;
 }
 

@@ -19,9 +19,10 @@ struct energy_source {
 };
 
 /// Opens every source: the GPU meter sums the boards given by PCI bus id (none: unavailable with
-/// `gpu_reason`), the CPU meters read powercap under `rapl_root`.
+/// `gpu_reason`), the CPU meters read powercap under `rapl_root` (empty: the environment's
+/// EMA_POWERCAP_ROOT where set, for a powercap tree mounted elsewhere, else /sys/class/powercap).
 std::vector<energy_source> open_energy_sources(const std::vector<std::string>& gpu_pci_ids, const std::string& gpu_reason,
-                                               const std::string& rapl_root = "/sys/class/powercap");
+                                               const std::string& rapl_root = "");
 
 /// Blocks until the slowest available counter changes (at most `limit` seconds), so a window that
 /// starts now starts at a counter update.

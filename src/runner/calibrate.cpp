@@ -15,10 +15,10 @@ double log_slope(double n0, double v0, double n1, double v1, double lo, double h
   return std::clamp(std::log(v1 / v0) / std::log(n1 / n0), lo, hi);
 }
 
-// Seconds of a point spent in runs: warm-up, the timed repetitions or the energy window (whichever
-// is longer), and the run that waits for the energy counter to move.
+// Seconds of a point spent in runs: warm-up, the timed repetitions, then the energy window (its
+// own runs, at least one, ending on a counter update; runner/worker.cpp).
 double runs_of(double run, int timed_runs, double energy_span, int warmup) {
-  return warmup * run + std::max(timed_runs * run, energy_span) + (energy_span > 0 ? run : 0);
+  return warmup * run + timed_runs * run + energy_span;
 }
 
 double other_of(const observation& o, int warmup) {
@@ -59,7 +59,8 @@ double predict_wall(const std::vector<observation>& obs, double n, const cost_po
   }
   // An energy window only where the variant had a meter to read (its last point had a window).
   const double energy = last.energy_span > 0 ? policy.energy_window : 0.0;
-  const double runs = warmup * run + std::max(timed, energy) + (energy > 0 ? run : 0);
+  // The window: at least its length and one run, then up to a counter period (about a run more).
+  const double runs = warmup * run + timed + (energy > 0 ? std::max(energy, run) + run : 0);
   return other_of(last, warmup) * std::pow(ratio, other_slope) + runs;
 }
 

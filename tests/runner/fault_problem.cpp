@@ -16,13 +16,27 @@
 namespace ema::fault {
 namespace {
 
+/// Busy for `us` microseconds.
+void busy_for(std::uint64_t us) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+  while (std::chrono::steady_clock::now() < until) {}
+}
+
+/// n, and how long the check takes (the parameter check_us): a check slower than the run, as the
+/// sort's is next to a GPU sort.
+struct number {
+  std::uint64_t n = 0, check_us = 0;
+  operator std::uint64_t() const { return n; }
+};
+
 struct traits {
   static constexpr const char* name = "fault";
-  using input = std::uint64_t;
+  using input = number;
   using output = std::uint64_t;
-  static input generate(const point_request& r) { return r.n; }
+  static input generate(const point_request& r) { return {r.n, static_cast<std::uint64_t>(r.params->integer("check_us"))}; }
   static output reference(const input& n) { return n; }
-  static outcome check(const input&, const output& expected, const output& got) {
+  static outcome check(const input& in, const output& expected, const output& got) {
+    busy_for(in.check_us);
     outcome o;
     o.verified = got == expected;
     if (!o.verified) o.reason = fmt::format("returned {}, expected {}", got, expected);
@@ -72,15 +86,15 @@ output launched(const input& n, run_context& ctx) {
 }
 
 output busy(const input& n, run_context&) {  // a cost that grows like n: n microseconds
-  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(n);
-  while (std::chrono::steady_clock::now() < until) {}
+  busy_for(n);
   return n;
 }
 
 work_model work(std::uint64_t n, const param_set&) { return {static_cast<double>(n), static_cast<double>(n)}; }
 
 constexpr param_spec params[] = {{"mode", param_kind::choice, "a", "a test parameter", "a|b"},
-                                 {"k", param_kind::integer, "1", "a tuning parameter only `launched` reads", nullptr, true}};
+                                 {"k", param_kind::integer, "1", "a tuning parameter only `launched` reads", nullptr, true},
+                                 {"check_us", param_kind::integer, "0", "microseconds the check takes"}};
 constexpr const char* launched_tuning[] = {"k"};
 
 }  // namespace
