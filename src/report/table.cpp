@@ -289,9 +289,9 @@ std::string render_tables(const experiment_view& v, table_style style) {
                                "(exact-cuda against exact-seq), else the problem's reference algorithm's (`ema list` shows "
                                "each variant's algorithm)");
     if (!external && !dropped.count("energy/op"))
-      out += fmt::format("{}energy/op: the meter's energy over one run, its check included (the GPU board for a GPU variant, "
-                         "the CPU package for a CPU one), from a window of back-to-back runs; avg W: the meter's mean power "
-                         "over that window; EDP J·s: energy/op times total time (the energy-delay product)\n",
+      out += fmt::format("{}energy/op: the meter's energy over one run (the GPU board for a GPU variant, the CPU package for a "
+                         "CPU one), from a window of back-to-back runs; avg W: the meter's mean power over that window; "
+                         "EDP J·s: energy/op times total time (the energy-delay product)\n",
                          bullet);
     if (!noisy_rows.empty())
       out += fmt::format("{}!: a noisy point — over 2% of its samples more than 10 robust standard deviations from the median (hyperfine's "
