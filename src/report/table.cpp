@@ -213,7 +213,7 @@ std::string render_tables(const experiment_view& v, table_style style) {
         if (std::isfinite(energy)) {
           row.push_back(format_energy(energy));
           // The study's other two energy figures: the mean power of the meter over the energy
-          // window (its energy over its span: the runs back to back, each with its check), and the
+          // window (its energy over its span: the runs back to back, the last checked after), and the
           // energy-delay product (energy per run times the run's total time: lower is better).
           std::vector<double> watts;
           for (auto* p : points) {
