@@ -98,6 +98,9 @@ struct problem_desc {
   /// that algorithm's `seq` (the conformance tests); empty: the whole result (gauss: the status
   /// only, since the solution's rounding depends on the order of operations).
   std::span<const char* const> answer_fields{};
+  /// Notes its variants record that the tables show as columns of their own, where a row has them
+  /// (sort: the CUDA-DP variants' device launches and depth, the host loop's iterations).
+  std::span<const char* const> table_notes{};
 };
 
 /// Who wrote a variant's algorithm: the source document (implemented as written, so its claims can

@@ -120,6 +120,8 @@ std::string render_tables(const experiment_view& v, table_style style) {
       g.columns = {{"n", true},      {"variant", false}, {"total", true},  {"kernel", true}, {rate.name, true},    {"eff. GB/s", true},
                    {"% ceil", true},  {"vs seq", true},   {"vs omp", true}, {"energy/op", true}, {"avg W", true},
                    {"EDP J·s", true},   {"status", false}};
+      if (desc)
+        for (const char* note : desc->table_notes) g.columns.insert(g.columns.end() - 1, {note, true});
     }
     std::vector<std::string> footnotes, noisy_rows;
     std::map<std::string, std::set<std::string>> unavailable;  // metric -> reasons
@@ -234,6 +236,17 @@ std::string render_tables(const experiment_view& v, table_style style) {
           if (!why.empty()) unavailable[energy_metric].insert(why);
         }
       }
+      if (!external && desc)
+        for (const char* note : desc->table_notes) {
+          std::string value = "-";
+          for (auto* p : points)
+            if (p->record.status == point_status::ok && p->notes.is_object() && p->notes.contains(note)) {
+              const auto& v = p->notes[note];
+              value = v.is_string() ? v.get<std::string>() : v.dump();
+              break;
+            }
+          row.push_back(value);
+        }
       std::string status;
       int bad = 0;
       for (auto* p : points) {
@@ -293,6 +306,14 @@ std::string render_tables(const experiment_view& v, table_style style) {
                          "CPU one), from a window of back-to-back runs; avg W: the meter's mean power over that window; "
                          "EDP J·s: energy/op times total time (the energy-delay product)\n",
                          bullet);
+    if (!external && desc) {
+      std::vector<std::string> shown;
+      for (const char* note : desc->table_notes)
+        if (!dropped.count(note)) shown.push_back(note);
+      if (!shown.empty())
+        out += fmt::format("{}{}: recorded by the variants that have them (docs/problems/{}.md says what they count)\n", bullet,
+                           fmt::join(shown, ", "), stored_text(problem, style));
+    }
     if (!noisy_rows.empty())
       out += fmt::format("{}!: a noisy point — over 2% of its samples more than 10 robust standard deviations from the median (hyperfine's "
                          "outlier rule: another process or a preempted thread ran), or a median whose relative standard "

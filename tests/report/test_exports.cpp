@@ -82,6 +82,31 @@ TEST(Exports, TablesShowStatusReasonsAndUnavailableEnergy) {
   EXPECT_NE(md.find("-: | ---"), std::string::npos) << md;
 }
 
+TEST(Exports, SortTablesShowPowerEnergyDelayAndTheCdpNotes) {
+  experiment_view v = sample_view();
+  point_view p;
+  p.record.problem = "sort";
+  p.record.variant = "merge-cdp";
+  p.record.backend = "cuda";
+  p.record.n = 1 << 24;
+  p.record.params_json = R"({"type":"u32","dist":"uniform","input":""})";
+  p.record.status = point_status::ok;
+  p.record.verified = true;
+  p.params = nlohmann::json::parse(p.record.params_json);
+  // 2 J a run, 25 runs in a 0.5 s window: 100 W; a total of 10 ms: an EDP of 0.02 J·s.
+  p.notes = {{"device_launches", "12285"}, {"depth", "12"}, {"energy_window_s", 0.5}, {"energy_window_reps", 25}};
+  p.metrics["total"] = {"s", summarize(std::vector<double>{0.01, 0.01, 0.01}), {0.01, 0.01, 0.01}};
+  p.metrics["energy_gpu"] = {"J", summarize(std::vector<double>{2.0}), {2.0}};
+  v.points = {p};
+  const auto text = render_tables(v, table_style::text);
+  for (const char* column : {"energy/op", "avg W", "EDP J·s", "device_launches", "depth"})
+    EXPECT_NE(text.find(column), std::string::npos) << column << "\n" << text;
+  EXPECT_EQ(text.find("iterations"), std::string::npos) << "a note no row has gets no column\n" << text;
+  EXPECT_NE(text.find("  100  "), std::string::npos) << text;
+  EXPECT_NE(text.find("0.02"), std::string::npos) << text;
+  EXPECT_NE(text.find("12285"), std::string::npos) << text;
+}
+
 TEST(Exports, WriteTextReportsBadPaths) {
   test::temp_dir dir;
   write_text(dir.file("ok.txt"), "x");

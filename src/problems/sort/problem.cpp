@@ -30,6 +30,10 @@ constexpr const char* test_params[] = {
     "type=f32,dist=organ",   "type=f32,dist=nearly",
 };
 
+// Shown in the tables where a variant records them: the CUDA-DP variants' device launches and
+// nesting depth, the source's host-loop quicksort's iterations.
+constexpr const char* table_notes[] = {"device_launches", "depth", "iterations"};
+
 key_type type_of(const param_set& p) {
   const auto& t = p.text("type");
   return t == "u64" ? key_type::u64 : t == "f32" ? key_type::f32 : key_type::u32;
@@ -142,4 +146,5 @@ EMA_PROBLEM(sort, ema::sort::kit::problem({
     .size_from_input = &ema::sort::size_from_input,
     .test_sizes = ema::sort::test_sizes,
     .test_params = ema::sort::test_params,
+    .table_notes = ema::sort::table_notes,
 }));
