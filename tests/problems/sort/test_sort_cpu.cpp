@@ -8,6 +8,7 @@
 #include "core/errors.hpp"
 #include "core/registry.hpp"
 #include "problems/sort/sort.hpp"
+#include "problems/sort/sort_cases.hpp"
 #include "support/temp_dir.hpp"
 
 namespace ema {
@@ -85,6 +86,27 @@ TEST(Sort, KeysFromAFile) {
   refused("1.5\n2\n", {"type=f32"}, 3, "holds 2 keys, but the point asks n = 3");
   refused("1e39\n", {"type=f32"}, 1, "beyond the range of f32");
   refused("nan\n", {"type=f32"}, 1, "not finite");
+}
+
+TEST(Sort, EveryCpuVariantSortsSignedKeysAndBothZerosFromAFile) {
+  test::temp_dir dir;
+  const auto& problem = find_problem("sort");
+  int checked = 0;
+  for (const char* type : {"u32", "u64", "f32"}) {
+    const auto path = test::signed_keys_file(dir, type);
+    const auto params = sort_params({std::string("type=") + type, "input=" + path});
+    const std::uint64_t n = problem.size_from_input(params);
+    auto w = problem.prepare({n, &params, 1, host_memory_kind::pageable});
+    for (const auto* v : variants_of("sort")) {
+      if (uses_gpu(v->backend)) continue;
+      run_context ctx(n, params, 0);
+      ctx.begin_repetition();
+      const auto got = v->run(*w, ctx);
+      EXPECT_TRUE(got.verified) << v->name << " " << type << ": " << got.reason;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 3 * 2);  // std-sort and merge-omp at least, in every build
 }
 
 TEST(Sort, WorkModelCountsKeys) {

@@ -12,6 +12,7 @@
 #include "core/registry.hpp"
 #include "measure/gpu.hpp"
 #include "problems/conformance.hpp"
+#include "problems/sort/sort_cases.hpp"
 
 namespace ema {
 namespace {
@@ -45,6 +46,21 @@ TEST(SortGpu, EveryVariantSortsLargerInputsOfEveryKind) {
         const auto r = run_sort(name, n, {std::string("dist=") + dist, std::string("type=") + type});
         EXPECT_TRUE(r.result.verified) << name << " " << dist << " " << type << ": " << r.result.reason;
       }
+}
+
+TEST(SortGpu, EveryVariantSortsSignedKeysAndBothZerosFromAFile) {
+  // Negative floats, -0 and +0, the types' extremes, repeated and shuffled: the radix sorts order
+  // the bits, the others compare.
+  test::temp_dir dir;
+  for (const char* type : {"u32", "u64", "f32"}) {
+    const auto path = test::signed_keys_file(dir, type);
+    const std::uint64_t n = find_problem("sort").size_from_input(
+        param_set::resolve("sort", find_problem("sort").params, {std::string("type=") + type, "input=" + path}));
+    for (const char* name : gpu_variants) {
+      const auto r = run_sort(name, n, {std::string("type=") + type, "input=" + path});
+      EXPECT_TRUE(r.result.verified) << name << " " << type << ": " << r.result.reason;
+    }
+  }
 }
 
 TEST(SortGpu, MergeCdpLaunchesThreePerInnerNode) {
