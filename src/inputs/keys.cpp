@@ -105,7 +105,7 @@ std::vector<T> read_keys(const std::string& path) {
     const char* last = line.data() + end;
     T v{};
     const auto [p, ec] = std::from_chars(first, last, v);
-    const std::string text(first, last);
+    const std::string text = text_file::excerpt(std::string_view(first, static_cast<std::size_t>(last - first)));
     if (ec == std::errc::result_out_of_range)
       in.fail(fmt::format("'{}' is beyond the range of {}", text, std::is_same_v<T, float> ? "f32" : sizeof(T) == 4 ? "u32" : "u64"));
     if (ec != std::errc() || p != last)

@@ -65,6 +65,13 @@ bool text_file::next(std::string& line) {
   return true;
 }
 
-void text_file::fail(const std::string& what) const { throw usage_error(fmt::format("{}:{}: {}", name_, number_, what)); }
+// The message escaped for a terminal: a NUL or control byte quoted from a binary file would end
+// the C string an exception carries, or reach the terminal raw.
+void text_file::fail(const std::string& what) const { throw usage_error(fmt::format("{}:{}: {}", name_, number_, terminal_safe(what))); }
+
+std::string text_file::excerpt(std::string_view text) {
+  constexpr std::size_t most = 40;
+  return text.size() <= most ? std::string(text) : std::string(text.substr(0, most)) + "...";
+}
 
 }  // namespace ema

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <istream>
 #include <string>
+#include <string_view>
 
 namespace ema {
 
@@ -29,8 +30,11 @@ class text_file {
   /// The number of the line last read (from 1).
   std::size_t line_number() const { return number_; }
   const std::string& name() const { return name_; }
-  /// Throws usage_error("NAME:LINE: what").
+  /// Throws usage_error("NAME:LINE: what"), `what` escaped for a terminal (control bytes, NUL and
+  /// invalid UTF-8 as \xNN).
   [[noreturn]] void fail(const std::string& what) const;
+  /// At most the first 40 bytes of `text`, "..." after a longer one: a field quoted in an error.
+  static std::string excerpt(std::string_view text);
 
  private:
   std::ifstream file_;

@@ -86,6 +86,9 @@ TEST(Sort, KeysFromAFile) {
   refused("1.5\n2\n", {"type=f32"}, 3, "holds 2 keys, but the point asks n = 3");
   refused("1e39\n", {"type=f32"}, 1, "beyond the range of f32");
   refused("nan\n", {"type=f32"}, 1, "not finite");
+  // A binary file's NUL and control bytes are quoted escaped, and the message does not stop at the NUL.
+  refused(std::string("7\n12\0ab\x1b[2J\n", 13), {}, 2, "bad.txt:2: '12\\x00ab\\x1b[2J' is not a non-negative integer");
+  refused(std::string(100, '9') + "x\n", {}, 1, "bad.txt:1: '9999999999999999999999999999999999999999...' is ");
 }
 
 TEST(Sort, EveryCpuVariantSortsSignedKeysAndBothZerosFromAFile) {
