@@ -9,11 +9,19 @@
 namespace ema {
 namespace {
 
+// The first line of a powercap file, read within 64 bytes: the tree may be elsewhere
+// (EMA_POWERCAP_ROOT), and a file there that never ends (a link to /dev/zero) must not be read on.
 std::optional<std::string> read_line(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::string s;
-  if (!in || !std::getline(in, s)) return std::nullopt;
-  return s;
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return std::nullopt;
+  char buf[64];
+  in.read(buf, sizeof buf);
+  const auto got = static_cast<std::size_t>(in.gcount());
+  if (got == 0) return std::nullopt;
+  std::string s(buf, got);
+  const auto end = s.find('\n');
+  if (end == std::string::npos && got == sizeof buf) return std::nullopt;  // no line within the bound
+  return end == std::string::npos ? s : s.substr(0, end);
 }
 
 std::optional<std::uint64_t> read_u64(const std::filesystem::path& p) {
@@ -47,10 +55,13 @@ rapl_domain rapl_domain::open(const std::string& domain, const std::string& root
     if (!match) continue;
     zone z;
     z.energy_path = (dir / "energy_uj").string();
+    errno = 0;
     auto now = read_u64(z.energy_path);
     if (!now) {
-      unreadable = fmt::format("cannot read {} ({}; reading RAPL usually needs root)", z.energy_path,
-                               std::strerror(errno ? errno : EACCES));
+      const bool opened = std::ifstream(z.energy_path).good();
+      unreadable = opened ? fmt::format("{} holds no energy counter (no number on its first line)", z.energy_path)
+                          : fmt::format("cannot read {} ({}; reading RAPL usually needs root)", z.energy_path,
+                                        std::strerror(errno ? errno : EACCES));
       continue;
     }
     z.last_uj = *now;

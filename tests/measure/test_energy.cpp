@@ -36,5 +36,16 @@ TEST(Energy, ReadsAFabricatedPackageCounter) {
   EXPECT_FALSE(s[2].read);  // no dram zone
 }
 
+TEST(Energy, ACounterThatNeverEndsIsNotReadOn) {
+  // EMA_POWERCAP_ROOT may point anywhere: a counter file linked to /dev/zero is refused at once.
+  test::temp_dir dir;
+  std::filesystem::create_directories(dir.file("intel-rapl:0"));
+  std::ofstream(dir.file("intel-rapl:0/name")) << "package-0\n";
+  std::filesystem::create_symlink("/dev/zero", dir.file("intel-rapl:0/energy_uj"));
+  auto s = open_energy_sources({}, "no GPU", dir.path());
+  EXPECT_FALSE(s[1].read);
+  EXPECT_NE(s[1].unavailable.find("holds no energy counter"), std::string::npos) << s[1].unavailable;
+}
+
 }  // namespace
 }  // namespace ema
