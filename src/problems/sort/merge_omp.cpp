@@ -8,10 +8,10 @@
 // split point and a buffer) are a merge's, and a selection sort over [inicio, fim] would make the
 // recursion pointless (Θ(n²) at the top level alone), so it is read as the merge of the two halves:
 // the smaller head first, the left one on ties (stable), into tmp, then back.
-#include <omp.h>
 
 #include "core/registry.hpp"
 #include "problems/sort/sort.hpp"
+#include "problems/sort/task_region.hpp"
 
 namespace ema::sort {
 namespace {
@@ -43,20 +43,7 @@ struct algorithm_6 {
   static output run(const input& in, run_context& ctx) {
     auto keys = copy_of<K>(in);
     host_array<K> tmp(in.n, host_memory_kind::pageable);
-    int threads = 1;
-    {
-      host_phase kernel(ctx, "kernel");
-      if (in.n > 1) {
-#pragma omp parallel
-#pragma omp single
-        {
-          threads = omp_get_num_threads();
-          mergesort(keys.data(), 0, in.n - 1, tmp.data());
-        }
-      }
-    }
-    ctx.note("threads", threads);
-    ctx.processors(threads);
+    in_task_region(ctx, in.n > 1, [&] { mergesort(keys.data(), 0, in.n - 1, tmp.data()); });
     ctx.note("tasks", static_cast<std::int64_t>(in.n > 1 ? 2 * (in.n - 1) : 0));
     return owned(std::move(keys));
   }

@@ -13,11 +13,11 @@
 // Past 2^17 keys such an input is declined as not applicable (it would run for minutes); below,
 // the fit shows the quadratic growth. The other distributions stay Θ(n log n).
 #include <cstdint>
-#include <omp.h>
 #include <utility>
 
 #include "core/registry.hpp"
 #include "problems/sort/sort.hpp"
+#include "problems/sort/task_region.hpp"
 
 namespace ema::sort {
 namespace {
@@ -51,20 +51,7 @@ template <class K>
 struct algorithm_4 {
   static output run(const input& in, run_context& ctx) {
     auto keys = copy_of<K>(in);
-    int threads = 1;
-    {
-      host_phase kernel(ctx, "kernel");
-      if (in.n > 1) {
-#pragma omp parallel
-#pragma omp single
-        {
-          threads = omp_get_num_threads();
-          quicksort(keys.data(), 0, static_cast<std::int64_t>(in.n) - 1);
-        }
-      }
-    }
-    ctx.note("threads", threads);
-    ctx.processors(threads);
+    in_task_region(ctx, in.n > 1, [&] { quicksort(keys.data(), 0, static_cast<std::int64_t>(in.n) - 1); });
     return owned(std::move(keys));
   }
 };
