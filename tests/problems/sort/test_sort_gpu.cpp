@@ -64,11 +64,11 @@ TEST(SortGpu, EveryVariantSortsSignedKeysAndBothZerosFromAFile) {
 }
 
 TEST(SortGpu, MergeCdpLaunchesThreePerInnerNode) {
-  for (const std::uint64_t n : {4096ull, 4097ull, 1ull << 20, (1ull << 20) + 5}) {
+  for (const std::uint64_t n : {4096ull, 4097ull, 32768ull, 32769ull, 1ull << 20, (1ull << 20) + 5}) {
     const auto r = run_sort("merge-cdp", n, {});
     ASSERT_TRUE(r.result.verified) << n << ": " << r.result.reason;
     const int levels = std::stoi(r.notes.at("levels"));
-    EXPECT_EQ(levels, n <= 4096 ? 0 : n == 4097 ? 1 : n == (1ull << 20) ? 8 : 9) << n;
+    EXPECT_EQ(levels, n <= 32768 ? 0 : n == 32769 ? 1 : n == (1ull << 20) ? 5 : 6) << n;
     EXPECT_EQ(r.notes.at("device_launches"), std::to_string(levels ? 3 * ((1ll << levels) - 1) : 0)) << n;
     EXPECT_EQ(r.notes.at("depth"), std::to_string(levels)) << n;
   }
