@@ -160,6 +160,8 @@ struct sample_sort {
     int height = 0;
     while (((std::size_t{1} << height) - 1) < m) ++height;
     unsigned* fallbacks = nullptr;
+    int sms = 0;
+    EMA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     auto o = run_on_device<K>(
         in, ctx,
         [&](cuda::session& gpu, device_keys<K>& d) {
@@ -196,7 +198,9 @@ struct sample_sort {
               EMA_CUDA_CHECK_LAUNCH();
             }
             gpu.fill_bytes(counts, 0, parts + 1);
-            classify_and_count<K><<<grid, 256, 0, st>>>(copy, d.n, tree, height, m, part_ids, counts);
+            // Every block first copies the tree's top into shared memory: a few blocks per
+            // multiprocessor, each looping over many keys, rather than a block per 256 keys.
+            classify_and_count<K><<<std::min(grid, 8u * static_cast<unsigned>(sms)), 256, 0, st>>>(copy, d.n, tree, height, m, part_ids, counts);
             EMA_CUDA_CHECK_LAUNCH();
             bytes = temp_bytes;
             EMA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, bytes, counts, offsets, parts + 1, st));
