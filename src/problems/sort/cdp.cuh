@@ -7,6 +7,7 @@
 // notes `device_launches`, `depth` (and `fallbacks` where a variant has them).
 #pragma once
 
+#include <bit>
 #include <cuda_runtime.h>
 #include <stdexcept>
 #include <string>
@@ -44,6 +45,19 @@ inline void reserve_launches(std::size_t pending) {
   EMA_CUDA_CHECK(cudaDeviceGetLimit(&now, cudaLimitDevRuntimePendingLaunchCount));
   if (pending > now) EMA_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, pending));
 }
+
+/// merge-cdp's tree (merge_cdp.cu), shared with bench/cdp_launch_tree.cu, which launches the same
+/// tree with no work in it to time the launches alone.
+namespace merge_tree {
+constexpr std::size_t leaf_keys = std::size_t{1} << 15;  ///< a node of at most this many keys is a leaf
+/// Depth of the leaves: the tree is split evenly until every leaf holds at most leaf_keys keys.
+inline int levels(std::size_t n) {
+  const std::size_t leaves = (n + leaf_keys - 1) / leaf_keys;
+  return leaves <= 1 ? 0 : static_cast<int>(std::bit_width(leaves - 1));
+}
+/// Device launches of a tree `levels` deep: two halves and a merge per inner node.
+inline std::size_t launches(int levels) { return levels ? 3 * ((std::size_t{1} << levels) - 1) : 0; }
+}  // namespace merge_tree
 
 /// After the run (the stream waited for): stores the counts as notes; a failed device launch means
 /// keys were left unsorted, so the run fails with the reason.

@@ -5,16 +5,10 @@
 
 #include "core/registry.hpp"
 #include "problems/sort/device.cuh"
+#include "problems/sort/tiles.cuh"
 
 namespace ema::sort {
 namespace {
-
-struct less_than {
-  template <class K>
-  __device__ bool operator()(const K& a, const K& b) const {
-    return a < b;
-  }
-};
 
 template <class K>
 struct merge {
@@ -22,11 +16,11 @@ struct merge {
     return run_on_device<K>(in, ctx, [&](cuda::session& gpu, device_keys<K>& d) {
       const auto n = static_cast<std::int64_t>(d.n);
       std::size_t bytes = 0;
-      EMA_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(nullptr, bytes, d.keys, n, less_than{}));
+      EMA_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(nullptr, bytes, d.keys, n, tiles::less_than{}));
       void* temp = gpu.alloc<char>(bytes);
       return [&gpu, &d, n, temp, bytes]() -> const K* {
         std::size_t b = bytes;
-        EMA_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(temp, b, d.keys, n, less_than{}, gpu.stream()));
+        EMA_CUDA_CHECK(cub::DeviceMergeSort::SortKeys(temp, b, d.keys, n, tiles::less_than{}, gpu.stream()));
         return d.keys;
       };
     });

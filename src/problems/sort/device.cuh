@@ -7,6 +7,7 @@
 // beside it, so kernel time and total time are both in the database.
 #pragma once
 
+#include <cstdint>
 #include <cuda_runtime.h>
 #include <type_traits>
 
@@ -66,6 +67,21 @@ template <class K>
 __host__ __device__ constexpr K greatest_key() {
   if constexpr (std::is_floating_point_v<K>) return __builtin_huge_valf();
   else return ~K(0);
+}
+
+/// A warp-aggregated atomicAdd (the GPU quicksorts' scatter): the active lanes of a warp that pass
+/// the same `group` (and so the same `counter`) take consecutive slots of *counter with one atomic
+/// by their lowest lane; returns each active lane's slot, in lane order. Every lane of the warp must
+/// call it (inactive ones with active = false; their counter is not touched).
+template <class T>
+__device__ __forceinline__ T take_room(T* counter, std::uint64_t group, bool active) {
+  const unsigned lane = threadIdx.x % 32;
+  const unsigned peers = __match_any_sync(0xffffffffu, active ? group : ~std::uint64_t{0});
+  const int leader = __ffs(peers) - 1;
+  T base = 0;
+  if (active && static_cast<int>(lane) == leader) base = atomicAdd(counter, static_cast<T>(__popc(peers)));
+  base = __shfl_sync(0xffffffffu, base, leader);
+  return base + static_cast<T>(__popc(peers & ((1u << lane) - 1)));
 }
 
 }  // namespace ema::sort

@@ -18,21 +18,12 @@
 // the leaves and the lowest merges, are at level L (n = 2^28: L = 16); past the hardware's 24
 // levels (n > 2^36) the run is refused.
 // Device launches: 3 per inner node, 3 (2^L - 1) in all, all counted (cdp.cuh).
-#include <bit>
-
 #include "core/registry.hpp"
 #include "problems/sort/cdp.cuh"
 #include "problems/sort/tiles.cuh"
 
 namespace ema::sort {
 namespace {
-
-constexpr std::size_t leaf_keys = std::size_t{1} << 15;
-
-int levels_for(std::size_t n) {
-  const std::size_t leaves = (n + leaf_keys - 1) / leaf_keys;
-  return leaves <= 1 ? 0 : static_cast<int>(std::bit_width(leaves - 1));
-}
 
 template <class K>
 __global__ void __launch_bounds__(tiles::threads) node(K* keys, K* buffer, std::size_t lo, std::size_t hi, int depth, int levels,
@@ -59,9 +50,9 @@ __global__ void __launch_bounds__(tiles::threads) node(K* keys, K* buffer, std::
 template <class K>
 struct recursive {
   static output run(const input& in, run_context& ctx) {
-    const int levels = levels_for(in.n);
+    const int levels = cdp::merge_tree::levels(in.n);
     if (levels > cdp::max_nesting) throw usage_error("merge-cdp: n is too large for 24 levels of device launches");
-    const std::size_t launches = levels ? 3 * ((std::size_t{1} << levels) - 1) : 0;
+    const std::size_t launches = cdp::merge_tree::launches(levels);
     cdp::stats* st = nullptr;
     auto o = run_on_device<K>(in, ctx, [&](cuda::session& gpu, device_keys<K>& d) {
       K* buffer = gpu.alloc<K>(d.n);

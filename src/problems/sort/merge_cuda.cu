@@ -71,7 +71,6 @@ struct algorithm_5 {
     auto o = run_on_device<K, memory::managed>(in, ctx, [&](cuda::session& gpu, device_keys<K>& d) {
       K* dest = gpu.alloc_managed<K>(d.n);
       return [&, dest]() -> const K* {
-        const K* source = d.keys;
         K* to = dest;
         K* from = d.keys;
         for (std::size_t largura = 2; largura < (d.n << 1); largura <<= 1) {
@@ -79,10 +78,9 @@ struct algorithm_5 {
           merge_width<K><<<blocks, threads, 0, gpu.stream()>>>(from, to, d.n, largura, cortes);
           EMA_CUDA_CHECK_LAUNCH();
           std::swap(from, to);
-          source = from;
           ++passes;
         }
-        return source;
+        return from;
       };
     });
     ctx.note("passes", passes);

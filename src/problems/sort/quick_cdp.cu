@@ -23,7 +23,6 @@
 #include <array>
 #include <cub/block/block_scan.cuh>
 
-#include "core/errors.hpp"
 #include "core/registry.hpp"
 #include "problems/sort/cdp.cuh"
 #include "problems/sort/tiles.cuh"

@@ -78,16 +78,9 @@ __global__ void quick_sort(std::uint32_t size, const K* list_in, K* list_out, co
       const K pivot = p.pivot[s];
       cls = key < pivot ? 0 : key > pivot ? 2 : 1;
     }
-    const unsigned group = __match_any_sync(0xffffffffu, (static_cast<std::uint64_t>(s) << 2) | static_cast<unsigned>(cls));
-    const int leader = __ffs(group) - 1;
-    std::uint32_t room = 0;
-    if (cls != 3 && static_cast<int>(lane) == leader) {
-      std::uint32_t* counter = cls == 0 ? p.less : cls == 1 ? p.equal : p.greater;
-      room = atomicAdd(&counter[s], static_cast<std::uint32_t>(__popc(group)));
-    }
-    room = __shfl_sync(0xffffffffu, room, leader);
+    std::uint32_t* counter = cls == 0 ? p.less : cls == 1 ? p.equal : p.greater;
+    const std::uint32_t at = take_room(counter + (cls == 3 ? 0 : s), (static_cast<std::uint64_t>(s) << 2) | static_cast<unsigned>(cls), cls != 3);
     if (cls == 3) continue;
-    const std::uint32_t at = room + static_cast<std::uint32_t>(__popc(group & ((1u << lane) - 1)));
     if (cls == 0) list_out[s + at] = key;
     else if (cls == 2) list_out[p.end[s] - 1 - at] = key;
     else pivot_arr[s + at] = key;

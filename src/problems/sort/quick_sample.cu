@@ -95,18 +95,6 @@ __device__ void load_top(const K* tree, int height, K* top) {
   __syncthreads();
 }
 
-/// Room for the calling lane's key in `part`: one atomic add per group of the warp's lanes with the
-/// same part (all 32 lanes call it; `active` false for a lane with no key).
-__device__ __forceinline__ count_t take_room(count_t* counters, count_t part, bool active) {
-  const unsigned lane = threadIdx.x % 32;
-  const unsigned group = __match_any_sync(0xffffffffu, active ? part : ~0ull);
-  const int leader = __ffs(group) - 1;
-  count_t base = 0;
-  if (active && static_cast<int>(lane) == leader) base = atomicAdd(&counters[part], static_cast<count_t>(__popc(group)));
-  base = __shfl_sync(0xffffffffu, base, leader);
-  return base + static_cast<count_t>(__popc(group & ((1u << lane) - 1)));
-}
-
 template <class K>
 __global__ void classify_and_count(const K* __restrict__ keys, std::size_t n, const K* __restrict__ tree, int height, count_t m,
                                    std::uint32_t* __restrict__ parts, count_t* counts) {
@@ -118,7 +106,7 @@ __global__ void classify_and_count(const K* __restrict__ keys, std::size_t n, co
     const bool active = i < n;
     const count_t part = active ? part_of(keys[i], top, tree, height, m) : 0;
     if (active) parts[i] = static_cast<std::uint32_t>(part);
-    take_room(counts, part, active);
+    take_room(&counts[part], part, active);
   }
 }
 
@@ -129,7 +117,8 @@ __global__ void scatter_parts(const K* __restrict__ from, std::size_t n, const s
   for (std::size_t base = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x - threadIdx.x % 32; base < n; base += stride) {
     const std::size_t i = base + threadIdx.x % 32;
     const bool active = i < n;
-    const count_t at = take_room(cursor, active ? parts[i] : 0, active);
+    const count_t part = active ? parts[i] : 0;
+    const count_t at = take_room(&cursor[part], part, active);
     if (active) to[at] = from[i];
   }
 }
