@@ -1,11 +1,10 @@
 // sort / merge-path — ours, the fastest GPU mergesort we can build from CUB's block pieces
-// (tiles.cuh): one launch sorts every run of 2^15 keys in a block (8 tiles of 4096 by
-// cub::BlockRadixSort, merged within the block while they sit in the L2), then log2(n / 2^15)
-// passes each merge pairs of runs: a thread per tile
+// (tiles.cuh): one launch sorts every tile of 4096 keys in a block (cub::BlockRadixSort in shared
+// memory and registers), then log2(n / 4096) passes each merge pairs of runs: a thread per tile
 // boundary finds where the merge crosses it (merge path, cub::MergePath), then every block writes
 // 4096 outputs (cub::SerialMerge in shared memory), the runs ping-ponging between the keys and one
 // buffer. Each pass reads and writes every key once, so the
-// time is about (1 + log2(n / 2^15)) · 2 n sizeof(K) / bandwidth, plus the in-block merges (L2).
+// time is about (1 + log2(n / 4096)) · 2 n sizeof(K) / bandwidth.
 // Against Algorithm 5 (merge-cuda), the same bottom-up idea with the parallelism kept at every
 // width: a merge is split across blocks by its outputs instead of given to one thread.
 #include <algorithm>
@@ -25,20 +24,6 @@ struct path_launch {
   std::array<int*, 1> members() { return {&blocks}; }
 };
 
-/// Keys a block sorts before the global merge passes: 8 tiles, merged within the block while they
-/// sit in the L2 (three passes fewer over device memory).
-constexpr std::size_t run_keys = std::size_t{1} << 15;
-
-template <class K>
-__global__ void __launch_bounds__(tiles::threads) sort_runs(K* keys, K* buffer, std::size_t n) {
-  __shared__ tiles::block_storage<K> s;
-  for (std::size_t first = static_cast<std::size_t>(blockIdx.x) * run_keys; first < n; first += static_cast<std::size_t>(gridDim.x) * run_keys) {
-    const std::size_t len = n - first < run_keys ? n - first : run_keys;
-    tiles::block_merge_sort(keys + first, buffer + first, buffer + first, len, s);
-    __syncthreads();
-  }
-}
-
 template <class K>
 struct merge_path {
   static output run(const input& in, run_context& ctx) {
@@ -53,12 +38,11 @@ struct merge_path {
         std::size_t grid = tiles::merge_blocks(d.n);
         if (l.blocks > 0) grid = std::min<std::size_t>(grid, static_cast<std::size_t>(l.blocks));
         const auto blocks = static_cast<unsigned>(std::min<std::size_t>(grid, 0x7fffffff));
-        const auto run_blocks = static_cast<unsigned>(std::min<std::size_t>((d.n + run_keys - 1) / run_keys, 0x7fffffff));
-        sort_runs<K><<<run_blocks, tiles::threads, 0, gpu.stream()>>>(d.keys, buffer, d.n);
+        tiles::sort_tiles<K><<<blocks, tiles::threads, 0, gpu.stream()>>>(d.keys, buffer, d.n);
         EMA_CUDA_CHECK_LAUNCH();
         K* from = buffer;
         K* to = d.keys;
-        for (std::size_t width = run_keys; width < d.n; width *= 2) {
+        for (std::size_t width = tiles::tile_keys; width < d.n; width *= 2) {
           tiles::merge_splits<K><<<static_cast<unsigned>((tile_count + 256) / 256), 256, 0, gpu.stream()>>>(from, d.n, width, splits, tile_count);
           EMA_CUDA_CHECK_LAUNCH();
           tiles::merge_pass<K><<<blocks, tiles::threads, 0, gpu.stream()>>>(from, to, d.n, width, splits);
