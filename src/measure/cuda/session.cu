@@ -55,17 +55,23 @@ void* session::result_bytes(std::size_t bytes) { return pinned_scratch(device_, 
 
 session::scope session::phase(std::string_view name) {
   spans_.emplace_back(std::string(name), false);
+  open_.push_back(spans_.size() - 1);
   timeline_.begin();  // the names live in spans_, in the same order
   return scope(*this);
 }
 
 session::scope session::kernel_part(std::string_view name) {
-  spans_.emplace_back(std::string(name), true);
+  const bool inside_kernel = std::any_of(open_.begin(), open_.end(), [&](std::size_t i) { return spans_[i].first == "kernel"; });
+  spans_.emplace_back(std::string(name), !inside_kernel);
+  open_.push_back(spans_.size() - 1);
   timeline_.begin();
   return scope(*this);
 }
 
-void session::end_phase() { timeline_.end(); }
+void session::end_phase() {
+  open_.pop_back();
+  timeline_.end();
+}
 
 void session::wait() { EMA_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 

@@ -79,7 +79,8 @@ class session {
   /// `name` is h2d, kernel, d2h or another phase of the metrics table.
   [[nodiscard]] scope phase(std::string_view name);
   /// A named part of the kernel phase (gauss's stage1, stage2): stored under its own name, its time
-  /// added to `kernel` too.
+  /// added to `kernel` too. Opened inside an open `kernel` phase (a breakdown of it: quick-sample's
+  /// classify, scatter, ...) it is stored under its name alone, as `kernel` already holds it.
   [[nodiscard]] scope kernel_part(std::string_view name);
 
   /// Asynchronous copies on the session's stream (inside an h2d or d2h phase).
@@ -120,7 +121,8 @@ class session {
   int device_;
   cudaStream_t stream_;
   event_timeline timeline_;
-  std::vector<std::pair<std::string, bool>> spans_;  // in timeline order: name, is a kernel part
+  std::vector<std::pair<std::string, bool>> spans_;  // in timeline order: name, added to `kernel`
+  std::vector<std::size_t> open_;                     // spans begun and not ended, innermost last
   std::vector<std::pair<void*, std::size_t>> buffers_;
   bool published_ = false;
 };

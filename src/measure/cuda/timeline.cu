@@ -40,16 +40,21 @@ event_timeline::~event_timeline() {
 void event_timeline::begin() {
   span s{take(device_), take(device_)};
   spans_.push_back(s);
+  open_.push_back(spans_.size() - 1);
   EMA_CUDA_CHECK(cudaEventRecord(s.start, stream_));
 }
 
-void event_timeline::end() { EMA_CUDA_CHECK(cudaEventRecord(spans_.back().stop, stream_)); }
+void event_timeline::end() {
+  const std::size_t i = open_.back();
+  open_.pop_back();
+  EMA_CUDA_CHECK(cudaEventRecord(spans_[i].stop, stream_));
+}
 
 std::vector<double> event_timeline::elapsed() {
   std::vector<double> out;
   if (spans_.empty()) return out;
-  EMA_CUDA_CHECK(cudaEventSynchronize(spans_.back().stop));
   for (auto& s : spans_) {
+    EMA_CUDA_CHECK(cudaEventSynchronize(s.stop));
     float ms = 0;
     EMA_CUDA_CHECK(cudaEventElapsedTime(&ms, s.start, s.stop));
     out.push_back(ms * 1e-3);

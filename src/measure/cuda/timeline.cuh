@@ -17,7 +17,9 @@ class event_timeline {
   event_timeline(const event_timeline&) = delete;
   event_timeline& operator=(const event_timeline&) = delete;
 
+  /// Opens a span; spans nest (a span opened inside another closes first).
   void begin();
+  /// Closes the innermost open span.
   void end();
   /// The elapsed time of each phase in order, in seconds (after the stream reached them).
   std::vector<double> elapsed();
@@ -29,6 +31,7 @@ class event_timeline {
   cudaStream_t stream_;
   int device_ = 0;
   std::vector<span> spans_;
+  std::vector<std::size_t> open_;  // indices of the spans begun and not yet ended, innermost last
 };
 
 }  // namespace ema::cuda

@@ -38,15 +38,24 @@ struct merge_path {
         std::size_t grid = tiles::merge_blocks(d.n);
         if (l.blocks > 0) grid = std::min<std::size_t>(grid, static_cast<std::size_t>(l.blocks));
         const auto blocks = static_cast<unsigned>(std::min<std::size_t>(grid, 0x7fffffff));
-        tiles::sort_tiles<K><<<blocks, tiles::threads, 0, gpu.stream()>>>(d.keys, buffer, d.n);
-        EMA_CUDA_CHECK_LAUNCH();
+        {
+          auto part = gpu.kernel_part("tiles");
+          tiles::sort_tiles<K><<<blocks, tiles::threads, 0, gpu.stream()>>>(d.keys, buffer, d.n);
+          EMA_CUDA_CHECK_LAUNCH();
+        }
         K* from = buffer;
         K* to = d.keys;
         for (std::size_t width = tiles::tile_keys; width < d.n; width *= 2) {
-          tiles::merge_splits<K><<<static_cast<unsigned>((tile_count + 256) / 256), 256, 0, gpu.stream()>>>(from, d.n, width, splits, tile_count);
-          EMA_CUDA_CHECK_LAUNCH();
-          tiles::merge_pass<K><<<blocks, tiles::threads, 0, gpu.stream()>>>(from, to, d.n, width, splits);
-          EMA_CUDA_CHECK_LAUNCH();
+          {
+            auto part = gpu.kernel_part("splits");
+            tiles::merge_splits<K><<<static_cast<unsigned>((tile_count + 256) / 256), 256, 0, gpu.stream()>>>(from, d.n, width, splits, tile_count);
+            EMA_CUDA_CHECK_LAUNCH();
+          }
+          {
+            auto part = gpu.kernel_part("merges");
+            tiles::merge_pass<K><<<blocks, tiles::threads, 0, gpu.stream()>>>(from, to, d.n, width, splits);
+            EMA_CUDA_CHECK_LAUNCH();
+          }
           std::swap(from, to);
           ++passes;
         }

@@ -10,12 +10,14 @@
 //   equal to the splitters;
 // - one pass finds every key's part once, stores it (4 bytes a key) and counts the parts (atomic
 //   adds, one per group of a warp's keys in the same part); a scan (cub::DeviceScan) gives where
-//   each part starts; a second pass reads the stored parts and scatters the keys there;
+//   each part starts; a second pass reads the stored parts and scatters the keys there, into a
+//   second buffer;
 // - a block sorts each part between splitters in place (cub::BlockRadixSort, ≤ 4096 keys); with
 //   32-fold oversampling a part holds 2048 keys on average and rarely more than 4096; one that does
 //   is sorted by its block with the bottom-up mergesort of tiles.cuh (counted: the note `fallbacks`).
-// Traffic: a copy, two reads of the keys, one scattered write, one read and write per part: about
-// five passes over the keys, against 2 log2(n) for the source's quicksorts.
+// Traffic: two reads of the keys, the parts written and read, one scattered write, one read and
+// write per part: about five passes over the keys, against 2 log2(n) for the source's quicksorts.
+// Each step is timed as a part of the kernel phase: `sample`, `classify`, `scatter`, `blocks`.
 #include <algorithm>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -154,7 +156,7 @@ struct sample_sort {
     auto o = run_on_device<K>(
         in, ctx,
         [&](cuda::session& gpu, device_keys<K>& d) {
-          K* copy = gpu.alloc<K>(d.n);
+          K* parted = gpu.alloc<K>(d.n);  // the keys scattered into their parts, then sorted there
           K* drawn = gpu.alloc<K>(sample);
           K* sorted = gpu.alloc<K>(sample);
           K* splitters = gpu.alloc<K>(std::max<std::size_t>(m, 1));
@@ -169,37 +171,48 @@ struct sample_sort {
           EMA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts, offsets, parts + 1));
           const std::size_t temp_bytes = std::max(radix_bytes, scan_bytes);
           void* temp = gpu.alloc<char>(temp_bytes);
-          return [&, copy, drawn, sorted, splitters, tree, part_ids, counts, offsets, cursor, temp, temp_bytes]() -> const K* {
+          return [&, parted, drawn, sorted, splitters, tree, part_ids, counts, offsets, cursor, temp, temp_bytes]() -> const K* {
             gpu.fill_bytes(fallbacks, 0, 1);
             if (d.n <= 1) return d.keys;
             const cudaStream_t st = gpu.stream();
             const unsigned grid = static_cast<unsigned>(std::min<std::size_t>((d.n + 255) / 256, 65535));
-            EMA_CUDA_CHECK(cudaMemcpyAsync(copy, d.keys, d.n * sizeof(K), cudaMemcpyDeviceToDevice, st));
-            gather_sample<K><<<static_cast<unsigned>(std::min<std::size_t>((sample + 255) / 256, 65535)), 256, 0, st>>>(copy, d.n, drawn, sample);
-            EMA_CUDA_CHECK_LAUNCH();
-            std::size_t bytes = temp_bytes;
-            EMA_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, bytes, drawn, sorted, sample, 0, static_cast<int>(8 * sizeof(K)), st));
-            if (m) {
-              pick_splitters<K><<<static_cast<unsigned>(std::min<std::size_t>((m + 255) / 256, 65535)), 256, 0, st>>>(sorted, splitters, m);
+            {
+              auto part = gpu.kernel_part("sample");
+              gather_sample<K><<<static_cast<unsigned>(std::min<std::size_t>((sample + 255) / 256, 65535)), 256, 0, st>>>(d.keys, d.n, drawn, sample);
               EMA_CUDA_CHECK_LAUNCH();
-              const std::size_t nodes = (std::size_t{1} << height) - 1;
-              build_tree<K><<<static_cast<unsigned>(std::min<std::size_t>((nodes + 255) / 256, 65535)), 256, 0, st>>>(splitters, m, tree, height);
+              std::size_t bytes = temp_bytes;
+              EMA_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, bytes, drawn, sorted, sample, 0, static_cast<int>(8 * sizeof(K)), st));
+              if (m) {
+                pick_splitters<K><<<static_cast<unsigned>(std::min<std::size_t>((m + 255) / 256, 65535)), 256, 0, st>>>(sorted, splitters, m);
+                EMA_CUDA_CHECK_LAUNCH();
+                const std::size_t nodes = (std::size_t{1} << height) - 1;
+                build_tree<K><<<static_cast<unsigned>(std::min<std::size_t>((nodes + 255) / 256, 65535)), 256, 0, st>>>(splitters, m, tree, height);
+                EMA_CUDA_CHECK_LAUNCH();
+              }
+            }
+            {
+              auto part = gpu.kernel_part("classify");
+              gpu.fill_bytes(counts, 0, parts + 1);
+              // Every block first copies the tree's top into shared memory: a few blocks per
+              // multiprocessor, each looping over many keys, rather than a block per 256 keys.
+              classify_and_count<K><<<std::min(grid, 8u * static_cast<unsigned>(sms)), 256, 0, st>>>(d.keys, d.n, tree, height, m, part_ids, counts);
               EMA_CUDA_CHECK_LAUNCH();
             }
-            gpu.fill_bytes(counts, 0, parts + 1);
-            // Every block first copies the tree's top into shared memory: a few blocks per
-            // multiprocessor, each looping over many keys, rather than a block per 256 keys.
-            classify_and_count<K><<<std::min(grid, 8u * static_cast<unsigned>(sms)), 256, 0, st>>>(copy, d.n, tree, height, m, part_ids, counts);
-            EMA_CUDA_CHECK_LAUNCH();
-            bytes = temp_bytes;
-            EMA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, bytes, counts, offsets, parts + 1, st));
-            EMA_CUDA_CHECK(cudaMemcpyAsync(cursor, offsets, (parts + 1) * sizeof(count_t), cudaMemcpyDeviceToDevice, st));
-            scatter_parts<K><<<grid, 256, 0, st>>>(copy, d.n, part_ids, cursor, d.keys);
-            EMA_CUDA_CHECK_LAUNCH();
-            sort_parts<K><<<static_cast<unsigned>(std::min<std::size_t>(between, 1u << 20)), tiles::threads, 0, st>>>(d.keys, copy, offsets, between,
-                                                                                                                fallbacks);
-            EMA_CUDA_CHECK_LAUNCH();
-            return d.keys;
+            {
+              auto part = gpu.kernel_part("scatter");
+              std::size_t bytes = temp_bytes;
+              EMA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, bytes, counts, offsets, parts + 1, st));
+              EMA_CUDA_CHECK(cudaMemcpyAsync(cursor, offsets, (parts + 1) * sizeof(count_t), cudaMemcpyDeviceToDevice, st));
+              scatter_parts<K><<<grid, 256, 0, st>>>(d.keys, d.n, part_ids, cursor, parted);
+              EMA_CUDA_CHECK_LAUNCH();
+            }
+            {
+              auto part = gpu.kernel_part("blocks");
+              sort_parts<K><<<static_cast<unsigned>(std::min<std::size_t>(between, 1u << 20)), tiles::threads, 0, st>>>(parted, d.keys, offsets,
+                                                                                                                  between, fallbacks);
+              EMA_CUDA_CHECK_LAUNCH();
+            }
+            return parted;
           };
         },
         [&](cuda::session&) {
