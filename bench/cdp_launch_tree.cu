@@ -1,11 +1,12 @@
 // The device launches of merge-cdp alone (issue 16's target: device launches at most 10% of a CDP
 // variant's time). merge-cdp (src/problems/sort/merge_cdp.cu, the study's CUDA-DP mergesort after
-// 004_96c7929830a11cf7.txt, Algorithm 6) is a tree of grids: an inner node of one block launches its
-// two halves fire-and-forget and a merge grid of merge_blocks(hi - lo) blocks as its tail launch;
-// a leaf of at most 2^15 keys is sorted by its block. This program launches that same tree (the
-// same shape from cdp::merge_tree, the same grid and block sizes, the same streams) with no work in
-// any grid, and times it with events on the host's stream, so its time is what the launches, the
-// tail-launch waits and the grids' scheduling cost merge-cdp at that n.
+// 004_96c7929830a11cf7.txt, Algorithm 6) is a tree of grids: a node above the batches (one thread)
+// launches its two halves fire-and-forget and a merge grid of merge_blocks(hi - lo) blocks as its
+// tail launch; a batch is a grid of a block per leaf whose tail launch starts a chain of merge
+// grids, one per level. This program launches that same tree (the same shape from
+// cdp::merge_tree, the same grid and block sizes, the same streams) with no work in any grid, and
+// times it with events on the host's stream, so its time is what the launches, the tail-launch
+// waits and the grids' scheduling cost merge-cdp at that n.
 // Usage: ema_bench_cdp_launch_tree [log2 n ...]   (default 20 22 24 26 28); 2 warm-up trees, then
 // the median of 7. Prints one line per n: n, levels, launches counted, ms, µs per launch.
 #include <algorithm>
@@ -21,15 +22,39 @@ namespace {
 using ema::sort::tiles::merge_blocks;
 using ema::sort::tiles::threads;
 
+namespace tree = ema::sort::cdp::merge_tree;
+
 __global__ void empty_merge() {}
 
-__global__ void __launch_bounds__(threads) empty_node(std::size_t lo, std::size_t hi, int depth, int levels, ema::sort::cdp::stats* st) {
-  if (depth == levels || threadIdx.x != 0) return;
+__global__ void __launch_bounds__(threads) empty_level(std::size_t len, int batch, int depth, int levels, ema::sort::cdp::stats* st) {
+  if (depth > batch && blockIdx.x == 0 && threadIdx.x == 0) {
+    empty_level<<<tree::level_blocks(len, depth - 1 - batch), threads, 0, cudaStreamTailLaunch>>>(len, batch, depth - 1, levels, st);
+    ema::sort::cdp::launched(st, batch + levels - depth);
+  }
+}
+
+__global__ void __launch_bounds__(threads) empty_batch(std::size_t len, int batch, int levels, ema::sort::cdp::stats* st) {
+  if (levels > batch && blockIdx.x == 0 && threadIdx.x == 0) {
+    empty_level<<<tree::level_blocks(len, levels - 1 - batch), threads, 0, cudaStreamTailLaunch>>>(len, batch, levels - 1, levels, st);
+    ema::sort::cdp::launched(st, batch);
+  }
+}
+
+__global__ void empty_node(std::size_t lo, std::size_t hi, int depth, int levels, ema::sort::cdp::stats* st) {
+  const int batch = tree::batch_depth(levels);
   const std::size_t mid = lo + (hi - lo) / 2;
-  empty_node<<<1, threads, 0, cudaStreamFireAndForget>>>(lo, mid, depth + 1, levels, st);
-  ema::sort::cdp::launched(st, depth);
-  empty_node<<<1, threads, 0, cudaStreamFireAndForget>>>(mid, hi, depth + 1, levels, st);
-  ema::sort::cdp::launched(st, depth);
+  if (depth + 1 == batch) {
+    const auto leaves = static_cast<unsigned>(std::size_t{1} << (levels - batch));
+    empty_batch<<<leaves, threads, 0, cudaStreamFireAndForget>>>(mid - lo, batch, levels, st);
+    ema::sort::cdp::launched(st, depth);
+    empty_batch<<<leaves, threads, 0, cudaStreamFireAndForget>>>(hi - mid, batch, levels, st);
+    ema::sort::cdp::launched(st, depth);
+  } else {
+    empty_node<<<1, 1, 0, cudaStreamFireAndForget>>>(lo, mid, depth + 1, levels, st);
+    ema::sort::cdp::launched(st, depth);
+    empty_node<<<1, 1, 0, cudaStreamFireAndForget>>>(mid, hi, depth + 1, levels, st);
+    ema::sort::cdp::launched(st, depth);
+  }
   empty_merge<<<static_cast<unsigned>(merge_blocks(hi - lo)), threads, 0, cudaStreamTailLaunch>>>();
   ema::sort::cdp::launched(st, depth);
 }
@@ -60,15 +85,16 @@ int main(int argc, char** argv) {
       return 2;
     }
     const std::size_t n = std::size_t{1} << lg;
-    const int levels = ema::sort::cdp::merge_tree::levels(n);
-    const std::size_t expected = ema::sort::cdp::merge_tree::launches(levels);
+    const int levels = tree::levels(n);
+    const std::size_t expected = tree::launches(levels);
     ema::sort::cdp::reserve_launches(expected + 64);
     std::vector<float> ms;
     ema::sort::cdp::stats s{};
     for (int rep = 0; rep < 9; ++rep) {
       check(cudaMemsetAsync(st, 0, sizeof *st, stream), "cudaMemsetAsync");
       check(cudaEventRecord(start, stream), "cudaEventRecord");
-      empty_node<<<1, threads, 0, stream>>>(0, n, 0, levels, st);
+      if (tree::batch_depth(levels) == 0) empty_batch<<<1u << levels, threads, 0, stream>>>(n, 0, levels, st);
+      else empty_node<<<1, 1, 0, stream>>>(0, n, 0, levels, st);
       check(cudaGetLastError(), "launch");
       check(cudaEventRecord(stop, stream), "cudaEventRecord");
       check(cudaEventSynchronize(stop), "cudaEventSynchronize");

@@ -14,6 +14,7 @@
 
 #include "core/errors.hpp"
 #include "problems/sort/device.cuh"
+#include "problems/sort/tiles.cuh"
 
 namespace ema::sort::cdp {
 
@@ -47,16 +48,44 @@ inline void reserve_launches(std::size_t pending) {
 }
 
 /// merge-cdp's tree (merge_cdp.cu), shared with bench/cdp_launch_tree.cu, which launches the same
-/// tree with no work in it to time the launches alone.
+/// grids with no work in them to time the launches alone. The range [lo, hi) is halved (mid =
+/// lo + (hi - lo) / 2) down to `levels`, where every leaf holds at most leaf_keys keys; the nodes at
+/// depth batch_depth(levels) are batches: one grid sorts all of a batch's leaves (a block a leaf) and
+/// a chain of merge grids, one per level, merges them up to the batch.
 namespace merge_tree {
 constexpr std::size_t leaf_keys = std::size_t{1} << 15;  ///< a node of at most this many keys is a leaf
-/// Depth of the leaves: the tree is split evenly until every leaf holds at most leaf_keys keys.
+constexpr int batch_levels = 6;                          ///< a batch holds up to 2^6 leaves
+/// Depth of the leaves: the tree is halved until every leaf holds at most leaf_keys keys.
 inline int levels(std::size_t n) {
   const std::size_t leaves = (n + leaf_keys - 1) / leaf_keys;
   return leaves <= 1 ? 0 : static_cast<int>(std::bit_width(leaves - 1));
 }
-/// Device launches of a tree `levels` deep: two halves and a merge per inner node.
-inline std::size_t launches(int levels) { return levels ? 3 * ((std::size_t{1} << levels) - 1) : 0; }
+/// Depth of the batches.
+__host__ __device__ inline int batch_depth(int levels) { return levels > batch_levels ? levels - batch_levels : 0; }
+/// Device launches: two halves and a merge per node above the batches, and one merge grid per
+/// level inside each batch.
+inline std::size_t launches(int levels) {
+  const int b = batch_depth(levels);
+  return 3 * ((std::size_t{1} << b) - 1) + (std::size_t{1} << b) * static_cast<std::size_t>(levels - b);
+}
+/// Node j (0-based, left to right) of those `steps` halvings below [lo, hi): its range.
+__host__ __device__ inline void node_range(std::size_t& lo, std::size_t& hi, int steps, std::size_t j) {
+  for (int k = steps - 1; k >= 0; --k) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if ((j >> k) & 1) lo = mid;
+    else hi = mid;
+  }
+}
+/// The largest node `steps` halvings below a range of `len` keys.
+__host__ __device__ inline std::size_t largest_node(std::size_t len, int steps) {
+  for (int k = 0; k < steps; ++k) len -= len / 2;
+  return len;
+}
+/// Blocks of a batch's merge grid for the nodes `steps` halvings below a batch of `len` keys:
+/// merge_blocks(the largest node) a node, 4096 outputs a block.
+__host__ __device__ inline unsigned level_blocks(std::size_t len, int steps) {
+  return static_cast<unsigned>((std::size_t{1} << steps) * tiles::merge_blocks(largest_node(len, steps)));
+}
 }  // namespace merge_tree
 
 /// After the run (the stream waited for): stores the counts as notes; a failed device launch means

@@ -1,6 +1,6 @@
 // sort on the GPU (run on the GPU machine; exits 77 elsewhere): every CUDA variant sorts larger
 // inputs than the conformance cases (2^22 + 3 keys, every distribution, all three key types); the
-// CUDA-DP variants record their device launches and depth (merge-cdp exactly 3 (2^L - 1)); quick-cdp
+// CUDA-DP variants record their device launches and depth (merge-cdp's exactly, batches included); quick-cdp
 // sorts correctly when its depth limit forces the one-block fallback, and when many keys equal a
 // pivot (the copy grid and the tail-launched children); quick-sample's parts stay within a block's
 // tile; the host loops record their iterations; quick-sample's and merge-path's kernel parts add up
@@ -67,14 +67,21 @@ TEST(SortGpu, EveryVariantSortsSignedKeysAndBothZerosFromAFile) {
   }
 }
 
-TEST(SortGpu, MergeCdpLaunchesThreePerInnerNode) {
-  for (const std::uint64_t n : {4096ull, 4097ull, 32768ull, 32769ull, 1ull << 20, (1ull << 20) + 5}) {
-    const auto r = run_sort("merge-cdp", n, {});
-    ASSERT_TRUE(r.result.verified) << n << ": " << r.result.reason;
-    const int levels = std::stoi(r.notes.at("levels"));
-    EXPECT_EQ(levels, n <= 32768 ? 0 : n == 32769 ? 1 : n == (1ull << 20) ? 5 : 6) << n;
-    EXPECT_EQ(r.notes.at("device_launches"), std::to_string(levels ? 3 * ((1ll << levels) - 1) : 0)) << n;
-    EXPECT_EQ(r.notes.at("depth"), std::to_string(levels)) << n;
+TEST(SortGpu, MergeCdpLaunchesItsTreeExactly) {
+  // n, leaf depth L (leaves of at most 2^15 keys), device launches: 3 per node above the batches
+  // at depth B = max(0, L - 6), one merge grid per level within each batch: 3 (2^B - 1) + 2^B (L - B).
+  struct expected {
+    std::uint64_t n;
+    int levels;
+    long long launches;
+  };
+  for (const auto& e : {expected{4096, 0, 0}, expected{4097, 0, 0}, expected{32768, 0, 0}, expected{32769, 1, 1}, expected{1ull << 20, 5, 5},
+                        expected{(1ull << 20) + 5, 6, 6}, expected{(1ull << 21) + 1, 7, 3 + 2 * 6}, expected{(1ull << 22) + 3, 8, 3 * 3 + 4 * 6}}) {
+    const auto r = run_sort("merge-cdp", e.n, {});
+    ASSERT_TRUE(r.result.verified) << e.n << ": " << r.result.reason;
+    EXPECT_EQ(r.notes.at("levels"), std::to_string(e.levels)) << e.n;
+    EXPECT_EQ(r.notes.at("device_launches"), std::to_string(e.launches)) << e.n;
+    EXPECT_EQ(r.notes.at("depth"), std::to_string(e.levels)) << e.n;
   }
 }
 
