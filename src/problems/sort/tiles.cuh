@@ -89,6 +89,29 @@ __device__ __forceinline__ std::size_t split_at(const K* a, std::size_t a_len, c
   return cub::MergePath(a, b, a_len, b_len, diag, less_than{});
 }
 
+/// The same search by a whole warp (all 32 lanes call it; all get the answer): each step tests 32
+/// points of the remaining range at once, so about log33(range) + 1 dependent rounds of loads
+/// instead of log2(range) — for a block that must find its own split before it can merge, the
+/// search is most of its time (a tile of a 2^27-key merge: 6 rounds instead of 27).
+template <class K>
+__device__ __forceinline__ std::size_t warp_split_at(const K* a, std::size_t a_len, const K* b, std::size_t b_len, std::size_t diag) {
+  const unsigned lane = threadIdx.x % 32;
+  // The answer is the first i in [lo, hi) where a[i] would come after the merge's diag-th output,
+  // !(b[diag - 1 - i] < a[i]) being true before it and false from it on (cub::MergePath's test).
+  std::size_t lo = diag > b_len ? diag - b_len : 0, hi = lesser(diag, a_len);
+  while (hi - lo > 32) {
+    const std::size_t at = lo + (static_cast<std::size_t>(lane) + 1) * (hi - lo) / 33;
+    const unsigned before = __ballot_sync(0xffffffffu, !(b[diag - 1 - at] < a[at]));
+    const int c = __popc(before);  // a prefix of the lanes, the test being monotone
+    const std::size_t range = hi - lo;
+    if (c < 32) hi = lo + (static_cast<std::size_t>(c) + 1) * range / 33;
+    if (c > 0) lo = lo + static_cast<std::size_t>(c) * range / 33 + 1;
+  }
+  const std::size_t at = lo + lane;
+  const unsigned before = __ballot_sync(0xffffffffu, at < hi && !(b[diag - 1 - at] < a[at]));
+  return lo + static_cast<std::size_t>(__popc(before));
+}
+
 /// Outputs [first, last) (at most tile_keys) of the merge of the sorted runs a[0, a_len) and
 /// b[0, b_len), written to out[first, last), given a0 and a1, how many of the outputs before
 /// `first` and before `last` come from a (split_at).
@@ -115,13 +138,16 @@ __device__ void merge_tile(const K* a, const K* b, K* out, std::size_t first, st
   __syncthreads();  // the storage may be reused by the caller's next tile
 }
 
-/// The same, the block finding its own two splits (two threads searching): for a caller without a
-/// partition pass.
+/// The same, the block finding its own two splits (two warps searching, warp_split_at): for a
+/// caller without a partition pass.
 template <class K>
 __device__ void merge_tile(const K* a, std::size_t a_len, const K* b, std::size_t b_len, K* out, std::size_t first, merge_storage<K>& s) {
   const std::size_t total = a_len + b_len;
   const std::size_t last = first + tile_keys < total ? first + tile_keys : total;
-  if (threadIdx.x < 2) s.split[threadIdx.x] = split_at(a, a_len, b, b_len, threadIdx.x == 0 ? first : last);
+  if (const unsigned warp = threadIdx.x / 32; warp < 2) {
+    const std::size_t split = warp_split_at(a, a_len, b, b_len, warp == 0 ? first : last);
+    if (threadIdx.x % 32 == 0) s.split[warp] = split;
+  }
   __syncthreads();
   merge_tile(a, b, out, first, last, s.split[0], s.split[1], s);
 }
