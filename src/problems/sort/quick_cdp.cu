@@ -13,8 +13,11 @@
 //   parts as fire-and-forget children (Algorithm 4's two `omp task`s). Where more than 2^16 keys
 //   equal the pivot, a grid copies them and the children are launched from a tail launch, once
 //   the copy is done, since the side array's room is reused by the children;
-// - the cutoff: a segment of at most 4096 keys is a leaf, sorted by one block (cub::BlockRadixSort)
-//   into the keys; a grid of segment / 4096 blocks (at most launch.max_blocks) partitions the others;
+// - the cutoff: a segment of at most 2^15 keys is a leaf, sorted by one block into the keys (up to
+//   4096 keys by cub::BlockRadixSort, more by the block's bottom-up mergesort of such tiles); a grid
+//   of segment / 4096 blocks (at most launch.max_blocks) partitions the others. (A cutoff of 4096
+//   took 140 102 device launches at 2^28, about 0.8 µs each by bench/cdp_launch_tree.cu: most of
+//   the 199 ms; 2^15 cuts them about 8-fold);
 // - the depth limit: the hardware nests at most 24 levels of grids; a node at level 22 (launch.levels) no longer
 //   recurses and one block sorts its segment with a bottom-up mergesort (tiles.cuh), counted as a
 //   fallback; so does a node when the node counters run out.
@@ -41,6 +44,7 @@ struct quick_launch {
 };
 constexpr std::size_t copy_alone = 1 << 16;      ///< equal keys the last block copies itself
 constexpr unsigned long long no_slot = ~0ull;    ///< a node without counters: sorted by one block
+constexpr std::size_t leaf_keys = 1 << 15;       ///< a segment one block sorts alone
 
 /// The counters of one partitioning node.
 struct counts {
@@ -81,7 +85,7 @@ __device__ void start_part(const tree<K>& t, bool in_keys, std::size_t lo, std::
   }
   unsigned blocks = 1;
   unsigned long long slot = no_slot;
-  if (len > tiles::tile_keys && level + 1 < t.level_limit) {
+  if (len > leaf_keys && level + 1 < t.level_limit) {
     slot = atomicAdd(&t.st->nodes, 1ull) + 1;  // slot 0 is the root's
     if (slot >= t.pool_size) slot = no_slot;
     else blocks = static_cast<unsigned>(min(static_cast<unsigned long long>((len + tiles::tile_keys - 1) / tiles::tile_keys),
@@ -114,8 +118,8 @@ __global__ void __launch_bounds__(tiles::threads) node(tree<K> t, bool in_keys, 
     tiles::block_sort(src + lo, t.keys + lo, static_cast<int>(len), shm.sort.sort);
     return;
   }
-  if (slot == no_slot) {
-    if (threadIdx.x == 0 && blockIdx.x == 0) atomicAdd(&t.st->fallbacks, 1u);
+  if (slot == no_slot) {  // a leaf, or a fallback: a segment the tree could not split further
+    if (len > leaf_keys && threadIdx.x == 0 && blockIdx.x == 0) atomicAdd(&t.st->fallbacks, 1u);
     tiles::block_merge_sort(src + lo, dst + lo, t.keys + lo, len, shm.sort);
     return;
   }
@@ -210,7 +214,7 @@ struct recursive {
             gpu.fill_bytes(t.st, 0, 1);
             gpu.fill_bytes(t.pool, 0, t.pool_size);
             if (d.n > 1) {
-              const bool big = d.n > tiles::tile_keys;
+              const bool big = d.n > leaf_keys;
               const unsigned blocks = big ? static_cast<unsigned>(std::min<std::size_t>((d.n + tiles::tile_keys - 1) / tiles::tile_keys,
                                                                                       static_cast<std::size_t>(t.max_blocks)))
                                           : 1;
