@@ -45,17 +45,13 @@ struct merge_path {
         }
         K* from = buffer;
         K* to = d.keys;
+        // One part for all the passes: a part per launch put 50-60 µs of event gaps into 1.1 ms at 2^24.
+        auto part = gpu.kernel_part("merges");
         for (std::size_t width = tiles::tile_keys; width < d.n; width *= 2) {
-          {
-            auto part = gpu.kernel_part("splits");
-            tiles::merge_splits<K><<<static_cast<unsigned>((tile_count + 256) / 256), 256, 0, gpu.stream()>>>(from, d.n, width, splits, tile_count);
-            EMA_CUDA_CHECK_LAUNCH();
-          }
-          {
-            auto part = gpu.kernel_part("merges");
-            tiles::merge_pass<K><<<blocks, tiles::threads, 0, gpu.stream()>>>(from, to, d.n, width, splits);
-            EMA_CUDA_CHECK_LAUNCH();
-          }
+          tiles::merge_splits<K><<<static_cast<unsigned>((tile_count + 256) / 256), 256, 0, gpu.stream()>>>(from, d.n, width, splits, tile_count);
+          EMA_CUDA_CHECK_LAUNCH();
+          tiles::merge_pass<K><<<blocks, tiles::threads, 0, gpu.stream()>>>(from, to, d.n, width, splits);
+          EMA_CUDA_CHECK_LAUNCH();
           std::swap(from, to);
           ++passes;
         }

@@ -116,7 +116,7 @@ TEST(SortGpu, KernelPartsBreakTheKernelPhaseDownWithoutCountingTwice) {
   // Parts timed inside the kernel phase are stored under their own names and not added to `kernel`
   // again (measure/cuda/session.cuh): their sum is within the kernel time, and most of it.
   const std::map<std::string, std::vector<std::string>> parts = {{"quick-sample", {"sample", "classify", "scatter", "blocks"}},
-                                                                 {"merge-path", {"tiles", "splits", "merges"}}};
+                                                                 {"merge-path", {"tiles", "merges"}}};
   for (const auto& [variant, names] : parts) {
     const auto r = run_sort(variant.c_str(), 1u << 24, {});
     ASSERT_TRUE(r.result.verified) << variant << ": " << r.result.reason;
