@@ -62,6 +62,11 @@ struct rate_desc {
   /// The probed ceiling a GPU variant's bytes are compared with: device_read_bw, or
   /// device_copy_bw where the work model counts bytes read and written, as a copy does.
   const char* gpu_ceiling = "device_read_bw";
+  /// Where the operations depend on the generated input and not on n alone (bfs: the edges of the
+  /// components the searches reached, summed over the roots), the field of the result JSON that
+  /// holds them; the rate is that over the time (input instances pooled: their mean), the work
+  /// model's ops unused for it. nullptr: the work model's.
+  const char* work_field = nullptr;
 };
 
 struct problem_desc {

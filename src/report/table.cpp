@@ -197,6 +197,14 @@ std::string render_tables(const experiment_view& v, table_style style) {
           const auto w = desc->work(r.n, *declared);
           per_s = (rate.of_bytes ? w.bytes : w.ops) / t;
           bytes_per_s = w.bytes / t;
+          if (rate.work_field) {  // operations the input decides, from each instance's result
+            double ops = 0;
+            int counted = 0;
+            for (auto* p : points)
+              if (p->result.is_object() && p->result.contains(rate.work_field) && p->result[rate.work_field].is_number())
+                ops += p->result[rate.work_field].get<double>(), ++counted;
+            per_s = counted ? ops / counted / t : std::nan("");
+          }
         }
         row.push_back(std::isfinite(per_s) ? fmt::format("{:.3g}", per_s / rate.scale) : "-");
         const bool bandwidth = rate.of_bytes || rate.effective_bandwidth;

@@ -17,11 +17,11 @@ std::set<std::string> registered() {
 
 TEST(Registry, ContentsMatchTheBuildConfiguration) {
   std::set<std::string> expected = {"search/seq/seq", "gauss/seq/seq", "rqa/exact-seq/seq", "rqa/seed-seq/seq",
-                                     "rqa/motif-seq/seq", "stencil/seq/seq", "sort/std-sort/seq"};
+                                     "rqa/motif-seq/seq", "stencil/seq/seq", "sort/std-sort/seq", "bfs/seq/seq"};
 #ifdef EMA_WITH_OPENMP
   expected.insert({"search/omp/omp", "gauss/omp/omp", "gauss/omp-blocked/omp", "rqa/exact-omp/omp", "rqa/seed-omp/omp",
                    "rqa/motif-omp/omp", "stencil/omp/omp", "stencil/omp-tb/omp", "sort/gnu-parallel/omp", "sort/merge-omp/omp", "sort/quick-omp/omp",
-                   "sort/radix-omp/omp"});
+                   "sort/radix-omp/omp", "bfs/omp-seed/omp"});
 #endif
 #ifdef EMA_WITH_CUDA
   expected.insert({"search/cuda-seed/cuda", "search/cuda/cuda", "search/thrust-find/cuda", "search/cuda-multi/multi-gpu"});
@@ -33,12 +33,13 @@ TEST(Registry, ContentsMatchTheBuildConfiguration) {
                    "sort/cub-radix/cuda", "sort/cub-merge/cuda", "sort/thrust-sort/cuda"});
 #endif
   EXPECT_EQ(registered(), expected);
-  ASSERT_EQ(problems().size(), 5u);
-  EXPECT_STREQ(problems()[0]->name, "gauss");
-  EXPECT_STREQ(problems()[1]->name, "rqa");
-  EXPECT_STREQ(problems()[2]->name, "search");
-  EXPECT_STREQ(problems()[3]->name, "sort");
-  EXPECT_STREQ(problems()[4]->name, "stencil");
+  ASSERT_EQ(problems().size(), 6u);
+  EXPECT_STREQ(problems()[0]->name, "bfs");
+  EXPECT_STREQ(problems()[1]->name, "gauss");
+  EXPECT_STREQ(problems()[2]->name, "rqa");
+  EXPECT_STREQ(problems()[3]->name, "search");
+  EXPECT_STREQ(problems()[4]->name, "sort");
+  EXPECT_STREQ(problems()[5]->name, "stencil");
 }
 
 TEST(Registry, EveryVariantNamesItsProblemAlgorithmRoleProvenanceAndDescription) {
@@ -142,7 +143,7 @@ TEST(Registry, UnknownNamesListTheValidOnes) {
     find_problem("serch");
     FAIL();
   } catch (const usage_error& e) {
-    EXPECT_NE(std::string(e.what()).find("valid problems: gauss, rqa, search"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("valid problems: bfs, gauss, rqa, search"), std::string::npos) << e.what();
   }
   try {
     find_variant("search", "gpu");

@@ -1,0 +1,101 @@
+// Problem `bfs`: breadth-first search from K roots of a graph, the depth of every vertex reached
+// (004_96c7929830a11cf7.txt, section 4: Algorithm 7, BFS in CUDA with a queue and a host loop per
+// level, and Algorithm 8, BFS in OpenMP, each level scanning every vertex), measured in the
+// conventions of the GAP benchmark suite and Graph500: generated Kronecker, uniform and grid graphs
+// or graphs read from files (inputs/graph.hpp, inputs/graph_file.hpp), K roots drawn among the
+// vertices with an edge, one point searching from all of them, the rate in traversed edges per second.
+//
+// A variant returns, for each root in order, the depth of every vertex (`unreached` for the
+// others) and, where its algorithm builds one, the BFS tree as a parent per vertex (the root its
+// own parent). The verifier (verify.cpp) checks both against the graph and a reference search.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <fmt/format.h>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/problem.hpp"
+#include "inputs/graph.hpp"
+
+namespace ema::bfs {
+
+constexpr std::uint32_t unreached = std::numeric_limits<std::uint32_t>::max();
+
+/// The parameters, parsed once (problem.cpp).
+struct settings {
+  graph_kind kind = graph_kind::kron;
+  std::string input;   ///< a graph file, or "" for a generated graph
+  std::string format;  ///< the file's format by name, or "" for its extension's
+  int degree = 16;
+  bool directed = false;
+  int roots = 16;
+  std::int64_t source = -1;  ///< a single root fixed by the user, or -1
+  static settings of(const param_set& p);
+};
+
+struct input {
+  settings s;
+  csr_graph g;
+  std::vector<std::uint32_t> roots;  ///< distinct vertices, each with an edge where the graph has any
+  std::string origin;                ///< "kron", "urand", "grid" or the file's path
+  std::uint64_t n() const { return g.n; }
+};
+
+/// Depths and parents of every root's search, root after root: root r's entry for vertex v is at
+/// r * n + v. `parent` is empty for a variant whose algorithm keeps depths only (the source's).
+struct output {
+  std::vector<std::uint32_t> depth;
+  std::vector<std::uint32_t> parent;
+};
+
+/// What a correct search from one root gives, by the reference (a queue, verify.cpp).
+struct root_summary {
+  std::uint32_t source = 0;
+  std::uint64_t reached = 0;  ///< vertices reached, the root included
+  std::uint32_t max_depth = 0;
+  std::uint64_t depth_sum = 0;
+  std::uint64_t edges = 0;  ///< input edges of the part reached (Graph500's count for TEPS)
+};
+
+struct traits {
+  static constexpr const char* name = "bfs";
+  using input = bfs::input;
+  using output = bfs::output;
+  static input generate(const point_request& request);
+  static std::vector<root_summary> reference(const input& in);
+  static outcome check(const input& in, const std::vector<root_summary>& expected, const output& got);
+};
+
+using kit = problem_kit<traits>;
+
+/// The flow of a CPU variant: the output allocated (untimed), then `search(root, depth, parent)`
+/// for each root in order inside the `kernel` phase, each root's time recorded in the note
+/// `root_ms` (milliseconds, comma-separated, in the roots' order). `parent` is nullptr when
+/// `with_parents` is false. Every depth starts as `unreached` and every parent too.
+template <class Search>
+output search_each_root(const input& in, run_context& ctx, bool with_parents, Search&& search) {
+  output o;
+  const std::uint64_t n = in.n();
+  o.depth.assign(in.roots.size() * n, unreached);
+  if (with_parents) o.parent.assign(in.roots.size() * n, unreached);
+  std::string times;
+  {
+    host_phase kernel(ctx, "kernel");
+    for (std::size_t r = 0; r < in.roots.size(); ++r) {
+      const auto start = std::chrono::steady_clock::now();
+      search(in.roots[r], o.depth.data() + r * n, with_parents ? o.parent.data() + r * n : nullptr);
+      const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+      times += fmt::format("{}{:.4g}", times.empty() ? "" : ",", took.count());
+    }
+  }
+  ctx.note("root_ms", times);
+  return o;
+}
+
+/// The reference search from one root (verify.cpp): depths by a FIFO queue.
+std::vector<std::uint32_t> reference_depths(const csr_graph& g, std::uint32_t root);
+
+}  // namespace ema::bfs

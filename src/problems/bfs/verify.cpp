@@ -1,0 +1,151 @@
+// Problem `bfs`'s verifier, after Graph500's validation and GAP's: independent of every variant.
+// The reference (once per point): a search from each root with a FIFO queue, summarised as the
+// vertices reached, the largest depth, the sum of depths and the input edges of the part reached.
+// Contract, checked on every run for every root, in O(n + m):
+//   1. the root's depth is 0 (and it is its own parent, where the variant gives parents);
+//   2. every edge u -> v from a vertex reached reaches v, and depth[v] <= depth[u] + 1;
+//   3. every vertex reached other than the root has an edge into it from a vertex one level up
+//      (with 2, this makes every depth the length of a shortest path: the depths are exact);
+//   4. where parents are given: a reached vertex's parent is reached, one level up, and has an
+//      edge to it; a vertex not reached has no parent;
+//   5. the vertices reached, the largest depth and the sum of depths equal the reference's.
+// The result: per root its source, vertices reached, largest depth and sum of depths, and `edges`,
+// the edges traversed over all roots (the rate's count).
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "problems/bfs/bfs.hpp"
+
+namespace ema::bfs {
+namespace {
+
+root_summary summarise(const csr_graph& g, std::uint32_t root, const std::vector<std::uint32_t>& depth) {
+  root_summary s;
+  s.source = root;
+  std::uint64_t degrees = 0;
+  for (std::uint64_t v = 0; v < g.n; ++v)
+    if (depth[v] != unreached) {
+      ++s.reached;
+      s.max_depth = std::max(s.max_depth, depth[v]);
+      s.depth_sum += depth[v];
+      degrees += g.degree(v);
+    }
+  // Undirected: each edge of the part reached appears in both endpoints' rows.
+  s.edges = g.directed ? degrees : degrees / 2;
+  return s;
+}
+
+bool has_edge(const csr_graph& g, std::uint32_t u, std::uint32_t v) {
+  const auto first = g.neighbours.begin() + static_cast<std::ptrdiff_t>(g.offsets[u]);
+  const auto last = g.neighbours.begin() + static_cast<std::ptrdiff_t>(g.offsets[u + 1]);
+  return std::binary_search(first, last, v);  // rows are sorted (build_csr)
+}
+
+/// The first violation of the contract by root r's answer, or "".
+std::string check_root(const input& in, const root_summary& expected, const std::uint32_t* depth, const std::uint32_t* parent) {
+  const csr_graph& g = in.g;
+  const std::uint32_t root = expected.source;
+  if (depth[root] != 0) return fmt::format("the root's depth is {}, not 0", depth[root]);
+  if (parent && parent[root] != root) return fmt::format("the root's parent is {}, not the root itself", parent[root]);
+  const auto n = static_cast<std::int64_t>(g.n);
+  std::vector<unsigned char> fed(g.n, 0);  // has an edge into it from one level up
+  fed[root] = 1;
+  std::string bad;
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (std::int64_t ui = 0; ui < n; ++ui) {
+    const auto u = static_cast<std::uint32_t>(ui);
+    if (depth[u] == unreached) continue;
+    for (std::uint64_t i = g.offsets[u]; i < g.offsets[u + 1]; ++i) {
+      const std::uint32_t v = g.neighbours[i];
+      if (depth[v] == unreached || depth[v] > depth[u] + 1) {
+#pragma omp critical(bfs_verify)
+        if (bad.empty())
+          bad = depth[v] == unreached ? fmt::format("vertex {} (depth {}) has an edge to vertex {}, which is not reached", u, depth[u], v)
+                                      : fmt::format("vertex {} has depth {}, but its neighbour {} has depth {}", v, depth[v], u, depth[u]);
+        continue;
+      }
+      if (depth[v] == depth[u] + 1) {
+#pragma omp atomic write
+        fed[v] = 1;
+      }
+    }
+  }
+  if (!bad.empty()) return bad;
+  for (std::uint64_t v = 0; v < g.n; ++v) {
+    if (depth[v] != unreached && !fed[v])
+      return fmt::format("vertex {} has depth {}, but no edge into it comes from depth {}", v, depth[v], depth[v] - 1);
+    if (!parent || v == root) continue;
+    const std::uint32_t p = parent[v];
+    if (depth[v] == unreached) {
+      if (p != unreached) return fmt::format("vertex {} is not reached, yet has parent {}", v, p);
+      continue;
+    }
+    if (p >= g.n || depth[p] == unreached || depth[p] + 1 != depth[v])
+      return fmt::format("vertex {} (depth {}) has parent {}, which is not one level up", v, depth[v], p);
+    if (!has_edge(g, p, static_cast<std::uint32_t>(v))) return fmt::format("vertex {} has parent {}, but no edge {} -> {}", v, p, p, v);
+  }
+  std::vector<std::uint32_t> copy(depth, depth + g.n);
+  const auto got = summarise(g, root, copy);
+  if (got.reached != expected.reached || got.max_depth != expected.max_depth || got.depth_sum != expected.depth_sum)
+    return fmt::format("reached {} vertices, largest depth {}, depth sum {}; the reference: {}, {}, {}", got.reached, got.max_depth,
+                       got.depth_sum, expected.reached, expected.max_depth, expected.depth_sum);
+  return "";
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> reference_depths(const csr_graph& g, std::uint32_t root) {
+  std::vector<std::uint32_t> depth(g.n, unreached), queue;
+  queue.reserve(g.n);
+  depth[root] = 0;
+  queue.push_back(root);
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const std::uint32_t u = queue[head];
+    for (std::uint64_t i = g.offsets[u]; i < g.offsets[u + 1]; ++i)
+      if (const std::uint32_t v = g.neighbours[i]; depth[v] == unreached) {
+        depth[v] = depth[u] + 1;
+        queue.push_back(v);
+      }
+  }
+  return depth;
+}
+
+std::vector<root_summary> traits::reference(const input& in) {
+  std::vector<root_summary> out(in.roots.size());
+  const auto roots = static_cast<std::int64_t>(in.roots.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::int64_t r = 0; r < roots; ++r) out[r] = summarise(in.g, in.roots[r], reference_depths(in.g, in.roots[r]));
+  return out;
+}
+
+outcome traits::check(const input& in, const std::vector<root_summary>& expected, const output& got) {
+  outcome o;
+  const std::uint64_t n = in.g.n, k = expected.size();
+  std::string roots_json;
+  std::uint64_t edges = 0;
+  for (const auto& s : expected) {
+    roots_json += fmt::format(R"({}{{"source":{},"reached":{},"max_depth":{},"depth_sum":{}}})", roots_json.empty() ? "" : ",", s.source, s.reached,
+                              s.max_depth, s.depth_sum);
+    edges += s.edges;
+  }
+  o.result_json = fmt::format(R"({{"roots":[{}],"edges":{}}})", roots_json, edges);
+  if (got.depth.size() != k * n) {
+    o.reason = fmt::format("the output holds {} depths, not {} ({} roots of {} vertices)", got.depth.size(), k * n, k, n);
+    return o;
+  }
+  if (!got.parent.empty() && got.parent.size() != k * n) {
+    o.reason = fmt::format("the output holds {} parents, not {} ({} roots of {} vertices)", got.parent.size(), k * n, k, n);
+    return o;
+  }
+  for (std::uint64_t r = 0; r < k; ++r) {
+    const auto why = check_root(in, expected[r], got.depth.data() + r * n, got.parent.empty() ? nullptr : got.parent.data() + r * n);
+    if (!why.empty()) {
+      o.reason = fmt::format("root {} (vertex {}): {}", r, expected[r].source, why);
+      return o;
+    }
+  }
+  o.verified = true;
+  return o;
+}
+
+}  // namespace ema::bfs
