@@ -107,6 +107,31 @@ TEST(Exports, SortTablesShowPowerEnergyDelayAndTheCdpNotes) {
   EXPECT_NE(text.find("12285"), std::string::npos) << text;
 }
 
+TEST(Exports, BfsRateComesFromTheEdgesEachInstanceReached) {
+  // The rate's operations are the result's `edges` (rate_desc::work_field), not the work model's
+  // estimate from n: two instances reaching 3e6 and 5e6 edges in 4 ms each: 1000 MTEPS.
+  experiment_view v = sample_view();
+  auto instance = [](int k, double edges) {
+    point_view p;
+    p.record.problem = "bfs";
+    p.record.variant = "seq";
+    p.record.backend = "seq";
+    p.record.n = 1 << 20;
+    p.record.instance = k;
+    p.record.params_json = R"({"graph":"kron","degree":16,"directed":false,"roots":16,"source":-1,"input":"","format":"auto"})";
+    p.record.status = point_status::ok;
+    p.record.verified = true;
+    p.params = nlohmann::json::parse(p.record.params_json);
+    p.result = {{"edges", edges}};
+    p.metrics["total"] = {"s", summarize(std::vector<double>{0.004, 0.004, 0.004}), {0.004, 0.004, 0.004}};
+    return p;
+  };
+  v.points = {instance(0, 3e6), instance(1, 5e6)};
+  const auto text = render_tables(v, table_style::text);
+  EXPECT_NE(text.find("MTEPS"), std::string::npos) << text;
+  EXPECT_NE(text.find(" 1e+03 "), std::string::npos) << "the estimate would be 16 roots x 2^24 edges / 4 ms\n" << text;
+}
+
 TEST(Exports, WriteTextReportsBadPaths) {
   test::temp_dir dir;
   write_text(dir.file("ok.txt"), "x");
