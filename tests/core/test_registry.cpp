@@ -21,7 +21,7 @@ TEST(Registry, ContentsMatchTheBuildConfiguration) {
 #ifdef EMA_WITH_OPENMP
   expected.insert({"search/omp/omp", "gauss/omp/omp", "gauss/omp-blocked/omp", "rqa/exact-omp/omp", "rqa/seed-omp/omp",
                    "rqa/motif-omp/omp", "stencil/omp/omp", "stencil/omp-tb/omp", "sort/gnu-parallel/omp", "sort/merge-omp/omp", "sort/quick-omp/omp",
-                   "sort/radix-omp/omp", "bfs/omp-seed/omp"});
+                   "sort/radix-omp/omp", "bfs/omp-seed/omp", "bfs/omp/omp"});
 #endif
 #ifdef EMA_WITH_CUDA
   expected.insert({"search/cuda-seed/cuda", "search/cuda/cuda", "search/thrust-find/cuda", "search/cuda-multi/multi-gpu"});

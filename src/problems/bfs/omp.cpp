@@ -1,0 +1,129 @@
+// bfs / omp — ours: direction-optimising BFS (Beamer, Asanović and Patterson, "Direction-optimizing
+// breadth-first search", SC 2012; the GAP suite's reference `bfs`), on the OpenMP threads.
+// - top-down steps: the frontier as a queue; each thread takes frontier vertices and claims each
+//   unvisited neighbour with a compare-and-swap on its parent, collecting the winners in a buffer
+//   of its own, appended to the next queue at the step's end;
+// - bottom-up steps: the frontier as a bitmap; each unvisited vertex scans its neighbours for one in
+//   the frontier and stops at the first (no atomics on the vertex: only its own thread writes it);
+// - the switch, GAP's heuristic (alpha = 15, beta = 18): go bottom-up when the edges out of the
+//   frontier exceed 1/alpha of the edges not yet checked; come back top-down when the frontier
+//   stops growing and holds fewer than n/beta vertices.
+// Bottom-up needs each vertex's in-edges; an undirected graph's rows are both, a directed one's are
+// not (ema keeps no transpose), so a directed graph is searched top-down only.
+// Notes: `levels` and `bottom_up_levels`, summed over the roots.
+#include <atomic>
+#include <omp.h>
+
+#include "core/registry.hpp"
+#include "problems/bfs/bfs.hpp"
+
+namespace ema::bfs {
+namespace {
+
+constexpr std::uint64_t alpha = 15, beta = 18;
+
+struct bitmap {
+  std::vector<std::uint64_t> words;
+  explicit bitmap(std::uint64_t n) : words((n + 63) / 64, 0) {}
+  bool test(std::uint32_t v) const { return (words[v >> 6] >> (v & 63)) & 1; }
+  void set_atomic(std::uint32_t v) { std::atomic_ref<std::uint64_t>(words[v >> 6]).fetch_or(std::uint64_t{1} << (v & 63), std::memory_order_relaxed); }
+  void clear() { std::fill(words.begin(), words.end(), 0); }
+};
+
+output run(const input& in, run_context& ctx) {
+  const csr_graph& g = in.g;
+  const std::uint64_t n = g.n;
+  ctx.processors(omp_get_max_threads());
+  std::uint64_t levels = 0, bottom_up_levels = 0;
+  std::vector<std::uint32_t> frontier, next;
+  frontier.reserve(n);
+  next.reserve(n);
+  bitmap front(n), upcoming(n);
+  auto o = search_each_root(in, ctx, true, [&](std::uint32_t root, std::uint32_t* depth, std::uint32_t* parent) {
+    depth[root] = 0;
+    parent[root] = root;
+    frontier.assign(1, root);
+    std::uint64_t unchecked = g.neighbours.size(), scout = g.degree(root);
+    std::uint32_t level = 0;
+    while (!frontier.empty()) {
+      if (!g.directed && scout > unchecked / alpha) {
+        // Bottom-up until the frontier is small and shrinking again.
+        front.clear();
+        for (auto u : frontier) front.words[u >> 6] |= std::uint64_t{1} << (u & 63);
+        std::uint64_t awake = frontier.size(), before = 0;
+        do {
+          before = awake;
+          awake = 0;
+          upcoming.clear();
+          const auto count = static_cast<std::int64_t>(n);
+#pragma omp parallel for reduction(+ : awake) schedule(dynamic, 1024)
+          for (std::int64_t vi = 0; vi < count; ++vi) {
+            const auto v = static_cast<std::uint32_t>(vi);
+            if (depth[v] != unreached) continue;
+            for (std::uint64_t i = g.offsets[v]; i < g.offsets[v + 1]; ++i)
+              if (const std::uint32_t u = g.neighbours[i]; front.test(u)) {
+                parent[v] = u;
+                depth[v] = level + 1;
+                upcoming.set_atomic(v);
+                ++awake;
+                break;
+              }
+          }
+          std::swap(front.words, upcoming.words);
+          ++level;
+          ++levels;
+          ++bottom_up_levels;
+        } while (awake > 0 && (awake >= before || awake > n / beta));
+        frontier.clear();
+        for (std::uint64_t w = 0; w < front.words.size(); ++w)
+          for (std::uint64_t bits = front.words[w]; bits; bits &= bits - 1)
+            frontier.push_back(static_cast<std::uint32_t>(64 * w + static_cast<std::uint64_t>(__builtin_ctzll(bits))));
+        scout = 1;  // measured again by the next top-down step
+        continue;
+      }
+      // Top-down.
+      unchecked -= std::min(unchecked, scout);
+      next.clear();
+      std::uint64_t found_edges = 0;
+      const auto size = static_cast<std::int64_t>(frontier.size());
+#pragma omp parallel reduction(+ : found_edges)
+      {
+        std::vector<std::uint32_t> mine;
+#pragma omp for schedule(dynamic, 64) nowait
+        for (std::int64_t k = 0; k < size; ++k) {
+          const std::uint32_t u = frontier[static_cast<std::size_t>(k)];
+          for (std::uint64_t i = g.offsets[u]; i < g.offsets[u + 1]; ++i) {
+            const std::uint32_t v = g.neighbours[i];
+            std::atomic_ref<std::uint32_t> p(parent[v]);
+            std::uint32_t expected = unreached;
+            if (p.load(std::memory_order_relaxed) == unreached && p.compare_exchange_strong(expected, u, std::memory_order_relaxed)) {
+              depth[v] = level + 1;
+              mine.push_back(v);
+              found_edges += g.degree(v);
+            }
+          }
+        }
+#pragma omp critical(bfs_omp_next)
+        next.insert(next.end(), mine.begin(), mine.end());
+      }
+      scout = found_edges;
+      std::swap(frontier, next);
+      ++level;
+      ++levels;
+    }
+  });
+  ctx.note("levels", static_cast<std::int64_t>(levels));
+  ctx.note("bottom_up_levels", static_cast<std::int64_t>(bottom_up_levels));
+  return o;
+}
+
+}  // namespace
+}  // namespace ema::bfs
+
+EMA_VARIANT(bfs_omp, ema::bfs::kit::variant<&ema::bfs::run>({
+    .name = "omp",
+    .backend = ema::backend::omp,
+    .role = ema::variant_role::ours,
+    .description = "ours: direction-optimising (top-down queue / bottom-up bitmap, GAP's switch), depths and parents",
+    .provenance = "Beamer, Asanovic, Patterson, SC 2012 (the GAP suite's bfs)",
+}));
