@@ -13,7 +13,7 @@
 #include "core/sizes.hpp"
 #include "core/text.hpp"
 #include "runner/external.hpp"
-#include "runner/input_cache.hpp"
+#include "inputs/input_cache.hpp"
 
 namespace ema::cli {
 namespace {
@@ -21,36 +21,11 @@ namespace {
 struct exec_options {
   std::string name, generator;
   std::vector<std::string> runs, variant_names;
-  std::optional<std::string> sizes, cache_dir;
-  std::string cache_cap = "2G";
+  std::optional<std::string> sizes;
+  cache_options cache;
   measurement_options measure;
   output_options out;
 };
-
-std::string default_cache_dir() {
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/ema/inputs";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/ema/inputs";
-  return ".ema-cache";
-}
-
-double parse_bytes(const std::string& text) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (...) {
-    used = 0;
-  }
-  const std::string unit = text.substr(used);
-  double scale = 1;
-  if (unit == "" || unit == "B") scale = 1;
-  else if (unit == "K" || unit == "KiB") scale = 1024.0;
-  else if (unit == "M" || unit == "MiB") scale = 1024.0 * 1024;
-  else if (unit == "G" || unit == "GiB") scale = 1024.0 * 1024 * 1024;
-  else used = 0;
-  if (!used || !(v > 0) || !std::isfinite(v)) throw usage_error(fmt::format("--cache-cap '{}' is not a size such as 500M or 2G", text));
-  return v * scale;
-}
 
 bool valid_name(const std::string& s) {
   if (s.empty()) return false;
@@ -95,12 +70,8 @@ int exec(const exec_options& o, const common_options& common) {
   p.instances = r.instances;
   external_program x;
   x.generator = o.generator;
-  const auto cache_dir = o.cache_dir.value_or(default_cache_dir());
-  check_utf8("--cache", cache_dir);
-  if (names_the_database(common.db, cache_dir))
-    throw usage_error(fmt::format("--cache {} is the database; give the input cache a folder of its own", cache_dir));
-  x.cache_dir = input_cache::open(cache_dir).root().string();  // refused here if it holds others' files
-  x.cache_cap = parse_bytes(o.cache_cap);
+  x.cache_dir = o.cache.open(common.db);
+  x.cache_cap = o.cache.cap_bytes();
   std::error_code ec;
   x.cwd = std::filesystem::current_path(ec).string();
   if (ec) throw usage_error(fmt::format("cannot tell the current folder, where the commands run: {}", ec.message()));
@@ -141,10 +112,7 @@ action add_exec(CLI::App& app, common_options& common) {
       ->required();
   app.add_option("--variant", o->variant_names, "names of the --run commands, in order (default: their program's name)");
   app.add_option("--sizes", o->sizes, "sizes: 2^10..2^20, 1000,2000, 1000..64000*2");
-  app.add_option("--cache", o->cache_dir,
-                 "folder of generated inputs, kept between runs; ema's own: new, empty or made by ema (default ~/.cache/ema/inputs)");
-  app.add_option("--cache-cap", o->cache_cap, "most the input cache may hold; the least recently used go first")
-      ->capture_default_str();
+  o->cache.add_to(app, false);
   o->measure.add_to(app);
   app.add_option("--db", common.db, "results database")->capture_default_str();
   o->out.add_to(app);

@@ -9,6 +9,7 @@
 #include "cli/outputs.hpp"
 #include "cli/sweep_command.hpp"
 #include "core/errors.hpp"
+#include "core/registry.hpp"
 #include "runner/plan.hpp"
 
 namespace ema::cli {
@@ -22,6 +23,7 @@ struct run_options {
   std::vector<std::string> params;
   measurement_options measure;
   output_options out;
+  cache_options cache;
   std::optional<std::string> resume;
   bool resume_flag = false;
 };
@@ -66,6 +68,15 @@ int run(const run_options& o, const common_options& common) {
   auto p = make_plan(r);  // validates everything before the database is touched
   o.measure.apply(p);
   if (p.points.empty() && (!p.calibrated || p.calibrated->tracks.empty())) throw usage_error("the plan has no points");
+  // The input cache, opened only for a plan with a problem that keeps built inputs (bfs's graphs).
+  bool caches = false;
+  for (const auto& pt : p.points) caches = caches || find_problem(pt.problem).cached_inputs;
+  if (p.calibrated)
+    for (const auto& t : p.calibrated->tracks) caches = caches || find_problem(t.problem).cached_inputs;
+  if (caches && !o.cache.off) {
+    p.input_cache_cap = o.cache.cap_bytes();
+    p.input_cache_dir = o.cache.open(common.db);
+  }
   check_outputs(common.db, o.out.paths());
   auto db = database::open_write(common.db);
   return carry_out(db, 0, p, common, o.out);
@@ -83,6 +94,7 @@ action add_run(CLI::App& app, common_options& common) {
   o->measure.add_to(app);
   app.add_option("--db", common.db, "results database")->capture_default_str();
   o->out.add_to(app);
+  o->cache.add_to(app, true);
   app.add_option("--resume", o->resume, "continue an interrupted experiment (default: the newest unfinished)")
       ->expected(0, 1);
   return [o, &app, &common] {

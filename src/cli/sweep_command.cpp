@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "core/sizes.hpp"
 #include "core/text.hpp"
+#include "inputs/input_cache.hpp"
 #include "measure/energy.hpp"
 #include "measure/gpu.hpp"
 #include "measure/machine.hpp"
@@ -233,6 +234,51 @@ int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_op
   fmt::print(stderr, "ema: experiment {} stored in {} ({} points run, {} failed, {} skipped)\n", experiment_id,
              common.db, result.run, result.failed, result.skipped);
   return result.failed ? exit_code::points_failed : exit_code::ok;
+}
+
+namespace {
+
+std::string default_cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/ema/inputs";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/ema/inputs";
+  return ".ema-cache";
+}
+
+}  // namespace
+
+void cache_options::add_to(CLI::App& app, bool with_off) {
+  app.add_option("--cache", dir,
+                 "folder of generated inputs, kept between runs; ema's own: new, empty or made by ema (default ~/.cache/ema/inputs)");
+  app.add_option("--cache-cap", cap, "most the input cache may hold; the least recently used go first")->capture_default_str();
+  if (with_off) app.add_flag("--no-cache", off, "build every input afresh and keep none on disk");
+}
+
+std::string cache_options::open(const std::string& db) const {
+  const auto folder = dir.value_or(default_cache_dir());
+  if (!is_utf8(folder))
+    throw usage_error(fmt::format("--cache '{}' is not UTF-8 text; ema stores it in JSON, which cannot hold those bytes", valid_utf8(folder)));
+  if (names_the_database(db, folder))
+    throw usage_error(fmt::format("--cache {} is the database; give the input cache a folder of its own", folder));
+  return input_cache::open(folder).root().string();  // refused here if it holds others' files
+}
+
+double cache_options::cap_bytes() const {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(cap, &used);
+  } catch (...) {
+    used = 0;
+  }
+  const std::string unit = cap.substr(used);
+  double scale = 1;
+  if (unit == "" || unit == "B") scale = 1;
+  else if (unit == "K" || unit == "KiB") scale = 1024.0;
+  else if (unit == "M" || unit == "MiB") scale = 1024.0 * 1024;
+  else if (unit == "G" || unit == "GiB") scale = 1024.0 * 1024 * 1024;
+  else used = 0;
+  if (!used || !(v > 0) || !std::isfinite(v)) throw usage_error(fmt::format("--cache-cap '{}' is not a size such as 500M or 2G", cap));
+  return v * scale;
 }
 
 }  // namespace ema::cli

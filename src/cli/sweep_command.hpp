@@ -33,6 +33,21 @@ struct measurement_options {
   void apply(plan& p) const;
 };
 
+/// --cache and --cache-cap (`ema exec`: the generator's inputs; `ema run`: the problems that keep
+/// built inputs, inputs/graph_cache.hpp), and for `ema run` --no-cache.
+struct cache_options {
+  std::optional<std::string> dir;
+  std::string cap = "2G";
+  bool off = false;
+
+  void add_to(CLI::App& app, bool with_off);
+  /// The cache's folder, opened (made, marked) and absolute; usage_error when it is the database,
+  /// not UTF-8, or holds files that are not ema's.
+  std::string open(const std::string& db) const;
+  /// --cache-cap in bytes; usage_error when it is not a size such as 500M or 2G.
+  double cap_bytes() const;
+};
+
 /// --json, --csv, --md, --stats, --quiet.
 struct output_options {
   std::optional<std::string> json, csv, md;

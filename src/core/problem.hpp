@@ -26,6 +26,10 @@ struct point_request {
   const param_set* params = nullptr;
   std::uint64_t seed = 0;
   host_memory_kind memory = host_memory_kind::pageable;
+  /// `ema run`'s input cache, for the problems whose inputs are worth keeping between points
+  /// (problem_desc::cached_inputs; inputs/graph_cache.hpp): its folder ("" for none) and cap in bytes.
+  std::string cache_dir;
+  double cache_cap = 0;
 };
 
 /// The work a problem instance demands: the bytes that must move through memory at least once
@@ -106,6 +110,9 @@ struct problem_desc {
   /// Notes its variants record that the tables show as columns of their own, where a row has them
   /// (sort: the CUDA-DP variants' device launches and depth, the host loop's iterations).
   std::span<const char* const> table_notes{};
+  /// Builds inputs costly enough to keep on disk between points (bfs: graphs): `ema run` opens its
+  /// input cache for the plan and passes it in point_request.
+  bool cached_inputs = false;
 };
 
 /// Who wrote a variant's algorithm: the source document (implemented as written, so its claims can

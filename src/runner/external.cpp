@@ -12,7 +12,7 @@
 #include "core/errors.hpp"
 #include "core/text.hpp"
 #include "inputs/random.hpp"
-#include "runner/input_cache.hpp"
+#include "inputs/input_cache.hpp"
 #include "runner/isolate.hpp"
 
 namespace ema {

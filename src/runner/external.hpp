@@ -1,7 +1,7 @@
 // EMA's own mode (003_7e2665a3d38c50fb.txt, section 2): a user's program and a generator of its
 // inputs, measured over sizes. For each point the generator writes the input of (n, seed) into a
 // cache folder, where it is kept for later runs within a disk cap (the least recently used inputs
-// go first; runner/input_cache.hpp: ema deletes nothing there it did not write); then the program
+// go first; inputs/input_cache.hpp: ema deletes nothing there it did not write); then the program
 // runs under the plan's repetition policy, each run a child process of its own with the point's
 // timeout, in the folder the experiment was started from, measuring wall, user and system time and
 // peak resident memory; whatever the program starts ends with its run (runner/isolate.hpp). A program reports named phases by printing lines `ema-phase NAME SECONDS` on its

@@ -287,6 +287,7 @@ nlohmann::json plan::to_json() const {
     out["calibration"] = {{"min_sizes", calibrated->min_sizes}, {"growth", calibrated->growth},
                           {"energy_sizes", calibrated->energy_sizes}, {"tracks", tracks}};
   }
+  if (!input_cache_dir.empty()) out["input_cache"] = {{"dir", input_cache_dir}, {"cap", input_cache_cap}};
   if (external) {
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& [name, command] : external->runs) runs.push_back({{"variant", name}, {"command", command}});
@@ -348,6 +349,10 @@ plan read_plan(const nlohmann::json& j) {
   p.seed = j.at("seed").get<std::uint64_t>();
   p.notes = j.value("notes", std::vector<std::string>{});
   p.instances = j.value("instances", 1);
+  if (j.contains("input_cache")) {
+    p.input_cache_dir = j.at("input_cache").at("dir").get<std::string>();
+    p.input_cache_cap = j.at("input_cache").at("cap").get<double>();
+  }
   if (j.contains("calibration")) {
     calibration c;
     c.budget = j.at("budget").get<double>();

@@ -69,7 +69,7 @@ struct calibration {
 struct external_program {
   std::string generator;  ///< command with {n}, {input} and {seed}: writes the input file
   std::vector<std::pair<std::string, std::string>> runs;  ///< variant name, command with {input} and {n}
-  std::string cache_dir;  ///< where generated inputs are kept (absolute; runner/input_cache.hpp)
+  std::string cache_dir;  ///< where generated inputs are kept (absolute; inputs/input_cache.hpp)
   double cache_cap = 0;   ///< bytes the cache may hold; the least recently used inputs go first
   std::string cwd;        ///< the folder the commands run in: where the experiment was started (empty: ema's)
 };
@@ -84,6 +84,10 @@ struct plan {
   std::optional<calibration> calibrated;   ///< `--budget`: sizes chosen while running
   std::optional<external_program> external;  ///< `ema exec`
   std::vector<std::string> notes;  ///< e.g. variants left out because they cannot run here
+  /// `ema run`'s input cache for the problems that keep built inputs (problem_desc::cached_inputs):
+  /// the folder (absolute; "" for none: `--no-cache`, or no such problem) and its cap in bytes.
+  std::string input_cache_dir;
+  double input_cache_cap = 0;
 
   /// Appends a point (ordinal, seed and instance filled in) for each instance.
   void add(const std::string& problem, const std::string& variant, std::uint64_t n, const param_set& params,

@@ -210,7 +210,8 @@ class sweeper {
                                                   "of each variant's sizes, once they are chosen",
                                                   p_.calibrated ? p_.calibrated->energy_sizes : 0)
                                     : std::string("disabled (--no-energy)")}}},
-        {"idle", idle_}};
+        {"idle", idle_},
+        {"cache", {{"dir", p_.input_cache_dir}, {"cap", p_.input_cache_cap}}}};
     auto child = run_isolated({settings_.worker, "__worker"}, spec.dump(), timeout, settings_.stop);
     if (child.interrupted) {
       stopped = true;

@@ -101,8 +101,12 @@ nlohmann::json run_point(const nlohmann::json& spec) {
     const int gpus = devices_used(variant.backend, gpu::device_count());
 
     if (gpus) gpu::initialise(gpus);
-    auto work = problem.prepare({n, &params, spec.at("seed").get<std::uint64_t>(),
-                                 gpus ? host_memory_kind::pinned : host_memory_kind::pageable});
+    point_request request{n, &params, spec.at("seed").get<std::uint64_t>(), gpus ? host_memory_kind::pinned : host_memory_kind::pageable};
+    if (spec.contains("cache")) {
+      request.cache_dir = spec["cache"].value("dir", std::string());
+      request.cache_cap = spec["cache"].value("cap", 0.0);
+    }
+    auto work = problem.prepare(request);
     run_context ctx(n, params, gpus);
     std::map<std::string, std::vector<double>> samples;
     outcome last;

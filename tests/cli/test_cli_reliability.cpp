@@ -92,6 +92,36 @@ TEST(Reliability, ExecCacheNeverDeletesTheUsersFiles) {
   EXPECT_EQ(inputs, 1u) << "the cap of 1K keeps only the input in use";
 }
 
+TEST(Reliability, RunCacheNeverDeletesTheUsersFilesEither) {
+  // ema run opens the same kind of cache for the problems that keep built inputs (bfs's graphs):
+  // a folder of the user's is refused before anything is stored; --no-cache opens none.
+  test::temp_dir dir;
+  fs::create_directories(dir.file("victim"));
+  std::ofstream(dir.file("victim/thesis.tex")) << "years of work";
+  auto r = ema({"run", "bfs", "--variants", "seq", "--sizes", "2^10", "--reps", "2", "--no-energy", "--cache", dir.file("victim"),
+                "--db", dir.file("a.db"), "-q"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("holds files that ema did not write"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(dir.file("victim/thesis.tex")), "years of work");
+  EXPECT_FALSE(fs::exists(dir.file("a.db")));
+  r = ema({"run", "bfs", "--variants", "seq", "--sizes", "2^10", "--reps", "2", "--no-energy", "--cache", dir.file("victim"),
+           "--no-cache", "--db", dir.file("a.db"), "-q"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // A problem that keeps no inputs never opens it.
+  r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10", "--reps", "2", "--no-energy", "--cache", dir.file("victim"),
+           "--db", dir.file("b.db"), "-q"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("victim/CACHEDIR.TAG")));
+  // A new folder: marked, and a large graph stored there once.
+  r = ema({"run", "bfs", "--variants", "seq", "--sizes", "2^18", "--reps", "1", "--no-energy", "--cache", dir.file("mine"), "--db",
+           dir.file("c.db"), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir.file("mine/CACHEDIR.TAG")));
+  std::size_t graphs = 0;
+  for (const auto& e : fs::directory_iterator(dir.file("mine/bfs"))) graphs += e.path().extension() == ".in";
+  EXPECT_EQ(graphs, 1u);
+}
+
 TEST(Reliability, NoOutputMayOverwriteTheDatabase) {
   test::temp_dir dir;
   const auto db = dir.file("a.db");

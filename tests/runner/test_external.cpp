@@ -7,7 +7,7 @@
 
 #include "core/errors.hpp"
 #include "runner/external.hpp"
-#include "runner/input_cache.hpp"
+#include "inputs/input_cache.hpp"
 #include "runner/isolate.hpp"
 #include "support/temp_dir.hpp"
 

@@ -250,7 +250,11 @@ TEST(Plan, CalibrationAndExternalProgramsSurviveTheRoundTrip) {
   p.calibrated->tracks[0].stopped = "reached n = 2^62";
   p.add("fault", "ok", 16, p.calibrated->tracks[0].params, "grow");
   p.external = external_program{"gen {n} > {input}", {{"a", "prog {input}"}}, "/tmp/cache", 1e9};
+  p.input_cache_dir = "/tmp/graphs";
+  p.input_cache_cap = 5e8;
   auto q = plan::from_json(nlohmann::json::parse(p.to_json().dump()));
+  EXPECT_EQ(q.input_cache_dir, "/tmp/graphs");
+  EXPECT_EQ(q.input_cache_cap, 5e8);
   ASSERT_TRUE(q.calibrated);
   EXPECT_EQ(q.calibrated->budget, 30);
   EXPECT_EQ(q.calibrated->tracks[0].start, 16u);

@@ -12,6 +12,7 @@
 
 #include "core/errors.hpp"
 #include "core/registry.hpp"
+#include "inputs/graph_cache.hpp"
 #include "inputs/graph_file.hpp"
 #include "inputs/random.hpp"
 #include "problems/bfs/bfs.hpp"
@@ -21,6 +22,7 @@ namespace {
 
 constexpr std::uint64_t root_stream = 0x726f6f7473;  // "roots"
 constexpr std::int64_t max_roots = 1024;
+constexpr double cache_from_edges = 1 << 22;  ///< generated graphs this large are kept in the input cache
 
 constexpr param_spec params[] = {
     {"graph", param_kind::choice, "kron", "generated graph: Graph500 Kronecker (n a power of two), uniform random, or a 2D grid",
@@ -123,7 +125,16 @@ input traits::generate(const point_request& r) {
     in.g = build_csr(f.n, std::move(f.edges), in.s.directed, false);
     in.origin = in.s.input;
   } else {
-    in.g = build_csr(r.n, generate_edges(in.s.kind, r.n, in.s.degree, r.seed, false), in.s.directed, false);
+    auto build = [&] { return build_csr(r.n, generate_edges(in.s.kind, r.n, in.s.degree, r.seed, false), in.s.directed, false); };
+    // Graphs of 2^22 generated edges and more take seconds to build: kept in ema run's input
+    // cache (inputs/graph_cache.hpp), keyed by everything that shapes them.
+    const double generated = static_cast<double>(r.n) * (in.s.kind == graph_kind::grid ? 2 : in.s.degree);
+    if (generated >= cache_from_edges) {
+      const auto key = hash_text(fmt::format("graph v1|{}|{}|{}|unweighted|{}|{}", r.params->text("graph"), in.s.degree, in.s.directed, r.n, r.seed));
+      in.g = cached_graph(r, "bfs", key, build);
+    } else {
+      in.g = build();
+    }
     in.origin = r.params->text("graph");
   }
   if (in.s.source >= 0 && static_cast<std::uint64_t>(in.s.source) >= in.g.n)
@@ -149,4 +160,5 @@ EMA_PROBLEM(bfs, ema::bfs::kit::problem({
     .size_from_input = &ema::bfs::size_from_input,
     .test_sizes = ema::bfs::test_sizes,
     .test_params = ema::bfs::test_params,
+    .cached_inputs = true,
 }));

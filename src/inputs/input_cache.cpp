@@ -1,4 +1,4 @@
-#include "runner/input_cache.hpp"
+#include "inputs/input_cache.hpp"
 
 #include <algorithm>
 #include <cctype>

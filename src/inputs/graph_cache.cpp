@@ -1,0 +1,113 @@
+#include "inputs/graph_cache.hpp"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "core/errors.hpp"
+#include "inputs/input_cache.hpp"
+
+namespace ema {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char magic[8] = {'E', 'M', 'A', 'G', 'R', 'P', 'H', '1'};
+
+struct header {
+  char magic[8];
+  std::uint64_t key, n, flags, entries, weights;
+};
+
+template <class T>
+bool read_array(std::istream& in, std::vector<T>& v, std::uint64_t count) {
+  v.resize(count);
+  in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(count * sizeof(T)));
+  return static_cast<bool>(in);
+}
+
+}  // namespace
+
+void write_graph(const std::string& path, const csr_graph& g, std::uint64_t key) {
+  header h{};
+  std::memcpy(h.magic, magic, sizeof magic);
+  h.key = key;
+  h.n = g.n;
+  h.flags = g.directed ? 1 : 0;
+  h.entries = g.neighbours.size();
+  h.weights = g.weights.size();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(&h), sizeof h);
+  out.write(reinterpret_cast<const char*>(g.offsets.data()), static_cast<std::streamsize>(g.offsets.size() * sizeof(std::uint64_t)));
+  out.write(reinterpret_cast<const char*>(g.neighbours.data()), static_cast<std::streamsize>(g.neighbours.size() * sizeof(std::uint32_t)));
+  out.write(reinterpret_cast<const char*>(g.weights.data()), static_cast<std::streamsize>(g.weights.size() * sizeof(std::uint32_t)));
+  if (!out.flush()) throw std::runtime_error("cannot write the graph cache file " + path);
+}
+
+bool read_graph(const std::string& path, std::uint64_t key, csr_graph& g) {
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (ec || size < sizeof(header)) return false;
+  std::ifstream in(path, std::ios::binary);
+  header h{};
+  if (!in.read(reinterpret_cast<char*>(&h), sizeof h)) return false;
+  if (std::memcmp(h.magic, magic, sizeof magic) != 0 || h.key != key || h.n > (std::uint64_t{1} << 32) || h.flags > 1 ||
+      (h.weights != 0 && h.weights != h.entries))
+    return false;
+  // The file must be exactly the header and the three arrays (a short or padded one is not trusted).
+  const std::uint64_t expected = sizeof(header) + (h.n + 1) * 8 + h.entries * 4 + h.weights * 4;
+  if (size != expected) return false;
+  csr_graph out;
+  out.n = h.n;
+  out.directed = h.flags == 1;
+  if (!read_array(in, out.offsets, h.n + 1) || !read_array(in, out.neighbours, h.entries) || !read_array(in, out.weights, h.weights))
+    return false;
+  if (out.offsets[0] != 0 || out.offsets[h.n] != h.entries) return false;
+  for (std::uint64_t v = 0; v < h.n; ++v)
+    if (out.offsets[v + 1] < out.offsets[v]) return false;
+  for (const auto u : out.neighbours)
+    if (u >= h.n) return false;
+  g = std::move(out);
+  return true;
+}
+
+csr_graph cached_graph(const point_request& r, const std::string& problem, std::uint64_t key, const std::function<csr_graph()>& build,
+                       graph_source* how) {
+  auto said = [&](graph_source s) {
+    if (how) *how = s;
+  };
+  if (r.cache_dir.empty()) {
+    said(graph_source::built);
+    return build();
+  }
+  const auto cache = input_cache::open(r.cache_dir);
+  const fs::path path = cache.input_path(problem, r.n, r.seed, key);
+  std::error_code ec;
+  csr_graph g;
+  if (fs::is_regular_file(fs::symlink_status(path, ec)) && read_graph(path.string(), key, g)) {
+    fs::last_write_time(path, fs::file_time_type::clock::now(), ec);  // most recently used
+    said(graph_source::cached);
+    return g;
+  }
+  g = build();
+  const double bytes = static_cast<double>(sizeof(header) + g.offsets.size() * 8 + g.neighbours.size() * 4 + g.weights.size() * 4);
+  if (r.cache_cap > 0 && bytes > r.cache_cap) {  // it alone would not fit
+    said(graph_source::built);
+    return g;
+  }
+  const fs::path partial = path.string() + ".partial";
+  try {
+    write_graph(partial.string(), g, key);
+    fs::rename(partial, path, ec);
+    if (ec) throw std::runtime_error(ec.message());
+  } catch (const std::exception&) {
+    fs::remove(partial, ec);  // a full disk costs the cache, not the point
+    said(graph_source::built);
+    return g;
+  }
+  if (r.cache_cap > 0) cache.trim(r.cache_cap, path);
+  said(graph_source::built_and_stored);
+  return g;
+}
+
+}  // namespace ema

@@ -1,0 +1,33 @@
+// Built graphs kept on disk between points (issue 17: building a kron graph of 2^24 vertices takes
+// seconds, and every variant of a sweep asks for the same one). The graph of a point is stored in
+// `ema run`'s input cache (inputs/input_cache.hpp: ema's own folder, the least recently used
+// dropped first past its cap), under the problem's folder, named by n, the seed and a key the
+// problem derives from everything that shapes the graph. A file is written under a temporary name
+// and renamed once complete; one that is short, malformed or for another key is rebuilt, never
+// trusted (its rows are checked as they are read: monotone offsets, ids below n).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "core/problem.hpp"
+#include "inputs/graph.hpp"
+
+namespace ema {
+
+/// How a point's graph was obtained.
+enum class graph_source { built, cached, built_and_stored };
+
+/// The graph of `request` from the cache when it holds it, else `build()` — stored in the cache
+/// when the request names one (request.cache_dir) and the cap (request.cache_cap) is not exceeded
+/// by it alone. `key` identifies the graph among those of the same (problem, n, seed).
+csr_graph cached_graph(const point_request& request, const std::string& problem, std::uint64_t key,
+                       const std::function<csr_graph()>& build, graph_source* how = nullptr);
+
+/// The graph file format (for the tests): write and read back; read returns false on a file that
+/// is not a complete graph for `key`.
+void write_graph(const std::string& path, const csr_graph& g, std::uint64_t key);
+bool read_graph(const std::string& path, std::uint64_t key, csr_graph& g);
+
+}  // namespace ema
