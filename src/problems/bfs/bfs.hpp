@@ -18,29 +18,14 @@
 #include <vector>
 
 #include "core/problem.hpp"
-#include "inputs/graph.hpp"
+#include "inputs/graph_problem.hpp"
 
 namespace ema::bfs {
 
 constexpr std::uint32_t unreached = std::numeric_limits<std::uint32_t>::max();
 
-/// The parameters, parsed once (problem.cpp).
-struct settings {
-  graph_kind kind = graph_kind::kron;
-  std::string input;   ///< a graph file, or "" for a generated graph
-  std::string format;  ///< the file's format by name, or "" for its extension's
-  int degree = 16;
-  bool directed = false;
-  int roots = 16;
-  std::int64_t source = -1;  ///< a single root fixed by the user, or -1
-  static settings of(const param_set& p);
-};
-
-struct input {
-  settings s;
-  csr_graph g;
-  std::vector<std::uint32_t> roots;  ///< distinct vertices, each with an edge where the graph has any
-  std::string origin;                ///< "kron", "urand", "grid" or the file's path
+/// The graph and its roots (inputs/graph_problem.hpp).
+struct input : graph_problem::graph_input {
   std::uint64_t n() const { return g.n; }
 };
 

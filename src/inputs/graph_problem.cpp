@@ -1,0 +1,117 @@
+#include "inputs/graph_problem.hpp"
+
+#include <fmt/format.h>
+#include <unordered_set>
+
+#include "core/errors.hpp"
+#include "inputs/graph_cache.hpp"
+#include "inputs/graph_file.hpp"
+#include "inputs/random.hpp"
+
+namespace ema::graph_problem {
+namespace {
+
+constexpr std::uint64_t root_stream = 0x726f6f7473;  // "roots"
+constexpr double cache_from_edges = 1 << 22;          ///< generated graphs this large are kept in the input cache
+
+graph_file read_file(const settings& s) { return read_graph_file(s.input, graph_format_for(s.input, s.format)); }
+
+std::vector<std::uint32_t> draw_roots(const csr_graph& g, const settings& s, std::uint64_t seed) {
+  if (s.source >= 0) return {static_cast<std::uint32_t>(s.source)};
+  std::uint64_t count = 0;
+  for (std::uint64_t v = 0; v < g.n; ++v) count += g.degree(v) > 0;
+  if (count == 0) return {0};
+  const auto want = static_cast<std::uint64_t>(s.roots);
+  std::vector<std::uint32_t> roots;
+  if (count <= want) {  // all of them, in order
+    for (std::uint64_t v = 0; v < g.n; ++v)
+      if (g.degree(v) > 0) roots.push_back(static_cast<std::uint32_t>(v));
+    return roots;
+  }
+  std::unordered_set<std::uint32_t> taken;
+  for (std::uint64_t i = 0; roots.size() < want; ++i) {
+    const auto v = static_cast<std::uint32_t>(random_below(seed ^ root_stream, i, g.n));
+    if (g.degree(v) > 0 && taken.insert(v).second) roots.push_back(v);
+  }
+  return roots;
+}
+
+}  // namespace
+
+settings settings::of(const param_set& p, const char* problem) {
+  settings s;
+  s.kind = graph_kind_from(p.text("graph"));
+  s.input = p.text("input");
+  s.format = p.text("format") == "auto" ? "" : p.text("format");
+  s.degree = static_cast<int>(integer_in(p, problem, "degree", 1, 1 << 20));
+  s.directed = p.boolean("directed");
+  s.roots = static_cast<int>(integer_in(p, problem, "roots", 1, max_roots));
+  s.source = integer_in(p, problem, "source", -1, (std::int64_t{1} << 32) - 2);
+  return s;
+}
+
+void validate(const param_set& p, std::span<const std::uint64_t> sizes, const char* problem) {
+  const auto s = settings::of(p, problem);
+  std::uint64_t from_file = 0;
+  if (!s.input.empty()) {
+    graph_format_for(s.input, s.format);  // a format it cannot tell is an error before anything runs
+    from_file = read_file(s).n;
+  }
+  for (auto n : sizes) {
+    if (n == 0) throw usage_error(fmt::format("{}: n must be at least 1 (the number of vertices)", problem));
+    if (from_file && n != from_file)
+      throw usage_error(fmt::format("{}: the graph has {} vertices, but the point asks n = {} (run with --sizes {})", s.input, from_file, n,
+                                    from_file));
+    if (!from_file && s.kind == graph_kind::kron && (n & (n - 1)))
+      throw usage_error(fmt::format("{}: graph=kron needs n a power of two (n = 2^scale vertices), not {}", problem, n));
+    if (s.source >= 0 && static_cast<std::uint64_t>(s.source) >= n)
+      throw usage_error(fmt::format("{}: source={} is past the graph's {} vertices (sources are 0-based)", problem, s.source, n));
+  }
+}
+
+std::uint64_t size_from_input(const param_set& p) {
+  const std::string& path = p.text("input");
+  if (path.empty()) return 0;
+  settings s;
+  s.input = path;
+  s.format = p.text("format") == "auto" ? "" : p.text("format");
+  return read_file(s).n;
+}
+
+graph_input make_input(const point_request& r, const char* problem, bool weighted) {
+  graph_input in;
+  in.s = settings::of(*r.params, problem);
+  if (r.n == 0) throw usage_error(fmt::format("{}: n must be at least 1 (the number of vertices)", problem));
+  if (!in.s.input.empty()) {
+    auto f = read_file(in.s);
+    if (f.n != r.n)
+      throw usage_error(fmt::format("{}: the graph has {} vertices, but the point asks n = {} (run with --sizes {})", in.s.input, f.n, r.n, f.n));
+    in.g = build_csr(f.n, std::move(f.edges), in.s.directed, weighted);
+    in.origin = in.s.input;
+  } else {
+    auto build = [&] { return build_csr(r.n, generate_edges(in.s.kind, r.n, in.s.degree, r.seed, weighted), in.s.directed, weighted); };
+    // Graphs of 2^22 generated edges and more take seconds to build: kept in ema run's input
+    // cache (inputs/graph_cache.hpp), keyed by everything that shapes them.
+    const double generated = static_cast<double>(r.n) * (in.s.kind == graph_kind::grid ? 2 : in.s.degree);
+    if (generated >= cache_from_edges) {
+      const auto key = hash_text(fmt::format("graph v1|{}|{}|{}|{}|{}|{}", r.params->text("graph"), in.s.degree, in.s.directed,
+                                             weighted ? "weighted" : "unweighted", r.n, r.seed));
+      in.g = cached_graph(r, problem, key, build);
+    } else {
+      in.g = build();
+    }
+    in.origin = r.params->text("graph");
+  }
+  if (in.s.source >= 0 && static_cast<std::uint64_t>(in.s.source) >= in.g.n)
+    throw usage_error(fmt::format("{}: source={} is past the graph's {} vertices (sources are 0-based)", problem, in.s.source, in.g.n));
+  in.roots = draw_roots(in.g, in.s, r.seed);
+  return in;
+}
+
+work_model estimated_work(std::uint64_t n, const param_set& p, double entry_bytes) {
+  const double edges = static_cast<double>(n) * static_cast<double>(p.integer("degree"));
+  const double roots = p.integer("source") >= 0 ? 1.0 : static_cast<double>(p.integer("roots"));
+  return {roots * 2 * edges * entry_bytes, roots * edges};
+}
+
+}  // namespace ema::graph_problem

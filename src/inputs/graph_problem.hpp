@@ -1,0 +1,64 @@
+// What the graph problems (bfs, sssp; 004_96c7929830a11cf7.txt, Algorithms 1, 2, 7 and 8) share,
+// in the GAP benchmark suite's and Graph500's conventions: their parameters, the graph of a point
+// (generated and kept in ema run's input cache when large, or read from a file; inputs/graph.hpp,
+// graph_file.hpp, graph_cache.hpp) and its roots (Graph500's: distinct vertices with an edge,
+// drawn from the seed, or one fixed by `source`).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/params.hpp"
+#include "core/problem.hpp"
+#include "inputs/graph.hpp"
+
+namespace ema::graph_problem {
+
+/// The parameters every graph problem declares (its own may follow).
+inline constexpr param_spec params[] = {
+    {"graph", param_kind::choice, "kron", "generated graph: Graph500 Kronecker (n a power of two), uniform random, or a 2D grid",
+     "kron|urand|grid"},
+    {"degree", param_kind::integer, "16", "edges generated per vertex (kron, urand)"},
+    {"directed", param_kind::boolean, "false", "keep the edges' direction (else each edge is followed both ways)"},
+    {"roots", param_kind::integer, "16", "searches per point, from distinct vertices with an edge drawn from the seed"},
+    {"source", param_kind::integer, "-1", "search from this vertex alone (0-based), instead of drawn roots"},
+    {"input", param_kind::path, "", "read the graph from this file (n from the file): Matrix Market, SNAP edge list or DIMACS .gr"},
+    {"format", param_kind::choice, "auto", "the file's format (auto: by its extension: .mtx, .el/.txt/.wel, .gr)", "auto|mtx|el|gr"},
+};
+
+/// The most roots a point may search from.
+constexpr std::int64_t max_roots = 1024;
+
+struct settings {
+  graph_kind kind = graph_kind::kron;
+  std::string input;   ///< a graph file, or "" for a generated graph
+  std::string format;  ///< the file's format by name, or "" for its extension's
+  int degree = 16;
+  bool directed = false;
+  int roots = 16;
+  std::int64_t source = -1;  ///< a single root fixed by the user, or -1
+  static settings of(const param_set& p, const char* problem);
+};
+
+/// A point's graph and roots. A weighted graph (sssp) carries a weight per edge: a generated
+/// graph's uniform in [1, 255] (GAP's), a file's as written (1 where the file gives none).
+struct graph_input {
+  settings s;
+  csr_graph g;
+  std::vector<std::uint32_t> roots;
+  std::string origin;  ///< "kron", "urand", "grid" or the file's path
+};
+
+graph_input make_input(const point_request& r, const char* problem, bool weighted);
+
+/// problem_desc::validate and ::size_from_input for a graph problem named `problem`.
+void validate(const param_set& p, std::span<const std::uint64_t> sizes, const char* problem);
+std::uint64_t size_from_input(const param_set& p);
+
+/// The work model's estimate from n alone (the rate uses the edges each point reached, from its
+/// result): the roots times the generated edges, each entry of `entry_bytes` read both ways.
+work_model estimated_work(std::uint64_t n, const param_set& p, double entry_bytes);
+
+}  // namespace ema::graph_problem
