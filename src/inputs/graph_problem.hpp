@@ -5,13 +5,16 @@
 // drawn from the seed, or one fixed by `source`).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <fmt/format.h>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "core/params.hpp"
 #include "core/problem.hpp"
+#include "core/run_context.hpp"
 #include "inputs/graph.hpp"
 
 namespace ema::graph_problem {
@@ -60,5 +63,23 @@ std::uint64_t size_from_input(const param_set& p);
 /// The work model's estimate from n alone (the rate uses the edges each point reached, from its
 /// result): the roots times the generated edges, each entry of `entry_bytes` read both ways.
 work_model estimated_work(std::uint64_t n, const param_set& p, double entry_bytes);
+
+/// A CPU variant's searches: search(r) for each root index r in order inside the `kernel` phase,
+/// each timed, the times recorded in the note `root_ms` (milliseconds, comma-separated, in the
+/// roots' order: Graph500 reports them one by one).
+template <class Search>
+void each_root(std::size_t roots, run_context& ctx, Search&& search) {
+  std::string times;
+  {
+    host_phase kernel(ctx, "kernel");
+    for (std::size_t r = 0; r < roots; ++r) {
+      const auto start = std::chrono::steady_clock::now();
+      search(r);
+      const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+      times += fmt::format("{}{:.4g}", times.empty() ? "" : ",", took.count());
+    }
+  }
+  ctx.note("root_ms", times);
+}
 
 }  // namespace ema::graph_problem

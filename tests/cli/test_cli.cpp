@@ -42,13 +42,15 @@ TEST(Cli, ListShowsProblemsAndVariants) {
   EXPECT_NE(r.out.find("Algorithm 1 of 001_9fea77a744af8951.txt"), std::string::npos);
   auto j = ema({"list", "--json"});
   auto parsed = nlohmann::json::parse(j.out);
-  ASSERT_EQ(parsed.size(), 5u);
-  EXPECT_EQ(parsed[0]["name"], "gauss");
-  EXPECT_EQ(parsed[1]["name"], "rqa");
-  EXPECT_EQ(parsed[2]["name"], "search");
-  EXPECT_EQ(parsed[3]["name"], "sort");
-  EXPECT_EQ(parsed[4]["name"], "stencil");
-  EXPECT_FALSE(parsed[2]["variants"].empty());
+  ASSERT_EQ(parsed.size(), 7u);
+  EXPECT_EQ(parsed[0]["name"], "bfs");
+  EXPECT_EQ(parsed[1]["name"], "gauss");
+  EXPECT_EQ(parsed[2]["name"], "rqa");
+  EXPECT_EQ(parsed[3]["name"], "search");
+  EXPECT_EQ(parsed[4]["name"], "sort");
+  EXPECT_EQ(parsed[5]["name"], "sssp");
+  EXPECT_EQ(parsed[6]["name"], "stencil");
+  EXPECT_FALSE(parsed[3]["variants"].empty());
 }
 
 TEST(Cli, UsageErrorsExit2AndListTheValidNames) {
@@ -56,7 +58,7 @@ TEST(Cli, UsageErrorsExit2AndListTheValidNames) {
   auto db = dir.file("u.db");
   auto r = ema({"run", "serch", "--db", db});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("unknown problem 'serch'; valid problems: gauss, rqa, search"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unknown problem 'serch'; valid problems: bfs, gauss, rqa, search"), std::string::npos) << r.err;
   r = ema({"run", "search", "--variants", "seq,fast", "--db", db});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown variant 'fast' of problem search; valid variants: seq"), std::string::npos) << r.err;

@@ -17,11 +17,11 @@ std::set<std::string> registered() {
 
 TEST(Registry, ContentsMatchTheBuildConfiguration) {
   std::set<std::string> expected = {"search/seq/seq", "gauss/seq/seq", "rqa/exact-seq/seq", "rqa/seed-seq/seq",
-                                     "rqa/motif-seq/seq", "stencil/seq/seq", "sort/std-sort/seq", "bfs/seq/seq"};
+                                     "rqa/motif-seq/seq", "stencil/seq/seq", "sort/std-sort/seq", "bfs/seq/seq", "sssp/seq/seq"};
 #ifdef EMA_WITH_OPENMP
   expected.insert({"search/omp/omp", "gauss/omp/omp", "gauss/omp-blocked/omp", "rqa/exact-omp/omp", "rqa/seed-omp/omp",
                    "rqa/motif-omp/omp", "stencil/omp/omp", "stencil/omp-tb/omp", "sort/gnu-parallel/omp", "sort/merge-omp/omp", "sort/quick-omp/omp",
-                   "sort/radix-omp/omp", "bfs/omp-seed/omp", "bfs/omp/omp"});
+                   "sort/radix-omp/omp", "bfs/omp-seed/omp", "bfs/omp/omp", "sssp/omp-seed/omp", "sssp/omp/omp"});
 #endif
 #ifdef EMA_WITH_CUDA
   expected.insert({"search/cuda-seed/cuda", "search/cuda/cuda", "search/thrust-find/cuda", "search/cuda-multi/multi-gpu"});
@@ -33,13 +33,14 @@ TEST(Registry, ContentsMatchTheBuildConfiguration) {
                    "sort/cub-radix/cuda", "sort/cub-merge/cuda", "sort/thrust-sort/cuda"});
 #endif
   EXPECT_EQ(registered(), expected);
-  ASSERT_EQ(problems().size(), 6u);
+  ASSERT_EQ(problems().size(), 7u);
   EXPECT_STREQ(problems()[0]->name, "bfs");
   EXPECT_STREQ(problems()[1]->name, "gauss");
   EXPECT_STREQ(problems()[2]->name, "rqa");
   EXPECT_STREQ(problems()[3]->name, "search");
   EXPECT_STREQ(problems()[4]->name, "sort");
-  EXPECT_STREQ(problems()[5]->name, "stencil");
+  EXPECT_STREQ(problems()[5]->name, "sssp");
+  EXPECT_STREQ(problems()[6]->name, "stencil");
 }
 
 TEST(Registry, EveryVariantNamesItsProblemAlgorithmRoleProvenanceAndDescription) {

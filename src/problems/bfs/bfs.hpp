@@ -10,9 +10,7 @@
 // own parent). The verifier (verify.cpp) checks both against the graph and a reference search.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
-#include <fmt/format.h>
 #include <limits>
 #include <string>
 #include <vector>
@@ -66,17 +64,9 @@ output search_each_root(const input& in, run_context& ctx, bool with_parents, Se
   const std::uint64_t n = in.n();
   o.depth.assign(in.roots.size() * n, unreached);
   if (with_parents) o.parent.assign(in.roots.size() * n, unreached);
-  std::string times;
-  {
-    host_phase kernel(ctx, "kernel");
-    for (std::size_t r = 0; r < in.roots.size(); ++r) {
-      const auto start = std::chrono::steady_clock::now();
-      search(in.roots[r], o.depth.data() + r * n, with_parents ? o.parent.data() + r * n : nullptr);
-      const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
-      times += fmt::format("{}{:.4g}", times.empty() ? "" : ",", took.count());
-    }
-  }
-  ctx.note("root_ms", times);
+  graph_problem::each_root(in.roots.size(), ctx, [&](std::size_t r) {
+    search(in.roots[r], o.depth.data() + r * n, with_parents ? o.parent.data() + r * n : nullptr);
+  });
   return o;
 }
 

@@ -1,0 +1,61 @@
+// Problem `sssp` (004_96c7929830a11cf7.txt, section 1, Algorithms 1 and 2): the registration, on
+// the graphs, roots and parameters every graph problem shares (inputs/graph_problem.hpp), weighted;
+// the verifier is in verify.cpp.
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+#include "core/registry.hpp"
+#include "problems/sssp/sssp.hpp"
+
+namespace ema::sssp {
+namespace {
+
+// As bfs's: around the warp and a few blocks; every kind of graph, directed and not.
+constexpr std::uint64_t test_sizes[] = {1, 2, 3, 31, 32, 33, 1024, 4096};
+constexpr const char* test_params[] = {
+    "graph=urand,degree=4",       "graph=urand,degree=1,roots=3", "graph=grid",
+    "graph=urand,degree=4,directed=true", "graph=grid,directed=true,roots=2", "graph=urand,degree=8,source=0",
+};
+
+// Weights and ids 4 bytes each.
+work_model work(std::uint64_t n, const param_set& p) { return graph_problem::estimated_work(n, p, 8); }
+
+void validate(const param_set& p, std::span<const std::uint64_t> sizes) { graph_problem::validate(p, sizes, "sssp"); }
+
+}  // namespace
+
+input traits::generate(const point_request& r) {
+  input in;
+  static_cast<graph_problem::graph_input&>(in) = graph_problem::make_input(r, "sssp", true);
+  const csr_graph& g = in.g;
+  // Distances are 32-bit: the longest path a search could find must fit below `unreached`.
+  const std::uint64_t heaviest = g.weights.empty() ? 1 : *std::max_element(g.weights.begin(), g.weights.end());
+  if (g.n > 1 && heaviest > (std::uint64_t{unreached} - 1) / (g.n - 1))
+    throw usage_error(fmt::format("sssp: {} vertices and a weight of {}: a shortest path could pass 2^32 - 2, past ema's 32-bit distances",
+                                  g.n, heaviest));
+  in.edge_origin.resize(g.neighbours.size());
+  for (std::uint64_t u = 0; u < g.n; ++u)
+    std::fill(in.edge_origin.begin() + static_cast<std::ptrdiff_t>(g.offsets[u]), in.edge_origin.begin() + static_cast<std::ptrdiff_t>(g.offsets[u + 1]),
+              static_cast<std::uint32_t>(u));
+  return in;
+}
+
+}  // namespace ema::sssp
+
+EMA_PROBLEM(sssp, ema::sssp::kit::problem({
+    .title = "single-source shortest paths from K roots: the distance of every vertex reached (weights in [1, 255]; GAP conventions)",
+    .size_meaning = "vertices of the graph",
+    .source = "004_96c7929830a11cf7.txt (section 1: Algorithm 1, SSSP in CUDA; Algorithm 2, SSSP in OpenMP)",
+    .params = ema::graph_problem::params,
+    .default_sizes = "2^10..2^18",  // 9 sizes an octave apart: the source's Bellman-Ford rounds grow with the paths
+    .work = &ema::sssp::work,
+    .rate = {.name = "Medges/s", .of_bytes = false, .scale = 1e6,
+             .meaning = "input edges of the parts the searches reached, summed over the roots (as bfs's TEPS)", .work_field = "edges"},
+    .max_size = (std::uint64_t{1} << 32) - 1,  // 32-bit vertex ids
+    .validate = &ema::sssp::validate,
+    .size_from_input = &ema::graph_problem::size_from_input,
+    .test_sizes = ema::sssp::test_sizes,
+    .test_params = ema::sssp::test_params,
+    .cached_inputs = true,
+}));

@@ -1,0 +1,71 @@
+// Problem `sssp`: single-source shortest paths from K roots of a weighted graph, the distance of
+// every vertex reached (004_96c7929830a11cf7.txt, section 1: Algorithm 1, SSSP in CUDA, and
+// Algorithm 2, SSSP in OpenMP: edge-parallel relaxation rounds until nothing changes), in the
+// GAP benchmark suite's conventions: the graphs and roots of bfs (inputs/graph_problem.hpp), integer
+// weights uniform in [1, 255] on generated graphs (a file's own otherwise), the rate in edges per
+// second as for bfs.
+//
+// A variant returns, root after root, the distance of every vertex (`unreached` for the others):
+// 32-bit, as GAP's; a graph whose longest possible path (n - 1 edges of its largest weight) could
+// pass 2^32 - 2 is refused when it is built.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "core/problem.hpp"
+#include "inputs/graph_problem.hpp"
+
+namespace ema::sssp {
+
+constexpr std::uint32_t unreached = std::numeric_limits<std::uint32_t>::max();
+
+/// The graph (weighted) and its roots, and for the source's edge-parallel algorithms the edge
+/// list they iterate over: each CSR entry's origin (`edge_origin[i]` is the row of neighbours[i]).
+struct input : graph_problem::graph_input {
+  std::vector<std::uint32_t> edge_origin;
+  std::uint64_t n() const { return g.n; }
+};
+
+struct output {
+  std::vector<std::uint32_t> dist;  ///< root r's distance to v at r * n + v
+};
+
+/// What a correct search from one root gives, by the reference (Dijkstra, verify.cpp).
+struct root_summary {
+  std::uint32_t source = 0;
+  std::uint64_t reached = 0;
+  std::uint32_t max_dist = 0;
+  std::uint64_t dist_sum = 0;
+  std::uint64_t edges = 0;  ///< input edges of the part reached (the rate's count, as bfs)
+};
+
+struct traits {
+  static constexpr const char* name = "sssp";
+  using input = sssp::input;
+  using output = sssp::output;
+  static input generate(const point_request& request);
+  static std::vector<root_summary> reference(const input& in);
+  static outcome check(const input& in, const std::vector<root_summary>& expected, const output& got);
+};
+
+using kit = problem_kit<traits>;
+
+/// Dijkstra with a binary heap (lazy deletion) from `root` into dist (n entries, all `unreached`
+/// on entry): the reference's summaries (verify.cpp) and the variant `seq`. The verifier's edge
+/// conditions check every variant, `seq` included, without it.
+void dijkstra(const csr_graph& g, std::uint32_t root, std::uint32_t* dist);
+
+/// The flow of a CPU variant, as bfs's: the output allocated with every distance `unreached`
+/// (untimed), then `search(root, dist)` for each root (graph_problem::each_root).
+template <class Search>
+output search_each_root(const input& in, run_context& ctx, Search&& search) {
+  output o;
+  const std::uint64_t n = in.n();
+  o.dist.assign(in.roots.size() * n, unreached);
+  graph_problem::each_root(in.roots.size(), ctx, [&](std::size_t r) { search(in.roots[r], o.dist.data() + r * n); });
+  return o;
+}
+
+}  // namespace ema::sssp
