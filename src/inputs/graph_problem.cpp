@@ -1,5 +1,6 @@
 #include "inputs/graph_problem.hpp"
 
+#include <chrono>
 #include <fmt/format.h>
 #include <unordered_set>
 
@@ -112,6 +113,20 @@ work_model estimated_work(std::uint64_t n, const param_set& p, double entry_byte
   const double edges = static_cast<double>(n) * static_cast<double>(p.integer("degree"));
   const double roots = p.integer("source") >= 0 ? 1.0 : static_cast<double>(p.integer("roots"));
   return {roots * 2 * edges * entry_bytes, roots * edges};
+}
+
+void each_root(std::size_t roots, run_context& ctx, const std::function<void(std::size_t)>& search) {
+  std::string times;
+  {
+    host_phase kernel(ctx, "kernel");
+    for (std::size_t r = 0; r < roots; ++r) {
+      const auto start = std::chrono::steady_clock::now();
+      search(r);
+      const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+      times += fmt::format("{}{:.4g}", times.empty() ? "" : ",", took.count());
+    }
+  }
+  ctx.note("root_ms", times);
 }
 
 }  // namespace ema::graph_problem

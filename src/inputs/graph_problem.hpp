@@ -5,9 +5,8 @@
 // drawn from the seed, or one fixed by `source`).
 #pragma once
 
-#include <chrono>
 #include <cstdint>
-#include <fmt/format.h>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -67,19 +66,6 @@ work_model estimated_work(std::uint64_t n, const param_set& p, double entry_byte
 /// A CPU variant's searches: search(r) for each root index r in order inside the `kernel` phase,
 /// each timed, the times recorded in the note `root_ms` (milliseconds, comma-separated, in the
 /// roots' order: Graph500 reports them one by one).
-template <class Search>
-void each_root(std::size_t roots, run_context& ctx, Search&& search) {
-  std::string times;
-  {
-    host_phase kernel(ctx, "kernel");
-    for (std::size_t r = 0; r < roots; ++r) {
-      const auto start = std::chrono::steady_clock::now();
-      search(r);
-      const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
-      times += fmt::format("{}{:.4g}", times.empty() ? "" : ",", took.count());
-    }
-  }
-  ctx.note("root_ms", times);
-}
+void each_root(std::size_t roots, run_context& ctx, const std::function<void(std::size_t)>& search);
 
 }  // namespace ema::graph_problem
