@@ -5,8 +5,8 @@
 // distance in a bin list of its thread's own; then the threads' lists of the lowest non-empty bin
 // make the next frontier, the current bin included (an edge lighter than Δ refills it). A vertex
 // in a bin below the one being processed was settled there and is skipped.
-// Δ = 32 for weights in [1, 255] (GAP's kron and urand runs use a Δ of a few times the mean
-// weight over the degree). Note `bins`: frontiers processed, summed over the roots.
+// Δ: the parameter `delta`, 32 by default for weights in [1, 255] (recorded as the note `delta`).
+// Note `bins`: frontiers processed, summed over the roots.
 #include <atomic>
 #include <limits>
 #include <omp.h>
@@ -17,10 +17,10 @@
 namespace ema::sssp {
 namespace {
 
-constexpr std::uint32_t delta = 32;
-
 output run(const input& in, run_context& ctx) {
   const csr_graph& g = in.g;
+  const std::uint32_t delta = delta_of(ctx.params(), 32);
+  ctx.note("delta", static_cast<std::int64_t>(delta));
   const int threads = omp_get_max_threads();
   ctx.processors(threads);
   std::vector<std::vector<std::vector<std::uint32_t>>> bins(static_cast<std::size_t>(threads));
@@ -85,6 +85,7 @@ EMA_VARIANT(sssp_omp, ema::sssp::kit::variant<&ema::sssp::run>({
     .name = "omp",
     .backend = ema::backend::omp,
     .role = ema::variant_role::ours,
-    .description = "ours: delta-stepping (delta 32), thread-local bins, atomic-minimum relaxations (the GAP suite's form)",
+    .description = "ours: delta-stepping (delta 32 unless set), thread-local bins, atomic-minimum relaxations (the GAP suite's form)",
     .provenance = "Meyer and Sanders 2003; the GAP suite's sssp",
+    .tuning = ema::sssp::delta_tuning,
 }));

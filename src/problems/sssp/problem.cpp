@@ -2,6 +2,8 @@
 // the graphs, roots and parameters every graph problem shares (inputs/graph_problem.hpp), weighted;
 // the verifier is in verify.cpp.
 #include <algorithm>
+#include <array>
+#include <iterator>
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
@@ -11,19 +13,37 @@
 namespace ema::sssp {
 namespace {
 
+// The graph problems' parameters, and the bucket width of the delta-stepping variants.
+constexpr std::size_t shared = std::size(graph_problem::params);
+constexpr auto params = [] {
+  std::array<param_spec, shared + 1> a{};
+  for (std::size_t i = 0; i < shared; ++i) a[i] = graph_problem::params[i];
+  a[shared] = {"delta", param_kind::integer, "0",
+               "bucket width of the delta-stepping variants, in weight units (0: each chooses; omp 32, cuda 64)", nullptr, true};
+  return a;
+}();
+
 // As bfs's: around the warp and a few blocks; every kind of graph, directed and not.
 constexpr std::uint64_t test_sizes[] = {1, 2, 3, 31, 32, 33, 1024, 4096};
 constexpr const char* test_params[] = {
     "graph=urand,degree=4",       "graph=urand,degree=1,roots=3", "graph=grid",
-    "graph=urand,degree=4,directed=true", "graph=grid,directed=true,roots=2", "graph=urand,degree=8,source=0",
+    "graph=urand,degree=4,directed=true", "graph=grid,directed=true,roots=2", "graph=urand,degree=8,source=0", "graph=urand,delta=1",
 };
 
 // Weights and ids 4 bytes each.
 work_model work(std::uint64_t n, const param_set& p) { return graph_problem::estimated_work(n, p, 8); }
 
-void validate(const param_set& p, std::span<const std::uint64_t> sizes) { graph_problem::validate(p, sizes, "sssp"); }
+void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
+  graph_problem::validate(p, sizes, "sssp");
+  integer_in(p, "sssp", "delta", 0, max_delta);
+}
 
 }  // namespace
+
+std::uint32_t delta_of(const param_set& p, std::uint32_t chosen) {
+  const auto d = integer_in(p, "sssp", "delta", 0, max_delta);
+  return d > 0 ? static_cast<std::uint32_t>(d) : chosen;
+}
 
 input traits::generate(const point_request& r) {
   input in;
@@ -47,7 +67,7 @@ EMA_PROBLEM(sssp, ema::sssp::kit::problem({
     .title = "single-source shortest paths from K roots: the distance of every vertex reached (weights in [1, 255]; GAP conventions)",
     .size_meaning = "vertices of the graph",
     .source = "004_96c7929830a11cf7.txt (section 1: Algorithm 1, SSSP in CUDA; Algorithm 2, SSSP in OpenMP)",
-    .params = ema::graph_problem::params,
+    .params = ema::sssp::params,
     .default_sizes = "2^10..2^18",  // 9 sizes an octave apart: the source's Bellman-Ford rounds grow with the paths
     .work = &ema::sssp::work,
     .rate = {.name = "Medges/s", .of_bytes = false, .scale = 1e6,
