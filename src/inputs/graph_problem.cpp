@@ -1,7 +1,9 @@
 #include "inputs/graph_problem.hpp"
 
 #include <chrono>
+#include <algorithm>
 #include <fmt/format.h>
+#include <limits>
 #include <unordered_set>
 
 #include "core/errors.hpp"
@@ -113,6 +115,38 @@ work_model estimated_work(std::uint64_t n, const param_set& p, double entry_byte
   const double edges = static_cast<double>(n) * static_cast<double>(p.integer("degree"));
   const double roots = p.integer("source") >= 0 ? 1.0 : static_cast<double>(p.integer("roots"));
   return {roots * 2 * edges * entry_bytes, roots * edges};
+}
+
+root_summary summarise(const csr_graph& g, std::uint32_t root, const std::uint32_t* value) {
+  root_summary s;
+  s.source = root;
+  std::uint64_t degrees = 0;
+  for (std::uint64_t v = 0; v < g.n; ++v)
+    if (value[v] != std::numeric_limits<std::uint32_t>::max()) {
+      ++s.reached;
+      s.max = std::max(s.max, value[v]);
+      s.sum += value[v];
+      degrees += g.degree(v);
+    }
+  s.edges = g.directed ? degrees : degrees / 2;  // undirected: each edge in both endpoints' rows
+  return s;
+}
+
+std::string result_json(const std::vector<root_summary>& roots, const char* max_name, const char* sum_name) {
+  std::string list;
+  std::uint64_t edges = 0;
+  for (const auto& s : roots) {
+    list += fmt::format(R"({}{{"source":{},"reached":{},"{}":{},"{}":{}}})", list.empty() ? "" : ",", s.source, s.reached, max_name, s.max,
+                        sum_name, s.sum);
+    edges += s.edges;
+  }
+  return fmt::format(R"({{"roots":[{}],"edges":{}}})", list, edges);
+}
+
+std::string compare(const root_summary& got, const root_summary& reference, const char* what) {
+  if (got.reached == reference.reached && got.max == reference.max && got.sum == reference.sum) return "";
+  return fmt::format("reached {} vertices, largest {} {}, {} sum {}; the reference: {}, {}, {}", got.reached, what, got.max, what, got.sum,
+                     reference.reached, reference.max, reference.sum);
 }
 
 void each_root(std::size_t roots, run_context& ctx, const std::function<void(std::size_t)>& search) {

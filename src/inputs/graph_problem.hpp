@@ -63,6 +63,25 @@ std::uint64_t size_from_input(const param_set& p);
 /// result): the roots times the generated edges, each entry of `entry_bytes` read both ways.
 work_model estimated_work(std::uint64_t n, const param_set& p, double entry_bytes);
 
+/// One root's search summarised from its answer, a value per vertex (a depth, a distance;
+/// UINT32_MAX where not reached): what the verifiers compare with their references and report.
+struct root_summary {
+  std::uint32_t source = 0;
+  std::uint64_t reached = 0;  ///< vertices reached, the root included
+  std::uint32_t max = 0;      ///< the largest value
+  std::uint64_t sum = 0;      ///< the values' sum
+  std::uint64_t edges = 0;    ///< input edges of the part reached (an undirected edge once: Graph500's count for TEPS)
+};
+root_summary summarise(const csr_graph& g, std::uint32_t root, const std::uint32_t* value);
+
+/// The result JSON of a point: per root its `source`, `reached`, `<max_name>` and `<sum_name>`,
+/// and `edges`, their sum over the roots (the rate's count, rate_desc::work_field).
+std::string result_json(const std::vector<root_summary>& roots, const char* max_name, const char* sum_name);
+
+/// "" when `got` (a variant's answer, summarised) agrees with the reference's, else what differs,
+/// the values named `what` ("depth", "distance").
+std::string compare(const root_summary& got, const root_summary& reference, const char* what);
+
 /// A CPU variant's searches: search(r) for each root index r in order inside the `kernel` phase,
 /// each timed, the times recorded in the note `root_ms` (milliseconds, comma-separated, in the
 /// roots' order: Graph500 reports them one by one).

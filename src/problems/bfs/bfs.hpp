@@ -35,13 +35,7 @@ struct output {
 };
 
 /// What a correct search from one root gives, by the reference (a queue, verify.cpp).
-struct root_summary {
-  std::uint32_t source = 0;
-  std::uint64_t reached = 0;  ///< vertices reached, the root included
-  std::uint32_t max_depth = 0;
-  std::uint64_t depth_sum = 0;
-  std::uint64_t edges = 0;  ///< input edges of the part reached (Graph500's count for TEPS)
-};
+using root_summary = graph_problem::root_summary;
 
 struct traits {
   static constexpr const char* name = "bfs";

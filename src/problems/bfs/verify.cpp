@@ -19,22 +19,6 @@
 namespace ema::bfs {
 namespace {
 
-root_summary summarise(const csr_graph& g, std::uint32_t root, const std::vector<std::uint32_t>& depth) {
-  root_summary s;
-  s.source = root;
-  std::uint64_t degrees = 0;
-  for (std::uint64_t v = 0; v < g.n; ++v)
-    if (depth[v] != unreached) {
-      ++s.reached;
-      s.max_depth = std::max(s.max_depth, depth[v]);
-      s.depth_sum += depth[v];
-      degrees += g.degree(v);
-    }
-  // Undirected: each edge of the part reached appears in both endpoints' rows.
-  s.edges = g.directed ? degrees : degrees / 2;
-  return s;
-}
-
 bool has_edge(const csr_graph& g, std::uint32_t u, std::uint32_t v) {
   const auto first = g.neighbours.begin() + static_cast<std::ptrdiff_t>(g.offsets[u]);
   const auto last = g.neighbours.begin() + static_cast<std::ptrdiff_t>(g.offsets[u + 1]);
@@ -84,12 +68,7 @@ std::string check_root(const input& in, const root_summary& expected, const std:
       return fmt::format("vertex {} (depth {}) has parent {}, which is not one level up", v, depth[v], p);
     if (!has_edge(g, p, static_cast<std::uint32_t>(v))) return fmt::format("vertex {} has parent {}, but no edge {} -> {}", v, p, p, v);
   }
-  std::vector<std::uint32_t> copy(depth, depth + g.n);
-  const auto got = summarise(g, root, copy);
-  if (got.reached != expected.reached || got.max_depth != expected.max_depth || got.depth_sum != expected.depth_sum)
-    return fmt::format("reached {} vertices, largest depth {}, depth sum {}; the reference: {}, {}, {}", got.reached, got.max_depth,
-                       got.depth_sum, expected.reached, expected.max_depth, expected.depth_sum);
-  return "";
+  return graph_problem::compare(graph_problem::summarise(g, root, depth), expected, "depth");
 }
 
 }  // namespace
@@ -114,21 +93,14 @@ std::vector<root_summary> traits::reference(const input& in) {
   std::vector<root_summary> out(in.roots.size());
   const auto roots = static_cast<std::int64_t>(in.roots.size());
 #pragma omp parallel for schedule(dynamic, 1)
-  for (std::int64_t r = 0; r < roots; ++r) out[r] = summarise(in.g, in.roots[r], reference_depths(in.g, in.roots[r]));
+  for (std::int64_t r = 0; r < roots; ++r) out[r] = graph_problem::summarise(in.g, in.roots[r], reference_depths(in.g, in.roots[r]).data());
   return out;
 }
 
 outcome traits::check(const input& in, const std::vector<root_summary>& expected, const output& got) {
   outcome o;
   const std::uint64_t n = in.g.n, k = expected.size();
-  std::string roots_json;
-  std::uint64_t edges = 0;
-  for (const auto& s : expected) {
-    roots_json += fmt::format(R"({}{{"source":{},"reached":{},"max_depth":{},"depth_sum":{}}})", roots_json.empty() ? "" : ",", s.source, s.reached,
-                              s.max_depth, s.depth_sum);
-    edges += s.edges;
-  }
-  o.result_json = fmt::format(R"({{"roots":[{}],"edges":{}}})", roots_json, edges);
+  o.result_json = graph_problem::result_json(expected, "max_depth", "depth_sum");
   if (got.depth.size() != k * n) {
     o.reason = fmt::format("the output holds {} depths, not {} ({} roots of {} vertices)", got.depth.size(), k * n, k, n);
     return o;

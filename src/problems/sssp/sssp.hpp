@@ -33,13 +33,7 @@ struct output {
 };
 
 /// What a correct search from one root gives, by the reference (Dijkstra, verify.cpp).
-struct root_summary {
-  std::uint32_t source = 0;
-  std::uint64_t reached = 0;
-  std::uint32_t max_dist = 0;
-  std::uint64_t dist_sum = 0;
-  std::uint64_t edges = 0;  ///< input edges of the part reached (the rate's count, as bfs)
-};
+using root_summary = graph_problem::root_summary;
 
 struct traits {
   static constexpr const char* name = "sssp";

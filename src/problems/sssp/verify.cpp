@@ -21,21 +21,6 @@
 namespace ema::sssp {
 namespace {
 
-root_summary summarise(const csr_graph& g, std::uint32_t root, const std::uint32_t* dist) {
-  root_summary s;
-  s.source = root;
-  std::uint64_t degrees = 0;
-  for (std::uint64_t v = 0; v < g.n; ++v)
-    if (dist[v] != unreached) {
-      ++s.reached;
-      s.max_dist = std::max(s.max_dist, dist[v]);
-      s.dist_sum += dist[v];
-      degrees += g.degree(v);
-    }
-  s.edges = g.directed ? degrees : degrees / 2;
-  return s;
-}
-
 std::string check_root(const csr_graph& g, const root_summary& expected, const std::uint32_t* dist) {
   const std::uint32_t root = expected.source;
   if (dist[root] != 0) return fmt::format("the root's distance is {}, not 0", dist[root]);
@@ -67,11 +52,7 @@ std::string check_root(const csr_graph& g, const root_summary& expected, const s
   if (!bad.empty()) return bad;
   for (std::uint64_t v = 0; v < g.n; ++v)
     if (dist[v] != unreached && !tight[v]) return fmt::format("vertex {} has distance {}, but no edge into it gives that distance", v, dist[v]);
-  const auto got = summarise(g, root, dist);
-  if (got.reached != expected.reached || got.max_dist != expected.max_dist || got.dist_sum != expected.dist_sum)
-    return fmt::format("reached {} vertices, largest distance {}, distance sum {}; Dijkstra: {}, {}, {}", got.reached, got.max_dist,
-                       got.dist_sum, expected.reached, expected.max_dist, expected.dist_sum);
-  return "";
+  return graph_problem::compare(graph_problem::summarise(g, root, dist), expected, "distance");
 }
 
 }  // namespace
@@ -102,7 +83,7 @@ std::vector<root_summary> traits::reference(const input& in) {
   for (std::int64_t r = 0; r < roots; ++r) {
     std::vector<std::uint32_t> dist(in.g.n, unreached);
     dijkstra(in.g, in.roots[r], dist.data());
-    out[r] = summarise(in.g, in.roots[r], dist.data());
+    out[r] = graph_problem::summarise(in.g, in.roots[r], dist.data());
   }
   return out;
 }
@@ -110,14 +91,7 @@ std::vector<root_summary> traits::reference(const input& in) {
 outcome traits::check(const input& in, const std::vector<root_summary>& expected, const output& got) {
   outcome o;
   const std::uint64_t n = in.g.n, k = expected.size();
-  std::string roots_json;
-  std::uint64_t edges = 0;
-  for (const auto& s : expected) {
-    roots_json += fmt::format(R"({}{{"source":{},"reached":{},"max_dist":{},"dist_sum":{}}})", roots_json.empty() ? "" : ",", s.source, s.reached,
-                              s.max_dist, s.dist_sum);
-    edges += s.edges;
-  }
-  o.result_json = fmt::format(R"({{"roots":[{}],"edges":{}}})", roots_json, edges);
+  o.result_json = graph_problem::result_json(expected, "max_dist", "dist_sum");
   if (got.dist.size() != k * n) {
     o.reason = fmt::format("the output holds {} distances, not {} ({} roots of {} vertices)", got.dist.size(), k * n, k, n);
     return o;
