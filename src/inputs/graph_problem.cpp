@@ -17,7 +17,12 @@ namespace {
 constexpr std::uint64_t root_stream = 0x726f6f7473;  // "roots"
 constexpr double cache_from_edges = 1 << 22;          ///< generated graphs this large are kept in the input cache
 
-graph_file read_file(const settings& s) { return read_graph_file(s.input, graph_format_for(s.input, s.format)); }
+graph_file read_file(const settings& s) {
+  auto f = read_graph_file(s.input, graph_format_for(s.input, s.format));
+  // n = 0 would read as "no file" to size_from_input (its 0 means the parameters name none).
+  if (f.n == 0) throw usage_error(fmt::format("{}: the file holds no graph (no edges and no declared vertices)", s.input));
+  return f;
+}
 
 std::vector<std::uint32_t> draw_roots(const csr_graph& g, const settings& s, std::uint64_t seed) {
   if (s.source >= 0) return {static_cast<std::uint32_t>(s.source)};

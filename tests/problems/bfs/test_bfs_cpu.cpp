@@ -212,6 +212,10 @@ TEST(Bfs, BadParametersAndFilesAreNamed) {
   const auto good = dir.file("good.el");
   std::ofstream(good) << "0 1\n1 2\n";
   refused({"input=" + good}, 4, "the graph has 3 vertices, but the point asks n = 4");
+  const auto empty = dir.file("empty.el");
+  std::ofstream(empty) << "# no edges\n";
+  refused({"input=" + empty}, 1, "holds no graph");
+  EXPECT_THROW(problem.size_from_input(bfs_params({"input=" + empty})), usage_error) << "0 would read as no file";
   const auto odd = dir.file("g.xyz");
   std::ofstream(odd) << "0 1\n";
   refused({"input=" + odd}, 2, "g.xyz");
