@@ -204,6 +204,7 @@ TEST(Bfs, BadParametersAndFilesAreNamed) {
     }
   };
   refused({"graph=kron"}, 1000, "power of two");
+  refused({"graph=kron"}, std::uint64_t{1} << 31, "would need about");  // 2^35 edges: far past any machine's memory
   refused({"graph=urand", "source=10"}, 10, "source=10 is past");
   refused({"graph=urand"}, 0, "at least 1");
   const auto bad = dir.file("bad.el");
