@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -30,6 +31,9 @@ struct point_request {
   /// (problem_desc::cached_inputs; inputs/graph_cache.hpp): its folder ("" for none) and cap in bytes.
   std::string cache_dir;
   double cache_cap = 0;
+  /// Where the generator records how it made the input (bfs: `graph`, built or read from the
+  /// cache); stored with the point's notes. nullptr: nobody asks.
+  std::map<std::string, std::string>* notes = nullptr;
 };
 
 /// The work a problem instance demands: the bytes that must move through memory at least once

@@ -28,6 +28,17 @@ bool read_array(std::istream& in, std::vector<T>& v, std::uint64_t count) {
 
 }  // namespace
 
+const char* to_string(graph_source s) {
+  switch (s) {
+    case graph_source::built: return "built";
+    case graph_source::cached: return "read from the input cache";
+    case graph_source::built_and_stored: return "built and stored in the input cache";
+    case graph_source::larger_than_cap: return "built; larger than the input cache's cap, so not stored";
+    case graph_source::not_stored: return "built; writing it to the input cache failed, so not stored";
+  }
+  return "?";
+}
+
 void write_graph(const std::string& path, const csr_graph& g, std::uint64_t key) {
   header h{};
   std::memcpy(h.magic, magic, sizeof magic);
@@ -92,7 +103,7 @@ csr_graph cached_graph(const point_request& r, const std::string& problem, std::
   g = build();
   const double bytes = static_cast<double>(sizeof(header) + g.offsets.size() * 8 + g.neighbours.size() * 4 + g.weights.size() * 4);
   if (r.cache_cap > 0 && bytes > r.cache_cap) {  // it alone would not fit
-    said(graph_source::built);
+    said(graph_source::larger_than_cap);
     return g;
   }
   const fs::path partial = path.string() + ".partial";
@@ -101,8 +112,8 @@ csr_graph cached_graph(const point_request& r, const std::string& problem, std::
     fs::rename(partial, path, ec);
     if (ec) throw std::runtime_error(ec.message());
   } catch (const std::exception&) {
-    fs::remove(partial, ec);  // a full disk costs the cache, not the point
-    said(graph_source::built);
+    fs::remove(partial, ec);  // a full disk costs the cache, not the point (the note says so)
+    said(graph_source::not_stored);
     return g;
   }
   if (r.cache_cap > 0) cache.trim(r.cache_cap, path);

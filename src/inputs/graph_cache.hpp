@@ -16,8 +16,15 @@
 
 namespace ema {
 
-/// How a point's graph was obtained.
-enum class graph_source { built, cached, built_and_stored };
+/// How a point's graph was obtained (graph_problem records it as the point's note `graph`).
+enum class graph_source {
+  built,             ///< no cache asked for
+  cached,            ///< read from the cache
+  built_and_stored,  ///< built, then stored in the cache
+  larger_than_cap,   ///< built; alone it would not fit the cache's cap, so not stored
+  not_stored,        ///< built; writing it to the cache failed (a full disk, say), so not stored
+};
+const char* to_string(graph_source s);
 
 /// The graph of `request` from the cache when it holds it, else `build()` — stored in the cache
 /// when the request names one (request.cache_dir) and the cap (request.cache_cap) is not exceeded

@@ -115,7 +115,9 @@ graph_input make_input(const point_request& r, const char* problem, bool weighte
     if (generated >= cache_from_edges) {
       const auto key = hash_text(fmt::format("graph v1|{}|{}|{}|{}|{}|{}", r.params->text("graph"), in.s.degree, in.s.directed,
                                              weighted ? "weighted" : "unweighted", r.n, r.seed));
-      in.g = cached_graph(r, problem, key, build);
+      graph_source how = graph_source::built;
+      in.g = cached_graph(r, problem, key, build, &how);
+      if (r.notes) (*r.notes)["graph"] = to_string(how);
     } else {
       in.g = build();
     }

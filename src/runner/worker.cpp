@@ -106,7 +106,10 @@ nlohmann::json run_point(const nlohmann::json& spec) {
       request.cache_dir = spec["cache"].value("dir", std::string());
       request.cache_cap = spec["cache"].value("cap", 0.0);
     }
+    std::map<std::string, std::string> input_notes;
+    request.notes = &input_notes;
     auto work = problem.prepare(request);
+    for (const auto& [k, v] : input_notes) answer["notes"][k] = v;
     run_context ctx(n, params, gpus);
     std::map<std::string, std::vector<double>> samples;
     outcome last;

@@ -120,6 +120,14 @@ TEST(Reliability, RunCacheNeverDeletesTheUsersFilesEither) {
   std::size_t graphs = 0;
   for (const auto& e : fs::directory_iterator(dir.file("mine/bfs"))) graphs += e.path().extension() == ".in";
   EXPECT_EQ(graphs, 1u);
+  EXPECT_EQ(query_int(dir.file("c.db"), "SELECT count(*) FROM points WHERE json_extract(notes_json, '$.graph') = "
+                                        "'built and stored in the input cache'"),
+            1);
+  // The next run reads it back, and says so.
+  r = ema({"run", "bfs", "--variants", "seq", "--sizes", "2^18", "--reps", "1", "--no-energy", "--cache", dir.file("mine"), "--db",
+           dir.file("d.db"), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(query_int(dir.file("d.db"), "SELECT count(*) FROM points WHERE json_extract(notes_json, '$.graph') = 'read from the input cache'"), 1);
 }
 
 TEST(Reliability, NoOutputMayOverwriteTheDatabase) {

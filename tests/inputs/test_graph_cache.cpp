@@ -75,11 +75,17 @@ TEST(GraphCache, BuildsOnceThenReadsAndRebuildsWhatIsDamaged) {
   cached_graph(r, "bfs", 99, build, &how);
   EXPECT_EQ(how, graph_source::built_and_stored);
   EXPECT_EQ(builds, 3);
+  // A cache that cannot be written: built, and said so.
+  fs::remove_all(dir.file("cache") + "/bfs");
+  std::ofstream(dir.file("cache") + "/bfs") << "a file where the problem's folder goes";
+  cached_graph(r, "bfs", 99, build, &how);
+  EXPECT_EQ(how, graph_source::not_stored);
+  fs::remove(dir.file("cache") + "/bfs");
   // No cache: built every time.
   point_request none{1000, &params, 5, host_memory_kind::pageable};
   cached_graph(none, "bfs", 99, build, &how);
   EXPECT_EQ(how, graph_source::built);
-  EXPECT_EQ(builds, 4);
+  EXPECT_EQ(builds, 5);
 }
 
 TEST(GraphCache, TheCapKeepsTheMostRecentlyUsedAndNeverAGraphLargerThanIt) {
@@ -97,7 +103,7 @@ TEST(GraphCache, TheCapKeepsTheMostRecentlyUsedAndNeverAGraphLargerThanIt) {
   graph_source how{};
   point_request tiny{1000, &params, 5, host_memory_kind::pageable, dir.file("cache"), bytes / 2};
   cached_graph(tiny, "bfs", 1, build, &how);
-  EXPECT_EQ(how, graph_source::built) << "larger than the cap: not stored";
+  EXPECT_EQ(how, graph_source::larger_than_cap);
   EXPECT_FALSE(fs::exists(dir.file("cache") + "/bfs") && !fs::is_empty(dir.file("cache") + "/bfs"));
   point_request one{1000, &params, 5, host_memory_kind::pageable, dir.file("cache"), bytes * 1.5};
   cached_graph(one, "bfs", 1, build, &how);
