@@ -19,6 +19,11 @@ struct header {
   std::uint64_t key, n, flags, entries, weights;
 };
 
+/// The size of a graph file: the header and the three arrays.
+std::uint64_t file_bytes(std::uint64_t n, std::uint64_t entries, std::uint64_t weights) {
+  return sizeof(header) + (n + 1) * 8 + entries * 4 + weights * 4;
+}
+
 template <class T>
 bool read_array(std::istream& in, std::vector<T>& v, std::uint64_t count) {
   v.resize(count);
@@ -66,8 +71,7 @@ bool read_graph(const std::string& path, std::uint64_t key, csr_graph& g) {
       (h.weights != 0 && h.weights != h.entries))
     return false;
   // The file must be exactly the header and the three arrays (a short or padded one is not trusted).
-  const std::uint64_t expected = sizeof(header) + (h.n + 1) * 8 + h.entries * 4 + h.weights * 4;
-  if (size != expected) return false;
+  if (size != file_bytes(h.n, h.entries, h.weights)) return false;
   csr_graph out;
   out.n = h.n;
   out.directed = h.flags == 1;
@@ -101,7 +105,7 @@ csr_graph cached_graph(const point_request& r, const std::string& problem, std::
     return g;
   }
   g = build();
-  const double bytes = static_cast<double>(sizeof(header) + g.offsets.size() * 8 + g.neighbours.size() * 4 + g.weights.size() * 4);
+  const auto bytes = static_cast<double>(file_bytes(g.n, g.neighbours.size(), g.weights.size()));
   if (r.cache_cap > 0 && bytes > r.cache_cap) {  // it alone would not fit
     said(graph_source::larger_than_cap);
     return g;

@@ -1,9 +1,11 @@
 #include "inputs/graph_problem.hpp"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
 #include <fmt/format.h>
 #include <limits>
+#include <map>
 #include <unordered_set>
 
 #include "core/errors.hpp"
@@ -18,12 +20,33 @@ namespace {
 
 constexpr std::uint64_t root_stream = 0x726f6f7473;  // "roots"
 constexpr double cache_from_edges = 1 << 22;          ///< generated graphs this large are kept in the input cache
+constexpr std::uintmax_t cache_from_file_bytes = 1 << 24;  ///< graph files this large too (parsing them takes seconds)
 
 graph_file read_file(const settings& s) {
   auto f = read_graph_file(s.input, graph_format_for(s.input, s.format));
   // n = 0 would read as "no file" to size_from_input (its 0 means the parameters name none).
   if (f.n == 0) throw usage_error(fmt::format("{}: the file holds no graph (no edges and no declared vertices)", s.input));
   return f;
+}
+
+/// The identity of a graph file as it is now: its path, size and modification time.
+std::string file_identity(const std::string& path, std::uintmax_t& bytes) {
+  std::error_code ec;
+  bytes = std::filesystem::file_size(path, ec);
+  const auto when = std::filesystem::last_write_time(path, ec).time_since_epoch().count();
+  return fmt::format("{}|{}|{}", path, bytes, when);
+}
+
+/// A file's vertex count, parsed once per process for a given identity: the plan's validate and
+/// size_from_input both ask for it.
+std::uint64_t file_vertices(const settings& s) {
+  static std::map<std::string, std::uint64_t> known;
+  std::uintmax_t bytes = 0;
+  const auto id = file_identity(s.input, bytes) + "|" + s.format;
+  if (auto it = known.find(id); it != known.end()) return it->second;
+  const auto n = read_file(s).n;
+  known[id] = n;
+  return n;
 }
 
 std::vector<std::uint32_t> draw_roots(const csr_graph& g, const settings& s, std::uint64_t seed) {
@@ -65,7 +88,7 @@ void validate(const param_set& p, std::span<const std::uint64_t> sizes, const ch
   std::uint64_t from_file = 0;
   if (!s.input.empty()) {
     graph_format_for(s.input, s.format);  // a format it cannot tell is an error before anything runs
-    from_file = read_file(s).n;
+    from_file = file_vertices(s);
   }
   for (auto n : sizes) {
     if (n == 0) throw usage_error(fmt::format("{}: n must be at least 1 (the number of vertices)", problem));
@@ -94,7 +117,7 @@ std::uint64_t size_from_input(const param_set& p) {
   settings s;
   s.input = path;
   s.format = p.text("format") == "auto" ? "" : p.text("format");
-  return read_file(s).n;
+  return file_vertices(s);
 }
 
 graph_input make_input(const point_request& r, const char* problem, bool weighted) {
@@ -102,10 +125,24 @@ graph_input make_input(const point_request& r, const char* problem, bool weighte
   in.s = settings::of(*r.params, problem);
   if (r.n == 0) throw usage_error(fmt::format("{}: n must be at least 1 (the number of vertices)", problem));
   if (!in.s.input.empty()) {
-    auto f = read_file(in.s);
-    if (f.n != r.n)
-      throw usage_error(fmt::format("{}: the graph has {} vertices, but the point asks n = {} (run with --sizes {})", in.s.input, f.n, r.n, f.n));
-    in.g = build_csr(f.n, std::move(f.edges), in.s.directed, weighted);
+    auto build = [&] {
+      auto f = read_file(in.s);
+      if (f.n != r.n)
+        throw usage_error(fmt::format("{}: the graph has {} vertices, but the point asks n = {} (run with --sizes {})", in.s.input, f.n, r.n, f.n));
+      return build_csr(f.n, std::move(f.edges), in.s.directed, weighted);
+    };
+    // A large file is parsed once and kept in the input cache like a generated graph, keyed by
+    // the file as it is now (path, size, time), so every variant of a sweep does not parse it again.
+    std::uintmax_t bytes = 0;
+    const auto id = file_identity(in.s.input, bytes);
+    if (bytes >= cache_from_file_bytes) {
+      const auto key = hash_text(fmt::format("graph file v1|{}|{}|{}|{}", id, in.s.format, in.s.directed, weighted ? "weighted" : "unweighted"));
+      graph_source how = graph_source::built;
+      in.g = cached_graph(r, problem, key, build, &how);
+      if (r.notes) (*r.notes)["graph"] = to_string(how);
+    } else {
+      in.g = build();
+    }
     in.origin = in.s.input;
   } else {
     auto build = [&] { return build_csr(r.n, generate_edges(in.s.kind, r.n, in.s.degree, r.seed, weighted), in.s.directed, weighted); };
