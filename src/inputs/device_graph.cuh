@@ -1,0 +1,83 @@
+// A graph problem's graph on the GPU (bfs, sssp; inputs/graph_problem.hpp), through the GPU
+// session every CUDA variant measures with (measure/cuda/session.cuh): the CSR copied in its own
+// `h2d` phase (the issue's "the CSR's copy to the device is its own phase"), and per-root event
+// timing for the note `root_ms`, as the CPU variants record it (graph_problem::each_root).
+#pragma once
+
+#include <cuda_runtime.h>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "inputs/graph.hpp"
+#include "measure/cuda/check.cuh"
+#include "measure/cuda/session.cuh"
+
+namespace ema {
+
+struct device_graph {
+  std::uint64_t n = 0, m = 0;  ///< vertices and CSR entries
+  std::uint64_t* offsets = nullptr;
+  std::uint32_t* neighbours = nullptr;
+  std::uint32_t* weights = nullptr;  ///< nullptr for an unweighted graph
+  std::uint32_t* origin = nullptr;   ///< each entry's row (the edge list of the source's SSSP), when asked
+};
+
+/// Allocates the graph on the device and copies it in (the `h2d` phase); `origin` the host's
+/// edge-list origins, or nullptr.
+inline device_graph upload_graph(cuda::session& gpu, const csr_graph& g, const std::vector<std::uint32_t>* origin = nullptr) {
+  device_graph d;
+  d.n = g.n;
+  d.m = g.neighbours.size();
+  d.offsets = gpu.alloc<std::uint64_t>(g.offsets.size());
+  d.neighbours = gpu.alloc<std::uint32_t>(d.m);
+  if (!g.weights.empty()) d.weights = gpu.alloc<std::uint32_t>(d.m);
+  if (origin) d.origin = gpu.alloc<std::uint32_t>(d.m);
+  auto h2d = gpu.phase("h2d");
+  gpu.upload(d.offsets, g.offsets.data(), g.offsets.size());
+  gpu.upload(d.neighbours, g.neighbours.data(), d.m);
+  if (d.weights) gpu.upload(d.weights, g.weights.data(), d.m);
+  if (origin) gpu.upload(d.origin, origin->data(), d.m);
+  return d;
+}
+
+/// Event pairs around each root's search on the session's stream; note() records `root_ms` once
+/// the stream has passed them.
+class root_timer {
+ public:
+  explicit root_timer(cuda::session& gpu) : gpu_(gpu) {}
+  ~root_timer() {
+    for (auto& [a, b] : events_) {
+      cudaEventDestroy(a);
+      cudaEventDestroy(b);
+    }
+  }
+  root_timer(const root_timer&) = delete;
+  root_timer& operator=(const root_timer&) = delete;
+  void start() {
+    cudaEvent_t a, b;
+    EMA_CUDA_CHECK(cudaEventCreate(&a));
+    EMA_CUDA_CHECK(cudaEventCreate(&b));
+    events_.push_back({a, b});
+    EMA_CUDA_CHECK(cudaEventRecord(a, gpu_.stream()));
+  }
+  void stop() { EMA_CUDA_CHECK(cudaEventRecord(events_.back().second, gpu_.stream())); }
+  void note(run_context& ctx) {
+    std::string times;
+    for (auto& [a, b] : events_) {
+      EMA_CUDA_CHECK(cudaEventSynchronize(b));
+      float ms = 0;
+      EMA_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+      char text[32];
+      std::snprintf(text, sizeof text, "%s%.4g", times.empty() ? "" : ",", static_cast<double>(ms));
+      times += text;
+    }
+    ctx.note("root_ms", times);
+  }
+
+ private:
+  cuda::session& gpu_;
+  std::vector<std::pair<cudaEvent_t, cudaEvent_t>> events_;
+};
+
+}  // namespace ema

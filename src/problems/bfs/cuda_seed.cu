@@ -1,0 +1,102 @@
+// bfs / cuda-seed — Algorithm 7 of 004_96c7929830a11cf7.txt (BFS in CUDA), as written: the
+// frontier as a queue (`d_fila_atual`), a thread per queued vertex u scanning u's adjacency; a
+// neighbour v still at INT_MAX whose distance the thread lowers to nivel + 1 goes to the next queue
+// at a position taken from the counter `nextQueueSize`; then the host synchronises, reads the
+// counter back, clears it, swaps the queues and goes on while the queue is not empty.
+// How the listing was read:
+// - line 7, `d_distance[v] == INT_MAX and d_distancia = mínimo entre (d_distance[v], nivel + 1) ==
+//   INT_MAX`: an atomicMin on v's distance whose old value was INT_MAX, so exactly one thread
+//   queues v (the first test only skips the atomic for vertices already reached);
+// - line 8, `position = pextQueueSize++`: an atomicAdd on the counter;
+// - lines 13-19: the host waits (cudaDeviceSynchronize; here the session's stream), reads the
+//   counter, which is the next level's queue size, and clears it.
+// Depths only (no parents). Per root: the distances set to unreached and the root's to 0 on the
+// device, then the host loop. Notes: `levels` (kernel launches) and `round_trips` (counter reads),
+// summed over the roots.
+#include "core/errors.hpp"
+#include "core/registry.hpp"
+#include "inputs/device_graph.cuh"
+#include "problems/bfs/bfs.hpp"
+
+namespace ema::bfs {
+namespace {
+
+constexpr unsigned block = 256;
+
+__global__ void expand(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj, std::uint32_t* distance,
+                       const std::uint32_t* __restrict__ queue, std::uint32_t queue_size, std::uint32_t* next_queue,
+                       std::uint32_t* next_queue_size, std::uint32_t nivel) {
+  const std::uint64_t thid = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (thid >= queue_size) return;
+  const std::uint32_t u = queue[thid];
+  for (std::uint64_t i = offsets[u]; i < offsets[u + 1]; ++i) {
+    const std::uint32_t v = adj[i];
+    if (distance[v] == unreached && atomicMin(&distance[v], nivel + 1) == unreached) {
+      const std::uint32_t position = atomicAdd(next_queue_size, 1u);
+      next_queue[position] = v;
+    }
+  }
+}
+
+__global__ void start(std::uint32_t* distance, std::uint32_t* queue, std::uint32_t root) {
+  distance[root] = 0;
+  queue[0] = root;
+}
+
+output run(const input& in, run_context& ctx) {
+  const std::uint64_t n = in.n(), k = in.roots.size();
+  if (n > 0xfffffffeull) throw usage_error("bfs cuda-seed: at most 2^32 - 2 vertices");
+  output o;
+  o.depth.resize(k * n);
+  cuda::session gpu(ctx);
+  const auto g = upload_graph(gpu, in.g);
+  std::uint32_t* distance = gpu.alloc<std::uint32_t>(k * n);
+  std::uint32_t* queues[2] = {gpu.alloc<std::uint32_t>(n), gpu.alloc<std::uint32_t>(n)};
+  std::uint32_t* next_size = gpu.alloc<std::uint32_t>(1);
+  std::int64_t levels = 0, round_trips = 0;
+  root_timer timer(gpu);
+  {
+    auto kernel = gpu.phase("kernel");
+    for (std::uint64_t r = 0; r < k; ++r) {
+      timer.start();
+      std::uint32_t* d = distance + r * n;
+      gpu.fill_bytes(d, 0xff, n);
+      start<<<1, 1, 0, gpu.stream()>>>(d, queues[0], in.roots[r]);
+      EMA_CUDA_CHECK_LAUNCH();
+      gpu.fill_bytes(next_size, 0, 1);
+      std::uint32_t queue_size = 1;
+      for (std::uint32_t nivel = 0; queue_size != 0; ++nivel) {
+        expand<<<(queue_size + block - 1) / block, block, 0, gpu.stream()>>>(g.offsets, g.neighbours, d, queues[0], queue_size, queues[1],
+                                                                           next_size, nivel);
+        EMA_CUDA_CHECK_LAUNCH();
+        EMA_CUDA_CHECK(cudaMemcpyAsync(&queue_size, next_size, sizeof queue_size, cudaMemcpyDeviceToHost, gpu.stream()));
+        gpu.wait();
+        gpu.fill_bytes(next_size, 0, 1);
+        std::swap(queues[0], queues[1]);
+        ++levels;
+        ++round_trips;
+      }
+      timer.stop();
+    }
+  }
+  {
+    auto d2h = gpu.phase("d2h");
+    gpu.download(o.depth.data(), distance, k * n);
+  }
+  gpu.finish();
+  timer.note(ctx);
+  ctx.note("levels", levels);
+  ctx.note("round_trips", round_trips);
+  return o;
+}
+
+}  // namespace
+}  // namespace ema::bfs
+
+EMA_VARIANT(bfs_cuda_seed, ema::bfs::kit::variant<&ema::bfs::run>({
+    .name = "cuda-seed",
+    .backend = ema::backend::cuda,
+    .role = ema::variant_role::source,
+    .description = "Algorithm 7 as written: a queue, atomicMin claims, an atomic counter for the next queue, a host loop per level",
+    .provenance = "Algorithm 7 of 004_96c7929830a11cf7.txt",
+}));
