@@ -1,0 +1,60 @@
+// bfs and sssp on the GPU (run on the GPU machine; exits 77 elsewhere): every CUDA variant of both
+// graph problems verified on larger generated graphs of each kind, directed and not, and giving the
+// same result as seq; the host loops record their levels or rounds and round trips, and every
+// variant each root's time.
+#include <gtest/gtest.h>
+#include <string>
+#include <vector>
+
+#include "core/registry.hpp"
+#include "measure/gpu.hpp"
+
+namespace ema {
+namespace {
+
+struct ran {
+  outcome result;
+  std::map<std::string, std::string> notes;
+};
+
+ran run_one(const char* problem, const variant_desc& v, std::uint64_t n, const std::vector<std::string>& a) {
+  const auto& p = find_problem(problem);
+  const auto params = param_set::resolve(problem, p.params, a);
+  auto w = p.prepare({n, &params, 5, host_memory_kind::pinned});
+  run_context ctx(n, params, devices_used(v.backend, gpu::device_count()));
+  ctx.begin_repetition();
+  auto result = v.run(*w, ctx);
+  return {result, ctx.notes()};
+}
+
+TEST(GraphsGpu, EveryCudaVariantMatchesSeqOnEveryKindOfGraph) {
+  const std::vector<std::vector<std::string>> graphs = {
+      {"graph=kron"}, {"graph=kron", "directed=true"}, {"graph=urand", "degree=8"}, {"graph=grid"}, {"graph=grid", "directed=true", "roots=3"}};
+  for (const char* problem : {"bfs", "sssp"})
+    for (const auto& a : graphs) {
+      const std::uint64_t n = 1 << 16;
+      const auto seq = run_one(problem, find_variant(problem, "seq"), n, a);
+      ASSERT_TRUE(seq.result.verified) << problem << " seq: " << seq.result.reason;
+      for (const auto* v : variants_of(problem)) {
+        if (!uses_gpu(v->backend)) continue;
+        const auto r = run_one(problem, *v, n, a);
+        EXPECT_TRUE(r.result.verified) << problem << " " << v->name << " " << a[0] << ": " << r.result.reason;
+        EXPECT_EQ(r.result.result_json, seq.result.result_json) << problem << " " << v->name;
+        EXPECT_TRUE(r.notes.count("root_ms")) << problem << " " << v->name;
+      }
+    }
+}
+
+TEST(GraphsGpu, HostLoopsRecordTheirRoundTrips) {
+  // A 64 x 64 grid from its corner (vertex 0): depth 126, so 127 levels, the last finding nothing.
+  const auto bfs = run_one("bfs", find_variant("bfs", "cuda-seed"), 1 << 12, {"graph=grid", "source=0"});
+  ASSERT_TRUE(bfs.result.verified) << bfs.result.reason;
+  EXPECT_EQ(bfs.notes.at("levels"), bfs.notes.at("round_trips"));
+  EXPECT_EQ(bfs.notes.at("levels"), "127");
+  const auto sssp = run_one("sssp", find_variant("sssp", "cuda-seed"), 1 << 12, {"graph=grid", "source=0"});
+  ASSERT_TRUE(sssp.result.verified) << sssp.result.reason;
+  EXPECT_GE(std::stoi(sssp.notes.at("rounds")), 2);
+}
+
+}  // namespace
+}  // namespace ema
