@@ -1,0 +1,218 @@
+// bfs / cuda — ours: direction-optimising BFS on the GPU (Beamer, Asanović, Patterson, SC 2012, the
+// switch as in the GAP suite; on GPUs after Enterprise (Liu and Huang, SC 2015) and Gunrock's
+// direction-optimising BFS), depths and parents:
+// - top-down levels: the frontier as a queue; a warp per frontier vertex, its lanes striding the
+//   adjacency (a high-degree vertex of a kron graph is spread over 32 lanes instead of serialising
+//   one thread), each unvisited neighbour claimed by a compare-and-swap on its parent, the winners
+//   appended to the next queue with one atomic per warp (a ballot), and the degrees of the new
+//   frontier summed for the switch;
+// - bottom-up levels: the frontier as a bitmap; a thread per unvisited vertex looks for a parent
+//   among its neighbours and stops at the first (only its own thread writes it), setting its bit
+//   in the next bitmap;
+// - the switch (GAP's): bottom-up when the edges out of the frontier exceed 1/15 of the edges not
+//   yet checked; back to top-down when the frontier stops growing and holds under n/18 vertices;
+//   a directed graph top-down only (bottom-up needs in-edges; ema keeps no transpose).
+// The host decides each level from one read-back (the queue's size and its degree sum, or the
+// bitmap's count). Notes: `levels`, `bottom_up_levels`, `round_trips`, summed over the roots.
+#include <algorithm>
+
+#include "core/errors.hpp"
+#include "core/registry.hpp"
+#include "inputs/device_graph.cuh"
+#include "problems/bfs/bfs.hpp"
+
+namespace ema::bfs {
+namespace {
+
+constexpr unsigned block = 256;
+constexpr std::uint64_t alpha = 15, beta = 18;
+
+/// What the host reads back after a top-down level.
+struct level_counts {
+  unsigned long long size;   ///< vertices in the next queue (or woken bottom-up)
+  unsigned long long scout;  ///< their degrees' sum
+};
+
+__device__ __forceinline__ unsigned long long warp_sum(unsigned long long x) {
+  for (int offset = 16; offset > 0; offset /= 2) x += __shfl_down_sync(0xffffffffu, x, offset);
+  return x;
+}
+
+__global__ void __launch_bounds__(block) top_down(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
+                                                  std::uint32_t* depth, std::uint32_t* parent, const std::uint32_t* __restrict__ queue,
+                                                  std::uint64_t queue_size, std::uint32_t* next_queue, level_counts* counts,
+                                                  std::uint32_t level) {
+  const unsigned lane = threadIdx.x % 32;
+  const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * (blockDim.x / 32);
+  for (std::uint64_t w = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; w < queue_size; w += warps) {
+    const std::uint32_t u = queue[w];
+    const std::uint64_t begin = offsets[u], end = offsets[u + 1];
+    for (std::uint64_t base = begin; base < end; base += 32) {  // every lane takes the same turns
+      const std::uint64_t i = base + lane;
+      bool claimed = false;
+      std::uint32_t v = 0;
+      if (i < end) {
+        v = adj[i];
+        if (parent[v] == unreached && atomicCAS(&parent[v], unreached, u) == unreached) {
+          depth[v] = level + 1;
+          claimed = true;
+        }
+      }
+      const unsigned won = __ballot_sync(0xffffffffu, claimed);
+      if (!won) continue;
+      const int leader = __ffs(won) - 1;
+      unsigned long long at = 0;
+      // The new vertices' degrees summed over the warp (lane 0 holds the sum), for the switch.
+      const unsigned long long degrees = __shfl_sync(0xffffffffu, warp_sum(claimed ? offsets[v + 1] - offsets[v] : 0), 0);
+      if (static_cast<int>(lane) == leader) {
+        at = atomicAdd(&counts->size, static_cast<unsigned long long>(__popc(won)));
+        atomicAdd(&counts->scout, degrees);
+      }
+      at = __shfl_sync(0xffffffffu, at, leader);
+      if (claimed) next_queue[at + __popc(won & ((1u << lane) - 1))] = v;
+    }
+  }
+}
+
+__global__ void __launch_bounds__(block) bottom_up(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
+                                                   std::uint32_t* depth, std::uint32_t* parent, const unsigned long long* __restrict__ front,
+                                                   unsigned long long* next, std::uint64_t n, level_counts* counts, std::uint32_t level) {
+  const std::uint64_t v = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  bool woke = false;
+  if (v < n && parent[v] == unreached)
+    for (std::uint64_t i = offsets[v]; i < offsets[v + 1]; ++i)
+      if (const std::uint32_t u = adj[i]; (front[u >> 6] >> (u & 63)) & 1) {
+        parent[v] = u;
+        depth[v] = level + 1;
+        atomicOr(&next[v >> 6], 1ull << (v & 63));
+        woke = true;
+        break;
+      }
+  const unsigned won = __ballot_sync(0xffffffffu, woke);
+  if (threadIdx.x % 32 == 0 && won) atomicAdd(&counts->size, static_cast<unsigned long long>(__popc(won)));
+}
+
+__global__ void queue_to_bitmap(const std::uint32_t* __restrict__ queue, std::uint64_t size, unsigned long long* bits) {
+  const std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k < size) atomicOr(&bits[queue[k] >> 6], 1ull << (queue[k] & 63));
+}
+
+__global__ void bitmap_to_queue(const unsigned long long* __restrict__ bits, std::uint64_t n, std::uint32_t* queue, level_counts* counts) {
+  const std::uint64_t v = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool in = v < n && ((bits[v >> 6] >> (v & 63)) & 1);
+  const unsigned lane = threadIdx.x % 32;
+  const unsigned mask = __ballot_sync(0xffffffffu, in);
+  if (!mask) return;
+  const int leader = __ffs(mask) - 1;
+  unsigned long long at = 0;
+  if (static_cast<int>(lane) == leader) at = atomicAdd(&counts->size, static_cast<unsigned long long>(__popc(mask)));
+  at = __shfl_sync(0xffffffffu, at, leader);
+  if (in) queue[at + __popc(mask & ((1u << lane) - 1))] = static_cast<std::uint32_t>(v);
+}
+
+__global__ void start(std::uint32_t* depth, std::uint32_t* parent, std::uint32_t* queue, std::uint32_t root) {
+  depth[root] = 0;
+  parent[root] = root;
+  queue[0] = root;
+}
+
+unsigned blocks_for(std::uint64_t threads) { return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>((threads + block - 1) / block, 1u << 30))); }
+
+output run(const input& in, run_context& ctx) {
+  const csr_graph& host = in.g;
+  const std::uint64_t n = in.n(), k = in.roots.size(), words = (n + 63) / 64;
+  if (n > 0xfffffffeull) throw usage_error("bfs cuda: at most 2^32 - 2 vertices");
+  output o;
+  o.depth.resize(k * n);
+  o.parent.resize(k * n);
+  cuda::session gpu(ctx);
+  const auto g = upload_graph(gpu, host);
+  std::uint32_t* depth = gpu.alloc<std::uint32_t>(k * n);
+  std::uint32_t* parent = gpu.alloc<std::uint32_t>(k * n);
+  std::uint32_t* queues[2] = {gpu.alloc<std::uint32_t>(n), gpu.alloc<std::uint32_t>(n)};
+  unsigned long long* bitmaps[2] = {gpu.alloc<unsigned long long>(words), gpu.alloc<unsigned long long>(words)};
+  level_counts* counts = gpu.alloc<level_counts>(1);
+  std::int64_t levels = 0, bottom_up_levels = 0, round_trips = 0;
+  root_timer timer(gpu);
+  auto read_counts = [&] {
+    level_counts c{};
+    EMA_CUDA_CHECK(cudaMemcpyAsync(&c, counts, sizeof c, cudaMemcpyDeviceToHost, gpu.stream()));
+    gpu.wait();
+    ++round_trips;
+    return c;
+  };
+  {
+    auto kernel = gpu.phase("kernel");
+    for (std::uint64_t r = 0; r < k; ++r) {
+      timer.start();
+      std::uint32_t* d = depth + r * n;
+      std::uint32_t* p = parent + r * n;
+      gpu.fill_bytes(d, 0xff, n);
+      gpu.fill_bytes(p, 0xff, n);
+      start<<<1, 1, 0, gpu.stream()>>>(d, p, queues[0], in.roots[r]);
+      EMA_CUDA_CHECK_LAUNCH();
+      std::uint64_t size = 1, scout = host.degree(in.roots[r]), unchecked = g.m;
+      std::uint32_t level = 0;
+      while (size > 0) {
+        if (!host.directed && scout > unchecked / alpha) {
+          gpu.fill_bytes(bitmaps[0], 0, words);
+          queue_to_bitmap<<<blocks_for(size), block, 0, gpu.stream()>>>(queues[0], size, bitmaps[0]);
+          EMA_CUDA_CHECK_LAUNCH();
+          std::uint64_t awake = size, before = 0;
+          do {
+            before = awake;
+            gpu.fill_bytes(bitmaps[1], 0, words);
+            gpu.fill_bytes(counts, 0, 1);
+            bottom_up<<<blocks_for(n), block, 0, gpu.stream()>>>(g.offsets, g.neighbours, d, p, bitmaps[0], bitmaps[1], n, counts, level);
+            EMA_CUDA_CHECK_LAUNCH();
+            awake = read_counts().size;
+            std::swap(bitmaps[0], bitmaps[1]);
+            ++level;
+            ++levels;
+            ++bottom_up_levels;
+          } while (awake > 0 && (awake >= before || awake > n / beta));
+          gpu.fill_bytes(counts, 0, 1);
+          bitmap_to_queue<<<blocks_for(n), block, 0, gpu.stream()>>>(bitmaps[0], n, queues[0], counts);
+          EMA_CUDA_CHECK_LAUNCH();
+          size = read_counts().size;
+          scout = 1;  // measured again by the next top-down level
+          continue;
+        }
+        unchecked -= std::min(unchecked, scout);
+        gpu.fill_bytes(counts, 0, 1);
+        const unsigned blocks = static_cast<unsigned>(std::min<std::uint64_t>((size + block / 32 - 1) / (block / 32), 1u << 16));
+        top_down<<<blocks, block, 0, gpu.stream()>>>(g.offsets, g.neighbours, d, p, queues[0], size, queues[1], counts, level);
+        EMA_CUDA_CHECK_LAUNCH();
+        const auto c = read_counts();
+        size = c.size;
+        scout = c.scout;
+        std::swap(queues[0], queues[1]);
+        ++level;
+        ++levels;
+      }
+      timer.stop();
+    }
+  }
+  {
+    auto d2h = gpu.phase("d2h");
+    gpu.download(o.depth.data(), depth, k * n);
+    gpu.download(o.parent.data(), parent, k * n);
+  }
+  gpu.finish();
+  timer.note(ctx);
+  ctx.note("levels", levels);
+  ctx.note("bottom_up_levels", bottom_up_levels);
+  ctx.note("round_trips", round_trips);
+  return o;
+}
+
+}  // namespace
+}  // namespace ema::bfs
+
+EMA_VARIANT(bfs_cuda, ema::bfs::kit::variant<&ema::bfs::run>({
+    .name = "cuda",
+    .backend = ema::backend::cuda,
+    .role = ema::variant_role::ours,
+    .description = "ours: direction-optimising on the GPU (warp-per-vertex top-down queue, bottom-up bitmap, GAP's switch), depths and parents",
+    .provenance = "Beamer et al. SC 2012, on the GPU as Enterprise (SC 2015) and Gunrock",
+}));
