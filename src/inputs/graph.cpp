@@ -1,6 +1,7 @@
 #include "inputs/graph.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <fmt/format.h>
 #include <numeric>
@@ -84,25 +85,39 @@ csr_graph build_csr(std::uint64_t n, std::vector<graph_edge> edges, bool directe
   csr_graph g;
   g.n = n;
   g.directed = directed;
-  // Count each vertex's entries, both directions where undirected, no self-loops.
+  // Count each vertex's entries, both directions where undirected, no self-loops; then place them.
+  // In parallel (atomic counters): the order within a row depends on the threads, but each row is
+  // sorted and its duplicates merged below, so the graph does not.
+  const auto m = static_cast<std::int64_t>(edges.size());
   std::vector<std::uint64_t> count(n + 1, 0);
-  for (const auto& e : edges) {
-    if (e.u >= n || e.v >= n) throw usage_error(fmt::format("edge {} -> {} names a vertex past the graph's {}", e.u, e.v, n));
+  bool past = false;
+#pragma omp parallel for schedule(static) reduction(|| : past)
+  for (std::int64_t k = 0; k < m; ++k) {
+    const auto& e = edges[static_cast<std::size_t>(k)];
+    if (e.u >= n || e.v >= n) {
+      past = true;
+      continue;
+    }
     if (e.u == e.v) continue;
-    ++count[e.u];
-    if (!directed) ++count[e.v];
+    std::atomic_ref<std::uint64_t>(count[e.u]).fetch_add(1, std::memory_order_relaxed);
+    if (!directed) std::atomic_ref<std::uint64_t>(count[e.v]).fetch_add(1, std::memory_order_relaxed);
   }
+  if (past)
+    for (const auto& e : edges)
+      if (e.u >= n || e.v >= n) throw usage_error(fmt::format("edge {} -> {} names a vertex past the graph's {}", e.u, e.v, n));
   std::vector<std::uint64_t> start(n + 1, 0);
   for (std::uint64_t v = 0; v < n; ++v) start[v + 1] = start[v] + count[v];
   std::vector<std::uint32_t> nb(start[n]), w(weighted ? start[n] : 0);
   auto at = start;
-  for (const auto& e : edges) {
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < m; ++k) {
+    const auto& e = edges[static_cast<std::size_t>(k)];
     if (e.u == e.v) continue;
-    const auto i = at[e.u]++;
+    const auto i = std::atomic_ref<std::uint64_t>(at[e.u]).fetch_add(1, std::memory_order_relaxed);
     nb[i] = e.v;
     if (weighted) w[i] = e.w;
     if (!directed) {
-      const auto j = at[e.v]++;
+      const auto j = std::atomic_ref<std::uint64_t>(at[e.v]).fetch_add(1, std::memory_order_relaxed);
       nb[j] = e.u;
       if (weighted) w[j] = e.w;
     }
@@ -134,7 +149,10 @@ csr_graph build_csr(std::uint64_t n, std::vector<graph_edge> edges, bool directe
   for (std::uint64_t v = 0; v < n; ++v) g.offsets[v + 1] = g.offsets[v] + kept[v];
   g.neighbours.resize(g.offsets[n]);
   if (weighted) g.weights.resize(g.offsets[n]);
-  for (std::uint64_t v = 0; v < n; ++v) {
+  const auto vertices = static_cast<std::int64_t>(n);
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (std::int64_t vi = 0; vi < vertices; ++vi) {
+    const auto v = static_cast<std::uint64_t>(vi);
     std::copy_n(nb.begin() + static_cast<std::ptrdiff_t>(start[v]), kept[v], g.neighbours.begin() + static_cast<std::ptrdiff_t>(g.offsets[v]));
     if (weighted) std::copy_n(w.begin() + static_cast<std::ptrdiff_t>(start[v]), kept[v], g.weights.begin() + static_cast<std::ptrdiff_t>(g.offsets[v]));
   }

@@ -175,14 +175,20 @@ work_model estimated_work(std::uint64_t n, const param_set& p, double entry_byte
 root_summary summarise(const csr_graph& g, std::uint32_t root, const std::uint32_t* value) {
   root_summary s;
   s.source = root;
-  std::uint64_t degrees = 0;
-  for (std::uint64_t v = 0; v < g.n; ++v)
+  std::uint64_t degrees = 0, reached = 0, sum = 0;
+  std::uint32_t largest = 0;
+  const auto n = static_cast<std::int64_t>(g.n);
+#pragma omp parallel for schedule(static) reduction(+ : degrees, reached, sum) reduction(max : largest)
+  for (std::int64_t v = 0; v < n; ++v)
     if (value[v] != std::numeric_limits<std::uint32_t>::max()) {
-      ++s.reached;
-      s.max = std::max(s.max, value[v]);
-      s.sum += value[v];
-      degrees += g.degree(v);
+      ++reached;
+      largest = std::max(largest, value[v]);
+      sum += value[v];
+      degrees += g.degree(static_cast<std::uint64_t>(v));
     }
+  s.reached = reached;
+  s.max = largest;
+  s.sum = sum;
   s.edges = g.directed ? degrees : degrees / 2;  // undirected: each edge in both endpoints' rows
   return s;
 }

@@ -1,11 +1,11 @@
 // bfs / cuda — ours: direction-optimising BFS on the GPU (Beamer, Asanović, Patterson, SC 2012, the
 // switch as in the GAP suite; on GPUs after Enterprise (Liu and Huang, SC 2015) and Gunrock's
 // direction-optimising BFS), depths and parents:
-// - top-down levels: the frontier as a queue; a warp per frontier vertex, its lanes striding the
-//   adjacency (a high-degree vertex of a kron graph is spread over 32 lanes instead of serialising
-//   one thread), each unvisited neighbour claimed by a compare-and-swap on its parent, the winners
-//   appended to the next queue with one atomic per warp (a ballot), and the degrees of the new
-//   frontier summed for the switch;
+// - top-down levels: the frontier as a queue, its edges expanded one per thread whatever the
+//   degrees (inputs/frontier.cuh: a scan of the queue's degrees, a binary search per edge; a kron
+//   graph's hubs spread over the whole GPU), each unvisited neighbour claimed by a compare-and-swap
+//   on its parent, the winners appended to the next queue with one atomic per warp (a ballot), and
+//   the degrees of the new frontier summed for the switch;
 // - bottom-up levels: the frontier as a bitmap; a thread per unvisited vertex looks for a parent
 //   among its neighbours and stops at the first (only its own thread writes it), setting its bit
 //   in the next bitmap;
@@ -19,6 +19,7 @@
 #include "core/errors.hpp"
 #include "core/registry.hpp"
 #include "inputs/device_graph.cuh"
+#include "inputs/frontier.cuh"
 #include "problems/bfs/bfs.hpp"
 
 namespace ema::bfs {
@@ -40,38 +41,32 @@ __device__ __forceinline__ unsigned long long warp_sum(unsigned long long x) {
 
 __global__ void __launch_bounds__(block) top_down(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
                                                   std::uint32_t* depth, std::uint32_t* parent, const std::uint32_t* __restrict__ queue,
-                                                  std::uint64_t queue_size, std::uint32_t* next_queue, level_counts* counts,
-                                                  std::uint32_t level) {
+                                                  std::uint64_t queue_size, const std::uint64_t* __restrict__ starts, std::uint32_t* next_queue,
+                                                  level_counts* counts, std::uint32_t level) {
   const unsigned lane = threadIdx.x % 32;
-  const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * (blockDim.x / 32);
-  for (std::uint64_t w = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; w < queue_size; w += warps) {
-    const std::uint32_t u = queue[w];
-    const std::uint64_t begin = offsets[u], end = offsets[u + 1];
-    for (std::uint64_t base = begin; base < end; base += 32) {  // every lane takes the same turns
-      const std::uint64_t i = base + lane;
-      bool claimed = false;
-      std::uint32_t v = 0;
-      if (i < end) {
-        v = adj[i];
-        if (parent[v] == unreached && atomicCAS(&parent[v], unreached, u) == unreached) {
-          depth[v] = level + 1;
-          claimed = true;
-        }
+  for_each_frontier_edge(offsets, queue, queue_size, starts, [&](bool active, std::uint32_t u, std::uint64_t i) {
+    bool claimed = false;
+    std::uint32_t v = 0;
+    if (active) {
+      v = adj[i];
+      if (parent[v] == unreached && atomicCAS(&parent[v], unreached, u) == unreached) {
+        depth[v] = level + 1;
+        claimed = true;
       }
-      const unsigned won = __ballot_sync(0xffffffffu, claimed);
-      if (!won) continue;
-      const int leader = __ffs(won) - 1;
-      unsigned long long at = 0;
-      // The new vertices' degrees summed over the warp (lane 0 holds the sum), for the switch.
-      const unsigned long long degrees = __shfl_sync(0xffffffffu, warp_sum(claimed ? offsets[v + 1] - offsets[v] : 0), 0);
-      if (static_cast<int>(lane) == leader) {
-        at = atomicAdd(&counts->size, static_cast<unsigned long long>(__popc(won)));
-        atomicAdd(&counts->scout, degrees);
-      }
-      at = __shfl_sync(0xffffffffu, at, leader);
-      if (claimed) next_queue[at + __popc(won & ((1u << lane) - 1))] = v;
     }
-  }
+    const unsigned won = __ballot_sync(0xffffffffu, claimed);
+    if (!won) return;
+    const int leader = __ffs(won) - 1;
+    unsigned long long at = 0;
+    // The new vertices' degrees summed over the warp (lane 0 holds the sum), for the switch.
+    const unsigned long long degrees = __shfl_sync(0xffffffffu, warp_sum(claimed ? offsets[v + 1] - offsets[v] : 0), 0);
+    if (static_cast<int>(lane) == leader) {
+      at = atomicAdd(&counts->size, static_cast<unsigned long long>(__popc(won)));
+      atomicAdd(&counts->scout, degrees);
+    }
+    at = __shfl_sync(0xffffffffu, at, leader);
+    if (claimed) next_queue[at + __popc(won & ((1u << lane) - 1))] = v;
+  });
 }
 
 __global__ void __launch_bounds__(block) bottom_up(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
@@ -132,6 +127,7 @@ output run(const input& in, run_context& ctx) {
   std::uint32_t* queues[2] = {gpu.alloc<std::uint32_t>(n), gpu.alloc<std::uint32_t>(n)};
   unsigned long long* bitmaps[2] = {gpu.alloc<unsigned long long>(words), gpu.alloc<unsigned long long>(words)};
   level_counts* counts = gpu.alloc<level_counts>(1);
+  frontier_expander expand(gpu, n);
   std::int64_t levels = 0, bottom_up_levels = 0, round_trips = 0;
   root_timer timer(gpu);
   auto read_counts = [&] {
@@ -180,8 +176,9 @@ output run(const input& in, run_context& ctx) {
         }
         unchecked -= std::min(unchecked, scout);
         gpu.fill_bytes(counts, 0, 1);
-        const unsigned blocks = static_cast<unsigned>(std::min<std::uint64_t>((size + block / 32 - 1) / (block / 32), 1u << 16));
-        top_down<<<blocks, block, 0, gpu.stream()>>>(g.offsets, g.neighbours, d, p, queues[0], size, queues[1], counts, level);
+        const std::uint64_t* starts = expand.scan(g.offsets, queues[0], size);
+        top_down<<<expand.expansion_blocks(block), block, 0, gpu.stream()>>>(g.offsets, g.neighbours, d, p, queues[0], size, starts, queues[1],
+                                                                             counts, level);
         EMA_CUDA_CHECK_LAUNCH();
         const auto c = read_counts();
         size = c.size;
@@ -213,6 +210,6 @@ EMA_VARIANT(bfs_cuda, ema::bfs::kit::variant<&ema::bfs::run>({
     .name = "cuda",
     .backend = ema::backend::cuda,
     .role = ema::variant_role::ours,
-    .description = "ours: direction-optimising on the GPU (warp-per-vertex top-down queue, bottom-up bitmap, GAP's switch), depths and parents",
+    .description = "ours: direction-optimising on the GPU (load-balanced top-down queue, bottom-up bitmap, GAP's switch), depths and parents",
     .provenance = "Beamer et al. SC 2012, on the GPU as Enterprise (SC 2015) and Gunrock",
 }));

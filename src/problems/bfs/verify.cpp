@@ -11,7 +11,6 @@
 //   5. the vertices reached, the largest depth and the sum of depths equal the reference's.
 // The result: per root its source, vertices reached, largest depth and sum of depths, and `edges`,
 // the edges traversed over all roots (the rate's count).
-#include <algorithm>
 #include <fmt/format.h>
 
 #include "problems/bfs/bfs.hpp"
@@ -19,21 +18,18 @@
 namespace ema::bfs {
 namespace {
 
-bool has_edge(const csr_graph& g, std::uint32_t u, std::uint32_t v) {
-  const auto first = g.neighbours.begin() + static_cast<std::ptrdiff_t>(g.offsets[u]);
-  const auto last = g.neighbours.begin() + static_cast<std::ptrdiff_t>(g.offsets[u + 1]);
-  return std::binary_search(first, last, v);  // rows are sorted (build_csr)
-}
-
-/// The first violation of the contract by root r's answer, or "".
+/// The first violation of the contract by root r's answer, or "". Two parallel passes: one over
+/// the edges of the reached vertices (rule 2, and marks for rules 3 and 4: an edge from one level
+/// up, an edge from the parent), one over the vertices (the first vertex breaking 3 or 4 named).
 std::string check_root(const input& in, const root_summary& expected, const std::uint32_t* depth, const std::uint32_t* parent) {
   const csr_graph& g = in.g;
   const std::uint32_t root = expected.source;
   if (depth[root] != 0) return fmt::format("the root's depth is {}, not 0", depth[root]);
   if (parent && parent[root] != root) return fmt::format("the root's parent is {}, not the root itself", parent[root]);
   const auto n = static_cast<std::int64_t>(g.n);
-  std::vector<unsigned char> fed(g.n, 0);  // has an edge into it from one level up
-  fed[root] = 1;
+  constexpr unsigned char fed = 1, parent_edge = 2;  // an edge into it from one level up; from its parent
+  std::vector<unsigned char> mark(g.n, 0);
+  mark[root] = fed | parent_edge;
   std::string bad;
 #pragma omp parallel for schedule(dynamic, 4096)
   for (std::int64_t ui = 0; ui < n; ++ui) {
@@ -49,24 +45,34 @@ std::string check_root(const input& in, const root_summary& expected, const std:
         continue;
       }
       if (depth[v] == depth[u] + 1) {
-#pragma omp atomic write
-        fed[v] = 1;
+        const unsigned char m = parent && parent[v] == u ? fed | parent_edge : fed;
+        if ((mark[v] & m) != m) {
+#pragma omp atomic update
+          mark[v] |= m;
+        }
       }
     }
   }
   if (!bad.empty()) return bad;
-  for (std::uint64_t v = 0; v < g.n; ++v) {
-    if (depth[v] != unreached && !fed[v])
+  // The first vertex (lowest id) that breaks rule 3 or 4, so the message does not depend on threads.
+  std::int64_t first = n;
+#pragma omp parallel for schedule(static) reduction(min : first)
+  for (std::int64_t vi = 0; vi < n; ++vi) {
+    const auto v = static_cast<std::uint32_t>(vi);
+    const bool reached = depth[v] != unreached;
+    const bool broken = (reached && !(mark[v] & fed)) ||
+                        (parent && v != root && (reached ? !(mark[v] & parent_edge) : parent[v] != unreached));
+    if (broken && vi < first) first = vi;
+  }
+  if (first < n) {
+    const auto v = static_cast<std::uint32_t>(first);
+    if (depth[v] != unreached && !(mark[v] & fed))
       return fmt::format("vertex {} has depth {}, but no edge into it comes from depth {}", v, depth[v], depth[v] - 1);
-    if (!parent || v == root) continue;
     const std::uint32_t p = parent[v];
-    if (depth[v] == unreached) {
-      if (p != unreached) return fmt::format("vertex {} is not reached, yet has parent {}", v, p);
-      continue;
-    }
+    if (depth[v] == unreached) return fmt::format("vertex {} is not reached, yet has parent {}", v, p);
     if (p >= g.n || depth[p] == unreached || depth[p] + 1 != depth[v])
       return fmt::format("vertex {} (depth {}) has parent {}, which is not one level up", v, depth[v], p);
-    if (!has_edge(g, p, static_cast<std::uint32_t>(v))) return fmt::format("vertex {} has parent {}, but no edge {} -> {}", v, p, p, v);
+    return fmt::format("vertex {} has parent {}, but no edge {} -> {}", v, p, p, v);
   }
   return graph_problem::compare(graph_problem::summarise(g, root, depth), expected, "depth");
 }

@@ -1,8 +1,8 @@
 // sssp / cuda — ours: near-far worklist SSSP on the GPU (Davidson, Baxter, Garland and Owens,
 // "Work-efficient parallel GPU methods for single-source shortest paths", IPDPS 2014; a two-bucket
 // delta-stepping):
-// - the near queue holds vertices whose distance is below the threshold; a warp per queued vertex
-//   relaxes its edges (its lanes striding the adjacency, atomicMin on the distance); a vertex
+// - the near queue holds vertices whose distance is below the threshold; its edges are relaxed one
+//   per thread whatever the degrees (inputs/frontier.cuh, atomicMin on the distance); a vertex
 //   improved below the threshold goes to the next near queue, one improved at or past it to the
 //   far pile; a stamp per vertex and queue keeps a vertex at most once in each;
 // - when the near queue is empty, the threshold moves past the smallest distance in the far pile
@@ -15,6 +15,7 @@
 
 #include "core/registry.hpp"
 #include "inputs/device_graph.cuh"
+#include "inputs/frontier.cuh"
 #include "problems/sssp/sssp.hpp"
 
 namespace ema::sssp {
@@ -41,31 +42,24 @@ __device__ __forceinline__ void push(std::uint32_t v, bool yes, std::uint32_t* q
 
 __global__ void __launch_bounds__(block) relax_near(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
                                                     const std::uint32_t* __restrict__ weight, std::uint32_t* dist,
-                                                    const std::uint32_t* __restrict__ near, std::uint64_t near_size, std::uint32_t* next_near,
-                                                    std::uint32_t* far, counters* c, std::uint32_t* near_stamp, std::uint32_t near_id,
-                                                    std::uint32_t* far_stamp, std::uint32_t far_id, std::uint64_t threshold) {
-  const unsigned lane = threadIdx.x % 32;
-  const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * (blockDim.x / 32);
-  for (std::uint64_t w = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; w < near_size; w += warps) {
-    const std::uint32_t u = near[w];
-    const std::uint32_t du = dist[u];
-    const std::uint64_t begin = offsets[u], end = offsets[u + 1];
-    for (std::uint64_t base = begin; base < end; base += 32) {
-      const std::uint64_t i = base + lane;
-      bool to_near = false, to_far = false;
-      std::uint32_t v = 0;
-      if (i < end) {
-        v = adj[i];
-        const std::uint32_t through = du + weight[i];
-        if (through < dist[v] && atomicMin(&dist[v], through) > through) {
-          if (through < threshold) to_near = atomicExch(&near_stamp[v], near_id) != near_id;
-          else to_far = atomicExch(&far_stamp[v], far_id) != far_id;
-        }
+                                                    const std::uint32_t* __restrict__ near, std::uint64_t near_size,
+                                                    const std::uint64_t* __restrict__ starts, std::uint32_t* next_near, std::uint32_t* far,
+                                                    counters* c, std::uint32_t* near_stamp, std::uint32_t near_id, std::uint32_t* far_stamp,
+                                                    std::uint32_t far_id, std::uint64_t threshold) {
+  for_each_frontier_edge(offsets, near, near_size, starts, [&](bool active, std::uint32_t u, std::uint64_t i) {
+    bool to_near = false, to_far = false;
+    std::uint32_t v = 0;
+    if (active) {
+      v = adj[i];
+      const std::uint32_t through = dist[u] + weight[i];
+      if (through < dist[v] && atomicMin(&dist[v], through) > through) {
+        if (through < threshold) to_near = atomicExch(&near_stamp[v], near_id) != near_id;
+        else to_far = atomicExch(&far_stamp[v], far_id) != far_id;
       }
-      push(v, to_near, next_near, &c->near);
-      push(v, to_far, far, &c->far);
     }
-  }
+    push(v, to_near, next_near, &c->near);
+    push(v, to_far, far, &c->far);
+  });
 }
 
 __global__ void closest_far(const std::uint32_t* __restrict__ far, std::uint64_t size, const std::uint32_t* __restrict__ dist,
@@ -116,6 +110,7 @@ output run(const input& in, run_context& ctx) {
   std::uint32_t* near_stamp = gpu.alloc<std::uint32_t>(n);
   std::uint32_t* far_stamp = gpu.alloc<std::uint32_t>(n);
   counters* c = gpu.alloc<counters>(1);
+  frontier_expander expand(gpu, n);
   std::int64_t iterations = 0, splits = 0, round_trips = 0;
   auto read = [&] {
     counters h{};
@@ -145,9 +140,10 @@ output run(const input& in, run_context& ctx) {
         while (near_size > 0) {
           reset(far_size);
           ++near_id;
-          relax_near<<<static_cast<unsigned>(std::min<std::uint64_t>((near_size + block / 32 - 1) / (block / 32), 1u << 16)), block, 0,
-                       gpu.stream()>>>(g.offsets, g.neighbours, g.weights, d, near[0], near_size, near[1], far[0], c, near_stamp, near_id,
-                                       far_stamp, far_id, threshold);
+          const std::uint64_t* starts = expand.scan(g.offsets, near[0], near_size);
+          relax_near<<<expand.expansion_blocks(block), block, 0, gpu.stream()>>>(g.offsets, g.neighbours, g.weights, d, near[0], near_size,
+                                                                                 starts, near[1], far[0], c, near_stamp, near_id, far_stamp,
+                                                                                 far_id, threshold);
           EMA_CUDA_CHECK_LAUNCH();
           const auto h = read();
           near_size = h.near;
@@ -198,7 +194,7 @@ EMA_VARIANT(sssp_cuda, ema::sssp::kit::variant<&ema::sssp::run>({
     .name = "cuda",
     .backend = ema::backend::cuda,
     .role = ema::variant_role::ours,
-    .description = "ours: near-far worklists on the GPU (warp per vertex, atomicMin, deduplicated queues, delta 64 unless set)",
+    .description = "ours: near-far worklists on the GPU (load-balanced edge expansion, atomicMin, deduplicated queues, delta 64 unless set)",
     .provenance = "Davidson, Baxter, Garland, Owens, IPDPS 2014",
     .tuning = ema::sssp::delta_tuning,
 }));

@@ -1,0 +1,103 @@
+// Load-balanced expansion of a frontier's edges for the graph problems' GPU variants (bfs cuda,
+// sssp cuda): every edge out of the vertices of a queue gets its own thread, whatever the
+// vertices' degrees, so a kron graph's hub (a million edges at scale 24) is spread over the whole
+// GPU instead of serialising one warp. The scan-based gather of Merrill, Garland and Grimshaw
+// ("Scalable GPU graph traversal", PPoPP 2012) in its simplest form, the "load-balancing search"
+// of ModernGPU and Gunrock:
+// - scan(): the queue's degrees and their exclusive prefix sum (cub::DeviceScan), `starts`, with
+//   the total edges in starts[size]; all on the stream, nothing read back;
+// - for_each_frontier_edge(): a grid-stride loop over the edge ranks e < starts[size]; each lane
+//   finds its vertex by a binary search for the last k with starts[k] <= e (the lanes of a warp
+//   search neighbouring ranks, so their loads mostly coincide) and gets the edge's CSR index.
+//   The loop's bounds are the same for all lanes of a warp, so the callback may use warp
+//   collectives (a ballot to append to a queue); `active` says whether the lane holds an edge.
+// expansion_blocks() is the grid to launch it with: enough blocks to fill every multiprocessor.
+#pragma once
+
+#include <cub/device/device_scan.cuh>
+#include <cuda_runtime.h>
+#include <cstdint>
+
+#include "measure/cuda/check.cuh"
+#include "measure/cuda/session.cuh"
+
+namespace ema {
+
+namespace frontier_detail {
+namespace {  // a copy per translation unit: kernels cannot be inline
+__global__ void degrees_of(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ queue, std::uint64_t size,
+                           std::uint64_t* degrees) {
+  const std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k < size) degrees[k] = offsets[queue[k] + 1] - offsets[queue[k]];
+  else if (k == size) degrees[k] = 0;
+}
+}  // namespace
+}  // namespace frontier_detail
+
+/// Calls visit(active, u, i) for every edge i (a CSR index) out of every vertex u of
+/// queue[0, size), one edge per lane; inactive lanes (active false) take part in the warp's turns.
+template <class Visit>
+__device__ __forceinline__ void for_each_frontier_edge(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ queue,
+                                                       std::uint64_t size, const std::uint64_t* __restrict__ starts, Visit&& visit) {
+  const std::uint64_t total = starts[size];
+  const unsigned lane = threadIdx.x % 32;
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x - lane; base < total; base += stride) {
+    const std::uint64_t e = base + lane;
+    const bool active = e < total;
+    std::uint32_t u = 0;
+    std::uint64_t i = 0;
+    if (active) {
+      std::uint64_t lo = 0, hi = size;  // starts[lo] <= e < starts[hi]
+      while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        if (starts[mid] <= e) lo = mid;
+        else hi = mid;
+      }
+      u = queue[lo];
+      i = offsets[u] + (e - starts[lo]);
+    }
+    visit(active, u, i);
+  }
+}
+
+/// The buffers of the scan, for queues of up to `capacity` vertices, allocated once per run.
+class frontier_expander {
+ public:
+  frontier_expander(cuda::session& gpu, std::uint64_t capacity) : gpu_(gpu) {
+    degrees_ = gpu.alloc<std::uint64_t>(capacity + 1);
+    starts_ = gpu.alloc<std::uint64_t>(capacity + 1);
+    EMA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes_, degrees_, starts_, capacity + 1));
+    temp_ = gpu.alloc<char>(temp_bytes_);
+    int sms = 0;
+    EMA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu.device()));
+    sms_ = static_cast<unsigned>(sms);
+  }
+
+  /// starts[k] = the degrees of queue[0, k) summed, for k <= size; on the session's stream.
+  const std::uint64_t* scan(const std::uint64_t* offsets, const std::uint32_t* queue, std::uint64_t size) {
+    frontier_detail::degrees_of<<<static_cast<unsigned>((size + 1 + 255) / 256), 256, 0, gpu_.stream()>>>(offsets, queue, size, degrees_);
+    EMA_CUDA_CHECK_LAUNCH();
+    std::size_t bytes = temp_bytes_;
+    EMA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_, bytes, degrees_, starts_, size + 1, gpu_.stream()));
+    return starts_;
+  }
+
+  /// Blocks of `block` threads for an expansion kernel: a full multiprocessor's worth each
+  /// (2048 threads), fewer where `edges` (an upper bound, when the host knows one) needs fewer.
+  unsigned expansion_blocks(unsigned block, std::uint64_t edges = ~std::uint64_t{0}) const {
+    const std::uint64_t full = std::uint64_t{sms_} * (2048 / block);
+    const std::uint64_t needed = edges / block + 1;
+    return static_cast<unsigned>(needed < full ? needed : full);
+  }
+
+ private:
+  cuda::session& gpu_;
+  std::uint64_t* degrees_ = nullptr;
+  std::uint64_t* starts_ = nullptr;
+  void* temp_ = nullptr;
+  std::size_t temp_bytes_ = 0;
+  unsigned sms_ = 1;
+};
+
+}  // namespace ema
