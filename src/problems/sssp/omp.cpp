@@ -4,9 +4,13 @@
 // parallel (an atomic minimum on the distance), each improved vertex appended to the bin of its new
 // distance in a bin list of its thread's own; then the threads' lists of the lowest non-empty bin
 // make the next frontier, the current bin included (an edge lighter than Δ refills it). A vertex
-// in a bin below the one being processed was settled there and is skipped.
+// in a bin below the one being processed was settled there and is skipped. As in GAP, one parallel
+// region per search (barriers between steps, not a fork and join per step) and the threads' bins
+// copied into the next frontier in parallel, each at its offset; and GAP's bin fusion: a thread
+// relaxes what it put back into the current bin at once while that holds under 1000 vertices.
 // Δ: the parameter `delta`, 32 by default for weights in [1, 255] (recorded as the note `delta`).
 // Note `bins`: frontiers processed, summed over the roots.
+#include <algorithm>
 #include <atomic>
 #include <limits>
 #include <omp.h>
@@ -23,25 +27,31 @@ output run(const input& in, run_context& ctx) {
   ctx.note("delta", static_cast<std::int64_t>(delta));
   const int threads = omp_get_max_threads();
   ctx.processors(threads);
+  constexpr std::uint64_t none = std::numeric_limits<std::uint64_t>::max();
+  constexpr std::size_t fuse_below = 1000;  // GAP's kBinSizeThreshold
   std::vector<std::vector<std::vector<std::uint32_t>>> bins(static_cast<std::size_t>(threads));
-  std::vector<std::uint32_t> frontier;
+  std::vector<std::uint64_t> lowest(static_cast<std::size_t>(threads)), taken(static_cast<std::size_t>(threads));
+  std::vector<std::uint32_t> frontiers[2];
   std::uint64_t steps = 0;
   auto o = search_each_root(in, ctx, [&](std::uint32_t root, std::uint32_t* dist) {
-    for (auto& b : bins) b.clear();
     dist[root] = 0;
-    frontier.assign(1, root);
-    std::uint64_t current = 0;
-    for (;;) {
-      const auto size = static_cast<std::int64_t>(frontier.size());
-      const std::uint64_t floor = current * delta;
-#pragma omp parallel
-      {
-        auto& mine = bins[static_cast<std::size_t>(omp_get_thread_num())];
-#pragma omp for schedule(dynamic, 64)
-        for (std::int64_t k = 0; k < size; ++k) {
-          const std::uint32_t u = frontier[static_cast<std::size_t>(k)];
+    frontiers[0].assign(1, root);
+    // One parallel region per root; every thread keeps its own copy of the step's state (the
+    // frontier's size, the bin), computed alike from the shared arrays between barriers.
+#pragma omp parallel num_threads(threads)
+    {
+      const auto t = static_cast<std::size_t>(omp_get_thread_num());
+      auto& mine = bins[t];
+      mine.clear();
+      std::vector<std::uint32_t> fused;
+      std::uint64_t current = 0, size = 1;
+      int which = 0;
+      for (;;) {
+        const std::uint32_t* frontier = frontiers[which].data();
+        const std::uint64_t floor = current * delta;
+        auto relax = [&](std::uint32_t u) {
           const std::uint32_t du = std::atomic_ref<std::uint32_t>(dist[u]).load(std::memory_order_relaxed);
-          if (du < floor) continue;  // settled in a lower bin already
+          if (du < floor) return;  // settled in a lower bin already
           for (std::uint64_t i = g.offsets[u]; i < g.offsets[u + 1]; ++i) {
             const std::uint32_t through = du + g.weights[i];
             std::atomic_ref<std::uint32_t> to(dist[g.neighbours[i]]);
@@ -53,25 +63,51 @@ output run(const input& in, run_context& ctx) {
                 break;
               }
           }
+        };
+#pragma omp for schedule(dynamic, 64) nowait
+        for (std::int64_t k = 0; k < static_cast<std::int64_t>(size); ++k) relax(frontier[k]);
+        // Bin fusion (GAP): what this thread put back into the current bin, while it is small, is
+        // relaxed here at once rather than after a barrier (delta-stepping is label-correcting:
+        // the order changes the work, never the distances).
+        while (current < mine.size() && !mine[current].empty() && mine[current].size() < fuse_below) {
+          fused.swap(mine[current]);
+          mine[current].clear();
+          for (const std::uint32_t u : fused) relax(u);
+          fused.clear();
         }
-      }
-      ++steps;
-      // The lowest non-empty bin, the current one included.
-      std::uint64_t next = std::numeric_limits<std::uint64_t>::max();
-      for (const auto& b : bins)
-        for (std::uint64_t i = current; i < b.size() && i < next; ++i)
-          if (!b[i].empty()) {
-            next = i;
+#pragma omp barrier
+        // The lowest non-empty bin over the threads, the current one included.
+        std::uint64_t own = none;
+        for (std::uint64_t b = current; b < mine.size(); ++b)
+          if (!mine[b].empty()) {
+            own = b;
             break;
           }
-      if (next == std::numeric_limits<std::uint64_t>::max()) break;
-      frontier.clear();
-      for (auto& b : bins)
-        if (next < b.size()) {
-          frontier.insert(frontier.end(), b[next].begin(), b[next].end());
-          b[next].clear();
+        lowest[t] = own;
+#pragma omp barrier
+        std::uint64_t next = none;
+        for (const auto b : lowest) next = std::min(next, b);
+        if (next == none) break;  // every thread leaves here, after the same barrier
+        taken[t] = next < mine.size() ? mine[next].size() : 0;
+#pragma omp barrier
+        std::uint64_t at = 0, total = 0;
+        for (std::size_t i = 0; i < taken.size(); ++i) (i < t ? at : total) += taken[i];
+        total += at;
+#pragma omp single
+        {
+          auto& into = frontiers[1 - which];
+          if (into.size() < total) into.resize(std::max<std::uint64_t>(total, 2 * into.size()));
+          ++steps;
+        }  // (a barrier: the next frontier is large enough)
+        if (taken[t]) {
+          std::copy(mine[next].begin(), mine[next].end(), frontiers[1 - which].begin() + static_cast<std::ptrdiff_t>(at));
+          mine[next].clear();
         }
-      current = next;
+        which = 1 - which;
+        current = next;
+        size = total;
+#pragma omp barrier
+      }
     }
   });
   ctx.note("bins", static_cast<std::int64_t>(steps));
