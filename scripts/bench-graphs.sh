@@ -25,7 +25,7 @@ if [ "$what" = omp ]; then
   $ema run sssp --db "$db" "${cache[@]}" --variants omp,omp-seed --sizes 2^24 --param graph=kron --reps 3 --no-energy
 fi
 if [ "$what" = delta ] || [ "$what" = all ]; then
-  $ema run sssp --db "$db" "${cache[@]}" --variants omp,cuda --sizes 2^22 --param graph=kron --param delta=8..256*2 --reps 3 --no-energy
+  $ema run sssp --db "$db" "${cache[@]}" --variants omp,cuda --sizes 2^22 --param graph=kron --param delta=2..256*2 --reps 3 --no-energy
   $ema show --db "$db" --best delta
 fi
 if [ "$what" = grid ] || [ "$what" = all ]; then

@@ -19,7 +19,7 @@ constexpr auto params = [] {
   std::array<param_spec, shared + 1> a{};
   for (std::size_t i = 0; i < shared; ++i) a[i] = graph_problem::params[i];
   a[shared] = {"delta", param_kind::integer, "0",
-               "bucket width of the delta-stepping variants, in weight units (0: each chooses; omp 32, cuda 64)", nullptr, true};
+               "bucket width of the delta-stepping variants, in weight units (0: each chooses; omp 4, cuda 64)", nullptr, true};
   return a;
 }();
 
