@@ -2,6 +2,7 @@
 // to a time budget), records an experiment, sweeps it point by point in child processes, then
 // prints and exports the tables. `--resume` continues an interrupted experiment.
 #include <fmt/format.h>
+#include <cstdlib>
 #include <optional>
 
 #include "cli/commands.hpp"
@@ -11,6 +12,7 @@
 #include "core/errors.hpp"
 #include "core/registry.hpp"
 #include "runner/plan.hpp"
+#include "runner/shard.hpp"
 
 namespace ema::cli {
 namespace {
@@ -26,7 +28,26 @@ struct run_options {
   cache_options cache;
   std::optional<std::string> resume;
   bool resume_flag = false;
+  std::optional<std::string> shard;
+  bool db_given = false;
 };
+
+// A shard's database when --db is not given: on this node's local disk (SQLite's locking is not
+// safe over network file systems), named by the plan and the part.
+std::string local_shard_database(const plan& p) {
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string folder = tmp && *tmp ? tmp : "/tmp";
+  return fmt::format("{}/ema-{}-shard-{}-of-{}.db", folder, p.shard->digest.substr(0, 12), p.shard->index, p.shard->count);
+}
+
+// A shard already started in this database (the same plan and part): its experiment, to resume.
+std::optional<experiment_record> started_shard(database& db, const shard_spec& s) {
+  for (auto& e : db.experiments()) {
+    const auto& sh = e.plan.value("shard", nlohmann::json::object());
+    if (sh.value("digest", "") == s.digest && sh.value("index", -1) == s.index && sh.value("count", -1) == s.count) return e;
+  }
+  return std::nullopt;
+}
 
 int resume(const run_options& o, const common_options& common) {
   if (!o.problems.empty() || o.all) throw usage_error("--resume continues a stored plan; give no problem with it");
@@ -68,6 +89,7 @@ int run(const run_options& o, const common_options& common) {
   auto p = make_plan(r);  // validates everything before the database is touched
   o.measure.apply(p);
   if (p.points.empty() && (!p.calibrated || p.calibrated->tracks.empty())) throw usage_error("the plan has no points");
+  if (o.shard) apply_shard(p, parse_shard(*o.shard));
   // The input cache, opened only for a plan with a problem that keeps built inputs (bfs's graphs).
   bool caches = false;
   for (const auto& pt : p.points) caches = caches || find_problem(pt.problem).cached_inputs;
@@ -77,9 +99,26 @@ int run(const run_options& o, const common_options& common) {
     p.input_cache_cap = o.cache.cap_bytes();
     p.input_cache_dir = o.cache.open(common.db);
   }
-  check_outputs(common.db, o.out.paths());
-  auto db = database::open_write(common.db);
-  return carry_out(db, 0, p, common, o.out);
+  common_options where = common;
+  if (p.shard && !o.db_given) {
+    where.db = local_shard_database(p);
+    fmt::print(stderr, "ema: shard {}/{} writes to {} (this node's disk: copy it off when the task ends, then `ema merge`)\n",
+               p.shard->index, p.shard->count, where.db);
+  }
+  check_outputs(where.db, o.out.paths());
+  auto db = database::open_write(where.db);
+  if (p.shard)
+    if (auto e = started_shard(db, *p.shard)) {  // a task run again: finish its part, never start it twice
+      if (e->state == "finished") {
+        fmt::print(stderr, "ema: shard {}/{} is already finished in {} (experiment {})\n", p.shard->index, p.shard->count, where.db, e->id);
+        return exit_code::ok;
+      }
+      auto r = reopen_experiment(db, e->id);
+      fmt::print(stderr, "ema: resuming shard {}/{}, experiment {} ({} of its {} points stored)\n", p.shard->index, p.shard->count, e->id,
+                 db.recorded_ordinals(e->id).size(), p.shard->ordinals.size());
+      return carry_out(db, e->id, r.p, where, o.out);
+    }
+  return carry_out(db, 0, p, where, o.out);
 }
 
 }  // namespace
@@ -95,10 +134,14 @@ action add_run(CLI::App& app, common_options& common) {
   app.add_option("--db", common.db, "results database")->capture_default_str();
   o->out.add_to(app);
   o->cache.add_to(app, true);
+  app.add_option("--shard", o->shard,
+                 "run part I of N of the plan (I from 0) into its own database: I/N, or auto / auto/N inside a Slurm array task")
+      ->type_name("I/N");
   app.add_option("--resume", o->resume, "continue an interrupted experiment (default: the newest unfinished)")
       ->expected(0, 1);
   return [o, &app, &common] {
     o->resume_flag = app.count("--resume") > 0;
+    o->db_given = app.count("--db") > 0;
     return run(*o, common);
   };
 }

@@ -26,6 +26,7 @@ action add_list(CLI::App& app);
 action add_probe(CLI::App& app, common_options& common);
 action add_run(CLI::App& app, common_options& common);
 action add_exec(CLI::App& app, common_options& common);
+action add_merge(CLI::App& app, common_options& common);
 action add_show(CLI::App& app, common_options& common);
 action add_fit(CLI::App& app, common_options& common);
 action add_report(CLI::App& app, common_options& common);

@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
       [&](CLI::App& s) { return ema::cli::add_run(s, common); });
   add("exec", "sweep your own program over sizes, with your generator of its inputs (EMA's own mode)",
       [&](CLI::App& s) { return ema::cli::add_exec(s, common); });
+  add("merge", "join the shards of one plan (`ema run --shard`) into one experiment; say what is missing",
+      [&](CLI::App& s) { return ema::cli::add_merge(s, common); });
   add("show", "print a stored experiment again (table, JSON, CSV or Markdown)",
       [&](CLI::App& s) { return ema::cli::add_show(s, common); });
   add("fit", "fit EMA's complexity equations to each variant of an experiment (or a CSV) and group them",

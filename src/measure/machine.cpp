@@ -131,4 +131,12 @@ std::string machine_key(const nlohmann::json& m) {
   return key;
 }
 
+std::string machine_kind(const nlohmann::json& m) {
+  const auto host = m.value("host", nlohmann::json::object());
+  std::string kind = fmt::format("{} ({} cores, {} OpenMP threads)", host.value("cpu_model", "?"), host.value("logical_cores", 0),
+                                 host.value("openmp_threads", 0));
+  for (const auto& g : m.value("gpus", nlohmann::json::array())) kind += ", " + g.value("name", "?");
+  return kind;
+}
+
 }  // namespace ema

@@ -13,6 +13,9 @@ nlohmann::json describe_machine();
 
 /// A stable identity of the machine (host name, CPU model, GPU models) under which probes are kept.
 std::string machine_key(const nlohmann::json& machine);
+/// The machine's kind, its host name left out: "CPU model (N cores, T OpenMP threads), GPU, ..." — the nodes of one
+/// kind in a cluster measure alike (ema merge, and fits across shards).
+std::string machine_kind(const nlohmann::json& machine);
 
 /// The CPU caches sysfs describes under `dir` (Linux: /sys/devices/system/cpu/cpu0/cache), one
 /// entry per level and type: [{"level", "type" (Data, Instruction, Unified), "size_bytes",

@@ -263,6 +263,11 @@ plan make_plan(const plan_request& r) {
   return out;
 }
 
+bool plan::runs(const plan_point& pt) const {
+  if (!shard || calibrated) return true;  // a calibrated shard holds only its own tracks and their points
+  return std::binary_search(shard->ordinals.begin(), shard->ordinals.end(), pt.ordinal);
+}
+
 nlohmann::json plan::to_json() const {
   nlohmann::json pts = nlohmann::json::array();
   for (const auto& p : points) {
@@ -288,6 +293,9 @@ nlohmann::json plan::to_json() const {
                           {"energy_sizes", calibrated->energy_sizes}, {"tracks", tracks}};
   }
   if (!input_cache_dir.empty()) out["input_cache"] = {{"dir", input_cache_dir}, {"cap", input_cache_cap}};
+  if (shard)
+    out["shard"] = {{"index", shard->index}, {"count", shard->count}, {"digest", shard->digest}, {"ordinals", shard->ordinals},
+                    {"tracks", shard->tracks}};
   if (external) {
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& [name, command] : external->runs) runs.push_back({{"variant", name}, {"command", command}});
@@ -320,6 +328,13 @@ plan plan::from_json(const nlohmann::json& j) {
     if (p.calibrated && !(std::isfinite(p.calibrated->budget) && p.calibrated->budget > 0 && p.calibrated->growth > 1 &&
                           std::isfinite(p.calibrated->growth) && p.calibrated->min_sizes >= 1 && p.calibrated->min_sizes <= 1000))
       bad("has an impossible calibration");
+    if (p.shard) {
+      const auto& sh = *p.shard;
+      if (sh.count < 1 || sh.index < 0 || sh.index >= sh.count || sh.digest.empty()) bad("has an impossible shard");
+      for (std::size_t i = 0; i < sh.ordinals.size(); ++i)
+        if (sh.ordinals[i] < 0 || sh.ordinals[i] >= static_cast<int>(p.points.size()) || (i && sh.ordinals[i] <= sh.ordinals[i - 1]))
+          bad("gives its shard points it does not hold");
+    }
     return p;
   } catch (const nlohmann::json::exception& e) {
     throw database_error(fmt::format("the stored plan is malformed ({}); it was changed by hand or is damaged", e.what()));
@@ -365,6 +380,16 @@ plan read_plan(const nlohmann::json& j) {
                           params_from_object(t.at("params")), t.at("start").get<std::uint64_t>(),
                           t.value("max_size", std::uint64_t{0}), t.value("stopped", ""), t.value("settled", "")});
     p.calibrated = std::move(c);
+  }
+  if (j.contains("shard")) {
+    const auto& x = j.at("shard");
+    shard_spec sh;
+    sh.index = x.at("index").get<int>();
+    sh.count = x.at("count").get<int>();
+    sh.digest = x.at("digest").get<std::string>();
+    sh.ordinals = x.value("ordinals", std::vector<int>{});
+    sh.tracks = x.value("tracks", 0);
+    p.shard = std::move(sh);
   }
   if (j.contains("external")) {
     const auto& x = j.at("external");

@@ -74,6 +74,16 @@ struct external_program {
   std::string cwd;        ///< the folder the commands run in: where the experiment was started (empty: ema's)
 };
 
+/// One part of a plan split over several tasks (`ema run --shard i/N`, runner/shard.hpp): the
+/// plan is stored whole in every shard's experiment, each running only its own points (a
+/// calibrated plan keeps only its own tracks); `ema merge` joins the shards of one plan.
+struct shard_spec {
+  int index = 0, count = 1;   ///< this shard, 0-based, of `count`
+  std::string digest;         ///< the whole plan's (runner/shard.hpp plan_digest): the same in every shard
+  std::vector<int> ordinals;  ///< the points of the plan this shard runs, in order
+  int tracks = 0;             ///< a calibrated plan's tracks before the split
+};
+
 struct plan {
   std::vector<plan_point> points;
   repetition_policy reps;
@@ -88,6 +98,10 @@ struct plan {
   /// the folder (absolute; "" for none: `--no-cache`, or no such problem) and its cap in bytes.
   std::string input_cache_dir;
   double input_cache_cap = 0;
+  std::optional<shard_spec> shard;  ///< `--shard`: the part of the plan this experiment runs
+
+  /// Whether this experiment runs `pt`: every point, or the shard's own.
+  bool runs(const plan_point& pt) const;
 
   /// Appends a point (ordinal, seed and instance filled in) for each instance.
   void add(const std::string& problem, const std::string& variant, std::uint64_t n, const param_set& params,

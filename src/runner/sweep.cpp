@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <csignal>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -117,6 +118,26 @@ double device_free_bytes(const std::string& backend) {
   return free;
 }
 
+/// Where this process runs its points, recorded in each point's notes: the host, and inside a
+/// Slurm job its id and array task (ema merge keeps them, so a merged experiment tells its points'
+/// nodes apart).
+const nlohmann::json& where_points_run() {
+  static const nlohmann::json where = [] {
+    nlohmann::json w = nlohmann::json::object();
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) == 0 && host[0]) w["host"] = host;
+    auto env = [](const char* name) -> std::string {
+      const char* v = std::getenv(name);
+      return v ? v : "";
+    };
+    const auto array_job = env("SLURM_ARRAY_JOB_ID"), job = env("SLURM_JOB_ID"), task = env("SLURM_ARRAY_TASK_ID");
+    if (!array_job.empty() || !job.empty()) w["slurm_job"] = array_job.empty() ? job : array_job;
+    if (!task.empty()) w["slurm_task"] = task;
+    return w;
+  }();
+  return where;
+}
+
 class sweeper {
  public:
   sweeper(database& db, std::int64_t experiment, plan& p, const nlohmann::json& idle, const sweep_settings& s)
@@ -130,7 +151,7 @@ class sweeper {
 
   sweep_result run() {
     for (const auto& pt : std::vector<plan_point>(p_.points))
-      if (!records_.count(pt.ordinal) && !execute(pt, p_.timeout)) return finish();
+      if (p_.runs(pt) && !records_.count(pt.ordinal) && !execute(pt, p_.timeout)) return finish();
     if (p_.calibrated && !calibrate()) return finish();
     return finish();
   }
@@ -163,6 +184,10 @@ class sweeper {
     }
     if (stopped) return interrupted();
     r.finished_at = utc_now();
+    if (auto notes = nlohmann::json::parse(r.notes_json, nullptr, false); notes.is_object()) {
+      for (const auto& [k, v] : where_points_run().items()) notes[k] = v;  // which node, job and task (merged shards)
+      r.notes_json = notes.dump();
+    }
     db_.record_point(r);
     spent_ += first_sample(r, "point_wall");
     ++result_.run;
@@ -228,7 +253,7 @@ class sweeper {
     if (p_.calibrated) {
       where = fmt::format("{} of {} budget spent", format_eta(spent_), format_eta(p_.calibrated->budget));
     } else {
-      const int total = static_cast<int>(p_.points.size());
+      const int total = p_.shard ? static_cast<int>(p_.shard->ordinals.size()) : static_cast<int>(p_.points.size());
       const int todo = total - result_.already_done;
       const double eta = result_.run ? elapsed / result_.run * (todo - result_.run) : -1;
       where = fmt::format("eta {}", format_eta(eta));

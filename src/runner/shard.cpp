@@ -1,0 +1,116 @@
+#include "runner/shard.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <fmt/format.h>
+#include <numeric>
+
+#include "core/errors.hpp"
+#include "core/registry.hpp"
+#include "inputs/random.hpp"
+
+namespace ema {
+namespace {
+
+int parse_count(std::string_view text, const char* what, std::string_view whole) {
+  int v = -1;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+    throw usage_error(fmt::format("--shard '{}': {} '{}' is not a whole number", whole, what, text));
+  return v;
+}
+
+// The fixed cost of a point next to its work: a process, an input and a reference (in the work
+// model's units this is a guess; it keeps many tiny points from all landing on one part).
+constexpr double point_start_cost = 1e6;
+
+double predicted_cost(const plan_point& pt) {
+  const auto* prob = lookup_problem(pt.problem);
+  if (!prob || !prob->work) return point_start_cost + static_cast<double>(pt.n);
+  const auto w = prob->work(pt.n, pt.params);
+  return point_start_cost + std::max(w.ops, w.bytes);
+}
+
+}  // namespace
+
+shard_choice parse_shard(std::string_view text, const std::function<const char*(const char*)>& env) {
+  shard_choice c;
+  const auto slash = text.find('/');
+  const auto first = text.substr(0, slash);
+  const bool from_slurm = first == "auto";
+  if (from_slurm) {
+    const char* id = env("SLURM_ARRAY_TASK_ID");
+    if (!id || !*id)
+      throw usage_error(fmt::format("--shard {}: not inside a Slurm array task (SLURM_ARRAY_TASK_ID is not set); give I/N", text));
+    c.index = parse_count(id, "SLURM_ARRAY_TASK_ID", text);
+    if (slash == std::string_view::npos) {
+      const char* count = env("SLURM_ARRAY_TASK_COUNT");
+      if (!count || !*count)
+        throw usage_error(fmt::format("--shard {}: SLURM_ARRAY_TASK_COUNT is not set; give auto/N", text));
+      c.count = parse_count(count, "SLURM_ARRAY_TASK_COUNT", text);
+    }
+  } else {
+    if (slash == std::string_view::npos) throw usage_error(fmt::format("--shard '{}': give I/N (part I of N, from 0), auto or auto/N", text));
+    c.index = parse_count(first, "the part", text);
+  }
+  if (slash != std::string_view::npos) c.count = parse_count(text.substr(slash + 1), "the number of parts", text);
+  if (c.count < 1 || c.count > 100000) throw usage_error(fmt::format("--shard {}: the number of parts must be from 1 to 100000", text));
+  if (c.index < 0 || c.index >= c.count)
+    throw usage_error(fmt::format("--shard {}: part {} is not one of 0 to {}{}", text, c.index, c.count - 1,
+                                  from_slurm ? " (number the array from 0: --array=0-N-1)" : ""));
+  return c;
+}
+
+std::string plan_digest(const plan& p) {
+  auto j = p.to_json();
+  for (const char* k : {"notes", "input_cache", "shard"}) j.erase(k);
+  if (j.contains("calibration"))
+    for (auto& t : j["calibration"]["tracks"]) t.erase("stopped"), t.erase("settled");
+  if (j.contains("external")) j["external"].erase("cache_dir"), j["external"].erase("cwd");
+  const auto text = j.dump();
+  return fmt::format("{:016x}{:016x}", hash_text(text), mix64(hash_text(text) ^ text.size()));
+}
+
+std::vector<int> split_points(const plan& p, int count) {
+  std::vector<int> order(p.points.size()), part(p.points.size(), 0);
+  std::vector<double> cost(p.points.size());
+  for (std::size_t i = 0; i < p.points.size(); ++i) cost[i] = predicted_cost(p.points[i]);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cost[static_cast<std::size_t>(a)] > cost[static_cast<std::size_t>(b)]; });
+  std::vector<double> load(static_cast<std::size_t>(count), 0);
+  for (const int i : order) {
+    const auto least = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    part[static_cast<std::size_t>(i)] = static_cast<int>(least);
+    load[least] += cost[static_cast<std::size_t>(i)];
+  }
+  return part;
+}
+
+void apply_shard(plan& p, const shard_choice& c) {
+  shard_spec s;
+  s.index = c.index;
+  s.count = c.count;
+  s.digest = plan_digest(p);
+  if (p.calibrated) {
+    auto& tracks = p.calibrated->tracks;
+    s.tracks = static_cast<int>(tracks.size());
+    if (c.count > s.tracks)
+      throw usage_error(fmt::format("--shard {}/{}: the calibrated plan has {} track{}; give at most {} parts", c.index, c.count, s.tracks,
+                                    s.tracks == 1 ? "" : "s", s.tracks));
+    std::vector<track> mine;
+    for (std::size_t k = 0; k < tracks.size(); ++k)
+      if (static_cast<int>(k % static_cast<std::size_t>(c.count)) == c.index) mine.push_back(tracks[k]);
+    tracks = std::move(mine);
+  }
+  if (!p.points.empty()) {
+    if (c.count > static_cast<int>(p.points.size()))
+      throw usage_error(fmt::format("--shard {}/{}: the plan has {} point{}; give at most {} parts", c.index, c.count, p.points.size(),
+                                    p.points.size() == 1 ? "" : "s", p.points.size()));
+    const auto part = split_points(p, c.count);
+    for (std::size_t i = 0; i < part.size(); ++i)
+      if (part[i] == c.index) s.ordinals.push_back(static_cast<int>(i));
+  }
+  p.shard = std::move(s);
+}
+
+}  // namespace ema

@@ -1,0 +1,119 @@
+// Shards and merge end to end through the `ema` command (issue 18): a plan split over tasks, each
+// into its own database, joined by `ema merge`; every point once, duplicates and missing shards
+// named, foreign plans refused with nothing written, a task run again finishing only its part.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "support/db.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace ema {
+namespace {
+
+test::process_result ema(std::vector<std::string> args) {
+  args.insert(args.begin(), EMA_EXE);
+  return test::run_process(args);
+}
+
+std::vector<std::string> shard_run(const std::string& db, const std::string& shard, const std::string& sizes = "2^10..2^13") {
+  return {"run", "search", "--variants", "seq,omp", "--sizes", sizes, "--reps", "3", "--no-energy", "-q", "--db", db, "--shard", shard};
+}
+
+int points_in(const std::string& db, int experiment = 1) {
+  return test::query_int(db, "SELECT COUNT(*) FROM points WHERE experiment_id = " + std::to_string(experiment));
+}
+
+TEST(Cluster, ShardsMergeIntoEveryPointOnce) {
+  test::temp_dir dir;
+  for (int i = 0; i < 3; ++i) {
+    auto r = ema(shard_run(dir.file("s" + std::to_string(i) + ".db"), std::to_string(i) + "/3"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  const int all = points_in(dir.file("s0.db")) + points_in(dir.file("s1.db")) + points_in(dir.file("s2.db"));
+  EXPECT_EQ(all, 8);  // 4 sizes x 2 variants, each in one shard
+  auto r = ema({"merge", dir.file("m.db"), dir.file("s0.db"), dir.file("s1.db"), dir.file("s2.db"), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(points_in(dir.file("m.db")), 8);
+  EXPECT_EQ(test::query_int(dir.file("m.db"), "SELECT COUNT(DISTINCT ordinal) FROM points"), 8);
+  EXPECT_EQ(test::query_int(dir.file("m.db"), "SELECT COUNT(*) FROM experiments WHERE state = 'finished'"), 1);
+  // Each point says where it ran and which shard it came from.
+  EXPECT_EQ(test::query_int(dir.file("m.db"), "SELECT COUNT(*) FROM points WHERE json_extract(notes_json, '$.shard') IS NOT NULL "
+                                              "AND json_extract(notes_json, '$.host') IS NOT NULL AND json_extract(notes_json, '$.machine') IS NOT NULL"),
+            8);
+  auto shown = ema({"show", "--db", dir.file("m.db")});
+  EXPECT_EQ(shown.exit_code, 0);
+  EXPECT_NE(shown.out.find("8192  omp"), std::string::npos) << shown.out;
+
+  // The same shard twice: one copy kept, and said.
+  r = ema({"merge", dir.file("m2.db"), dir.file("s0.db"), dir.file("s1.db"), dir.file("s1.db"), dir.file("s2.db"), "-q"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(points_in(dir.file("m2.db")), 8);
+  EXPECT_NE(r.err.find("duplicate point left out"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kept " + dir.file("s1.db") + " experiment 1's"), std::string::npos) << r.err;
+}
+
+TEST(Cluster, AMissingShardIsNamedAndResumable) {
+  test::temp_dir dir;
+  for (int i : {0, 2}) ASSERT_EQ(ema(shard_run(dir.file("s" + std::to_string(i) + ".db"), std::to_string(i) + "/3")).exit_code, 0);
+  auto r = ema({"merge", dir.file("m.db"), dir.file("s0.db"), dir.file("s2.db"), "-q"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--array=1"), std::string::npos) << r.err;
+  EXPECT_EQ(test::query_int(dir.file("m.db"), "SELECT COUNT(*) FROM experiments WHERE state = 'interrupted'"), 1);
+  const int before = points_in(dir.file("m.db"));
+  EXPECT_LT(before, 8);
+  // The merged experiment resumes: only the missing points run.
+  r = ema({"run", "--db", dir.file("m.db"), "--resume", "1", "-q"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(points_in(dir.file("m.db")), 8);
+}
+
+TEST(Cluster, ATaskRunAgainFinishesOnlyItsPart) {
+  test::temp_dir dir;
+  const auto db = dir.file("s1.db");
+  ASSERT_EQ(ema(shard_run(db, "1/2")).exit_code, 0);
+  const int mine = points_in(db);
+  ASSERT_GT(mine, 1);
+  // As a cancelled task leaves it: some points gone, the experiment unfinished.
+  test::exec_sql(db, "DELETE FROM samples WHERE point_id = (SELECT MAX(id) FROM points); DELETE FROM points WHERE id = (SELECT MAX(id) "
+                    "FROM points); UPDATE experiments SET state = 'interrupted'");
+  auto r = ema(shard_run(db, "1/2"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("resuming shard 1/2"), std::string::npos) << r.err;
+  EXPECT_EQ(test::query_int(db, "SELECT COUNT(*) FROM experiments"), 1);
+  EXPECT_EQ(points_in(db), mine);
+  r = ema(shard_run(db, "1/2"));  // finished: nothing runs
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.err.find("already finished"), std::string::npos) << r.err;
+  EXPECT_EQ(points_in(db), mine);
+}
+
+TEST(Cluster, ForeignPlansAndBadOutputsAreRefusedWithNothingWritten) {
+  test::temp_dir dir;
+  ASSERT_EQ(ema(shard_run(dir.file("a.db"), "0/2")).exit_code, 0);
+  ASSERT_EQ(ema(shard_run(dir.file("b.db"), "1/2", "2^10..2^12")).exit_code, 0);  // another plan
+  auto r = ema({"merge", dir.file("m.db"), dir.file("a.db"), dir.file("b.db")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("are of different plans"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("m.db")));
+  r = ema({"merge", dir.file("a.db"), dir.file("a.db")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is both the output and an input"), std::string::npos) << r.err;
+  EXPECT_EQ(test::query_int(dir.file("a.db"), "SELECT COUNT(*) FROM experiments"), 1);
+  // A database from a newer ema (a schema this one does not know) is refused, not misread.
+  std::filesystem::copy_file(dir.file("a.db"), dir.file("new.db"));
+  test::exec_sql(dir.file("new.db"), "PRAGMA user_version = 99");
+  r = ema({"merge", dir.file("m.db"), dir.file("new.db")});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("m.db")));
+  r = ema({"merge", dir.file("m.db"), dir.file("none.db")});
+  EXPECT_NE(r.exit_code, 0);
+  r = ema({"run", "search", "--sizes", "2^10", "--shard", "2/2"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("part 2 is not one of 0 to 1"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace ema

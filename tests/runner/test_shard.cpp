@@ -1,0 +1,164 @@
+// Sharding a plan (runner/shard.hpp): `--shard` parsing (also from a Slurm array's environment),
+// the split (disjoint, complete, the same on every run, balanced), the digest and the stored shard.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "core/errors.hpp"
+#include "runner/plan.hpp"
+#include "runner/shard.hpp"
+
+namespace ema {
+namespace {
+
+std::string usage_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const usage_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+plan fault_plan(const std::string& sizes, std::uint64_t seed = 1) {
+  plan_request r;
+  r.problems = {"fault"};
+  r.variants = {"ok", "wrong"};
+  r.sizes = sizes;
+  r.seed = seed;
+  return make_plan(r);
+}
+
+TEST(Shard, ParsesPartsAndSlurmArrays) {
+  const auto none = [](const char*) -> const char* { return nullptr; };
+  auto c = parse_shard("1/4", none);
+  EXPECT_EQ(c.index, 1);
+  EXPECT_EQ(c.count, 4);
+  std::map<std::string, const char*> slurm = {{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_COUNT", "3"}};
+  const auto env = [&](const char* name) -> const char* { return slurm.count(name) ? slurm[name] : nullptr; };
+  c = parse_shard("auto", env);
+  EXPECT_EQ(c.index, 2);
+  EXPECT_EQ(c.count, 3);
+  slurm["SLURM_ARRAY_TASK_ID"] = "5";  // a resubmission of task 5 alone: the count is given
+  slurm["SLURM_ARRAY_TASK_COUNT"] = "1";
+  c = parse_shard("auto/8", env);
+  EXPECT_EQ(c.index, 5);
+  EXPECT_EQ(c.count, 8);
+  EXPECT_NE(usage_of([&] { parse_shard("auto", env); }).find("part 5 is not one of 0 to 0"), std::string::npos);
+  EXPECT_NE(usage_of([&] { parse_shard("auto", none); }).find("SLURM_ARRAY_TASK_ID is not set"), std::string::npos);
+  EXPECT_NE(usage_of([&] { parse_shard("4/4", none); }).find("part 4 is not one of 0 to 3"), std::string::npos);
+  EXPECT_NE(usage_of([&] { parse_shard("1/0", none); }).find("from 1 to 100000"), std::string::npos);
+  EXPECT_NE(usage_of([&] { parse_shard("a/2", none); }).find("'a' is not a whole number"), std::string::npos);
+  EXPECT_NE(usage_of([&] { parse_shard("-1/2", none); }).find("part -1 is not one of 0 to 1"), std::string::npos);
+  EXPECT_NE(usage_of([&] { parse_shard("3", none); }).find("give I/N"), std::string::npos);
+}
+
+TEST(Shard, PartsAreDisjointCompleteAndTheSameOnEveryRun) {
+  const auto p = fault_plan("4..4096*2");
+  ASSERT_EQ(p.points.size(), 22u);
+  for (const int count : {1, 2, 3, 7, 22}) {
+    std::multiset<int> seen;
+    for (int i = 0; i < count; ++i) {
+      auto mine = p;
+      apply_shard(mine, {i, count});
+      EXPECT_FALSE(mine.shard->ordinals.empty()) << "part " << i << " of " << count;
+      EXPECT_EQ(mine.points.size(), p.points.size());  // the whole plan is kept
+      auto again = p;
+      apply_shard(again, {i, count});
+      EXPECT_EQ(again.shard->ordinals, mine.shard->ordinals);
+      for (const int o : mine.shard->ordinals) seen.insert(o);
+      for (const auto& pt : mine.points)
+        EXPECT_EQ(mine.runs(pt), std::count(mine.shard->ordinals.begin(), mine.shard->ordinals.end(), pt.ordinal) == 1);
+    }
+    ASSERT_EQ(seen.size(), p.points.size()) << count << " parts";
+    for (int o = 0; o < static_cast<int>(p.points.size()); ++o) EXPECT_EQ(seen.count(o), 1u) << "point " << o;
+  }
+  EXPECT_NE(usage_of([&] {
+              auto q = p;
+              apply_shard(q, {0, 23});
+            }).find("the plan has 22 points"),
+            std::string::npos);
+}
+
+TEST(Shard, EqualPointsAreSpreadEvenlyAndTheDearestFirst) {
+  const auto sizes = fault_plan("4..4096*2");
+  const auto part = split_points(sizes, 2);
+  // The two dearest points (the largest size, both variants) go to different parts.
+  const auto last = sizes.points.size() - 1;
+  EXPECT_NE(part[last], part[last - 1]);
+  plan_request r;
+  r.problems = {"fault"};
+  r.variants = {"ok", "wrong"};
+  r.sizes = "64";
+  r.instances = 6;  // twelve points of one cost
+  const auto twelve = make_plan(r);
+  ASSERT_EQ(twelve.points.size(), 12u);
+  std::map<int, int> counts;
+  for (const int x : split_points(twelve, 3)) ++counts[x];
+  EXPECT_EQ(counts[0], 4);
+  EXPECT_EQ(counts[1], 4);
+  EXPECT_EQ(counts[2], 4);
+}
+
+TEST(Shard, TheDigestNamesThePlanNotWhereItRuns) {
+  auto a = fault_plan("4,16");
+  auto b = a;
+  b.notes.push_back("a variant left out on this node");
+  b.input_cache_dir = "/scratch/node7/cache";
+  EXPECT_EQ(plan_digest(a), plan_digest(b));
+  apply_shard(b, {1, 2});
+  EXPECT_EQ(b.shard->digest, plan_digest(a));
+  EXPECT_NE(plan_digest(a), plan_digest(fault_plan("4,16", 2)));  // another seed
+  EXPECT_NE(plan_digest(a), plan_digest(fault_plan("4,32")));
+  auto c = a;
+  c.reps.fixed = 3;
+  EXPECT_NE(plan_digest(a), plan_digest(c));
+}
+
+TEST(Shard, IsStoredWithThePlanAndCheckedWhenRead) {
+  auto p = fault_plan("4,16,64");
+  apply_shard(p, {1, 2});
+  const auto back = plan::from_json(p.to_json());
+  ASSERT_TRUE(back.shard);
+  EXPECT_EQ(back.shard->index, 1);
+  EXPECT_EQ(back.shard->count, 2);
+  EXPECT_EQ(back.shard->digest, p.shard->digest);
+  EXPECT_EQ(back.shard->ordinals, p.shard->ordinals);
+  auto j = p.to_json();
+  j["shard"]["index"] = 2;
+  EXPECT_THROW(plan::from_json(j), database_error);
+  j = p.to_json();
+  j["shard"]["ordinals"] = {0, 99};
+  EXPECT_THROW(plan::from_json(j), database_error);
+}
+
+TEST(Shard, ACalibratedPlanSplitsItsTracks) {
+  plan_request r;
+  r.problems = {"fault"};
+  r.variants = {"ok", "wrong", "crash"};
+  r.budget = 60;
+  const auto p = make_plan(r);
+  ASSERT_TRUE(p.calibrated);
+  const auto tracks = p.calibrated->tracks.size();
+  ASSERT_GE(tracks, 3u);
+  std::size_t total = 0;
+  for (int i = 0; i < 2; ++i) {
+    auto mine = p;
+    apply_shard(mine, {i, 2});
+    EXPECT_EQ(mine.shard->tracks, static_cast<int>(tracks));
+    EXPECT_DOUBLE_EQ(mine.calibrated->budget, p.calibrated->budget);  // the budget is per task
+    for (std::size_t k = 0; k < mine.calibrated->tracks.size(); ++k)
+      EXPECT_EQ(mine.calibrated->tracks[k].variant, p.calibrated->tracks[2 * k + static_cast<std::size_t>(i)].variant);
+    total += mine.calibrated->tracks.size();
+  }
+  EXPECT_EQ(total, tracks);
+  EXPECT_NE(usage_of([&] {
+              auto q = p;
+              apply_shard(q, {0, static_cast<int>(tracks) + 1});
+            }).find("track"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ema
