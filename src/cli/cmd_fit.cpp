@@ -29,7 +29,7 @@ struct fit_options {
   std::vector<std::string> from;  ///< --from FORMAT FILE
   double threshold = 0.05;
   int bootstrap = 200;
-  bool json = false, all_equations = false, run_tie_breaker = false;
+  bool json = false, all_equations = false, run_tie_breaker = false, across_machines = false;
 };
 
 fit_request make_request(const fit_options& o) {
@@ -38,6 +38,7 @@ fit_request make_request(const fit_options& o) {
   r.stat = parse_point_stat(o.stat);
   r.problems = split_commas(o.problems);
   r.variants = split_commas(o.variants);
+  r.across_machines = o.across_machines;
   if (o.budget) r.budget = parse_duration(*o.budget);
   if (!(o.threshold > 0 && o.threshold < 1)) throw usage_error(fmt::format("--threshold must be in (0, 1), got {}", o.threshold));
   if (o.bootstrap < 0) throw usage_error("--bootstrap cannot be negative");
@@ -223,6 +224,8 @@ action add_fit(CLI::App& app, common_options& common) {
   app.add_flag("--all-equations", o->all_equations, "list every equivalent equation, not the first 8");
   app.add_flag("--run-tie-breaker", o->run_tie_breaker,
                "run each variant's smallest feasible tie-breaker size, store it in the experiment and refit");
+  app.add_flag("--across-machines", o->across_machines,
+               "fit one curve through points that ran on unlike machines (merged shards); refused by default");
   return [o, &common] {
     auto r = make_request(*o);
     if (!o->from.empty()) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <set>
 #include <fmt/ranges.h>
 #include <limits>
 #include <map>
@@ -193,6 +194,23 @@ std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_requ
       if (p.record.problem == problem && p.record.params_json == params && p.record.variant == variant)
         reports |= p.metrics.count(r.metric) > 0;
     if (!reports && r.variants.empty()) continue;
+    // Points merged from shards (ema merge) name the kind of machine each ran on.
+    std::set<std::string> kinds;
+    for (const auto& p : v.points)
+      if (p.record.problem == problem && p.record.params_json == params && p.record.variant == variant && p.notes.is_object() &&
+          p.notes.contains("machine") && p.notes["machine"].is_string())
+        kinds.insert(p.notes["machine"].get<std::string>());
+    if (kinds.size() > 1) {
+      const auto which = fmt::format("{} kinds of machine ({})", kinds.size(), fmt::join(kinds, "; "));
+      if (!r.across_machines) {
+        f.skipped = fmt::format("its points ran on {}: one curve across unlike machines mixes their speeds; fit each machine's "
+                                "shards apart, or pass --across-machines",
+                                which);
+        out.push_back(std::move(f));
+        continue;
+      }
+      f.notes.push_back("fitted across " + which + " (--across-machines)");
+    }
     const auto data = variant_series(v, problem, params, variant, r.metric, r.stat, &f.notes);
     if (data.size() == 0) {
       f.skipped = fmt::format("no point of {} that ran ok has samples of {}", variant, r.metric);

@@ -29,6 +29,9 @@ struct fit_request {
   /// Seconds a tie breaker may take; default: the experiment's budget, else its per-point timeout.
   std::optional<double> budget;
   fit::analysis_options options;
+  /// Fit one curve through points measured on unlike machines (a merge of shards that ran on
+  /// different kinds of node): refused by default, each such variant left unfitted with why.
+  bool across_machines = false;
 };
 
 struct variant_fit {

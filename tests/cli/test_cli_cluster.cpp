@@ -115,5 +115,27 @@ TEST(Cluster, ForeignPlansAndBadOutputsAreRefusedWithNothingWritten) {
   EXPECT_NE(r.err.find("part 2 is not one of 0 to 1"), std::string::npos) << r.err;
 }
 
+TEST(Cluster, OneCurveIsNotFittedAcrossUnlikeMachinesUnlessAsked) {
+  test::temp_dir dir;
+  for (int i = 0; i < 2; ++i)
+    ASSERT_EQ(ema(shard_run(dir.file("s" + std::to_string(i) + ".db"), std::to_string(i) + "/2", "2^10..2^15")).exit_code, 0);
+  // Shard 1 ran on another kind of node.
+  test::exec_sql(dir.file("s1.db"), "UPDATE experiments SET machine_json = json_set(machine_json, '$.host.cpu_model', 'Other CPU')");
+  auto r = ema({"merge", dir.file("m.db"), dir.file("s0.db"), dir.file("s1.db"), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("run on 2 kinds of machine"), std::string::npos) << r.err;
+  // The split keeps equal points apart, so a variant may well sit on one node; put two of seq's
+  // points on the other kind of machine, as a split of a larger plan would.
+  test::exec_sql(dir.file("m.db"), "UPDATE points SET notes_json = json_set(notes_json, '$.machine', 'Other CPU (2 cores)') "
+                                   "WHERE variant = 'seq' AND n IN (1024, 4096)");
+  r = ema({"fit", "--db", dir.file("m.db"), "--variants", "seq"});
+  EXPECT_NE(r.out.find("2 kinds of machine"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("Other CPU"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--across-machines"), std::string::npos) << r.out;
+  r = ema({"fit", "--db", dir.file("m.db"), "--variants", "seq", "--across-machines"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("fitted across 2 kinds of machine"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace ema
