@@ -1,5 +1,5 @@
 // `ema probe`: measures the machine's ceilings and stores them; `ema run` uses the newest probe of
-// the machine it runs on.
+// the machine it runs on, and every later ema on this node for a day (runner/node.hpp).
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
@@ -7,6 +7,7 @@
 #include "measure/machine.hpp"
 #include "measure/probe.hpp"
 #include "report/table.hpp"
+#include "runner/node.hpp"
 #include "store/database.hpp"
 
 namespace ema::cli {
@@ -18,8 +19,10 @@ action add_probe(CLI::App& app, common_options& common) {
   return [&common, json] {
     auto db = database::open_write(common.db);
     auto machine = describe_machine();
+    const auto lock = node_lock::exclusive();  // not while another ema on this node measures (runner/node.hpp)
     auto ceilings = measure_ceilings([](const std::string& step) { fmt::print(stderr, "probe: {}\n", step); });
     db.store_probe(machine_key(machine), machine, ceilings);
+    save_node_probe(machine_key(machine), machine, ceilings);
     if (*json)
       fmt::print("{}\n", ceilings.dump(2));
     else

@@ -21,6 +21,7 @@
 #include "report/exports.hpp"
 #include "report/table.hpp"
 #include "runner/isolate.hpp"
+#include "runner/node.hpp"
 #include "runner/sweep.hpp"
 
 namespace ema {
@@ -38,6 +39,16 @@ extern "C" void on_stop_signal(int) { stop_requested = true; }
 nlohmann::json ceilings_for(database& db, const nlohmann::json& machine, const std::string& exe) {
   auto key = machine_key(machine);
   if (auto stored = db.latest_probe(key)) return (*stored)["ceilings"];
+  // Once per node: no other ema process on it measures while this one probes, and a probe another
+  // made in the last day is reused (the shards of a Slurm array on one node; runner/node.hpp).
+  auto reuse = [&](const nlohmann::json& recent) {
+    fmt::print(stderr, "ema: using this node's probe of {} (`ema probe` measures again)\n", recent.value("created_at", "?"));
+    db.store_probe(key, machine, recent["ceilings"]);
+    return recent["ceilings"];
+  };
+  if (auto recent = node_probe(key)) return reuse(*recent);
+  const auto lock = node_lock::exclusive();  // waits for the points in flight on this node
+  if (auto recent = node_probe(key)) return reuse(*recent);  // another process probed meanwhile
   fmt::print(stderr, "ema: probing this machine's ceilings (once per machine; `ema probe` measures again)\n");
   auto child = run_isolated({exe, "__probe"}, "", 600, &stop_requested);
   if (child.interrupted) return nlohmann::json::object();  // the sweep stops before its first point
@@ -48,6 +59,7 @@ nlohmann::json ceilings_for(database& db, const nlohmann::json& machine, const s
     return nlohmann::json::object();
   }
   db.store_probe(key, machine, ceilings);
+  save_node_probe(key, machine, ceilings);
   return ceilings;
 }
 

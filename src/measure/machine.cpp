@@ -1,5 +1,7 @@
 #include "measure/machine.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -75,6 +77,15 @@ nlohmann::json read_caches(const std::string& dir) {
   return out;
 }
 
+// The CPUs this process may run on (its affinity: a Slurm allocation's CPU set, taskset, a
+// container's cpuset), which OpenMP follows and hardware_concurrency does not; 0 if unknown.
+int allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+  return CPU_COUNT(&set);
+}
+
 int openmp_threads() {
 #ifdef _OPENMP
   return omp_get_max_threads();
@@ -92,6 +103,7 @@ nlohmann::json describe_machine() {
   m["host"] = {{"hostname", host},
                {"cpu_model", cpu_model()},
                {"logical_cores", std::thread::hardware_concurrency()},
+               {"allowed_cpus", allowed_cpus()},
                {"openmp_threads", openmp_threads()},
                {"memory_bytes", total_memory_bytes()},
                {"caches", read_caches("/sys/devices/system/cpu/cpu0/cache")},

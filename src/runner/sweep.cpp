@@ -20,6 +20,7 @@
 #include "runner/calibrate.hpp"
 #include "runner/external.hpp"
 #include "runner/isolate.hpp"
+#include "runner/node.hpp"
 
 namespace ema {
 namespace {
@@ -177,6 +178,7 @@ class sweeper {
     r.instance = pt.instance;
     r.started_at = utc_now();
     bool stopped = false;
+    const auto on_node = node_lock::shared();  // no probe on this node while the point runs (runner/node.hpp)
     if (p_.external) {
       run_external_point(p_, pt, timeout, settings_.stop, r, stopped);
     } else {

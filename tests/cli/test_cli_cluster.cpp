@@ -3,7 +3,13 @@
 // named, foreign plans refused with nothing written, a task run again finishing only its part.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <fcntl.h>
 #include <filesystem>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
 #include <set>
 
 #include "support/db.hpp"
@@ -135,6 +141,35 @@ TEST(Cluster, OneCurveIsNotFittedAcrossUnlikeMachinesUnlessAsked) {
   r = ema({"fit", "--db", dir.file("m.db"), "--variants", "seq", "--across-machines"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("fitted across 2 kinds of machine"), std::string::npos) << r.out;
+}
+
+TEST(Cluster, OneProbePerNodeAndNoneWhilePointsRun) {
+  test::temp_dir dir;
+  ::setenv("EMA_NODE_DIR", dir.file("node").c_str(), 1);
+  auto r = ema(shard_run(dir.file("a.db"), "0/2"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("probing this machine's ceilings"), std::string::npos) << r.err;
+  r = ema(shard_run(dir.file("b.db"), "1/2"));  // another shard on the node: no second probe
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("probing this machine's ceilings"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("using this node's probe"), std::string::npos) << r.err;
+  EXPECT_EQ(test::query_int(dir.file("b.db"), "SELECT COUNT(*) FROM probes"), 1);
+
+  // While a probe holds the node (an exclusive lock), a sweep runs no point; then it goes on.
+  const int fd = ::open(dir.file("node/node.lock").c_str(), O_RDWR | O_CREAT, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(flock(fd, LOCK_EX), 0);
+  const int pid = test::spawn_process({EMA_EXE, "run", "search", "--variants", "seq", "--sizes", "2^10", "--reps", "3", "--no-energy", "-q",
+                                       "--db", dir.file("c.db")});
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_LE(test::query_int(dir.file("c.db"), "SELECT COUNT(*) FROM points"), 0);  // -1: not even created
+  flock(fd, LOCK_UN);
+  ::close(fd);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(test::query_int(dir.file("c.db"), "SELECT COUNT(*) FROM points"), 1);
+  ::unsetenv("EMA_NODE_DIR");
 }
 
 }  // namespace
