@@ -51,6 +51,9 @@ std::optional<experiment_record> started_shard(database& db, const shard_spec& s
 
 int resume(const run_options& o, const common_options& common) {
   if (!o.problems.empty() || o.all) throw usage_error("--resume continues a stored plan; give no problem with it");
+  if (o.shard)
+    throw usage_error("--resume continues a stored experiment, a shard's included; give no --shard with it (or run the shard's own "
+                      "command again: it finishes its part)");
   check_outputs(common.db, o.out.paths());
   auto db = database::open_write(common.db);
   std::optional<experiment_record> e;
