@@ -2,6 +2,7 @@
 // to a time budget), records an experiment, sweeps it point by point in child processes, then
 // prints and exports the tables. `--resume` continues an interrupted experiment.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <cstdlib>
 #include <optional>
 
@@ -77,8 +78,8 @@ int resume(const run_options& o, const common_options& common) {
   return carry_out(db, e->id, r.p, common, o.out);
 }
 
-int run(const run_options& o, const common_options& common) {
-  if (o.resume_flag) return resume(o, common);
+// The plan the options ask for, with their measurement settings; usage_error naming what is wrong.
+plan plan_of(const run_options& o) {
   plan_request r;
   r.problems = o.problems;
   r.all = o.all;
@@ -92,6 +93,12 @@ int run(const run_options& o, const common_options& common) {
   auto p = make_plan(r);  // validates everything before the database is touched
   o.measure.apply(p);
   if (p.points.empty() && (!p.calibrated || p.calibrated->tracks.empty())) throw usage_error("the plan has no points");
+  return p;
+}
+
+int run(const run_options& o, const common_options& common) {
+  if (o.resume_flag) return resume(o, common);
+  auto p = plan_of(o);
   if (o.shard) apply_shard(p, parse_shard(*o.shard));
   // The input cache, opened only for a plan with a problem that keeps built inputs (bfs's graphs).
   bool caches = false;
@@ -124,24 +131,46 @@ int run(const run_options& o, const common_options& common) {
   return carry_out(db, 0, p, where, o.out);
 }
 
+void register_run_options(CLI::App& app, run_options& o, common_options& common) {
+  app.add_option("problem", o.problems, "problem(s) to run (see `ema list`)");
+  app.add_flag("--all", o.all, "run every registered problem");
+  app.add_option("--variants", o.variants, "comma-separated variants (default: every one that can run here)");
+  app.add_option("--sizes", o.sizes, "sizes: 2^10..2^28, 1000,2000, 2^10..2^20*4, 2000..5000+1000");
+  app.add_option("--param,-p", o.params, "problem parameter key=value (repeatable)")->allow_extra_args(false);
+  o.measure.add_to(app);
+  app.add_option("--db", common.db, "results database")->capture_default_str();
+  o.out.add_to(app);
+  o.cache.add_to(app, true);
+  app.add_option("--shard", o.shard,
+                 "run part I of N of the plan (I from 0) into its own database: I/N, or auto / auto/N inside a Slurm array task")
+      ->type_name("I/N");
+  app.add_option("--resume", o.resume, "continue an interrupted experiment (default: the newest unfinished)")->expected(0, 1);
+}
+
 }  // namespace
+
+plan sharded_run_plan(const std::vector<std::string>& args, int parts) {
+  CLI::App app("ema run");
+  run_options o;
+  common_options common;
+  register_run_options(app, o, common);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    throw usage_error(fmt::format("the plan's arguments ({}): {}", fmt::join(args, " "), e.what()));
+  }
+  for (const char* own : {"--db", "--shard", "--resume"})
+    if (app.count(own)) throw usage_error(fmt::format("the plan's arguments give {}: ema slurm sets it for each task", own));
+  auto p = plan_of(o);
+  auto first = p;
+  apply_shard(first, {0, parts});  // refused when there are fewer points (or tracks) than parts
+  return p;
+}
 
 action add_run(CLI::App& app, common_options& common) {
   auto o = std::make_shared<run_options>();
-  app.add_option("problem", o->problems, "problem(s) to run (see `ema list`)");
-  app.add_flag("--all", o->all, "run every registered problem");
-  app.add_option("--variants", o->variants, "comma-separated variants (default: every one that can run here)");
-  app.add_option("--sizes", o->sizes, "sizes: 2^10..2^28, 1000,2000, 2^10..2^20*4, 2000..5000+1000");
-  app.add_option("--param,-p", o->params, "problem parameter key=value (repeatable)")->allow_extra_args(false);
-  o->measure.add_to(app);
-  app.add_option("--db", common.db, "results database")->capture_default_str();
-  o->out.add_to(app);
-  o->cache.add_to(app, true);
-  app.add_option("--shard", o->shard,
-                 "run part I of N of the plan (I from 0) into its own database: I/N, or auto / auto/N inside a Slurm array task")
-      ->type_name("I/N");
-  app.add_option("--resume", o->resume, "continue an interrupted experiment (default: the newest unfinished)")
-      ->expected(0, 1);
+  register_run_options(app, *o, common);
   return [o, &app, &common] {
     o->resume_flag = app.count("--resume") > 0;
     o->db_given = app.count("--db") > 0;

@@ -7,6 +7,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+
+#include "runner/plan.hpp"
 #include <vector>
 
 #include "report/view.hpp"
@@ -27,6 +29,10 @@ action add_probe(CLI::App& app, common_options& common);
 action add_run(CLI::App& app, common_options& common);
 action add_exec(CLI::App& app, common_options& common);
 action add_merge(CLI::App& app, common_options& common);
+action add_slurm(CLI::App& app, common_options& common);
+/// The plan `ema run ARGS` would make (without opening a cache or a database), checked to split
+/// into `parts` shards; usage_error naming what is wrong, also for --db, --shard or --resume in ARGS.
+plan sharded_run_plan(const std::vector<std::string>& args, int parts);
 action add_show(CLI::App& app, common_options& common);
 action add_fit(CLI::App& app, common_options& common);
 action add_report(CLI::App& app, common_options& common);

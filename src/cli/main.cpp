@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
       [&](CLI::App& s) { return ema::cli::add_exec(s, common); });
   add("merge", "join the shards of one plan (`ema run --shard`) into one experiment; say what is missing",
       [&](CLI::App& s) { return ema::cli::add_merge(s, common); });
+  add("slurm", "write (and --submit) a Slurm job array of shards and its merge job; --status of a submitted sweep",
+      [&](CLI::App& s) { return ema::cli::add_slurm(s, common); });
   add("show", "print a stored experiment again (table, JSON, CSV or Markdown)",
       [&](CLI::App& s) { return ema::cli::add_show(s, common); });
   add("fit", "fit EMA's complexity equations to each variant of an experiment (or a CSV) and group them",

@@ -172,5 +172,48 @@ TEST(Cluster, OneProbePerNodeAndNoneWhilePointsRun) {
   ::unsetenv("EMA_NODE_DIR");
 }
 
+// The scripts ema slurm writes, run as Slurm would run them (the array's environment set, no
+// scheduler): every task's database copied to the results folder, a task run again finishing
+// nothing new, the merge joining them, --status summarising. (The real Slurm is tested apart.)
+TEST(Cluster, SlurmScriptsRunAsTheirTasksWould) {
+  test::temp_dir dir;
+  const auto results = dir.file("res");
+  auto r = ema({"slurm", "search", "--variants", "seq,omp", "--sizes", "2^10..2^13", "--reps", "3", "--no-energy", "--tasks", "3",
+                "--results", results, "--module", "none"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("#SBATCH --array=0-2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("#SBATCH --exclusive"), std::string::npos);
+  EXPECT_NE(r.out.find("--shard auto/3"), std::string::npos);
+  // `module` does not exist here: define it away for the test, as a site's profile would define it.
+  const std::string prelude = "module() { :; }; export -f module; ";
+  r = ema({"slurm", "--status", results});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("no shard has finished"), std::string::npos) << r.out;
+  for (int task = 0; task < 3; ++task) {
+    const auto t = test::run_process({"/bin/bash", "-c", prelude + "SLURM_ARRAY_TASK_ID=" + std::to_string(task) + " TMPDIR=" + dir.path() +
+                                                        " EMA_NODE_DIR=" + dir.file("node") + " bash " + results + "/array.sbatch"});
+    ASSERT_EQ(t.exit_code, 0) << t.err;
+    EXPECT_TRUE(std::filesystem::exists(results + "/shard-" + std::to_string(task) + ".db"));
+  }
+  const auto again = test::run_process({"/bin/bash", "-c", prelude + "SLURM_ARRAY_TASK_ID=1 TMPDIR=" + dir.file("other-node") + " bash " + results +
+                                                          "/array.sbatch"});
+  EXPECT_EQ(again.exit_code, 0) << again.err;  // another node (its TMPDIR made): starts from the copy, nothing left to run
+  // A task that cannot start (ema refuses its database) must leave the results' copy alone.
+  const auto refused = test::run_process({"/bin/bash", "-c", prelude + "SLURM_ARRAY_TASK_ID=2 TMPDIR=/proc/none bash " + results + "/array.sbatch"});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_TRUE(std::filesystem::exists(results + "/shard-2.db"));
+  r = ema({"slurm", "--status", results});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("3 of 3 shards finished; 8 points stored of the 8"), std::string::npos) << r.out;
+  const auto m = test::run_process({"/bin/bash", "-c", prelude + "bash " + results + "/merge.sbatch"});
+  EXPECT_EQ(m.exit_code, 0) << m.err;
+  EXPECT_EQ(points_in(results + "/merged.db"), 8);
+  EXPECT_EQ(test::query_int(results + "/merged.db", "SELECT COUNT(DISTINCT ordinal) FROM points"), 8);
+  // Refusals: too many tasks, the plan's own --db, no plan.
+  EXPECT_EQ(ema({"slurm", "search", "--variants", "seq", "--sizes", "2^10", "--tasks", "2"}).exit_code, 2);
+  EXPECT_EQ(ema({"slurm", "search", "--sizes", "2^10", "--db", "x.db", "--tasks", "1"}).exit_code, 2);
+  EXPECT_EQ(ema({"slurm", "--tasks", "2"}).exit_code, 2);
+}
+
 }  // namespace
 }  // namespace ema
