@@ -140,9 +140,28 @@ std::string submit(const std::vector<std::string>& argv) {
   return id;
 }
 
-// The results folder of a job id: the ema-slurm-* folder under the current one whose `jobs` names it.
+// The output of a command ("" when it fails).
+std::string output_of(const std::string& cmd) {
+  FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
+  if (!p) return "";
+  std::string out;
+  char buf[512];
+  while (fgets(buf, sizeof buf, p)) out += buf;
+  return pclose(p) == 0 ? out : "";
+}
+
+// The results folder of a job id: the folder of the script Slurm still knows the job by
+// (`scontrol show job`), else the ema-slurm-* folder under the current one whose `jobs` names it.
 std::string folder_of(const std::string& what) {
   if (fs::is_directory(what)) return what;
+  if (!what.empty() && what.find_first_not_of("0123456789") == std::string::npos) {
+    const auto text = output_of("scontrol show job -o " + what);
+    if (const auto at = text.find("Command="); at != std::string::npos) {
+      const auto command = text.substr(at + 8, text.find_first_of(" \n", at) - at - 8);
+      const auto dir = fs::path(command).parent_path();
+      if (fs::exists(dir / "array.sbatch")) return dir.string();
+    }
+  }
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(".", ec)) {
     if (!entry.is_directory() || entry.path().filename().string().rfind("ema-slurm-", 0) != 0) continue;
