@@ -119,8 +119,8 @@ double device_free_bytes(const std::string& backend) {
   return free;
 }
 
-/// Where this process runs its points, recorded in each point's notes: the host, and inside a
-/// Slurm job its id and array task (ema merge keeps them, so a merged experiment tells its points'
+/// Where this process runs its points, recorded in each point's notes: the host, the GPUs it was
+/// given (CUDA_VISIBLE_DEVICES, as Slurm's --gpus-per-task sets it), and inside a Slurm job its id and array task (ema merge keeps them, so a merged experiment tells its points'
 /// nodes apart).
 const nlohmann::json& where_points_run() {
   static const nlohmann::json where = [] {
@@ -134,6 +134,7 @@ const nlohmann::json& where_points_run() {
     const auto array_job = env("SLURM_ARRAY_JOB_ID"), job = env("SLURM_JOB_ID"), task = env("SLURM_ARRAY_TASK_ID");
     if (!array_job.empty() || !job.empty()) w["slurm_job"] = array_job.empty() ? job : array_job;
     if (!task.empty()) w["slurm_task"] = task;
+    if (const auto gpus = env("CUDA_VISIBLE_DEVICES"); !gpus.empty()) w["visible_gpus"] = gpus;  // an allocation's GPUs (--gpus-per-task)
     return w;
   }();
   return where;
