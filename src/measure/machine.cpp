@@ -145,8 +145,9 @@ std::string machine_key(const nlohmann::json& m) {
 
 std::string machine_kind(const nlohmann::json& m) {
   const auto host = m.value("host", nlohmann::json::object());
-  std::string kind = fmt::format("{} ({} cores, {} OpenMP threads)", host.value("cpu_model", "?"), host.value("logical_cores", 0),
-                                 host.value("openmp_threads", 0));
+  // The CPUs the process was given (an allocation's CPU set), where recorded, not the whole node's.
+  const int cpus = host.value("allowed_cpus", 0) > 0 ? host.value("allowed_cpus", 0) : host.value("logical_cores", 0);
+  std::string kind = fmt::format("{} ({} cores, {} OpenMP threads)", host.value("cpu_model", "?"), cpus, host.value("openmp_threads", 0));
   for (const auto& g : m.value("gpus", nlohmann::json::array())) kind += ", " + g.value("name", "?");
   return kind;
 }
