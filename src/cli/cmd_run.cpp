@@ -30,6 +30,7 @@ struct run_options {
   std::optional<std::string> resume;
   bool resume_flag = false;
   std::optional<std::string> shard;
+  std::optional<std::string> costs_from;
   bool db_given = false;
 };
 
@@ -99,7 +100,11 @@ plan plan_of(const run_options& o) {
 int run(const run_options& o, const common_options& common) {
   if (o.resume_flag) return resume(o, common);
   auto p = plan_of(o);
-  if (o.shard) apply_shard(p, parse_shard(*o.shard));
+  if (o.costs_from && !o.shard) throw usage_error("--costs-from balances the parts of a sharded plan; give it with --shard");
+  if (o.shard) {
+    const auto costs = o.costs_from ? costs_from(*o.costs_from) : point_costs{};
+    apply_shard(p, parse_shard(*o.shard), &costs);
+  }
   // The input cache, opened only for a plan with a problem that keeps built inputs (bfs's graphs).
   bool caches = false;
   for (const auto& pt : p.points) caches = caches || find_problem(pt.problem).cached_inputs;
@@ -144,6 +149,8 @@ void register_run_options(CLI::App& app, run_options& o, common_options& common)
   app.add_option("--shard", o.shard,
                  "run part I of N of the plan (I from 0) into its own database: I/N, or auto / auto/N inside a Slurm array task")
       ->type_name("I/N");
+  app.add_option("--costs-from", o.costs_from,
+                 "with --shard: balance the parts by the times this database's points took (the same file for every task)");
   app.add_option("--resume", o.resume, "continue an interrupted experiment (default: the newest unfinished)")->expected(0, 1);
 }
 
@@ -164,7 +171,8 @@ plan sharded_run_plan(const std::vector<std::string>& args, int parts) {
     if (app.count(own)) throw usage_error(fmt::format("the plan's arguments give {}: ema slurm sets it for each task", own));
   auto p = plan_of(o);
   auto first = p;
-  apply_shard(first, {0, parts});  // refused when there are fewer points (or tracks) than parts
+  const auto costs = o.costs_from ? costs_from(*o.costs_from) : point_costs{};  // read here too: refused before any task runs
+  apply_shard(first, {0, parts}, &costs);  // refused when there are fewer points (or tracks) than parts
   return p;
 }
 

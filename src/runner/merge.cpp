@@ -88,8 +88,14 @@ merge_result merge_shards(const std::string& output, const std::vector<std::stri
                                     "parameters, seed or repetition settings differ. ema merge joins the shards of one `ema run`",
                                     first.path, first.e.id, s.path, s.e.id));
   int shard_count = 0;
+  const shard_spec* split_by = nullptr;
   for (const auto& s : sources)
     if (s.p.shard) {
+      if (split_by && split_by->basis != s.p.shard->basis)
+        throw usage_error(fmt::format("{} (experiment {}) was split by {}, another shard by {}: their parts overlap; give every task the same "
+                                      "--costs-from",
+                                      s.path, s.e.id, s.p.shard->basis, split_by->basis));
+      split_by = &*s.p.shard;
       if (shard_count && shard_count != s.p.shard->count)
         throw usage_error(fmt::format("{} (experiment {}) is a shard of {} parts, another input of {}", s.path, s.e.id, s.p.shard->count, shard_count));
       shard_count = s.p.shard->count;
@@ -155,13 +161,31 @@ merge_result merge_shards(const std::string& output, const std::vector<std::stri
   // What no input recorded, by shard.
   std::set<int> missing_shards;
   std::optional<std::vector<int>> split;
+  std::vector<int> absent;
   for (const auto& pt : merged.points) {
     if (kept.count(pt.ordinal)) continue;
     ++result.missing;
     if (!shard_count) continue;
     if (pt.ordinal < static_cast<int>(first.p.points.size()) && !first.p.calibrated) {
-      if (!split) split = split_points(first.p, shard_count);
-      missing_shards.insert((*split)[static_cast<std::size_t>(pt.ordinal)]);
+      if (!split) {  // the parts as the shards recorded them; a shard with no database: the rest
+        split = std::vector<int>(first.p.points.size(), -1);
+        std::set<int> present;
+        for (const auto& s : sources)
+          if (s.p.shard) {
+            present.insert(s.p.shard->index);
+            for (const int o : s.p.shard->ordinals) (*split)[static_cast<std::size_t>(o)] = s.p.shard->index;
+          }
+        if (split_by && split_by->basis == "work model") {
+          const auto computed = split_points(first.p, shard_count);
+          for (std::size_t i = 0; i < split->size(); ++i)
+            if ((*split)[i] < 0) (*split)[i] = computed[i];
+        }
+        for (int i = 0; i < shard_count; ++i)
+          if (!present.count(i)) absent.push_back(i);
+      }
+      const int shard = (*split)[static_cast<std::size_t>(pt.ordinal)];
+      if (shard >= 0) missing_shards.insert(shard);
+      else missing_shards.insert(absent.begin(), absent.end());  // split by times: one of the absent shards
     }
   }
   if (shard_count && first.p.calibrated) {  // a calibrated shard's points are its own: one that left no database is missing whole

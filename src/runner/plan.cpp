@@ -295,7 +295,7 @@ nlohmann::json plan::to_json() const {
   if (!input_cache_dir.empty()) out["input_cache"] = {{"dir", input_cache_dir}, {"cap", input_cache_cap}};
   if (shard)
     out["shard"] = {{"index", shard->index}, {"count", shard->count}, {"digest", shard->digest}, {"ordinals", shard->ordinals},
-                    {"tracks", shard->tracks}};
+                    {"tracks", shard->tracks}, {"basis", shard->basis}};
   if (external) {
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& [name, command] : external->runs) runs.push_back({{"variant", name}, {"command", command}});
@@ -389,6 +389,7 @@ plan read_plan(const nlohmann::json& j) {
     sh.digest = x.at("digest").get<std::string>();
     sh.ordinals = x.value("ordinals", std::vector<int>{});
     sh.tracks = x.value("tracks", 0);
+    sh.basis = x.value("basis", "work model");
     p.shard = std::move(sh);
   }
   if (j.contains("external")) {

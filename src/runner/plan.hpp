@@ -82,6 +82,7 @@ struct shard_spec {
   std::string digest;         ///< the whole plan's (runner/shard.hpp plan_digest): the same in every shard
   std::vector<int> ordinals;  ///< the points of the plan this shard runs, in order
   int tracks = 0;             ///< a calibrated plan's tracks before the split
+  std::string basis = "work model";  ///< what the split's costs came from (runner/shard.hpp)
 };
 
 struct plan {

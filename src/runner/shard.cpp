@@ -4,10 +4,12 @@
 #include <charconv>
 #include <fmt/format.h>
 #include <numeric>
+#include <optional>
 
 #include "core/errors.hpp"
 #include "core/registry.hpp"
 #include "inputs/random.hpp"
+#include "store/database.hpp"
 
 namespace ema {
 namespace {
@@ -71,10 +73,45 @@ std::string plan_digest(const plan& p) {
   return fmt::format("{:016x}{:016x}", hash_text(text), mix64(hash_text(text) ^ text.size()));
 }
 
-std::vector<int> split_points(const plan& p, int count) {
+std::string cost_key(const std::string& problem, const std::string& variant, std::uint64_t n, const std::string& params_json) {
+  return fmt::format("{}\x1f{}\x1f{}\x1f{}", problem, variant, n, params_json);
+}
+
+point_costs costs_from(const std::string& path) {
+  auto db = database::open_read(path);
+  point_costs costs;
+  for (const auto& e : db.experiments())
+    for (const auto& r : db.points(e.id)) {
+      if (r.status != point_status::ok) continue;
+      const auto it = r.samples.find("point_wall");
+      if (it == r.samples.end() || it->second.empty() || !(it->second.front() > 0)) continue;
+      auto& c = costs[cost_key(r.problem, r.variant, r.n, r.params_json)];
+      c = std::max(c, it->second.front());
+    }
+  if (costs.empty()) throw usage_error(fmt::format("--costs-from {}: no point ran ok there, so it predicts no cost", path));
+  return costs;
+}
+
+std::vector<int> split_points(const plan& p, int count, const point_costs* costs) {
   std::vector<int> order(p.points.size()), part(p.points.size(), 0);
   std::vector<double> cost(p.points.size());
   for (std::size_t i = 0; i < p.points.size(); ++i) cost[i] = predicted_cost(p.points[i]);
+  if (costs && !costs->empty()) {  // seconds where a previous run has them; the rest scaled to match
+    std::vector<double> ratios;
+    std::vector<std::optional<double>> seconds(p.points.size());
+    for (std::size_t i = 0; i < p.points.size(); ++i) {
+      const auto& pt = p.points[i];
+      if (const auto it = costs->find(cost_key(pt.problem, pt.variant, pt.n, pt.params.canonical_json())); it != costs->end()) {
+        seconds[i] = it->second;
+        ratios.push_back(it->second / cost[i]);
+      }
+    }
+    if (!ratios.empty()) {
+      std::nth_element(ratios.begin(), ratios.begin() + static_cast<std::ptrdiff_t>(ratios.size() / 2), ratios.end());
+      const double scale = ratios[ratios.size() / 2];
+      for (std::size_t i = 0; i < p.points.size(); ++i) cost[i] = seconds[i] ? *seconds[i] : cost[i] * scale;
+    }
+  }
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cost[static_cast<std::size_t>(a)] > cost[static_cast<std::size_t>(b)]; });
   std::vector<double> load(static_cast<std::size_t>(count), 0);
@@ -86,8 +123,13 @@ std::vector<int> split_points(const plan& p, int count) {
   return part;
 }
 
-void apply_shard(plan& p, const shard_choice& c) {
+void apply_shard(plan& p, const shard_choice& c, const point_costs* costs) {
   shard_spec s;
+  if (costs && !costs->empty()) {  // named by its content: every task must be given the same times
+    std::uint64_t h = 0;
+    for (const auto& [k, v] : *costs) h = mix64(h ^ hash_text(k) ^ hash_text(fmt::format("{:.17g}", v)));
+    s.basis = fmt::format("times of a previous run ({:016x})", h);
+  }
   s.index = c.index;
   s.count = c.count;
   s.digest = plan_digest(p);
@@ -106,7 +148,7 @@ void apply_shard(plan& p, const shard_choice& c) {
     if (c.count > static_cast<int>(p.points.size()))
       throw usage_error(fmt::format("--shard {}/{}: the plan has {} point{}; give at most {} parts", c.index, c.count, p.points.size(),
                                     p.points.size() == 1 ? "" : "s", p.points.size()));
-    const auto part = split_points(p, c.count);
+    const auto part = split_points(p, c.count, costs);
     for (std::size_t i = 0; i < part.size(); ++i)
       if (part[i] == c.index) s.ordinals.push_back(static_cast<int>(i));
   }

@@ -6,14 +6,19 @@
 // - Balanced by predicted cost: each point costs its problem's work model at its size (the larger
 //   of its operations and bytes) plus a fixed cost for the point's own start (a process, an input,
 //   the reference), and the points, the dearest first, go to the least loaded part (longest
-//   processing time first, ties to the lower ordinal and the lower part). A calibrated plan
+//   processing time first, ties to the lower ordinal and the lower part); where a previous run's
+//   database is given (`--costs-from`, the same file for every task), the seconds its points took
+//   instead (the rest scaled to match). The basis is recorded with the shard, and `ema merge`
+//   refuses shards split on different bases (their parts would overlap). A calibrated plan
 //   (`--budget`) splits its tracks instead, track k to part k mod N, each part with the whole budget.
 // - plan_digest names the plan apart from where it runs (not its notes or input cache folder), so
 //   `ema merge` refuses the shards of different plans.
 #pragma once
 
+#include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,15 +39,25 @@ shard_choice parse_shard(std::string_view text, const std::function<const char*(
   return static_cast<const char*>(std::getenv(name));
 });
 
+/// Seconds a point took in a previous run (its `point_wall`), by what it measures: the
+/// better prediction of its cost (`--costs-from`). Keyed by cost_key.
+using point_costs = std::map<std::string, double>;
+std::string cost_key(const std::string& problem, const std::string& variant, std::uint64_t n, const std::string& params_json);
+/// The points that ran ok in every experiment of the database at `path` (the largest time where
+/// several did); database_error or usage_error when it cannot be read.
+point_costs costs_from(const std::string& path);
+
 /// A hex digest of what the plan measures: its points, policies, seed, calibration and program.
 std::string plan_digest(const plan& p);
 
-/// For each point of `p` (by ordinal), the part of `count` that runs it.
-std::vector<int> split_points(const plan& p, int count);
+/// For each point of `p` (by ordinal), the part of `count` that runs it. With `costs`, a point
+/// found there costs its seconds, the others their work model scaled by the median ratio of
+/// seconds to work model over the points found.
+std::vector<int> split_points(const plan& p, int count, const point_costs* costs = nullptr);
 
 /// Makes `p` the part `c.index` of `c.count`: records the shard (digest of the whole plan, its
 /// points) and, for a calibrated plan, keeps only its tracks. usage_error when the part would be
 /// empty (more parts than points or tracks).
-void apply_shard(plan& p, const shard_choice& c);
+void apply_shard(plan& p, const shard_choice& c, const point_costs* costs = nullptr);
 
 }  // namespace ema

@@ -101,6 +101,33 @@ TEST(Shard, EqualPointsAreSpreadEvenlyAndTheDearestFirst) {
   EXPECT_EQ(counts[2], 4);
 }
 
+TEST(Shard, APreviousRunsTimesBalanceTheParts) {
+  const auto p = fault_plan("4,16,64,256");  // 8 points; the work model rates the larger sizes dearer
+  point_costs costs;
+  // A previous run found the smallest `wrong` point the slowest by far: it should sit alone.
+  for (const auto& pt : p.points) costs[cost_key(pt.problem, pt.variant, pt.n, pt.params.canonical_json())] = 1.0;
+  const auto& slow = p.points[1];
+  ASSERT_EQ(slow.variant, "wrong");
+  costs[cost_key(slow.problem, slow.variant, slow.n, slow.params.canonical_json())] = 100.0;
+  const auto part = split_points(p, 2, &costs);
+  int with_slow = 0;
+  for (const int x : part) with_slow += x == part[1];
+  EXPECT_EQ(with_slow, 1);  // the slow point alone, the seven others together
+  EXPECT_EQ(split_points(p, 2, &costs), part);  // the same given the same times
+  auto a = p, b = p;
+  apply_shard(a, {0, 2}, &costs);
+  apply_shard(b, {0, 2});
+  EXPECT_NE(a.shard->basis, b.shard->basis);  // recorded, so merge can refuse a mix
+  EXPECT_EQ(b.shard->basis, "work model");
+  EXPECT_EQ(a.shard->digest, b.shard->digest);  // the same plan
+  // Points the previous run did not have are scaled like the ones it had.
+  point_costs some;
+  some[cost_key(slow.problem, slow.variant, slow.n, slow.params.canonical_json())] = 100.0;
+  const auto scaled = split_points(p, 2, &some);
+  std::set<int> parts(scaled.begin(), scaled.end());
+  EXPECT_EQ(parts.size(), 2u);
+}
+
 TEST(Shard, TheDigestNamesThePlanNotWhereItRuns) {
   auto a = fault_plan("4,16");
   auto b = a;
