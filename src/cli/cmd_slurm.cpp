@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -119,35 +120,37 @@ void write_file(const std::string& path, const std::string& text) {
   fs::permissions(path, fs::perms::owner_exec, fs::perm_options::add);
 }
 
-// sbatch's job id (--parsable prints "ID" or "ID;CLUSTER").
-std::string submit(const std::vector<std::string>& argv) {
+// Runs a command (its words quoted for the shell): its exit status (as pclose gives it, -1 when it
+// cannot start) and its standard output, with its standard error where `with_errors`.
+struct command_result {
+  int status = -1;
+  std::string out;
+};
+command_result run_command(const std::vector<std::string>& argv, bool with_errors) {
   std::string cmd;
   for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + quoted(a);
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) throw usage_error(fmt::format("cannot run {}", cmd));
-  std::string out;
-  char buf[256];
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  const int status = pclose(p);
-  if (status != 0) {
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-      throw usage_error("sbatch is not on the PATH: submit from a Slurm login node, or run the scripts by hand");
-    throw usage_error(fmt::format("{} failed: {}", cmd, out));
-  }
-  const auto id = out.substr(0, out.find_first_of(";\n"));
-  if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
-    throw usage_error(fmt::format("{} printed no job id: {}", cmd, out));
-  return id;
+  command_result r;
+  FILE* p = popen((cmd + (with_errors ? " 2>&1" : " 2>/dev/null")).c_str(), "r");
+  if (!p) return r;
+  char buf[512];
+  while (fgets(buf, sizeof buf, p)) r.out += buf;
+  r.status = pclose(p);
+  return r;
 }
 
-// The output of a command ("" when it fails).
-std::string output_of(const std::string& cmd) {
-  FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
-  if (!p) return "";
-  std::string out;
-  char buf[512];
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  return pclose(p) == 0 ? out : "";
+// sbatch's job id (--parsable prints "ID" or "ID;CLUSTER").
+std::string submit(const std::vector<std::string>& argv) {
+  const auto r = run_command(argv, true);
+  const auto what = fmt::format("{}", fmt::join(argv, " "));
+  if (r.status != 0) {
+    if (r.status == -1 || (WIFEXITED(r.status) && WEXITSTATUS(r.status) == 127))
+      throw usage_error("sbatch is not on the PATH: submit from a Slurm login node, or run the scripts by hand");
+    throw usage_error(fmt::format("{} failed: {}", what, r.out));
+  }
+  const auto id = r.out.substr(0, r.out.find_first_of(";\n"));
+  if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
+    throw usage_error(fmt::format("{} printed no job id: {}", what, r.out));
+  return id;
 }
 
 // The results folder of a job id: the folder of the script Slurm still knows the job by
@@ -155,7 +158,8 @@ std::string output_of(const std::string& cmd) {
 std::string folder_of(const std::string& what) {
   if (fs::is_directory(what)) return what;
   if (!what.empty() && what.find_first_not_of("0123456789") == std::string::npos) {
-    const auto text = output_of("scontrol show job -o " + what);
+    const auto shown = run_command({"scontrol", "show", "job", "-o", what}, false);
+    const auto text = shown.status == 0 ? shown.out : std::string();
     if (const auto at = text.find("Command="); at != std::string::npos) {
       const auto command = text.substr(at + 8, text.find_first_of(" \n", at) - at - 8);
       const auto dir = fs::path(command).parent_path();
@@ -187,7 +191,10 @@ int status(const std::string& what) {
     for (const auto& e : db.experiments()) {
       const auto sh = e.plan.value("shard", nlohmann::json::object());
       if (!sh.contains("index")) continue;
-      if (!digest.empty() && sh.value("digest", "") != digest) continue;
+      if (!digest.empty() && sh.value("digest", "") != digest) {
+        fmt::print("{}: a shard of another plan, left out of this summary\n", entry.path().string());
+        continue;
+      }
       digest = sh.value("digest", "");
       count = sh.value("count", 0);
       const int index = sh.value("index", 0);
@@ -237,9 +244,11 @@ int slurm(const slurm_options& o, const std::vector<std::string>& args, const co
   write_file(dir + "/merge.sbatch", merge);
   print_text(fmt::format("# {}/array.sbatch\n{}\n# {}/merge.sbatch\n{}\n", dir, array, dir, merge));
   if (!o.submit) {
-    fmt::print(stderr, "ema: {} points in {} tasks; submit with\n  id=$(sbatch --parsable {}/array.sbatch) && sbatch --dependency=afterany:$id {}/merge.sbatch\n"
-                       "or give --submit\n",
-               p.calibrated ? fmt::format("{} tracks", p.calibrated->tracks.size()) : fmt::format("{}", p.points.size()), o.tasks, quoted(dir), quoted(dir));
+    fmt::print(stderr, "{}", terminal_safe(fmt::format(
+                                 "ema: {} points in {} tasks; submit with\n  id=$(sbatch --parsable {}/array.sbatch) && sbatch "
+                                 "--dependency=afterany:$id {}/merge.sbatch\nor give --submit\n",
+                                 p.calibrated ? fmt::format("{} tracks", p.calibrated->tracks.size()) : fmt::format("{}", p.points.size()),
+                                 o.tasks, quoted(dir), quoted(dir))));
     return exit_code::ok;
   }
   const auto array_id = submit({"sbatch", "--parsable", dir + "/array.sbatch"});
