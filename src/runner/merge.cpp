@@ -158,44 +158,39 @@ merge_result merge_shards(const std::string& output, const std::vector<std::stri
     }
   }
 
-  // What no input recorded, by shard.
-  std::set<int> missing_shards;
-  std::optional<std::vector<int>> split;
+  // What no input recorded, by shard: each point of a fixed plan belongs to the shard that
+  // recorded it in its part; a shard that left no database owns the rest (recomputed where the
+  // split was the work model's; with times, "one of the absent shards"). A calibrated shard's points
+  // are its own, so one that left no database is missing whole.
+  std::set<int> missing_shards, present;
+  int tracks = 0;
+  for (const auto& s : sources)
+    if (s.p.shard) present.insert(s.p.shard->index), tracks = s.p.shard->tracks;
   std::vector<int> absent;
+  for (int i = 0; i < shard_count; ++i)
+    if (!present.count(i)) absent.push_back(i);
+  std::vector<int> owner;
+  if (shard_count && !first.p.calibrated) {
+    owner.assign(first.p.points.size(), -1);
+    for (const auto& s : sources)
+      if (s.p.shard)
+        for (const int o : s.p.shard->ordinals) owner[static_cast<std::size_t>(o)] = s.p.shard->index;
+    if (!absent.empty() && split_by->basis == "work model") {
+      const auto computed = split_points(first.p, shard_count);
+      for (std::size_t i = 0; i < owner.size(); ++i)
+        if (owner[i] < 0) owner[i] = computed[i];
+    }
+  }
   for (const auto& pt : merged.points) {
     if (kept.count(pt.ordinal)) continue;
     ++result.missing;
-    if (!shard_count) continue;
-    if (pt.ordinal < static_cast<int>(first.p.points.size()) && !first.p.calibrated) {
-      if (!split) {  // the parts as the shards recorded them; a shard with no database: the rest
-        split = std::vector<int>(first.p.points.size(), -1);
-        std::set<int> present;
-        for (const auto& s : sources)
-          if (s.p.shard) {
-            present.insert(s.p.shard->index);
-            for (const int o : s.p.shard->ordinals) (*split)[static_cast<std::size_t>(o)] = s.p.shard->index;
-          }
-        if (split_by && split_by->basis == "work model") {
-          const auto computed = split_points(first.p, shard_count);
-          for (std::size_t i = 0; i < split->size(); ++i)
-            if ((*split)[i] < 0) (*split)[i] = computed[i];
-        }
-        for (int i = 0; i < shard_count; ++i)
-          if (!present.count(i)) absent.push_back(i);
-      }
-      const int shard = (*split)[static_cast<std::size_t>(pt.ordinal)];
-      if (shard >= 0) missing_shards.insert(shard);
-      else missing_shards.insert(absent.begin(), absent.end());  // split by times: one of the absent shards
-    }
+    if (static_cast<std::size_t>(pt.ordinal) >= owner.size()) continue;  // not a shard's, or added later
+    if (const int shard = owner[static_cast<std::size_t>(pt.ordinal)]; shard >= 0) missing_shards.insert(shard);
+    else missing_shards.insert(absent.begin(), absent.end());
   }
-  if (shard_count && first.p.calibrated) {  // a calibrated shard's points are its own: one that left no database is missing whole
-    std::set<int> present;
-    int tracks = 0;
-    for (const auto& s : sources)
-      if (s.p.shard) present.insert(s.p.shard->index), tracks = s.p.shard->tracks;
-    for (int i = 0; i < shard_count && i < tracks; ++i)
-      if (!present.count(i)) missing_shards.insert(i);
-  }
+  if (shard_count && first.p.calibrated)
+    for (const int i : absent)
+      if (i < tracks) missing_shards.insert(i);
   result.missing_shards.assign(missing_shards.begin(), missing_shards.end());
 
   // Write: one new experiment.
