@@ -186,6 +186,10 @@ struct problem_kit {
   using output = typename Traits::output;
   using expected_type = decltype(Traits::reference(std::declval<const input&>()));
   using run_fn = output (*)(const input&, run_context&);
+  /// What a variant needs of the input beyond what the generator builds for every variant (sssp's
+  /// edge list for the source's Bellman-Ford): built in place before each run, untimed, and idempotent
+  /// (a no-op once built), so a workload shared by several variants builds it once.
+  using ready_fn = void (*)(input&);
 
   struct typed_workload final : workload {
     input in;
@@ -212,25 +216,26 @@ struct problem_kit {
   }
 
   /// A variant's descriptor: `d` with the problem's name, the algorithm defaulted to the problem's
-  /// name, and `Run` wrapped to time and verify it; used as
+  /// name, and `Run` wrapped to time and verify it (after `Ready`, when given, outside the time); used as
   /// EMA_VARIANT(id, kit::variant<&run_fn>({.name = ..., .backend = ..., .role = ..., ...})).
-  template <run_fn Run>
+  template <run_fn Run, ready_fn Ready = nullptr>
   static constexpr variant_desc variant(variant_desc d) {
     detail::require(d.problem == nullptr && d.run == nullptr, "problem and run are filled by problem_kit::variant");
     detail::require(d.name && d.description && d.provenance, "a variant needs a name, description and provenance");
     detail::require(d.role != variant_role::unset, "a variant needs a role: source, ours or anchor");
     d.problem = Traits::name;
     if (!d.algorithm) d.algorithm = Traits::name;
-    d.run = &run<Run>;
-    d.run_unchecked = &run_unchecked<Run>;
+    d.run = &run<Run, Ready>;
+    d.run_unchecked = &run_unchecked<Run, Ready>;
     d.check_last = &check_last;
     return d;
   }
 
   /// Runs a variant once, timing the whole call as `total`, then verifies its output.
-  template <run_fn Run>
+  template <run_fn Run, ready_fn Ready>
   static outcome run(workload& w, run_context& ctx) {
     auto& t = static_cast<typed_workload&>(w);
+    if constexpr (Ready != nullptr) Ready(t.in);
     ctx.start_total();
     output got = Run(t.in, ctx);
     ctx.stop_total();
@@ -238,10 +243,11 @@ struct problem_kit {
   }
 
   /// Runs a variant once, timing the whole call as `total`, and keeps its output unchecked.
-  template <run_fn Run>
+  template <run_fn Run, ready_fn Ready>
   static void run_unchecked(workload& w, run_context& ctx) {
     auto& t = static_cast<typed_workload&>(w);
     t.last.reset();  // the previous output goes before this run, as it would after a checked one
+    if constexpr (Ready != nullptr) Ready(t.in);
     ctx.start_total();
     t.last.emplace(Run(t.in, ctx));
     ctx.stop_total();

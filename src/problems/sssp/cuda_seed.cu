@@ -85,7 +85,7 @@ output run(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::sssp
 
-EMA_VARIANT(sssp_cuda_seed, ema::sssp::kit::variant<&ema::sssp::run>({
+EMA_VARIANT(sssp_cuda_seed, ema::sssp::kit::variant<&ema::sssp::run, &ema::sssp::with_edge_origin>({
     .name = "cuda-seed",
     .backend = ema::backend::cuda,
     .role = ema::variant_role::source,

@@ -63,7 +63,7 @@ output run(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::sssp
 
-EMA_VARIANT(sssp_omp_seed, ema::sssp::kit::variant<&ema::sssp::run>({
+EMA_VARIANT(sssp_omp_seed, ema::sssp::kit::variant<&ema::sssp::run, &ema::sssp::with_edge_origin>({
     .name = "omp-seed",
     .backend = ema::backend::omp,
     .role = ema::variant_role::source,

@@ -54,11 +54,18 @@ input traits::generate(const point_request& r) {
   if (g.n > 1 && heaviest > (std::uint64_t{unreached} - 1) / (g.n - 1))
     throw usage_error(fmt::format("sssp: {} vertices and a weight of {}: a shortest path could pass 2^32 - 2, past ema's 32-bit distances",
                                   g.n, heaviest));
+  return in;
+}
+
+void with_edge_origin(input& in) {
+  const csr_graph& g = in.g;
+  if (in.edge_origin.size() == g.neighbours.size()) return;
   in.edge_origin.resize(g.neighbours.size());
-  for (std::uint64_t u = 0; u < g.n; ++u)
+  const auto n = static_cast<std::int64_t>(g.n);
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (std::int64_t u = 0; u < n; ++u)
     std::fill(in.edge_origin.begin() + static_cast<std::ptrdiff_t>(g.offsets[u]), in.edge_origin.begin() + static_cast<std::ptrdiff_t>(g.offsets[u + 1]),
               static_cast<std::uint32_t>(u));
-  return in;
 }
 
 }  // namespace ema::sssp

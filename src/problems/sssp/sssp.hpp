@@ -22,11 +22,16 @@ namespace ema::sssp {
 constexpr std::uint32_t unreached = std::numeric_limits<std::uint32_t>::max();
 
 /// The graph (weighted) and its roots, and for the source's edge-parallel algorithms the edge
-/// list they iterate over: each CSR entry's origin (`edge_origin[i]` is the row of neighbours[i]).
+/// list they iterate over: each CSR entry's origin (`edge_origin[i]` is the row of neighbours[i]),
+/// built only for them (with_edge_origin), 4 bytes an entry.
 struct input : graph_problem::graph_input {
   std::vector<std::uint32_t> edge_origin;
   std::uint64_t n() const { return g.n; }
 };
+
+/// Builds `in.edge_origin` when it is not built yet: the Ready step (problem_kit::ready_fn) of the
+/// variants that read it, so it is never part of their time and the others never hold it.
+void with_edge_origin(input& in);
 
 struct output {
   std::vector<std::uint32_t> dist;  ///< root r's distance to v at r * n + v
