@@ -12,9 +12,16 @@
 // - the switch (GAP's): bottom-up when the edges out of the frontier exceed 1/15 of the edges not
 //   yet checked; back to top-down when the frontier stops growing and holds under n/18 vertices;
 //   a directed graph top-down only (bottom-up needs in-edges; ema keeps no transpose).
-// The host decides each level from one read-back (the queue's size and its degree sum, or the
-// bitmap's count). Notes: `levels`, `bottom_up_levels`, `round_trips`, summed over the roots.
+// - small levels on the device: a top-down level with at most `local_edges` edges out of its
+//   frontier (16384 unless set) runs in a single block, and so do the next levels while they stay
+//   that small (top_down_local), so a grid's thousands of levels of a few thousand vertices cost a
+//   launch and a read-back between them, not each (what a road network needs: Gunrock and
+//   Enterprise keep such levels on the device as well).
+// The host decides the other levels from one read-back each (the queue's size and its degree sum,
+// or the bitmap's count). Notes: `levels`, `bottom_up_levels`, `round_trips`, `local_runs` (the
+// launches of top_down_local), summed over the roots, and `local_edges`.
 #include <algorithm>
+#include <cub/block/block_scan.cuh>
 
 #include "core/errors.hpp"
 #include "core/registry.hpp"
@@ -26,6 +33,7 @@ namespace ema::bfs {
 namespace {
 
 constexpr unsigned block = 256;
+constexpr unsigned local_block = 1024;  // top_down_local: one block, the whole multiprocessor's width
 constexpr std::uint64_t alpha = 15, beta = 18;
 
 /// What the host reads back after a top-down level.
@@ -67,6 +75,74 @@ __global__ void __launch_bounds__(block) top_down(const std::uint64_t* __restric
     at = __shfl_sync(0xffffffffu, at, leader);
     if (claimed) next_queue[at + __popc(won & ((1u << lane) - 1))] = v;
   });
+}
+
+/// Where a run of levels on the device left the search (top_down_local).
+struct local_state {
+  unsigned long long size, scout, unchecked;  ///< the queue's vertices and their degrees; edges not yet checked
+  std::uint32_t level;                        ///< the next level's number
+  std::uint32_t swapped;                      ///< 1: the queue is now in the second buffer
+};
+
+/// Top-down levels back to back in one block while they stay small: each level's edges go one
+/// per thread (a block scan of the queue's degrees, 1024 vertices at a time, then a binary search
+/// per edge in shared memory), claims as top_down's; after each level the block decides itself
+/// whether to go on (the next level has at most `max_edges` edges out of its frontier, and GAP's
+/// switch does not call for bottom-up), so a high-diameter graph's thousands of small levels cost
+/// one launch and one read-back, not a launch, a scan and a read-back each.
+__global__ void __launch_bounds__(local_block) top_down_local(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
+                                                              std::uint32_t* depth, std::uint32_t* parent, std::uint32_t* queue,
+                                                              std::uint32_t* next, local_state in, std::uint64_t max_edges, bool may_switch,
+                                                              local_state* out) {
+  using scan_t = cub::BlockScan<unsigned long long, local_block>;
+  __shared__ typename scan_t::TempStorage scan_temp;
+  __shared__ unsigned long long first_edge[local_block];
+  __shared__ std::uint32_t vertex[local_block];
+  __shared__ unsigned long long next_size, next_scout;
+  unsigned long long size = in.size, scout = in.scout, unchecked = in.unchecked;
+  std::uint32_t level = in.level, swapped = 0;
+  for (;;) {
+    unchecked -= scout < unchecked ? scout : unchecked;
+    if (threadIdx.x == 0) next_size = next_scout = 0;
+    __syncthreads();
+    for (unsigned long long chunk = 0; chunk < size; chunk += local_block) {
+      const unsigned long long k = chunk + threadIdx.x;
+      const std::uint32_t u = k < size ? queue[k] : 0;
+      const unsigned long long degree = k < size ? offsets[u + 1] - offsets[u] : 0;
+      unsigned long long first = 0, edges = 0;
+      scan_t(scan_temp).ExclusiveSum(degree, first, edges);
+      first_edge[threadIdx.x] = first;
+      vertex[threadIdx.x] = u;
+      __syncthreads();
+      const unsigned count = static_cast<unsigned>(size - chunk < local_block ? size - chunk : local_block);
+      for (unsigned long long e = threadIdx.x; e < edges; e += local_block) {
+        unsigned lo = 0, hi = count;  // first_edge[lo] <= e < first_edge[hi]
+        while (hi - lo > 1) {
+          const unsigned mid = (lo + hi) / 2;
+          if (first_edge[mid] <= e) lo = mid;
+          else hi = mid;
+        }
+        const std::uint32_t from = vertex[lo];
+        const std::uint32_t v = adj[offsets[from] + (e - first_edge[lo])];
+        if (parent[v] == unreached && atomicCAS(&parent[v], unreached, from) == unreached) {
+          depth[v] = level + 1;
+          next[atomicAdd(&next_size, 1ull)] = v;
+          atomicAdd(&next_scout, static_cast<unsigned long long>(offsets[v + 1] - offsets[v]));
+        }
+      }
+      __syncthreads();  // the shared arrays are refilled by the next chunk
+    }
+    ++level;
+    size = next_size;
+    scout = next_scout;
+    std::uint32_t* t = queue;
+    queue = next;
+    next = t;
+    swapped ^= 1u;
+    __syncthreads();  // every thread has read the counts before they are reset
+    if (size == 0 || scout > max_edges || (may_switch && scout > unchecked / alpha)) break;
+  }
+  if (threadIdx.x == 0) *out = {size, scout, unchecked, level, swapped};
 }
 
 __global__ void __launch_bounds__(block) bottom_up(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
@@ -127,8 +203,11 @@ output run(const input& in, run_context& ctx) {
   std::uint32_t* queues[2] = {gpu.alloc<std::uint32_t>(n), gpu.alloc<std::uint32_t>(n)};
   unsigned long long* bitmaps[2] = {gpu.alloc<unsigned long long>(words), gpu.alloc<unsigned long long>(words)};
   level_counts* counts = gpu.alloc<level_counts>(1);
+  local_state* local = gpu.alloc<local_state>(1);
+  const std::uint64_t local_edges = local_edges_of(ctx.params());
+  ctx.note("local_edges", static_cast<std::int64_t>(local_edges));
   frontier_expander expand(gpu, n);
-  std::int64_t levels = 0, bottom_up_levels = 0, round_trips = 0;
+  std::int64_t levels = 0, bottom_up_levels = 0, round_trips = 0, local_runs = 0;
   root_timer timer(gpu);
   auto read_counts = [&] {
     level_counts c{};
@@ -149,6 +228,7 @@ output run(const input& in, run_context& ctx) {
       EMA_CUDA_CHECK_LAUNCH();
       std::uint64_t size = 1, scout = host.degree(in.roots[r]), unchecked = g.m;
       std::uint32_t level = 0;
+      bool scout_known = true;  // false after bottom-up levels: the queue's degrees not summed
       while (size > 0) {
         if (!host.directed && scout > unchecked / alpha) {
           gpu.fill_bytes(bitmaps[0], 0, words);
@@ -171,7 +251,25 @@ output run(const input& in, run_context& ctx) {
           bitmap_to_queue<<<blocks_for(n), block, 0, gpu.stream()>>>(bitmaps[0], n, queues[0], counts);
           EMA_CUDA_CHECK_LAUNCH();
           size = read_counts().size;
-          scout = 1;  // measured again by the next top-down level
+          scout = 1;  // measured again by the next top-down level, on the host
+          scout_known = false;
+          continue;
+        }
+        if (scout_known && scout <= local_edges) {  // small: this level and the next small ones on the device
+          top_down_local<<<1, local_block, 0, gpu.stream()>>>(g.offsets, g.neighbours, d, p, queues[0], queues[1],
+                                                              local_state{size, scout, unchecked, level, 0}, local_edges, !host.directed, local);
+          EMA_CUDA_CHECK_LAUNCH();
+          local_state st{};
+          EMA_CUDA_CHECK(cudaMemcpyAsync(&st, local, sizeof st, cudaMemcpyDeviceToHost, gpu.stream()));
+          gpu.wait();
+          ++round_trips;
+          ++local_runs;
+          levels += st.level - level;
+          level = st.level;
+          size = st.size;
+          scout = st.scout;
+          unchecked = st.unchecked;
+          if (st.swapped) std::swap(queues[0], queues[1]);
           continue;
         }
         unchecked -= std::min(unchecked, scout);
@@ -183,6 +281,7 @@ output run(const input& in, run_context& ctx) {
         const auto c = read_counts();
         size = c.size;
         scout = c.scout;
+        scout_known = true;
         std::swap(queues[0], queues[1]);
         ++level;
         ++levels;
@@ -200,6 +299,7 @@ output run(const input& in, run_context& ctx) {
   ctx.note("levels", levels);
   ctx.note("bottom_up_levels", bottom_up_levels);
   ctx.note("round_trips", round_trips);
+  ctx.note("local_runs", local_runs);
   return o;
 }
 
@@ -212,4 +312,5 @@ EMA_VARIANT(bfs_cuda, ema::bfs::kit::variant<&ema::bfs::run>({
     .role = ema::variant_role::ours,
     .description = "ours: direction-optimising on the GPU (load-balanced top-down queue, bottom-up bitmap, GAP's switch), depths and parents",
     .provenance = "Beamer et al. SC 2012, on the GPU as Enterprise (SC 2015) and Gunrock",
+    .tuning = ema::bfs::local_edges_tuning,
 }));

@@ -1,12 +1,28 @@
 // Problem `bfs` (004_96c7929830a11cf7.txt, section 4, Algorithms 7 and 8): the registration, on
 // the graphs, roots and parameters every graph problem shares (inputs/graph_problem.hpp); the
 // verifier is in verify.cpp.
+#include <array>
+#include <iterator>
+
+#include "core/errors.hpp"
 #include "core/registry.hpp"
 #include "inputs/graph_problem.hpp"
 #include "problems/bfs/bfs.hpp"
 
 namespace ema::bfs {
 namespace {
+
+// The graph problems' parameters, and `cuda`'s frontier size for levels run on the device.
+constexpr std::size_t shared = std::size(graph_problem::params);
+constexpr auto params = [] {
+  std::array<param_spec, shared + 1> a{};
+  for (std::size_t i = 0; i < shared; ++i) a[i] = graph_problem::params[i];
+  a[shared] = {"local_edges", param_kind::integer, "16384",
+               "cuda: a top-down level with at most this many edges out of its frontier runs in one block on the device, with the next "
+               "levels while they stay as small, without the host (0: every level from the host)",
+               nullptr, true};
+  return a;
+}();
 
 // Around the warp (32) and a few blocks; every kind of graph, directed and not, one root and many.
 // Generated kron graphs need a power of two: their own sizes in the tests (tests/problems/bfs/).
@@ -18,9 +34,14 @@ constexpr const char* test_params[] = {
 
 work_model work(std::uint64_t n, const param_set& p) { return graph_problem::estimated_work(n, p, 4); }
 
-void validate(const param_set& p, std::span<const std::uint64_t> sizes) { graph_problem::validate(p, sizes, "bfs"); }
+void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
+  graph_problem::validate(p, sizes, "bfs");
+  integer_in(p, "bfs", "local_edges", 0, max_local_edges);
+}
 
 }  // namespace
+
+std::uint64_t local_edges_of(const param_set& p) { return static_cast<std::uint64_t>(integer_in(p, "bfs", "local_edges", 0, max_local_edges)); }
 
 input traits::generate(const point_request& r) {
   input in;
@@ -34,7 +55,7 @@ EMA_PROBLEM(bfs, ema::bfs::kit::problem({
     .title = "breadth-first search from K roots: the depth of every vertex reached (Graph500 / GAP conventions)",
     .size_meaning = "vertices of the graph",
     .source = "004_96c7929830a11cf7.txt (section 4: Algorithm 7, BFS in CUDA; Algorithm 8, BFS in OpenMP)",
-    .params = ema::graph_problem::params,
+    .params = ema::bfs::params,
     .default_sizes = "2^10..2^20",  // 11 sizes an octave apart, kron degree 16: 17 M edges at the top
     .work = &ema::bfs::work,
     .rate = {.name = "MTEPS", .of_bytes = false, .scale = 1e6,

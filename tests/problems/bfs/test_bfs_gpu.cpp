@@ -56,5 +56,44 @@ TEST(GraphsGpu, HostLoopsRecordTheirRoundTrips) {
   EXPECT_GE(std::stoi(sssp.notes.at("rounds")), 2);
 }
 
+
+// bfs cuda's small levels run in one block on the device (local_edges): the same depths and
+// parents as from the host loop alone (local_edges=0), with transitions between the two in the
+// middle of a search (64: a kron graph's levels go back and forth), and a grid searched in one
+// launch and one read-back.
+TEST(GraphsGpu, BfsSmallLevelsOnTheDeviceAgreeWithTheHostLoop) {
+  const auto& cuda = find_variant("bfs", "cuda");
+  const std::vector<std::vector<std::string>> graphs = {
+      {"graph=kron"}, {"graph=kron", "directed=true"}, {"graph=urand", "degree=8"}, {"graph=grid"}, {"graph=grid", "directed=true", "roots=3"}};
+  for (const auto& a : graphs) {
+    auto with = [&](const std::string& local) {
+      auto b = a;
+      b.push_back("local_edges=" + local);
+      return run_one("bfs", cuda, 1 << 16, b);
+    };
+    const auto host = with("0");
+    ASSERT_TRUE(host.result.verified) << a[0] << ": " << host.result.reason;
+    EXPECT_EQ(host.notes.at("local_runs"), "0");
+    for (const char* local : {"64", "2048", "16384"}) {
+      const auto r = with(local);
+      EXPECT_TRUE(r.result.verified) << a[0] << " local_edges=" << local << ": " << r.result.reason;
+      EXPECT_EQ(r.result.result_json, host.result.result_json) << a[0] << " local_edges=" << local;
+      EXPECT_EQ(r.notes.at("levels"), host.notes.at("levels")) << a[0] << " local_edges=" << local;
+      EXPECT_GT(std::stoi(r.notes.at("local_runs")), 0) << a[0] << " local_edges=" << local;
+      EXPECT_LE(std::stoi(r.notes.at("round_trips")), std::stoi(host.notes.at("round_trips"))) << a[0] << " local_edges=" << local;
+    }
+  }
+  // A 64 x 64 grid from its corner: its widest level has 64 vertices, so all 127 levels run in one launch.
+  const auto grid = run_one("bfs", cuda, 1 << 12, {"graph=grid", "source=0"});
+  ASSERT_TRUE(grid.result.verified) << grid.result.reason;
+  EXPECT_EQ(grid.notes.at("levels"), "127");
+  EXPECT_EQ(grid.notes.at("local_runs"), "1");
+  EXPECT_EQ(grid.notes.at("round_trips"), "1");
+  const auto small = run_one("bfs", cuda, 1 << 12, {"graph=grid", "source=0", "local_edges=64"});
+  ASSERT_TRUE(small.result.verified) << small.result.reason;
+  EXPECT_EQ(small.notes.at("levels"), "127");
+  EXPECT_GT(std::stoi(small.notes.at("local_runs")), 1);  // back to the host where a level passes 64 edges, then down again
+}
+
 }  // namespace
 }  // namespace ema
