@@ -143,7 +143,8 @@ void check_sweep_shape(const plan_request& request);
 plan make_plan(const plan_request& request);
 
 /// The seed of a point's input: the same for every variant at one (problem, n, parameters,
-/// instance); instance 0 keeps the seed of a sweep without instances.
+/// instance), tuning parameters and launch settings left out (every value of such an axis runs on
+/// the same input); instance 0 keeps the seed of a sweep without instances.
 std::uint64_t point_seed(std::uint64_t base, const std::string& problem, std::uint64_t n, const param_set& params,
                          int instance = 0);
 

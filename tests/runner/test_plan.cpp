@@ -35,6 +35,28 @@ TEST(Plan, PointsRunSizeBySizeWithOneSeedPerSize) {
   for (std::size_t i = 0; i < p.points.size(); ++i) EXPECT_EQ(p.points[i].ordinal, static_cast<int>(i));
 }
 
+// A tuning parameter or a launch setting changes how a variant runs, not its input: every value
+// of such an axis gets the seed of the variants that do not read it (a bfs root set, a stencil's
+// field); a parameter that shapes the input (`mode`) gets its own.
+TEST(Plan, TuningAndLaunchAxesKeepTheInput) {
+  plan_request r;
+  r.problems = {"fault"};
+  r.variants = {"launched", "ok"};
+  r.sizes = "4";
+  r.params = {"mode=a,b", "k=1..4", "launch.threads=32..128"};
+  std::map<std::string, std::set<std::uint64_t>> seeds;  // by mode
+  std::size_t points = 0;
+  for (const auto& pt : make_plan(r).points) {
+    seeds[pt.params.text("mode")].insert(pt.seed);
+    ++points;
+  }
+  EXPECT_EQ(points, 2u * (3 * 3 + 1));
+  ASSERT_EQ(seeds.size(), 2u);
+  EXPECT_EQ(seeds["a"].size(), 1u);
+  EXPECT_EQ(seeds["b"].size(), 1u);
+  EXPECT_NE(*seeds["a"].begin(), *seeds["b"].begin());
+}
+
 TEST(Plan, SeedsFollowTheBaseSeed) {
   plan_request r;
   r.problems = {"fault"};
