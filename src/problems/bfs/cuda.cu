@@ -13,15 +13,16 @@
 //   yet checked; back to top-down when the frontier stops growing and holds under n/18 vertices;
 //   a directed graph top-down only (bottom-up needs in-edges; ema keeps no transpose).
 // - small levels on the device: a top-down level with at most `local_edges` edges out of its
-//   frontier (16384 unless set) runs in a single block, and so do the next levels while they stay
-//   that small (top_down_local), so a grid's thousands of levels of a few thousand vertices cost a
-//   launch and a read-back between them, not each (what a road network needs: Gunrock and
-//   Enterprise keep such levels on the device as well).
-// The host decides the other levels from one read-back each (the queue's size and its degree sum,
-// or the bitmap's count). Notes: `levels`, `bottom_up_levels`, `round_trips`, `local_runs` (the
-// launches of top_down_local), summed over the roots, and `local_edges`.
+//   frontier (16384 unless set) and no vertex of more than 64 runs in one cooperative grid, and so
+//   do the next levels while they stay that small, the grid synchronised between them
+//   (top_down_device): a grid's thousands of levels of a few thousand vertices cost a launch and
+//   a read-back between them, not a scan, a launch and a read-back each (what a road network
+//   needs: Gunrock and Enterprise keep such levels on the device as well).
+// The host decides the other levels from one read-back each (the queue's size, its degree sum and
+// widest vertex, or the bitmap's count). Notes: `levels`, `bottom_up_levels`, `round_trips`,
+// `local_runs` (the launches of top_down_device), summed over the roots, and `local_edges`.
 #include <algorithm>
-#include <cub/block/block_scan.cuh>
+#include <cooperative_groups.h>
 
 #include "core/errors.hpp"
 #include "core/registry.hpp"
@@ -33,14 +34,21 @@ namespace ema::bfs {
 namespace {
 
 constexpr unsigned block = 256;
-constexpr unsigned local_block = 1024;  // top_down_local: one block, the whole multiprocessor's width
+constexpr unsigned device_block = 512;  // top_down_device: a block per multiprocessor
+constexpr unsigned long long device_max_degree = 64;  // the widest vertex a device level takes (a thread walks its edges)
 constexpr std::uint64_t alpha = 15, beta = 18;
 
 /// What the host reads back after a top-down level.
 struct level_counts {
-  unsigned long long size;   ///< vertices in the next queue (or woken bottom-up)
-  unsigned long long scout;  ///< their degrees' sum
+  unsigned long long size;    ///< vertices in the next queue (or woken bottom-up)
+  unsigned long long scout;   ///< their degrees' sum
+  unsigned long long widest;  ///< the largest of their degrees (top-down levels)
 };
+
+__device__ __forceinline__ unsigned long long warp_max(unsigned long long x) {
+  for (int offset = 16; offset > 0; offset /= 2) x = max(x, __shfl_down_sync(0xffffffffu, x, offset));
+  return x;
+}
 
 __device__ __forceinline__ unsigned long long warp_sum(unsigned long long x) {
   for (int offset = 16; offset > 0; offset /= 2) x += __shfl_down_sync(0xffffffffu, x, offset);
@@ -67,82 +75,73 @@ __global__ void __launch_bounds__(block) top_down(const std::uint64_t* __restric
     const int leader = __ffs(won) - 1;
     unsigned long long at = 0;
     // The new vertices' degrees summed over the warp (lane 0 holds the sum), for the switch.
-    const unsigned long long degrees = __shfl_sync(0xffffffffu, warp_sum(claimed ? offsets[v + 1] - offsets[v] : 0), 0);
+    const unsigned long long degree = claimed ? offsets[v + 1] - offsets[v] : 0;
+    const unsigned long long degrees = __shfl_sync(0xffffffffu, warp_sum(degree), 0);
+    const unsigned long long widest = __shfl_sync(0xffffffffu, warp_max(degree), 0);
     if (static_cast<int>(lane) == leader) {
       at = atomicAdd(&counts->size, static_cast<unsigned long long>(__popc(won)));
       atomicAdd(&counts->scout, degrees);
+      atomicMax(&counts->widest, widest);
     }
     at = __shfl_sync(0xffffffffu, at, leader);
     if (claimed) next_queue[at + __popc(won & ((1u << lane) - 1))] = v;
   });
 }
 
-/// Where a run of levels on the device left the search (top_down_local).
+/// Where a run of levels on the device left the search (top_down_device).
 struct local_state {
   unsigned long long size, scout, unchecked;  ///< the queue's vertices and their degrees; edges not yet checked
   std::uint32_t level;                        ///< the next level's number
   std::uint32_t swapped;                      ///< 1: the queue is now in the second buffer
 };
 
-/// Top-down levels back to back in one block while they stay small: each level's edges go one
-/// per thread (a block scan of the queue's degrees, 1024 vertices at a time, then a binary search
-/// per edge in shared memory), claims as top_down's; after each level the block decides itself
-/// whether to go on (the next level has at most `max_edges` edges out of its frontier, and GAP's
-/// switch does not call for bottom-up), so a high-diameter graph's thousands of small levels cost
-/// one launch and one read-back, not a launch, a scan and a read-back each.
-__global__ void __launch_bounds__(local_block) top_down_local(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
-                                                              std::uint32_t* depth, std::uint32_t* parent, std::uint32_t* queue,
-                                                              std::uint32_t* next, local_state in, std::uint64_t max_edges, bool may_switch,
-                                                              local_state* out) {
-  using scan_t = cub::BlockScan<unsigned long long, local_block>;
-  __shared__ typename scan_t::TempStorage scan_temp;
-  __shared__ unsigned long long first_edge[local_block];
-  __shared__ std::uint32_t vertex[local_block];
-  __shared__ unsigned long long next_size, next_scout;
+/// Top-down levels back to back on the whole GPU while they stay small, the grid synchronised
+/// between them (a cooperative launch) instead of returning to the host: a thread per frontier
+/// vertex, its edges in turn (each level holds at most `max_edges` edges out of its frontier and
+/// no vertex of more than `max_degree`), claims as top_down's. After each level every thread reads
+/// the same counts and makes the same choice: go on, or hand back to the host (the level grew,
+/// holds a wide vertex, GAP's switch calls for bottom-up, or the search is over). The counts
+/// rotate over three sets: a level appends into one, the threads read the one the last level
+/// filled, and thread 0 clears the third for the next level. The queues and counts other
+/// multiprocessors wrote are read past L1 (__ldcg): a line cached two levels ago would be stale.
+__global__ void __launch_bounds__(device_block) top_down_device(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
+                                                                std::uint32_t* depth, std::uint32_t* parent, std::uint32_t* queue,
+                                                                std::uint32_t* next, level_counts* counts, local_state in, std::uint64_t max_edges,
+                                                                bool may_switch, local_state* out) {
+  const auto grid = cooperative_groups::this_grid();
+  const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   unsigned long long size = in.size, scout = in.scout, unchecked = in.unchecked;
-  std::uint32_t level = in.level, swapped = 0;
+  std::uint32_t level = in.level, levels = 0;
   for (;;) {
     unchecked -= scout < unchecked ? scout : unchecked;
-    if (threadIdx.x == 0) next_size = next_scout = 0;
-    __syncthreads();
-    for (unsigned long long chunk = 0; chunk < size; chunk += local_block) {
-      const unsigned long long k = chunk + threadIdx.x;
-      const std::uint32_t u = k < size ? queue[k] : 0;
-      const unsigned long long degree = k < size ? offsets[u + 1] - offsets[u] : 0;
-      unsigned long long first = 0, edges = 0;
-      scan_t(scan_temp).ExclusiveSum(degree, first, edges);
-      first_edge[threadIdx.x] = first;
-      vertex[threadIdx.x] = u;
-      __syncthreads();
-      const unsigned count = static_cast<unsigned>(size - chunk < local_block ? size - chunk : local_block);
-      for (unsigned long long e = threadIdx.x; e < edges; e += local_block) {
-        unsigned lo = 0, hi = count;  // first_edge[lo] <= e < first_edge[hi]
-        while (hi - lo > 1) {
-          const unsigned mid = (lo + hi) / 2;
-          if (first_edge[mid] <= e) lo = mid;
-          else hi = mid;
-        }
-        const std::uint32_t from = vertex[lo];
-        const std::uint32_t v = adj[offsets[from] + (e - first_edge[lo])];
-        if (parent[v] == unreached && atomicCAS(&parent[v], unreached, from) == unreached) {
+    level_counts* filling = &counts[(levels + 1) % 3];
+    if (first == 0) counts[(levels + 2) % 3] = level_counts{};
+    for (std::uint64_t k = first; k < size; k += stride) {
+      const std::uint32_t u = __ldcg(queue + k);
+      for (std::uint64_t i = offsets[u], end = offsets[u + 1]; i < end; ++i) {
+        const std::uint32_t v = adj[i];
+        if (parent[v] == unreached && atomicCAS(&parent[v], unreached, u) == unreached) {
           depth[v] = level + 1;
-          next[atomicAdd(&next_size, 1ull)] = v;
-          atomicAdd(&next_scout, static_cast<unsigned long long>(offsets[v + 1] - offsets[v]));
+          const unsigned long long degree = offsets[v + 1] - offsets[v];
+          next[atomicAdd(&filling->size, 1ull)] = v;
+          atomicAdd(&filling->scout, degree);
+          atomicMax(&filling->widest, degree);
         }
       }
-      __syncthreads();  // the shared arrays are refilled by the next chunk
     }
+    grid.sync();
+    size = __ldcg(&filling->size);
+    scout = __ldcg(&filling->scout);
+    const unsigned long long widest = __ldcg(&filling->widest);
     ++level;
-    size = next_size;
-    scout = next_scout;
+    ++levels;
     std::uint32_t* t = queue;
     queue = next;
     next = t;
-    swapped ^= 1u;
-    __syncthreads();  // every thread has read the counts before they are reset
-    if (size == 0 || scout > max_edges || (may_switch && scout > unchecked / alpha)) break;
+    if (size == 0 || scout > max_edges || widest > device_max_degree || (may_switch && scout > unchecked / alpha)) break;
   }
-  if (threadIdx.x == 0) *out = {size, scout, unchecked, level, swapped};
+  if (first == 0) *out = {size, scout, unchecked, level, levels & 1u};
 }
 
 __global__ void __launch_bounds__(block) bottom_up(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
@@ -204,7 +203,17 @@ output run(const input& in, run_context& ctx) {
   unsigned long long* bitmaps[2] = {gpu.alloc<unsigned long long>(words), gpu.alloc<unsigned long long>(words)};
   level_counts* counts = gpu.alloc<level_counts>(1);
   local_state* local = gpu.alloc<local_state>(1);
-  const std::uint64_t local_edges = local_edges_of(ctx.params());
+  level_counts* device_counts = gpu.alloc<level_counts>(3);
+  // The device loop: a cooperative grid of a block per multiprocessor, where the GPU can launch one.
+  std::uint64_t local_edges = local_edges_of(ctx.params());
+  int cooperative = 0, sms = 0, per_sm = 0;
+  EMA_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, gpu.device()));
+  EMA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu.device()));
+  EMA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, top_down_device, device_block, 0));
+  if (local_edges > 0 && (!cooperative || per_sm < 1)) {
+    ctx.note("device_loop", "off: this GPU cannot launch a cooperative grid");
+    local_edges = 0;
+  }
   ctx.note("local_edges", static_cast<std::int64_t>(local_edges));
   frontier_expander expand(gpu, n);
   std::int64_t levels = 0, bottom_up_levels = 0, round_trips = 0, local_runs = 0;
@@ -228,7 +237,8 @@ output run(const input& in, run_context& ctx) {
       EMA_CUDA_CHECK_LAUNCH();
       std::uint64_t size = 1, scout = host.degree(in.roots[r]), unchecked = g.m;
       std::uint32_t level = 0;
-      bool scout_known = true;  // false after bottom-up levels: the queue's degrees not summed
+      std::uint64_t widest = scout;  // the widest vertex of the queue (its only one, the root)
+      bool scout_known = true;      // false after bottom-up levels: the queue's degrees not summed
       while (size > 0) {
         if (!host.directed && scout > unchecked / alpha) {
           gpu.fill_bytes(bitmaps[0], 0, words);
@@ -255,10 +265,17 @@ output run(const input& in, run_context& ctx) {
           scout_known = false;
           continue;
         }
-        if (scout_known && scout <= local_edges) {  // small: this level and the next small ones on the device
-          top_down_local<<<1, local_block, 0, gpu.stream()>>>(g.offsets, g.neighbours, d, p, queues[0], queues[1],
-                                                              local_state{size, scout, unchecked, level, 0}, local_edges, !host.directed, local);
-          EMA_CUDA_CHECK_LAUNCH();
+        if (local_edges > 0 && scout_known && scout <= local_edges && widest <= device_max_degree) {
+          // Small: this level and the next small ones on the device, without the host.
+          gpu.fill_bytes(device_counts, 0, 3);
+          const std::uint64_t* offsets = g.offsets;
+          const std::uint32_t* adj = g.neighbours;
+          local_state from{size, scout, unchecked, level, 0};
+          std::uint64_t max_edges = local_edges;
+          bool may_switch = !host.directed;
+          void* args[] = {&offsets, &adj, &d, &p, &queues[0], &queues[1], &device_counts, &from, &max_edges, &may_switch, &local};
+          EMA_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&top_down_device), dim3(static_cast<unsigned>(sms)),
+                                                     dim3(device_block), args, 0, gpu.stream()));
           local_state st{};
           EMA_CUDA_CHECK(cudaMemcpyAsync(&st, local, sizeof st, cudaMemcpyDeviceToHost, gpu.stream()));
           gpu.wait();
@@ -269,6 +286,7 @@ output run(const input& in, run_context& ctx) {
           size = st.size;
           scout = st.scout;
           unchecked = st.unchecked;
+          widest = device_max_degree + 1;  // not read back: the next level goes to the host, which measures it
           if (st.swapped) std::swap(queues[0], queues[1]);
           continue;
         }
@@ -281,6 +299,7 @@ output run(const input& in, run_context& ctx) {
         const auto c = read_counts();
         size = c.size;
         scout = c.scout;
+        widest = c.widest;
         scout_known = true;
         std::swap(queues[0], queues[1]);
         ++level;

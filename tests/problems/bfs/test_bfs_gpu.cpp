@@ -83,16 +83,18 @@ TEST(GraphsGpu, BfsSmallLevelsOnTheDeviceAgreeWithTheHostLoop) {
       EXPECT_LE(std::stoi(r.notes.at("round_trips")), std::stoi(host.notes.at("round_trips"))) << a[0] << " local_edges=" << local;
     }
   }
-  // A 64 x 64 grid from its corner: its widest level has 64 vertices, so all 127 levels run in one launch.
+  // A 64 x 64 grid from its corner: 127 levels, the widest 64 vertices; all run on the device but
+  // the last few, where GAP's switch goes bottom-up (from the host), so a handful of read-backs.
   const auto grid = run_one("bfs", cuda, 1 << 12, {"graph=grid", "source=0"});
   ASSERT_TRUE(grid.result.verified) << grid.result.reason;
   EXPECT_EQ(grid.notes.at("levels"), "127");
-  EXPECT_EQ(grid.notes.at("local_runs"), "1");
-  EXPECT_EQ(grid.notes.at("round_trips"), "1");
+  EXPECT_GE(std::stoi(grid.notes.at("local_runs")), 1);
+  EXPECT_LT(std::stoi(grid.notes.at("round_trips")), 127 / 4);
+  // At most 64 edges a level on the device: the middle levels (up to 64 vertices, ~4 edges each) go to the host.
   const auto small = run_one("bfs", cuda, 1 << 12, {"graph=grid", "source=0", "local_edges=64"});
   ASSERT_TRUE(small.result.verified) << small.result.reason;
   EXPECT_EQ(small.notes.at("levels"), "127");
-  EXPECT_GT(std::stoi(small.notes.at("local_runs")), 1);  // back to the host where a level passes 64 edges, then down again
+  EXPECT_GT(std::stoi(small.notes.at("round_trips")), std::stoi(grid.notes.at("round_trips")) + 30);
 }
 
 }  // namespace
