@@ -12,6 +12,8 @@
 //   The loop's bounds are the same for all lanes of a warp, so the callback may use warp
 //   collectives (a ballot to append to a queue); `active` says whether the lane holds an edge.
 // expansion_blocks() is the grid to launch it with: enough blocks to fill every multiprocessor.
+// device_loop: the cooperative grid on which bfs and sssp run their small levels back to back,
+// without the host (the parameter `local_edges`).
 #pragma once
 
 #include <cub/device/device_scan.cuh>
@@ -19,6 +21,7 @@
 #include <cstdint>
 
 #include "measure/cuda/check.cuh"
+#include "core/run_context.hpp"
 #include "measure/cuda/session.cuh"
 
 namespace ema {
@@ -98,6 +101,35 @@ class frontier_expander {
   void* temp_ = nullptr;
   std::size_t temp_bytes_ = 0;
   unsigned sms_ = 1;
+};
+
+/// The widest vertex a level run on the device takes (a thread walks its edges in turn).
+constexpr unsigned long long device_max_degree = 64;
+
+/// Whether and how the small levels run on the device (bfs and sssp `cuda`, `local_edges`): a
+/// cooperative grid of one `block`-thread block per multiprocessor, if the GPU can launch one with
+/// `kernel`; otherwise `local_edges` becomes 0 and the note `device_loop` says why (never silently).
+struct device_loop {
+  unsigned blocks = 0;
+  std::uint64_t local_edges = 0;  ///< 0: every level from the host
+  template <class Kernel>
+  device_loop(cuda::session& gpu, run_context& ctx, Kernel kernel, unsigned block, std::uint64_t wanted) : local_edges(wanted) {
+    int cooperative = 0, sms = 0, per_sm = 0;
+    EMA_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, gpu.device()));
+    EMA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu.device()));
+    EMA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(block), 0));
+    blocks = static_cast<unsigned>(sms);
+    if (local_edges > 0 && (!cooperative || per_sm < 1)) {
+      ctx.note("device_loop", "off: this GPU cannot launch a cooperative grid");
+      local_edges = 0;
+    }
+    ctx.note("local_edges", static_cast<std::int64_t>(local_edges));
+  }
+  /// Launches `kernel` as a cooperative grid on the session's stream with `args` (pointers to each argument).
+  template <class Kernel>
+  void launch(cuda::session& gpu, Kernel kernel, unsigned block, void** args) const {
+    EMA_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(blocks), dim3(block), args, 0, gpu.stream()));
+  }
 };
 
 }  // namespace ema

@@ -224,4 +224,8 @@ void each_root(std::size_t roots, run_context& ctx, const std::function<void(std
   ctx.note("root_ms", times);
 }
 
+std::uint64_t local_edges_of(const param_set& p, const char* problem) {
+  return static_cast<std::uint64_t>(integer_in(p, problem, "local_edges", 0, max_local_edges));
+}
+
 }  // namespace ema::graph_problem

@@ -30,6 +30,18 @@ inline constexpr param_spec params[] = {
     {"format", param_kind::choice, "auto", "the file's format (auto: by its extension: .mtx, .el/.txt/.wel, .gr)", "auto|mtx|el|gr"},
 };
 
+/// The GPU variants' small levels on the device (bfs cuda, sssp cuda; inputs/frontier.cuh): a
+/// level or bucket with at most `local_edges` edges out of its frontier runs with the next small
+/// ones in one cooperative grid, without the host; 0: every one from the host. A tuning parameter.
+inline constexpr param_spec local_edges_param = {
+    "local_edges", param_kind::integer, "16384",
+    "GPU: a level with at most this many edges out of its frontier (and no vertex of more than 64) runs on the device with the next "
+    "small ones, without the host (0: every level from the host)",
+    nullptr, true};
+constexpr std::int64_t max_local_edges = std::int64_t{1} << 20;
+/// The parameter `local_edges`, checked (usage_error naming `problem` outside [0, max_local_edges]).
+std::uint64_t local_edges_of(const param_set& p, const char* problem);
+
 /// The most roots a point may search from.
 constexpr std::int64_t max_roots = 1024;
 

@@ -64,10 +64,7 @@ output search_each_root(const input& in, run_context& ctx, bool with_parents, Se
   return o;
 }
 
-/// `cuda`'s tuning parameter `local_edges` (the largest a top-down level may be to run in one
-/// block on the device without the host; 0: never), at most max_local_edges.
-constexpr std::int64_t max_local_edges = std::int64_t{1} << 20;
-std::uint64_t local_edges_of(const param_set& p);
+/// `cuda`'s tuning parameter (inputs/graph_problem.hpp).
 inline constexpr const char* local_edges_tuning[] = {"local_edges"};
 
 /// The reference search from one root (verify.cpp): depths by a FIFO queue.

@@ -35,7 +35,6 @@ namespace {
 
 constexpr unsigned block = 256;
 constexpr unsigned device_block = 512;  // top_down_device: a block per multiprocessor
-constexpr unsigned long long device_max_degree = 64;  // the widest vertex a device level takes (a thread walks its edges)
 constexpr std::uint64_t alpha = 15, beta = 18;
 
 /// What the host reads back after a top-down level.
@@ -204,17 +203,8 @@ output run(const input& in, run_context& ctx) {
   level_counts* counts = gpu.alloc<level_counts>(1);
   local_state* local = gpu.alloc<local_state>(1);
   level_counts* device_counts = gpu.alloc<level_counts>(3);
-  // The device loop: a cooperative grid of a block per multiprocessor, where the GPU can launch one.
-  std::uint64_t local_edges = local_edges_of(ctx.params());
-  int cooperative = 0, sms = 0, per_sm = 0;
-  EMA_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, gpu.device()));
-  EMA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu.device()));
-  EMA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, top_down_device, device_block, 0));
-  if (local_edges > 0 && (!cooperative || per_sm < 1)) {
-    ctx.note("device_loop", "off: this GPU cannot launch a cooperative grid");
-    local_edges = 0;
-  }
-  ctx.note("local_edges", static_cast<std::int64_t>(local_edges));
+  const device_loop loop(gpu, ctx, top_down_device, device_block, graph_problem::local_edges_of(ctx.params(), "bfs"));
+  const std::uint64_t local_edges = loop.local_edges;
   frontier_expander expand(gpu, n);
   std::int64_t levels = 0, bottom_up_levels = 0, round_trips = 0, local_runs = 0;
   root_timer timer(gpu);
@@ -274,8 +264,7 @@ output run(const input& in, run_context& ctx) {
           std::uint64_t max_edges = local_edges;
           bool may_switch = !host.directed;
           void* args[] = {&offsets, &adj, &d, &p, &queues[0], &queues[1], &device_counts, &from, &max_edges, &may_switch, &local};
-          EMA_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&top_down_device), dim3(static_cast<unsigned>(sms)),
-                                                     dim3(device_block), args, 0, gpu.stream()));
+          loop.launch(gpu, top_down_device, device_block, args);
           local_state st{};
           EMA_CUDA_CHECK(cudaMemcpyAsync(&st, local, sizeof st, cudaMemcpyDeviceToHost, gpu.stream()));
           gpu.wait();

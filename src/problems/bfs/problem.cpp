@@ -17,10 +17,7 @@ constexpr std::size_t shared = std::size(graph_problem::params);
 constexpr auto params = [] {
   std::array<param_spec, shared + 1> a{};
   for (std::size_t i = 0; i < shared; ++i) a[i] = graph_problem::params[i];
-  a[shared] = {"local_edges", param_kind::integer, "16384",
-               "cuda: a top-down level with at most this many edges out of its frontier runs in one block on the device, with the next "
-               "levels while they stay as small, without the host (0: every level from the host)",
-               nullptr, true};
+  a[shared] = graph_problem::local_edges_param;
   return a;
 }();
 
@@ -36,12 +33,10 @@ work_model work(std::uint64_t n, const param_set& p) { return graph_problem::est
 
 void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
   graph_problem::validate(p, sizes, "bfs");
-  integer_in(p, "bfs", "local_edges", 0, max_local_edges);
+  graph_problem::local_edges_of(p, "bfs");
 }
 
 }  // namespace
-
-std::uint64_t local_edges_of(const param_set& p) { return static_cast<std::uint64_t>(integer_in(p, "bfs", "local_edges", 0, max_local_edges)); }
 
 input traits::generate(const point_request& r) {
   input in;

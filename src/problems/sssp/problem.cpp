@@ -13,13 +13,15 @@
 namespace ema::sssp {
 namespace {
 
-// The graph problems' parameters, and the bucket width of the delta-stepping variants.
+// The graph problems' parameters, the bucket width of the delta-stepping variants, and `cuda`'s small
+// steps on the device (local_edges).
 constexpr std::size_t shared = std::size(graph_problem::params);
 constexpr auto params = [] {
-  std::array<param_spec, shared + 1> a{};
+  std::array<param_spec, shared + 2> a{};
   for (std::size_t i = 0; i < shared; ++i) a[i] = graph_problem::params[i];
   a[shared] = {"delta", param_kind::integer, "0",
                "bucket width of the delta-stepping variants, in weight units (0: each chooses; omp 4, cuda 64)", nullptr, true};
+  a[shared + 1] = graph_problem::local_edges_param;
   return a;
 }();
 
@@ -36,6 +38,7 @@ work_model work(std::uint64_t n, const param_set& p) { return graph_problem::est
 void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
   graph_problem::validate(p, sizes, "sssp");
   integer_in(p, "sssp", "delta", 0, max_delta);
+  graph_problem::local_edges_of(p, "sssp");
 }
 
 }  // namespace

@@ -55,8 +55,9 @@ using kit = problem_kit<traits>;
 constexpr std::int64_t max_delta = std::int64_t{1} << 30;
 /// The delta-stepping variants' tuning parameter: `delta`, or `chosen` when it is 0.
 std::uint32_t delta_of(const param_set& p, std::uint32_t chosen);
-/// The variants that read it (variant_desc::tuning).
+/// The variants that read it (variant_desc::tuning); `cuda` reads `local_edges` as well (inputs/graph_problem.hpp).
 inline constexpr const char* delta_tuning[] = {"delta"};
+inline constexpr const char* cuda_tuning[] = {"delta", "local_edges"};
 
 /// Dijkstra with a binary heap (lazy deletion) from `root` into dist (n entries, all `unreached`
 /// on entry): the reference's summaries (verify.cpp) and the variant `seq`. The verifier's edge

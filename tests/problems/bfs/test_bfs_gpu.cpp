@@ -1,7 +1,8 @@
 // bfs and sssp on the GPU (run on the GPU machine; exits 77 elsewhere): every CUDA variant of both
 // graph problems verified on larger generated graphs of each kind, directed and not, and giving the
 // same result as seq; the host loops record their levels or rounds and round trips, and every
-// variant each root's time.
+// variant each root's time; the small levels and steps run on the device (local_edges) agree with
+// the host loops.
 #include <gtest/gtest.h>
 #include <string>
 #include <vector>
@@ -95,6 +96,37 @@ TEST(GraphsGpu, BfsSmallLevelsOnTheDeviceAgreeWithTheHostLoop) {
   ASSERT_TRUE(small.result.verified) << small.result.reason;
   EXPECT_EQ(small.notes.at("levels"), "127");
   EXPECT_GT(std::stoi(small.notes.at("round_trips")), std::stoi(grid.notes.at("round_trips")) + 30);
+}
+
+
+// sssp cuda's small steps on the device (local_edges): the same distances as from the host alone,
+// with transitions both ways inside a search (64), and a grid's buckets with far fewer read-backs.
+TEST(GraphsGpu, SsspSmallStepsOnTheDeviceAgreeWithTheHostLoop) {
+  const auto& cuda = find_variant("sssp", "cuda");
+  const std::vector<std::vector<std::string>> graphs = {{"graph=kron"}, {"graph=kron", "directed=true"}, {"graph=urand", "degree=8"},
+                                                        {"graph=grid"}, {"graph=grid", "directed=true", "roots=3"}, {"graph=grid", "delta=1"}};
+  for (const auto& a : graphs) {
+    auto with = [&](const std::string& local) {
+      auto b = a;
+      b.push_back("local_edges=" + local);
+      return run_one("sssp", cuda, 1 << 16, b);
+    };
+    const auto host = with("0");
+    ASSERT_TRUE(host.result.verified) << a[0] << ": " << host.result.reason;
+    EXPECT_EQ(host.notes.at("local_runs"), "0");
+    for (const char* local : {"64", "2048", "16384"}) {
+      const auto r = with(local);
+      EXPECT_TRUE(r.result.verified) << a[0] << " local_edges=" << local << ": " << r.result.reason;
+      EXPECT_EQ(r.result.result_json, host.result.result_json) << a[0] << " local_edges=" << local;
+      EXPECT_GT(std::stoi(r.notes.at("local_runs")), 0) << a[0] << " local_edges=" << local;
+      EXPECT_LE(std::stoi(r.notes.at("round_trips")), std::stoi(host.notes.at("round_trips"))) << a[0] << " local_edges=" << local;
+    }
+  }
+  const auto grid = run_one("sssp", cuda, 1 << 12, {"graph=grid", "source=0"});
+  const auto host = run_one("sssp", cuda, 1 << 12, {"graph=grid", "source=0", "local_edges=0"});
+  ASSERT_TRUE(grid.result.verified) << grid.result.reason;
+  EXPECT_EQ(grid.result.result_json, host.result.result_json);
+  EXPECT_LT(std::stoi(grid.notes.at("round_trips")) * 10, std::stoi(host.notes.at("round_trips")));
 }
 
 }  // namespace
