@@ -61,15 +61,24 @@ __device__ __forceinline__ void push(std::uint32_t v, bool yes, std::uint32_t* q
   if (yes) queue[at + __popc(mask & ((1u << lane) - 1))] = v;
 }
 
-/// push() into a near queue, its degrees summed and their largest kept (whether the device loop may take it).
-__device__ __forceinline__ void push_near(std::uint32_t v, bool yes, std::uint32_t* queue, counters* c, const std::uint64_t* __restrict__ offsets) {
+/// push() into a near queue, counting what the device loop needs to know to take it: its degrees
+/// summed and whether a vertex is wider than device_max_degree. Only while they might still allow
+/// it: once the sum passes `max_edges` (0: no device loop) the warps stop counting, so a large
+/// queue costs one read of the sum a warp, not three atomics on one address.
+__device__ __forceinline__ void push_near(std::uint32_t v, bool yes, std::uint32_t* queue, counters* c, const std::uint64_t* __restrict__ offsets,
+                                          std::uint64_t max_edges) {
   if (!__any_sync(0xffffffffu, yes)) return;
   push(v, yes, queue, &c->near);
+  if (max_edges == 0) return;
+  const unsigned lane = threadIdx.x % 32;
+  const unsigned long long so_far =
+      __shfl_sync(0xffffffffu, lane == 0 ? *static_cast<volatile unsigned long long*>(&c->near_scout) : 0ull, 0);
+  if (so_far > max_edges) return;  // too large for the device loop already: an exact sum is not needed
   const unsigned long long degree = yes ? offsets[v + 1] - offsets[v] : 0;
   const unsigned long long sum = warp_sum(degree), widest = warp_max(degree);
-  if (threadIdx.x % 32 == 0) {
+  if (lane == 0) {
     atomicAdd(&c->near_scout, sum);
-    atomicMax(&c->near_widest, widest);
+    if (widest > device_max_degree) atomicMax(&c->near_widest, widest);
   }
 }
 
@@ -78,7 +87,7 @@ __global__ void __launch_bounds__(block) relax_near(const std::uint64_t* __restr
                                                     const std::uint32_t* __restrict__ near, std::uint64_t near_size,
                                                     const std::uint64_t* __restrict__ starts, std::uint32_t* next_near, std::uint32_t* far,
                                                     counters* c, std::uint32_t* near_stamp, std::uint32_t near_id, std::uint32_t* far_stamp,
-                                                    std::uint32_t far_id, std::uint64_t threshold) {
+                                                    std::uint32_t far_id, std::uint64_t threshold, std::uint64_t max_edges) {
   for_each_frontier_edge(offsets, near, near_size, starts, [&](bool active, std::uint32_t u, std::uint64_t i) {
     bool to_near = false, to_far = false;
     std::uint32_t v = 0;
@@ -90,7 +99,7 @@ __global__ void __launch_bounds__(block) relax_near(const std::uint64_t* __restr
         else to_far = atomicExch(&far_stamp[v], far_id) != far_id;
       }
     }
-    push_near(v, to_near, next_near, c, offsets);
+    push_near(v, to_near, next_near, c, offsets, max_edges);
     push(v, to_far, far, &c->far);
   });
 }
@@ -105,7 +114,8 @@ __global__ void closest_far(const std::uint32_t* __restrict__ far, std::uint64_t
 __global__ void split_far(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ far, std::uint64_t size,
                           const std::uint32_t* __restrict__ dist,
                           std::uint64_t settled, std::uint64_t threshold, std::uint32_t* near, std::uint32_t* kept, counters* c,
-                          std::uint32_t* near_stamp, std::uint32_t near_id, std::uint32_t* far_stamp, std::uint32_t far_id) {
+                          std::uint32_t* near_stamp, std::uint32_t near_id, std::uint32_t* far_stamp, std::uint32_t far_id,
+                          std::uint64_t max_edges) {
   const std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   bool to_near = false, to_far = false;
   std::uint32_t v = 0;
@@ -117,7 +127,7 @@ __global__ void split_far(const std::uint64_t* __restrict__ offsets, const std::
       else to_far = atomicExch(&far_stamp[v], far_id) != far_id;
     }
   }
-  push_near(v, to_near, near, c, offsets);
+  push_near(v, to_near, near, c, offsets, max_edges);
   push(v, to_far, kept, &c->far);
 }
 
@@ -344,7 +354,7 @@ output run(const input& in, run_context& ctx) {
           const std::uint64_t* starts = expand.scan(g.offsets, near[0], near_size);
           relax_near<<<expand.expansion_blocks(block), block, 0, gpu.stream()>>>(g.offsets, g.neighbours, g.weights, d, near[0], near_size,
                                                                                  starts, near[1], far[0], c, near_stamp, near_id, far_stamp,
-                                                                                 far_id, threshold);
+                                                                                 far_id, threshold, local_edges);
           EMA_CUDA_CHECK_LAUNCH();
           const auto h = read();
           near_size = h.near;
@@ -368,7 +378,7 @@ output run(const input& in, run_context& ctx) {
         ++near_id;
         ++far_id;
         split_far<<<blocks_for(far_size), block, 0, gpu.stream()>>>(g.offsets, far[0], far_size, d, settled, threshold, near[0], far[1], c,
-                                                                    near_stamp, near_id, far_stamp, far_id);
+                                                                    near_stamp, near_id, far_stamp, far_id, local_edges);
         EMA_CUDA_CHECK_LAUNCH();
         const auto h = read();
         near_size = h.near;
