@@ -122,8 +122,9 @@ TEST(GraphsGpu, SsspSmallStepsOnTheDeviceAgreeWithTheHostLoop) {
       EXPECT_LE(std::stoi(r.notes.at("round_trips")), std::stoi(host.notes.at("round_trips"))) << a[0] << " local_edges=" << local;
     }
   }
-  const auto grid = run_one("sssp", cuda, 1 << 12, {"graph=grid", "source=0"});
-  const auto host = run_one("sssp", cuda, 1 << 12, {"graph=grid", "source=0", "local_edges=0"});
+  EXPECT_EQ(run_one("sssp", cuda, 1 << 10, {"graph=grid"}).notes.at("local_edges"), "0");  // off unless set
+  const auto grid = run_one("sssp", cuda, 1 << 12, {"graph=grid", "source=0", "local_edges=16384"});
+  const auto host = run_one("sssp", cuda, 1 << 12, {"graph=grid", "source=0"});  // off by default
   ASSERT_TRUE(grid.result.verified) << grid.result.reason;
   EXPECT_EQ(grid.result.result_json, host.result.result_json);
   EXPECT_LT(std::stoi(grid.notes.at("round_trips")) * 10, std::stoi(host.notes.at("round_trips")));
