@@ -132,6 +132,14 @@ __global__ void split_far(const std::uint64_t* __restrict__ offsets, const std::
   push(v, to_far, kept, &c->far);
 }
 
+/// The device loop's append to a near queue (one thread, the queue small): its size, degree sum and widest vertex.
+__device__ __forceinline__ void append_near(std::uint32_t v, std::uint32_t* queue, counters* c, const std::uint64_t* __restrict__ offsets) {
+  const unsigned long long degree = offsets[v + 1] - offsets[v];
+  queue[atomicAdd(&c->near, 1ull)] = v;
+  atomicAdd(&c->near_scout, degree);
+  atomicMax(&c->near_widest, degree);
+}
+
 /// Where a run of steps on the device left the search (near_far_device).
 struct loop_state {
   unsigned long long near_size, near_scout, near_widest, far_size, settled, threshold;
@@ -182,12 +190,7 @@ __global__ void __launch_bounds__(device_block) near_far_device(const std::uint6
           const std::uint32_t through = du + weight[i];
           if (through < __ldcg(dist + v) && atomicMin(&dist[v], through) > through) {
             if (through < st.threshold) {
-              if (atomicExch(&near_stamp[v], st.near_id) != st.near_id) {
-                const unsigned long long degree = offsets[v + 1] - offsets[v];
-                next_near[atomicAdd(&w->near, 1ull)] = v;
-                atomicAdd(&w->near_scout, degree);
-                atomicMax(&w->near_widest, degree);
-              }
+              if (atomicExch(&near_stamp[v], st.near_id) != st.near_id) append_near(v, next_near, w, offsets);
             } else if (atomicExch(&far_stamp[v], st.far_id) != st.far_id) {
               far[st.far_size + atomicAdd(&w->far, 1ull)] = v;
             }
@@ -229,12 +232,7 @@ __global__ void __launch_bounds__(device_block) near_far_device(const std::uint6
       const std::uint32_t d = __ldcg(dist + v);
       if (d < st.settled) continue;  // settled by a near iteration since it was piled
       if (d < st.threshold) {
-        if (atomicExch(&near_stamp[v], st.near_id) != st.near_id) {
-          const unsigned long long degree = offsets[v + 1] - offsets[v];
-          near[atomicAdd(&w->near, 1ull)] = v;
-          atomicAdd(&w->near_scout, degree);
-          atomicMax(&w->near_widest, degree);
-        }
+        if (atomicExch(&near_stamp[v], st.near_id) != st.near_id) append_near(v, near, w, offsets);
       } else if (atomicExch(&far_stamp[v], st.far_id) != st.far_id) {
         kept[atomicAdd(&w->far, 1ull)] = v;
       }
