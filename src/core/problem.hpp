@@ -190,6 +190,8 @@ struct problem_kit {
   /// edge list for the source's Bellman-Ford): built in place before each run, untimed, and idempotent
   /// (a no-op once built), so a workload shared by several variants builds it once.
   using ready_fn = void (*)(input&);
+  /// The Ready step of a variant that needs nothing more (the default).
+  static void nothing_to_ready(input&) {}
 
   struct typed_workload final : workload {
     input in;
@@ -218,7 +220,7 @@ struct problem_kit {
   /// A variant's descriptor: `d` with the problem's name, the algorithm defaulted to the problem's
   /// name, and `Run` wrapped to time and verify it (after `Ready`, when given, outside the time); used as
   /// EMA_VARIANT(id, kit::variant<&run_fn>({.name = ..., .backend = ..., .role = ..., ...})).
-  template <run_fn Run, ready_fn Ready = nullptr>
+  template <run_fn Run, ready_fn Ready = &nothing_to_ready>
   static constexpr variant_desc variant(variant_desc d) {
     detail::require(d.problem == nullptr && d.run == nullptr, "problem and run are filled by problem_kit::variant");
     detail::require(d.name && d.description && d.provenance, "a variant needs a name, description and provenance");
@@ -235,7 +237,7 @@ struct problem_kit {
   template <run_fn Run, ready_fn Ready>
   static outcome run(workload& w, run_context& ctx) {
     auto& t = static_cast<typed_workload&>(w);
-    if constexpr (Ready != nullptr) Ready(t.in);
+    Ready(t.in);
     ctx.start_total();
     output got = Run(t.in, ctx);
     ctx.stop_total();
@@ -247,7 +249,7 @@ struct problem_kit {
   static void run_unchecked(workload& w, run_context& ctx) {
     auto& t = static_cast<typed_workload&>(w);
     t.last.reset();  // the previous output goes before this run, as it would after a checked one
-    if constexpr (Ready != nullptr) Ready(t.in);
+    Ready(t.in);
     ctx.start_total();
     t.last.emplace(Run(t.in, ctx));
     ctx.stop_total();
