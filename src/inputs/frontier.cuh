@@ -103,6 +103,16 @@ class frontier_expander {
   unsigned sms_ = 1;
 };
 
+/// A warp's sum and largest of one value a lane, in lane 0 (the callers broadcast what they need).
+__device__ __forceinline__ unsigned long long warp_sum(unsigned long long x) {
+  for (int offset = 16; offset > 0; offset /= 2) x += __shfl_down_sync(0xffffffffu, x, offset);
+  return x;
+}
+__device__ __forceinline__ unsigned long long warp_max(unsigned long long x) {
+  for (int offset = 16; offset > 0; offset /= 2) x = max(x, __shfl_down_sync(0xffffffffu, x, offset));
+  return x;
+}
+
 /// The widest vertex a level run on the device takes (a thread walks its edges in turn).
 constexpr unsigned long long device_max_degree = 64;
 

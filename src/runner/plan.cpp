@@ -37,13 +37,10 @@ std::uint64_t point_seed(std::uint64_t base, const std::string& problem, std::ui
   // Only the parameters that shape the input: a tuning parameter or a launch setting changes how a
   // variant runs, not what it runs on, so every value of such an axis gets the same input.
   param_map shaping = params.values();
-  for (auto it = shaping.begin(); it != shaping.end();) {
-    bool drop = it->first.starts_with("launch.");
-    if (const auto* desc = lookup_problem(problem))
-      for (const auto& spec : desc->params)
-        if (spec.tuning && it->first == spec.name) drop = true;
-    it = drop ? shaping.erase(it) : std::next(it);
-  }
+  std::erase_if(shaping, [](const auto& kv) { return kv.first.starts_with("launch."); });
+  if (const auto* desc = lookup_problem(problem))
+    for (const auto& spec : desc->params)
+      if (spec.tuning) shaping.erase(spec.name);
   const auto text = param_set::from_map(std::move(shaping)).canonical_json();
   const auto seed = mix64(mix64(base) ^ hash_text(problem) ^ mix64(n) ^ hash_text(text)) >> 1;
   return instance == 0 ? seed : mix64(seed ^ mix64(static_cast<std::uint64_t>(instance))) >> 1;

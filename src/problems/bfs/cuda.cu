@@ -44,16 +44,6 @@ struct level_counts {
   unsigned long long widest;  ///< the largest of their degrees (top-down levels)
 };
 
-__device__ __forceinline__ unsigned long long warp_max(unsigned long long x) {
-  for (int offset = 16; offset > 0; offset /= 2) x = max(x, __shfl_down_sync(0xffffffffu, x, offset));
-  return x;
-}
-
-__device__ __forceinline__ unsigned long long warp_sum(unsigned long long x) {
-  for (int offset = 16; offset > 0; offset /= 2) x += __shfl_down_sync(0xffffffffu, x, offset);
-  return x;
-}
-
 __global__ void __launch_bounds__(block) top_down(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
                                                   std::uint32_t* depth, std::uint32_t* parent, const std::uint32_t* __restrict__ queue,
                                                   std::uint64_t queue_size, const std::uint64_t* __restrict__ starts, std::uint32_t* next_queue,
@@ -97,7 +87,7 @@ struct local_state {
 /// Top-down levels back to back on the whole GPU while they stay small, the grid synchronised
 /// between them (a cooperative launch) instead of returning to the host: a thread per frontier
 /// vertex, its edges in turn (each level holds at most `max_edges` edges out of its frontier and
-/// no vertex of more than `max_degree`), claims as top_down's. After each level every thread reads
+/// no vertex of more than device_max_degree), claims as top_down's. After each level every thread reads
 /// the same counts and makes the same choice: go on, or hand back to the host (the level grew,
 /// holds a wide vertex, GAP's switch calls for bottom-up, or the search is over). The counts
 /// rotate over three sets: a level appends into one, the threads read the one the last level

@@ -42,15 +42,6 @@ struct counters {
 };
 constexpr counters fresh_counters{0, 0, ~0ull, 0, 0};
 
-__device__ __forceinline__ unsigned long long warp_sum(unsigned long long x) {
-  for (int offset = 16; offset > 0; offset /= 2) x += __shfl_down_sync(0xffffffffu, x, offset);
-  return x;
-}
-__device__ __forceinline__ unsigned long long warp_max(unsigned long long x) {
-  for (int offset = 16; offset > 0; offset /= 2) x = max(x, __shfl_down_sync(0xffffffffu, x, offset));
-  return x;
-}
-
 __device__ __forceinline__ void push(std::uint32_t v, bool yes, std::uint32_t* queue, unsigned long long* size) {
   const unsigned lane = threadIdx.x % 32;
   const unsigned mask = __ballot_sync(0xffffffffu, yes);
