@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "core/errors.hpp"
+#include "core/text.hpp"
 #include "inputs/text_file.hpp"
 
 namespace ema::fit {
@@ -439,16 +440,29 @@ tool_results parse_tool_results(result_tool tool, const json& doc, const std::st
 
 tool_results read_tool_results(result_tool tool, const std::string& path, const std::string& size, const std::string& metric) {
   require_regular_file(path, fmt::format("the {} results", to_string(tool)));
-  // Parsed whole, in memory: a benchmark tool's results are kilobytes to megabytes.
-  constexpr std::uintmax_t max_bytes = std::uintmax_t{1} << 30;
+  // Parsed whole, in memory (about ten bytes a byte of JSON): a benchmark tool's results are
+  // kilobytes to megabytes, so a file past max_bytes is refused rather than read into gigabytes.
+  constexpr std::uintmax_t max_bytes = std::uintmax_t{64} << 20;
   std::error_code ec;
-  if (const auto size = std::filesystem::file_size(path, ec); !ec && size > max_bytes)
-    throw usage_error(fmt::format("{} holds {} bytes; results of more than 1 GiB are not read", path, size));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw usage_error(fmt::format("cannot read {}", path));
-  json doc = json::parse(in, nullptr, false);
-  if (doc.is_discarded()) bad(fmt::format("{} is not JSON", path));
-  return parse_tool_results(tool, doc, path, size, metric);
+  if (const auto bytes = std::filesystem::file_size(path, ec); !ec && bytes > max_bytes)
+    throw usage_error(fmt::format("{} holds {} bytes; results of more than 64 MiB are not read (split the run, or --csv of the columns)", path,
+                                  bytes));
+  try {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw usage_error(fmt::format("cannot read {}", path));
+    std::string text(static_cast<std::size_t>(max_bytes) + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    if (text.size() > max_bytes) throw usage_error(fmt::format("{} grew past 64 MiB while it was read", path));
+    bool deep = false;
+    json doc = parse_json(text, &deep);
+    if (deep) bad(fmt::format("{} is nested more than {} levels deep; no benchmark tool writes that", path, json_depth_limit));
+    if (doc.is_discarded()) bad(fmt::format("{} is not JSON", path));
+    text = std::string();
+    return parse_tool_results(tool, doc, path, size, metric);
+  } catch (const std::bad_alloc&) {
+    throw usage_error(fmt::format("{}: not enough memory to read it (about ten bytes are needed a byte of JSON)", path));
+  }
 }
 
 }  // namespace ema::fit

@@ -3,15 +3,19 @@
 // prints and exports the tables. `--resume` continues an interrupted experiment.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/outputs.hpp"
 #include "cli/sweep_command.hpp"
+#include "core/files.hpp"
 #include "core/errors.hpp"
 #include "core/registry.hpp"
+#include "core/text.hpp"
 #include "runner/plan.hpp"
 #include "runner/shard.hpp"
 
@@ -35,11 +39,17 @@ struct run_options {
 };
 
 // A shard's database when --db is not given: on this node's local disk (SQLite's locking is not
-// safe over network file systems), named by the plan and the part.
+// safe over network file systems), in a folder made for this run alone (mkdtemp: mode 0700, a
+// fresh name), so that no one else can have planted a link or a forged shard there. It is never
+// reused: to continue the shard, give its database with --db.
 std::string local_shard_database(const plan& p) {
   const char* tmp = std::getenv("TMPDIR");
-  const std::string folder = tmp && *tmp ? tmp : "/tmp";
-  return fmt::format("{}/ema-{}-shard-{}-of-{}.db", folder, p.shard->digest.substr(0, 12), p.shard->index, p.shard->count);
+  std::string folder = fmt::format("{}/ema-shard-{}-{}-of-{}.XXXXXX", tmp && *tmp ? tmp : "/tmp", p.shard->digest.substr(0, 12),
+                                   p.shard->index, p.shard->count);
+  if (!::mkdtemp(folder.data()))
+    throw usage_error(fmt::format("cannot make a folder for shard {}/{} under {}: {}; give its database with --db", p.shard->index,
+                                  p.shard->count, tmp && *tmp ? tmp : "/tmp", std::strerror(errno)));
+  return folder + "/shard.db";
 }
 
 // A shard already started in this database (the same plan and part): its experiment, to resume.
@@ -73,6 +83,9 @@ int resume(const run_options& o, const common_options& common) {
     if (!e) throw usage_error(fmt::format("{} has no unfinished experiment to resume", common.db));
   }
   if (e->state == "finished") throw usage_error(fmt::format("experiment {} is already finished", e->id));
+  auto outputs = o.out.paths();  // the stored plan's output files too, before it is marked running again
+  for (auto& x : parameter_outputs(plan::from_json(e->plan))) outputs.push_back(std::move(x));
+  check_outputs(common.db, outputs);
   auto r = reopen_experiment(db, e->id);
   fmt::print(stderr, "ema: resuming experiment {} ({} of {} points stored)\n", e->id, db.recorded_ordinals(e->id).size(),
              r.p.points.size());
@@ -114,13 +127,24 @@ int run(const run_options& o, const common_options& common) {
     p.input_cache_cap = o.cache.cap_bytes();
     p.input_cache_dir = o.cache.open(common.db);
   }
+  // Every file this run writes, checked against every database it touches and their journals.
+  std::vector<std::string> touched = {common.db};
+  if (o.costs_from) {
+    touched.push_back(*o.costs_from);
+    if (o.db_given && names_the_database(*o.costs_from, common.db))
+      throw usage_error(fmt::format("--db {} is the --costs-from database (or one of its files): give the shard a database of its own",
+                                    common.db));
+  }
+  auto outputs = o.out.paths();
+  for (auto& x : parameter_outputs(p)) outputs.push_back(std::move(x));
+  check_outputs(touched, outputs);
   common_options where = common;
   if (p.shard && !o.db_given) {
     where.db = local_shard_database(p);
-    fmt::print(stderr, "ema: shard {}/{} writes to {} (this node's disk: copy it off when the task ends, then `ema merge`)\n",
-               p.shard->index, p.shard->count, where.db);
+    fmt::print(stderr, "ema: shard {}/{} writes to {} (this node's disk, a folder of this run's own: copy it off when the task ends, "
+                       "then `ema merge`; --db continues it)\n",
+               p.shard->index, p.shard->count, terminal_safe(where.db));
   }
-  check_outputs(where.db, o.out.paths());
   auto db = database::open_write(where.db);
   if (p.shard)
     if (auto e = started_shard(db, *p.shard)) {  // a task run again: finish its part, never start it twice
@@ -169,10 +193,18 @@ plan sharded_run_plan(const std::vector<std::string>& args, int parts) {
   }
   for (const char* own : {"--db", "--shard", "--resume"})
     if (app.count(own)) throw usage_error(fmt::format("the plan's arguments give {}: ema slurm sets it for each task", own));
+  for (const auto& out : o.out.paths())
+    if (out.path != "-") throw usage_error(fmt::format("the plan's arguments give {}: every task would write it; export from the merged database instead "
+                                  "(ema show --db RESULTS/merged.db {} FILE)",
+                                  out.option, out.option));
   auto p = plan_of(o);
+  const auto most = p.calibrated ? p.calibrated->tracks.size() : p.points.size();
+  if (static_cast<std::size_t>(parts) > most)
+    throw usage_error(fmt::format("--tasks {}: the plan has {} {}{}, one task each at most; give --tasks {} or fewer", parts, most,
+                                  p.calibrated ? "track" : "point", most == 1 ? "" : "s", most));
   auto first = p;
   const auto costs = o.costs_from ? costs_from(*o.costs_from) : point_costs{};  // read here too: refused before any task runs
-  apply_shard(first, {0, parts}, &costs);  // refused when there are fewer points (or tracks) than parts
+  apply_shard(first, {0, parts}, &costs);
   return p;
 }
 

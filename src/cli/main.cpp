@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
     return ema::exit_code::usage;
   }
   try {
+    if (common.db.empty()) throw ema::usage_error("--db is empty: give the database's file");
     for (auto& [sub, act] : actions)
       if (sub->parsed()) return act();
   } catch (const ema::usage_error& e) {

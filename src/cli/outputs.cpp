@@ -3,27 +3,18 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
+#include <set>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
+#include "core/registry.hpp"
 
 namespace ema::cli {
 namespace fs = std::filesystem;
 namespace {
-
-// One name for a file whatever path reaches it: the canonical form of its folder and its name.
-fs::path identity(const std::string& path) {
-  std::error_code ec;
-  auto p = fs::weakly_canonical(fs::absolute(path, ec), ec);
-  return ec ? fs::absolute(path).lexically_normal() : p;
-}
-
-bool same_file(const std::string& a, const std::string& b) {
-  std::error_code ec;
-  if (fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec)) return true;  // hard links too
-  return identity(a) == identity(b);
-}
 
 void check_writable(const output_path& o) {
   std::error_code ec;
@@ -51,25 +42,42 @@ std::vector<output_path> given_outputs(std::initializer_list<std::pair<const cha
   return out;
 }
 
-bool names_the_database(const std::string& db, const std::string& path) {
-  for (const char* sidecar : {"", "-journal", "-wal", "-shm"})
-    if (same_file(path, db + sidecar)) return true;
-  return false;
-}
+void check_outputs(const std::string& db, const std::vector<output_path>& outputs) { check_outputs(std::vector<std::string>{db}, outputs); }
 
-void check_outputs(const std::string& db, const std::vector<output_path>& outputs) {
+void check_outputs(const std::vector<std::string>& databases, const std::vector<output_path>& outputs) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const auto& o = outputs[i];
     if (o.path.empty()) throw usage_error(fmt::format("{} is empty: give a file, or - for standard output", o.option));
     if (o.path == "-") continue;
-    if (names_the_database(db, o.path))
-      throw usage_error(fmt::format("{} {} is the database (or one of its files); writing there would destroy it: give another "
-                                    "file", o.option, o.path));
+    for (const auto& db : databases)
+      if (names_the_database(db, o.path))
+        throw usage_error(fmt::format("{} {} is the database {} (or one of its files); writing there would destroy it: give another file",
+                                      o.option, o.path, db));
     for (std::size_t k = 0; k < i; ++k)
       if (outputs[k].path != "-" && same_file(o.path, outputs[k].path))
         throw usage_error(fmt::format("{} and {} name the same file {}", outputs[k].option, o.option, o.path));
     check_writable(o);
   }
+}
+
+std::vector<output_path> parameter_outputs(const plan& p) {
+  std::vector<output_path> out;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& problem, const param_set& params, std::optional<std::uint64_t> n) {
+    const auto* desc = lookup_problem(problem);  // none for `ema exec`'s programs
+    if (!desc) return;
+    for (const auto& spec : desc->params) {
+      if (spec.kind != param_kind::output) continue;
+      const auto& value = params.text(spec.name);
+      if (value.empty() || (!n && value.find("{n}") != std::string::npos)) continue;
+      const auto path = n ? output_file_at(value, *n) : value;
+      if (seen.insert(path).second) out.push_back({fmt::format("--param {}=", spec.name), path});
+    }
+  };
+  for (const auto& pt : p.points) add(pt.problem, pt.params, pt.n);
+  if (p.calibrated)
+    for (const auto& t : p.calibrated->tracks) add(t.problem, t.params, std::nullopt);
+  return out;
 }
 
 }  // namespace ema::cli

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "runner/plan.hpp"
+
 namespace ema::cli {
 
 /// An output a command will write: its option and path ("-" is standard output).
@@ -18,14 +20,16 @@ struct output_path {
 /// The outputs that were given, with their options.
 std::vector<output_path> given_outputs(std::initializer_list<std::pair<const char*, const std::optional<std::string>*>> options);
 
-/// Whether `path` is the database `db` or one of its sidecar files (-journal, -wal, -shm), by any
-/// name (a link, a relative path, a hard link), whether or not it exists yet.
-bool names_the_database(const std::string& db, const std::string& path);
-
 /// Refuses (usage_error naming the option) an output that is the database `db` or one of its
 /// sidecar files (-journal, -wal, -shm), by any name (a link, a relative path); the same file named
 /// by two options; a folder; or a file that cannot be written: checked without creating, opening
 /// or changing anything.
 void check_outputs(const std::string& db, const std::vector<output_path>& outputs);
+/// The same against every database a command touches (its --db, a --costs-from database).
+void check_outputs(const std::vector<std::string>& databases, const std::vector<output_path>& outputs);
+
+/// The files the plan's output parameters name (stencil's dump=, at each size of a fixed plan; at a
+/// calibrated plan's, where the name holds no {n}), each as "--param NAME=".
+std::vector<output_path> parameter_outputs(const plan& p);
 
 }  // namespace ema::cli

@@ -10,6 +10,7 @@
 
 #include "cli/exit_codes.hpp"
 #include "core/duration.hpp"
+#include "core/files.hpp"
 #include "core/errors.hpp"
 #include "core/sizes.hpp"
 #include "core/text.hpp"

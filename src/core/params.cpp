@@ -75,7 +75,8 @@ std::string check_value(std::string_view problem, const param_spec& spec, std::s
       throw usage_error(fmt::format("parameter '{}' of {} must be one of {}, got '{}'", spec.name, problem,
                                     fmt::join(choices, "|"), value));
     }
-    case param_kind::text: return std::string(value);
+    case param_kind::text:
+    case param_kind::output: return std::string(value);
     case param_kind::path: {
       if (value.empty() || !files) return std::string(value);
       const std::string path(value);
@@ -91,6 +92,13 @@ std::string check_value(std::string_view problem, const param_spec& spec, std::s
 }
 
 }  // namespace
+
+std::string output_file_at(const std::string& pattern, std::uint64_t n) {
+  std::string out = pattern;
+  const auto size = std::to_string(n);
+  for (auto at = out.find("{n}"); at != std::string::npos; at = out.find("{n}", at + size.size())) out.replace(at, 3, size);
+  return out;
+}
 
 std::vector<std::string> split_choices(const char* choices) {
   std::vector<std::string> out;

@@ -15,8 +15,13 @@ namespace ema {
 /// integer: a 64-bit integer; real: a finite number; boolean: true/false (1/0, yes/no, on/off);
 /// choice: one of the listed values; text: any UTF-8 text; path: a file to read (empty: none),
 /// which must be a regular file and is stored as an absolute path, so that the experiment reads
-/// the same file when resumed from another folder.
-enum class param_kind { integer, real, boolean, choice, text, path };
+/// the same file when resumed from another folder; output: a new file the problem writes (empty:
+/// none), `{n}` in it standing for the size (output_file_at), checked against the database's files
+/// before a sweep starts.
+enum class param_kind { integer, real, boolean, choice, text, path, output };
+
+/// The file an output parameter names at size `n`: its value with every "{n}" replaced by n.
+std::string output_file_at(const std::string& pattern, std::uint64_t n);
 
 /// One declared parameter. Constant-initialisable so problems can declare them statically.
 struct param_spec {

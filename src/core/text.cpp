@@ -57,7 +57,9 @@ std::string valid_utf8(std::string_view s) {
   return out;
 }
 
-std::string terminal_safe(std::string_view s) {
+namespace {
+
+std::string safe_text(std::string_view s, bool keep_lines) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
@@ -65,6 +67,9 @@ std::string terminal_safe(std::string_view s) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (!k) {
       out += hex_byte(c);
+      ++i;
+    } else if (k == 1 && !keep_lines && (c == '\n' || c == '\t')) {
+      out += c == '\n' ? "\\n" : "\\t";
       ++i;
     } else if (k == 1 && ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)) {
       out += hex_byte(c);
@@ -79,6 +84,12 @@ std::string terminal_safe(std::string_view s) {
   }
   return out;
 }
+
+}  // namespace
+
+std::string terminal_safe(std::string_view s) { return safe_text(s, true); }
+
+std::string one_line(std::string_view s) { return safe_text(s, false); }
 
 namespace {
 constexpr std::string_view markdown_special = "\\`*_[]<>|&~#";
@@ -123,6 +134,33 @@ std::string shell_word(std::string_view arg) {
     else out += c;
   }
   return out + "'";
+}
+
+int json_depth(std::string_view text, int limit) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) return deepest;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+nlohmann::json parse_json(std::string_view text, bool* too_deep) {
+  const bool deep = json_depth(text, json_depth_limit) > json_depth_limit;
+  if (too_deep) *too_deep = deep;
+  if (deep) return nlohmann::json(nlohmann::json::value_t::discarded);
+  return nlohmann::json::parse(text, nullptr, false);
 }
 
 }  // namespace ema

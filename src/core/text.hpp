@@ -20,6 +20,10 @@ std::string valid_utf8(std::string_view s);
 /// cursor, recolour or retitle the terminal.
 std::string terminal_safe(std::string_view s);
 
+/// terminal_safe, newlines and tabs also written as \n and \t: a stored or given value quoted
+/// inside a one-line message.
+std::string one_line(std::string_view s);
+
 /// `s` as literal text inside a Markdown line or table cell (never at a line's start): terminal_safe,
 /// newlines as spaces, and every character that could open markup there (emphasis, code, links,
 /// HTML tags and entities, cell borders, strike-through) backslash-escaped: \ ` * _ [ ] < > | & ~ #.
@@ -32,6 +36,17 @@ std::string markdown_unescape(std::string_view s);
 /// treats specially (letters, digits, `_-./=:,+@%`, not starting with `=`), else in single quotes (a quote inside written
 /// '\''), so an echoed command can be pasted back and run.
 std::string shell_word(std::string_view arg);
+
+/// The deepest nesting of arrays and objects in JSON text (strings skipped), counted without
+/// parsing; it stops counting past `limit`. A document nested deeper than ema ever writes or reads
+/// (json_depth_limit) is refused before it is parsed, so that nothing recursive (printing,
+/// copying, walking it) ever meets one.
+int json_depth(std::string_view text, int limit);
+inline constexpr int json_depth_limit = 100;
+
+/// `text` parsed as JSON, nested at most json_depth_limit levels: the discarded value where it is
+/// not JSON or is nested deeper (`too_deep`, where given, says which).
+nlohmann::json parse_json(std::string_view text, bool* too_deep = nullptr);
 
 /// `j` as JSON text, never throwing on a string that is not UTF-8 (such bytes become U+FFFD):
 /// for output, and for JSON built from text that came from outside.

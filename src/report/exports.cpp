@@ -1,15 +1,8 @@
 #include "report/exports.hpp"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <fmt/format.h>
-#include <fstream>
-#include <stdexcept>
-#include <sys/stat.h>
-#include <fcntl.h>
-#include <unistd.h>
 
+#include "core/files.hpp"
 #include "core/metrics.hpp"
 #include "core/registry.hpp"
 
@@ -95,50 +88,6 @@ std::string to_csv(const experiment_view& v) {
   return out;
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  if (path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return;
-  }
-  auto fail = [&](const char* what) {
-    return std::runtime_error(fmt::format("cannot write {}: {} ({})", path, std::strerror(errno), what));
-  };
-  auto write_all = [&](int fd) {
-    for (std::size_t at = 0; at < text.size();) {
-      const auto k = ::write(fd, text.data() + at, text.size() - at);
-      if (k < 0 && errno == EINTR) continue;
-      if (k <= 0) return false;
-      at += static_cast<std::size_t>(k);
-    }
-    return true;
-  };
-  struct stat st{};
-  const bool exists = ::stat(path.c_str(), &st) == 0;
-  if (exists && !S_ISREG(st.st_mode)) {  // a device or a pipe (/dev/stdout): written in place
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) throw fail("open");
-    const bool ok = write_all(fd);
-    ::close(fd);
-    if (!ok) throw fail("write");
-    return;
-  }
-  // A file: written whole beside it, then renamed over it, so that a failed write (a full disk)
-  // leaves the old file as it was and never half a new one.
-  std::string temp = path + ".ema-XXXXXX";
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) throw fail("create");
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::fchmod(fd, exists ? (st.st_mode & 07777) : (0666 & ~mask));
-  const bool written = write_all(fd) && ::fsync(fd) == 0;
-  int why = errno;
-  ::close(fd);
-  if (!written || ::rename(temp.c_str(), path.c_str()) != 0) {
-    if (written) why = errno;
-    ::unlink(temp.c_str());
-    errno = why;
-    throw fail(written ? "rename" : "write");
-  }
-}
+void write_text(const std::string& path, const std::string& text) { replace_file(path, text); }
 
 }  // namespace ema

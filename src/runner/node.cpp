@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/files.hpp"
+#include "core/text.hpp"
 #include "inputs/random.hpp"
 #include "store/database.hpp"
 
@@ -59,15 +61,21 @@ std::string node_dir() {
   std::string dir;
   if (const char* d = std::getenv("EMA_NODE_DIR"); d && *d) dir = d;
   else dir = fmt::format("/tmp/ema-{}", static_cast<unsigned>(getuid()));
+  // Made private (0700) where this process makes it; a folder found there is used only where it is
+  // this user's own folder (not a link) that no one else can write to: the path is predictable.
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  struct stat st {};
-  if (ec || stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    warn_once(fmt::format("{} cannot be made", dir));
+  if (const auto parent = std::filesystem::path(dir).parent_path(); !parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    warn_once(fmt::format("{} cannot be made: {}", dir, std::strerror(errno)));
     return "";
   }
-  if (st.st_uid != getuid()) {  // another user's folder in a shared /tmp: not ours to trust
-    warn_once(fmt::format("{} belongs to another user", dir));
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    warn_once(fmt::format("{} is not a folder", dir));
+    return "";
+  }
+  if (st.st_uid != getuid() || (st.st_mode & 022) != 0) {  // another user's, or writable by others, in a shared /tmp
+    warn_once(fmt::format("{} belongs to another user or others can write to it", dir));
     return "";
   }
   return dir;
@@ -85,7 +93,7 @@ std::optional<nlohmann::json> node_probe(const std::string& key, double max_age)
   std::ifstream f(path);
   std::stringstream text;
   text << f.rdbuf();
-  auto j = nlohmann::json::parse(text.str(), nullptr, false);
+  auto j = parse_json(text.str());
   if (j.is_discarded() || !j.is_object() || j.value("key", "") != key || !j.contains("ceilings") || !j["ceilings"].is_object())
     return std::nullopt;  // damaged or another machine's: probe again
   return j;
@@ -94,15 +102,11 @@ std::optional<nlohmann::json> node_probe(const std::string& key, double max_age)
 void save_node_probe(const std::string& key, const nlohmann::json& machine, const nlohmann::json& ceilings) {
   const auto dir = node_dir();
   if (dir.empty()) return;
-  const auto path = probe_path(dir, key);
-  const auto tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    f << nlohmann::json{{"key", key}, {"created_at", utc_now()}, {"machine", machine}, {"ceilings", ceilings}}.dump();
-    if (!f) return;
+  try {
+    replace_file(probe_path(dir, key),
+                 json_text(nlohmann::json{{"key", key}, {"created_at", utc_now()}, {"machine", machine}, {"ceilings", ceilings}}), 0600);
+  } catch (const std::runtime_error&) {  // a cache: the next process probes again
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
 }
 
 }  // namespace ema

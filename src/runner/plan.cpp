@@ -145,7 +145,7 @@ plan make_plan(const plan_request& r) {
         mine,
         [&](std::string_view k) {
           const auto* s = spec_of(k);
-          return !s || (s->kind != param_kind::text && s->kind != param_kind::path);
+          return !s || (s->kind != param_kind::text && s->kind != param_kind::path && s->kind != param_kind::output);
         },
         [&](std::string_view k) {
           const auto* s = spec_of(k);
@@ -301,9 +301,12 @@ nlohmann::json plan::to_json() const {
                           {"energy_sizes", calibrated->energy_sizes}, {"tracks", tracks}};
   }
   if (!input_cache_dir.empty()) out["input_cache"] = {{"dir", input_cache_dir}, {"cap", input_cache_cap}};
-  if (shard)
+  if (shard) {
     out["shard"] = {{"index", shard->index}, {"count", shard->count}, {"digest", shard->digest}, {"ordinals", shard->ordinals},
                     {"tracks", shard->tracks}, {"basis", shard->basis}};
+    if (!shard->part.empty()) out["shard"]["part"] = shard->part;
+  }
+  if (merged) out["merged"] = {{"digest", merged->digest}, {"part", merged->part}, {"shards", merged->shards}};
   if (external) {
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& [name, command] : external->runs) runs.push_back({{"variant", name}, {"command", command}});
@@ -338,11 +341,12 @@ plan plan::from_json(const nlohmann::json& j) {
       bad("has an impossible calibration");
     if (p.shard) {
       const auto& sh = *p.shard;
-      if (sh.count < 1 || sh.index < 0 || sh.index >= sh.count || sh.digest.empty()) bad("has an impossible shard");
+      if (sh.count < 1 || sh.count > 100000 || sh.index < 0 || sh.index >= sh.count || sh.digest.empty()) bad("has an impossible shard");
       for (std::size_t i = 0; i < sh.ordinals.size(); ++i)
         if (sh.ordinals[i] < 0 || sh.ordinals[i] >= static_cast<int>(p.points.size()) || (i && sh.ordinals[i] <= sh.ordinals[i - 1]))
           bad("gives its shard points it does not hold");
     }
+    if (p.merged && (p.merged->digest.empty() || p.merged->shards < 0 || p.merged->shards > 100000)) bad("has an impossible merge record");
     return p;
   } catch (const nlohmann::json::exception& e) {
     throw database_error(fmt::format("the stored plan is malformed ({}); it was changed by hand or is damaged", e.what()));
@@ -398,7 +402,12 @@ plan read_plan(const nlohmann::json& j) {
     sh.ordinals = x.value("ordinals", std::vector<int>{});
     sh.tracks = x.value("tracks", 0);
     sh.basis = x.value("basis", "work model");
+    sh.part = x.value("part", "");
     p.shard = std::move(sh);
+  }
+  if (j.contains("merged")) {
+    const auto& x = j.at("merged");
+    p.merged = merge_spec{x.at("digest").get<std::string>(), x.at("part").get<std::string>(), x.at("shards").get<int>()};
   }
   if (j.contains("external")) {
     const auto& x = j.at("external");

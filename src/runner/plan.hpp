@@ -80,9 +80,17 @@ struct external_program {
 struct shard_spec {
   int index = 0, count = 1;   ///< this shard, 0-based, of `count`
   std::string digest;         ///< the whole plan's (runner/shard.hpp plan_digest): the same in every shard
+  std::string part;           ///< the digest of this shard's own stored plan, as made ("" in shards made before it)
   std::vector<int> ordinals;  ///< the points of the plan this shard runs, in order
   int tracks = 0;             ///< a calibrated plan's tracks before the split
   std::string basis = "work model";  ///< what the split's costs came from (runner/shard.hpp)
+};
+
+/// An experiment made by `ema merge` (runner/merge.hpp): the digest of the plan its shards split
+/// and the digest of its own stored plan as written (a calibrated merge reorders the tracks).
+struct merge_spec {
+  std::string digest, part;
+  int shards = 0;  ///< the parts of the split (0: the inputs were not shards)
 };
 
 struct plan {
@@ -100,6 +108,7 @@ struct plan {
   std::string input_cache_dir;
   double input_cache_cap = 0;
   std::optional<shard_spec> shard;  ///< `--shard`: the part of the plan this experiment runs
+  std::optional<merge_spec> merged;  ///< made by `ema merge`
 
   /// Whether this experiment runs `pt`: every point, or the shard's own.
   bool runs(const plan_point& pt) const;

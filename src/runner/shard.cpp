@@ -65,12 +65,33 @@ shard_choice parse_shard(std::string_view text, const std::function<const char*(
 
 std::string plan_digest(const plan& p) {
   auto j = p.to_json();
-  for (const char* k : {"notes", "input_cache", "shard"}) j.erase(k);
+  for (const char* k : {"notes", "input_cache", "shard", "merged"}) j.erase(k);
+  auto& points = j["points"];  // the points a sweep or `ema fit` added later (each with its phase) are not the plan's
+  points.erase(std::remove_if(points.begin(), points.end(), [](const nlohmann::json& x) { return x.contains("phase"); }), points.end());
   if (j.contains("calibration"))
     for (auto& t : j["calibration"]["tracks"]) t.erase("stopped"), t.erase("settled");
   if (j.contains("external")) j["external"].erase("cache_dir"), j["external"].erase("cwd");
   const auto text = j.dump();
   return fmt::format("{:016x}{:016x}", hash_text(text), mix64(hash_text(text) ^ text.size()));
+}
+
+std::string stored_plan_digest(const plan& p) {
+  const auto own = plan_digest(p);
+  auto check = [&](const std::string& recorded, const char* what) {
+    if (!recorded.empty() && recorded != own)
+      throw database_error(fmt::format("the plan stored with this {} does not match its digest (it records {}, its plan is {}); the "
+                                       "database was changed by hand or is damaged",
+                                       what, recorded, own));
+  };
+  if (p.merged) {
+    check(p.merged->part, "merge");
+    return p.merged->digest;
+  }
+  if (p.shard) {
+    check(p.shard->part.empty() && !p.calibrated ? p.shard->digest : p.shard->part, "shard");
+    return p.shard->digest;
+  }
+  return own;
 }
 
 std::string cost_key(const std::string& problem, const std::string& variant, std::uint64_t n, const std::string& params_json) {
@@ -153,6 +174,7 @@ void apply_shard(plan& p, const shard_choice& c, const point_costs* costs) {
       if (part[i] == c.index) s.ordinals.push_back(static_cast<int>(i));
   }
   p.shard = std::move(s);
+  p.shard->part = plan_digest(p);  // the part as stored: for a calibrated plan only its own tracks
 }
 
 }  // namespace ema

@@ -47,8 +47,14 @@ std::string cost_key(const std::string& problem, const std::string& variant, std
 /// several did); database_error or usage_error when it cannot be read.
 point_costs costs_from(const std::string& path);
 
-/// A hex digest of what the plan measures: its points, policies, seed, calibration and program.
+/// A hex digest of what the plan measures: its points, policies, seed, calibration and program;
+/// not the points added while it ran (a calibrated track's sizes, a tie-breaker: those with a phase).
 std::string plan_digest(const plan& p);
+
+/// The digest of the plan a stored experiment belongs to: the one its merge or shard recorded,
+/// checked against the plan it stores (database_error where they disagree: the database was
+/// changed by hand or is damaged), else the plan's own.
+std::string stored_plan_digest(const plan& p);
 
 /// For each point of `p` (by ordinal), the part of `count` that runs it. With `costs`, a point
 /// found there costs its seconds, the others their work model scaled by the median ratio of

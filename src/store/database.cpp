@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <stdexcept>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -82,7 +84,9 @@ void check_file(const std::string& path, bool must_exist) {
 
 nlohmann::json json_object(const std::string& path, const std::string& where, const char* column, const std::string& text) {
   if (text.empty()) return nlohmann::json::object();
-  auto j = nlohmann::json::parse(text, nullptr, false);
+  bool deep = false;
+  auto j = parse_json(text, &deep);
+  if (deep) damaged(path, where, fmt::format("has a {} nested more than {} levels deep", column, json_depth_limit));
   if (j.is_discarded() || !j.is_object()) damaged(path, where, fmt::format("has a {} that is not a JSON object", column));
   return j;
 }
@@ -121,6 +125,30 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
   return fmt::format("{}.{:03}Z", buf, ms);
+}
+
+// A write method's transaction: its own, or the open batch's.
+struct database::write_scope {
+  explicit write_scope(database& d) {
+    if (!d.in_batch_) tx.emplace(*d.db_);
+  }
+  void commit() {
+    if (tx) tx->commit();
+  }
+  std::optional<sqlite::transaction> tx;
+};
+
+database::batch::batch(database& db) : db_(db) {
+  if (db_.in_batch_) throw std::logic_error("database::batch: a batch is already open");
+  tx_ = std::make_unique<sqlite::transaction>(*db_.db_);
+  db_.in_batch_ = true;
+}
+
+database::batch::~batch() { db_.in_batch_ = false; }  // tx_ rolls back unless committed
+
+void database::batch::commit() {
+  tx_->commit();
+  db_.in_batch_ = false;
 }
 
 database::database(std::unique_ptr<sqlite::connection> c) : db_(std::move(c)) {}
@@ -174,7 +202,7 @@ database database::open_write(const std::string& path) {
 }
 
 std::int64_t database::create_experiment(const experiment_record& e) {
-  sqlite::transaction tx(*db_);
+  write_scope tx(*this);
   sqlite::statement s(*db_,
                       "INSERT INTO experiments (created_at, state, command_line, ema_version, git_commit, machine_json, "
                       "ceilings_json, idle_json, plan_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -193,8 +221,16 @@ std::int64_t database::create_experiment(const experiment_record& e) {
   return id;
 }
 
+void database::delete_experiment(std::int64_t id) {
+  write_scope tx(*this);
+  sqlite::statement s(*db_, "DELETE FROM experiments WHERE id = ?");  // points and samples go with it (ON DELETE CASCADE)
+  s.bind(1, id);
+  s.run();
+  tx.commit();
+}
+
 void database::set_experiment_state(std::int64_t id, const std::string& state) {
-  sqlite::transaction tx(*db_);
+  write_scope tx(*this);
   sqlite::statement s(*db_, "UPDATE experiments SET state = ?, finished_at = ? WHERE id = ?");
   s.bind(1, state);
   if (state == "running")
@@ -207,7 +243,7 @@ void database::set_experiment_state(std::int64_t id, const std::string& state) {
 }
 
 void database::set_experiment_plan(std::int64_t id, const nlohmann::json& plan) {
-  sqlite::transaction tx(*db_);
+  write_scope tx(*this);
   sqlite::statement s(*db_, "UPDATE experiments SET plan_json = ? WHERE id = ?");
   s.bind(1, json_text(plan)).bind(2, id);
   s.run();
@@ -236,7 +272,7 @@ std::vector<experiment_record> database::experiments() {
 }
 
 std::int64_t database::record_point(const point_record& p) {
-  sqlite::transaction tx(*db_);
+  write_scope tx(*this);
   sqlite::statement s(*db_,
                       "INSERT INTO points (experiment_id, ordinal, problem, variant, backend, n, params_json, seed, "
                       "status, reason, verified, result_json, notes_json, unavailable_json, started_at, finished_at, instance) "
@@ -344,7 +380,7 @@ std::set<int> database::recorded_ordinals(std::int64_t experiment_id) {
 }
 
 void database::store_probe(const std::string& machine_key, const nlohmann::json& machine, const nlohmann::json& ceilings) {
-  sqlite::transaction tx(*db_);
+  write_scope tx(*this);
   sqlite::statement s(*db_, "INSERT INTO probes (created_at, machine_key, machine_json, ceilings_json) VALUES (?, ?, ?, ?)");
   s.bind(1, utc_now()).bind(2, machine_key).bind(3, json_text(machine)).bind(4, json_text(ceilings));
   s.run();

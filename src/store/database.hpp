@@ -18,6 +18,7 @@ namespace ema {
 
 namespace sqlite {
 class connection;
+class transaction;
 }
 
 struct experiment_record {
@@ -69,7 +70,25 @@ class database {
 
   const std::string& path() const;
 
+  /// Groups the writes made while it is open into one transaction, committed by commit(): all of
+  /// them or, where a write fails or the process stops first, none (SQLite's journal rolls an
+  /// interrupted one back when the file is next opened). Destroyed uncommitted, it rolls back.
+  class batch {
+   public:
+    explicit batch(database& db);
+    batch(const batch&) = delete;
+    batch& operator=(const batch&) = delete;
+    ~batch();
+    void commit();
+
+   private:
+    database& db_;
+    std::unique_ptr<sqlite::transaction> tx_;
+  };
+
   std::int64_t create_experiment(const experiment_record& e);
+  /// Removes an experiment with its points and samples.
+  void delete_experiment(std::int64_t id);
   void set_experiment_state(std::int64_t id, const std::string& state);
   /// Replaces the stored plan (a calibrated sweep adds points as it decides them).
   void set_experiment_plan(std::int64_t id, const nlohmann::json& plan);
@@ -89,7 +108,9 @@ class database {
 
  private:
   explicit database(std::unique_ptr<sqlite::connection> c);
+  struct write_scope;
   std::unique_ptr<sqlite::connection> db_;
+  bool in_batch_ = false;
 };
 
 /// This process's claim on one experiment while it adds points to it, so that two processes never

@@ -195,9 +195,10 @@ TEST(Cluster, SlurmScriptsRunAsTheirTasksWould) {
     ASSERT_EQ(t.exit_code, 0) << t.err;
     EXPECT_TRUE(std::filesystem::exists(results + "/shard-" + std::to_string(task) + ".db"));
   }
+  std::filesystem::create_directories(dir.file("other-node"));
   const auto again = test::run_process({"/bin/bash", "-c", prelude + "SLURM_ARRAY_TASK_ID=1 TMPDIR=" + dir.file("other-node") + " bash " + results +
                                                           "/array.sbatch"});
-  EXPECT_EQ(again.exit_code, 0) << again.err;  // another node (its TMPDIR made): starts from the copy, nothing left to run
+  EXPECT_EQ(again.exit_code, 0) << again.err;  // another node: starts from the copy, nothing left to run
   // A task that cannot start (ema refuses its database) must leave the results' copy alone.
   const auto refused = test::run_process({"/bin/bash", "-c", prelude + "SLURM_ARRAY_TASK_ID=2 TMPDIR=/proc/none bash " + results + "/array.sbatch"});
   EXPECT_NE(refused.exit_code, 0);

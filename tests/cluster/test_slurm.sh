@@ -104,7 +104,7 @@ echo "array $array, merge $merge"
 
 # Cancel task 1 once it runs and has stored a point.
 wait_for 60 sh -c "squeue -h -j ${array}_1 -o %t | grep -q R" || fail "task 1 never ran"
-wait_for 60 sh -c "[ \$(sqlite3 $TMPDIR/ema-*-shard-1-of-4.db 'select count(*) from points' 2>/dev/null || echo 0) -ge 1 ]" ||
+wait_for 60 sh -c "[ \$(sqlite3 $TMPDIR/ema-shard-1.*/shard.db 'select count(*) from points' 2>/dev/null || echo 0) -ge 1 ]" ||
   fail "task 1 stored no point"
 scancel "${array}_1" || fail "scancel ${array}_1 refused"; echo "cancelled ${array}_1"
 wait_for 120 sh -c "! squeue -h -j $merge | grep -q ." || fail "the merge job did not end"
@@ -119,6 +119,13 @@ again=$(sbatch --parsable --array=1 "$dir/res/array.sbatch") || fail "resubmissi
 wait_for 120 sh -c "! squeue -h -j $again | grep -q ." || fail "the resubmitted task did not end"
 grep -q "resuming shard 1/4" "$dir/res/logs/shard-1.out" || fail "the resubmitted task did not resume: $(cat "$dir/res/logs/shard-1.out")"
 [ "$(sqlite3 "$dir/res/shard-1.db" "select count(*) from experiments")" = 1 ] || fail "the resubmitted task started a second experiment"
+ls -d "$TMPDIR"/ema-shard-* 2>/dev/null && fail "a task left its private folder behind"
+# The merge job again, as its message says: it reads the earlier merge first and replaces it.
+again=$(sbatch --parsable "$dir/res/merge.sbatch") || fail "the merge job was refused"
+wait_for 120 sh -c "! squeue -h -j $again | grep -q ." || fail "the second merge job did not end"
+grep -q "replaces it" "$dir/res/logs/merge.out" || fail "the second merge did not carry the first: $(cat "$dir/res/logs/merge.out")"
+[ "$(sqlite3 "$dir/res/merged.db" "select count(*) from experiments")" = 1 ] || fail "merged.db holds more than one experiment"
+[ "$(sqlite3 "$dir/res/merged.db" "select count(*) from points")" = 24 ] || fail "merged.db does not hold the 24 points"
 "$ema" merge "$dir/res/final.db" "$dir"/res/shard-*.db --quiet >"$dir/merge.out" 2>&1 || fail "ema merge: $(cat "$dir/merge.out")"
 total=$(sqlite3 "$dir/res/final.db" "select count(*) from points")
 distinct=$(sqlite3 "$dir/res/final.db" "select count(distinct ordinal) from points")

@@ -45,7 +45,7 @@ constexpr param_spec params[] = {
     {"init", param_kind::choice, "modes", "initial grid: 1 plus seeded Fourier modes (checked against the closed form when "
                                           "periodic), or uniform random in [-1, 1)", "modes|random"},
     {"input", param_kind::path, "", "read the initial grid from this Matrix Market file (square; n is its side)"},
-    {"dump", param_kind::text, "", "write the final grid to this new Matrix Market file ({n} in the path: the side; never replaces a file)"},
+    {"dump", param_kind::output, "", "write the final grid to this new Matrix Market file ({n} in the path: the side; never replaces a file)"},
 };
 
 // Edge sizes around the warp (32) and the tiles; T around k (0, 1, 2, k - 1, k, k + 1, 3k + 1) on
@@ -190,11 +190,7 @@ settings settings::of(const param_set& p) {
   return s;
 }
 
-std::string dump_path(const std::string& pattern, std::uint64_t n) {
-  std::string out = pattern;
-  for (auto at = out.find("{n}"); at != std::string::npos; at = out.find("{n}", at)) out.replace(at, 3, std::to_string(n));
-  return out;
-}
+std::string dump_path(const std::string& pattern, std::uint64_t n) { return output_file_at(pattern, n); }
 
 int steps_per_load(const settings& s, int chosen) {
   const auto k = static_cast<std::uint64_t>(s.k > 0 ? s.k : chosen);
