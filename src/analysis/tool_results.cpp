@@ -15,6 +15,7 @@
 #include "core/errors.hpp"
 #include "core/text.hpp"
 #include "inputs/text_file.hpp"
+#include "measure/memory.hpp"
 
 namespace ema::fit {
 namespace {
@@ -444,9 +445,18 @@ tool_results read_tool_results(result_tool tool, const std::string& path, const 
   // kilobytes to megabytes, so a file past max_bytes is refused rather than read into gigabytes.
   constexpr std::uintmax_t max_bytes = std::uintmax_t{64} << 20;
   std::error_code ec;
-  if (const auto bytes = std::filesystem::file_size(path, ec); !ec && bytes > max_bytes)
+  const auto bytes = std::filesystem::file_size(path, ec);
+  if (!ec && bytes > max_bytes)
     throw usage_error(fmt::format("{} holds {} bytes; results of more than 64 MiB are not read (split the run, or --csv of the columns)", path,
                                   bytes));
+  // Parsed JSON takes up to about 24 bytes a byte of text (an array of one-digit numbers), and
+  // memory that runs out midway cannot be recovered from (the parser's unwinding allocates too):
+  // checked before, against what this process may still allocate.
+  const double need = 24.0 * static_cast<double>(ec ? 0 : bytes) + static_cast<double>(std::uintmax_t{16} << 20);
+  if (const auto left = static_cast<double>(memory_this_process_may_add()); need > left)
+    throw usage_error(fmt::format("{}: not enough memory to read it: {:.0f} MiB may be needed (24 bytes a byte of JSON), {:.0f} MiB is left "
+                                  "to ema (the machine's available memory, ulimit and control group)",
+                                  path, need / 1048576, left / 1048576));
   try {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw usage_error(fmt::format("cannot read {}", path));

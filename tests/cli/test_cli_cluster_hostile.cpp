@@ -392,5 +392,37 @@ TEST(ClusterHostile, AMergeWaitsForNoResumeOfTheMergeItReplaces) {
   EXPECT_EQ(query_int(dir.file("m.db"), "SELECT COUNT(*) FROM points"), 8);
 }
 
+// ---- Item 5: a shard changed by hand is refused, never indexed out of bounds.
+
+TEST(ClusterHostile, AForgedShardIsRefusedNotTrusted) {
+  test::temp_dir dir;
+  for (int i : {0, 1}) ASSERT_EQ(ema(shard_run(dir.file("s" + std::to_string(i) + ".db"), std::to_string(i) + "/2")).exit_code, 0);
+  // Extra plan points under the old digest, with its shard naming them (once an out-of-bounds write).
+  fs::copy_file(dir.file("s1.db"), dir.file("more.db"));
+  exec_sql(dir.file("more.db"),
+           "UPDATE experiments SET plan_json = json_set(plan_json, '$.points[#]', json_object('ordinal', 8, 'problem', 'search', "
+           "'variant', 'seq', 'n', 99999, 'params', json_object('hit', 'none', 'copies', '1'), 'seed', 1, 'instance', 0), "
+           "'$.points[#]', json_object('ordinal', 9, 'problem', 'search', 'variant', 'omp', 'n', 99999, 'params', json_object('hit', "
+           "'none', 'copies', '1'), 'seed', 1, 'instance', 0), '$.shard.ordinals[#]', 9)");
+  auto r = ema({"merge", dir.file("m.db"), dir.file("s0.db"), dir.file("more.db"), "-q"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("does not match its digest"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("m.db")));
+  // The same without the part digest a shard records now (a shard of an older ema): the whole plan's.
+  exec_sql(dir.file("more.db"), "UPDATE experiments SET plan_json = json_remove(plan_json, '$.shard.part')");
+  r = ema({"merge", dir.file("m.db"), dir.file("s0.db"), dir.file("more.db"), "-q"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  // A point row naming another problem than its plan's point.
+  fs::copy_file(dir.file("s1.db"), dir.file("odd.db"));
+  exec_sql(dir.file("odd.db"), "UPDATE points SET n = 3 WHERE id = (SELECT MIN(id) FROM points)");
+  r = ema({"merge", dir.file("m.db"), dir.file("s0.db"), dir.file("odd.db"), "-q"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("where its plan says"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("m.db")));
+  // The shards as they were still merge.
+  r = ema({"merge", dir.file("m.db"), dir.file("s0.db"), dir.file("s1.db"), "-q"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 }  // namespace
 }  // namespace ema

@@ -1,0 +1,79 @@
+// Regression tests of issue 28 (reliability, round 3) outside the cluster path, end to end through
+// the `ema` command: readers of outside JSON (deep nesting, files too large for memory), stored
+// rows nested too deep.
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+
+#include "support/db.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace ema {
+namespace {
+
+namespace fs = std::filesystem;
+using test::exec_sql;
+
+test::process_result ema(std::vector<std::string> args) {
+  args.insert(args.begin(), EMA_EXE);
+  return test::run_process(args);
+}
+
+std::string deep_json(std::size_t levels) { return std::string(levels, '[') + std::string(levels, ']'); }
+
+// ---- Item 6: deeply nested JSON is refused before anything recursive meets it.
+
+TEST(Reliability3, DeeplyNestedJsonIsRefusedNotACrash) {
+  test::temp_dir dir;
+  std::ofstream(dir.file("deep.json")) << deep_json(100000);  // 200 KB
+  std::ofstream(dir.file("deep-object.json")) << "{\"benchmarks\": " << deep_json(100000) << "}";
+  for (const char* tool : {"gbench", "nvbench", "hyperfine"})
+    for (const char* file : {"deep.json", "deep-object.json"}) {
+      const auto r = ema({"fit", "--from", tool, dir.file(file)});
+      EXPECT_EQ(r.exit_code, 2) << tool << " " << file << ": " << r.err;
+      EXPECT_NE(r.err.find("nested more than 100 levels"), std::string::npos) << r.err;
+    }
+  // The same in a stored row: show, merge and report say the row is damaged.
+  const auto db = dir.file("d.db");
+  ASSERT_EQ(ema({"run", "search", "--variants", "seq", "--sizes", "2^10", "--reps", "3", "--no-energy", "-q", "--db", db}).exit_code, 0);
+  exec_sql(db, "UPDATE points SET notes_json = '{\"x\": " + deep_json(100000) + "}'");
+  for (const auto& args : std::vector<std::vector<std::string>>{{"show", "--db", db, "--json", "-"},
+                                                                {"merge", dir.file("m.db"), db},
+                                                                {"report", "--db", db, "--md", "-"}}) {
+    const auto r = ema(args);
+    EXPECT_EQ(r.exit_code, 3) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("nested more than 100 levels deep"), std::string::npos) << args[0] << ": " << r.err;
+  }
+}
+
+// ---- Item 7: a results file too large for memory is a clear error, never an abort.
+
+TEST(Reliability3, AResultsFileTooLargeIsRefusedAndMemoryRunningOutIsAnError) {
+  test::temp_dir dir;
+  {  // past the limit: refused by its size, before a byte is read
+    std::ofstream f(dir.file("huge.json"));
+    f.seekp((std::streamoff{64} << 20) + 10);
+    f << ' ';
+  }
+  auto r = ema({"fit", "--from", "gbench", dir.file("huge.json")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("more than 64 MiB"), std::string::npos) << r.err;
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "a limit on the address space is not for AddressSanitizer's shadow memory";
+#else
+  {  // under the limit, but more than a small memory limit holds once parsed
+    std::ofstream f(dir.file("big.json"));
+    f << "{\"benchmarks\": [";
+    const std::string run = R"({"name": "BM_x/1024", "run_type": "iteration", "real_time": 1.5, "cpu_time": 1.5, "time_unit": "ns", "iterations": 10},)";
+    for (std::size_t at = 0; at + run.size() < (std::size_t{60} << 20); at += run.size()) f << run;
+    f << R"({"name": "BM_x/2048", "run_type": "iteration", "real_time": 3, "cpu_time": 3, "time_unit": "ns", "iterations": 10}]})";
+  }
+  r = test::run_process({"/bin/bash", "-c", "ulimit -v 400000; exec \"$0\" fit --from gbench \"$1\"", EMA_EXE, dir.file("big.json")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("not enough memory"), std::string::npos) << r.err;
+#endif
+}
+
+}  // namespace
+}  // namespace ema
