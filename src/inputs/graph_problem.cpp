@@ -29,20 +29,25 @@ graph_file read_file(const settings& s) {
   return f;
 }
 
-/// The identity of a graph file as it is now: its path, size and modification time.
+/// The identity of a graph file: a hash of its content, so that another file at the same path,
+/// or a copy of another graph given this one's time (`cp -p`), is never taken for it.
 std::string file_identity(const std::string& path, std::uintmax_t& bytes) {
   std::error_code ec;
   bytes = std::filesystem::file_size(path, ec);
-  const auto when = std::filesystem::last_write_time(path, ec).time_since_epoch().count();
-  return fmt::format("{}|{}|{}", path, bytes, when);
+  try {
+    return fmt::format("{:016x}|{}", file_content_hash(path), bytes);
+  } catch (const std::runtime_error& e) {
+    throw usage_error(fmt::format("{}: {}", path, e.what()));
+  }
 }
 
-/// A file's vertex count, parsed once per process for a given identity: the plan's validate and
-/// size_from_input both ask for it.
+/// A file's vertex count, parsed once per process for the file as it is now (its path, size and
+/// modification time, enough within one process): the plan's validate and size_from_input both ask.
 std::uint64_t file_vertices(const settings& s) {
   static std::map<std::string, std::uint64_t> known;
-  std::uintmax_t bytes = 0;
-  const auto id = file_identity(s.input, bytes) + "|" + s.format;
+  std::error_code ec;
+  const auto id = fmt::format("{}|{}|{}|{}", s.input, std::filesystem::file_size(s.input, ec),
+                              std::filesystem::last_write_time(s.input, ec).time_since_epoch().count(), s.format);
   if (auto it = known.find(id); it != known.end()) return it->second;
   const auto n = read_file(s).n;
   known[id] = n;
@@ -132,11 +137,11 @@ graph_input make_input(const point_request& r, const char* problem, bool weighte
       return build_csr(f.n, std::move(f.edges), in.s.directed, weighted);
     };
     // A large file is parsed once and kept in the input cache like a generated graph, keyed by
-    // the file as it is now (path, size, time), so every variant of a sweep does not parse it again.
+    // its content, so every variant of a sweep does not parse it again.
     std::uintmax_t bytes = 0;
     const auto id = file_identity(in.s.input, bytes);
     if (bytes >= cache_from_file_bytes) {
-      const auto key = hash_text(fmt::format("graph file v1|{}|{}|{}|{}", id, in.s.format, in.s.directed, weighted ? "weighted" : "unweighted"));
+      const auto key = hash_text(fmt::format("graph file v2|{}|{}|{}|{}", id, in.s.format, in.s.directed, weighted ? "weighted" : "unweighted"));
       graph_source how = graph_source::built;
       in.g = cached_graph(r, problem, key, build, &how);
       if (r.notes) (*r.notes)["graph"] = to_string(how);

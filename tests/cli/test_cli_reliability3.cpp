@@ -75,5 +75,40 @@ TEST(Reliability3, AResultsFileTooLargeIsRefusedAndMemoryRunningOutIsAnError) {
 #endif
 }
 
+// ---- Item 9: a cached input is checked against its content, and a rebuilt one is said.
+
+TEST(Reliability3, ACachedGraphChangedOnDiskIsRebuiltAndSaid) {
+  test::temp_dir dir;
+  // 2^18 vertices of degree 16: 2^22 generated edges, the size from which bfs keeps its graphs.
+  const std::vector<std::string> run = {"run",  "bfs", "--variants", "seq",   "--sizes", "2^18",   "--param",         "roots=1",
+                                        "--reps", "1", "--warmup",   "0",     "--no-energy", "-q", "--cache", dir.file("cache")};
+  auto with_db = [&](const std::string& db) {
+    auto a = run;
+    a.insert(a.end(), {"--db", db});
+    return a;
+  };
+  auto r = ema(with_db(dir.file("a.db")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  fs::path cached;
+  for (const auto& e : fs::recursive_directory_iterator(dir.file("cache")))
+    if (e.is_regular_file() && e.path().parent_path().filename() == "bfs") cached = e.path();
+  ASSERT_FALSE(cached.empty());
+  {  // one neighbour id rewritten, still within range: another graph with the same structure
+    std::fstream f(cached, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(-4, std::ios::end);
+    std::uint32_t id = 0;
+    f.read(reinterpret_cast<char*>(&id), 4);
+    id = id == 0 ? 1 : id - 1;
+    f.seekp(-4, std::ios::end);
+    f.write(reinterpret_cast<const char*>(&id), 4);
+  }
+  r = ema(with_db(dir.file("b.db")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::query_int(dir.file("b.db"), "SELECT COUNT(*) FROM points WHERE json_extract(notes_json, '$.graph') LIKE 'built again%'"), 1);
+  r = ema(with_db(dir.file("c.db")));  // stored again: read from the cache now
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::query_int(dir.file("c.db"), "SELECT COUNT(*) FROM points WHERE json_extract(notes_json, '$.graph') LIKE 'read from%'"), 1);
+}
+
 }  // namespace
 }  // namespace ema

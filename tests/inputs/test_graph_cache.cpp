@@ -30,11 +30,11 @@ TEST(GraphCache, FileFormatRoundTripsAndRefusesDamage) {
     const auto path = dir.file("g.in");
     write_graph(path, g, 42);
     csr_graph back;
-    ASSERT_TRUE(read_graph(path, 42, back));
+    ASSERT_EQ(read_graph(path, 42, back), graph_read::ok);
     EXPECT_TRUE(same(g, back));
-    EXPECT_FALSE(read_graph(path, 43, back)) << "another key";
+    EXPECT_EQ(read_graph(path, 43, back), graph_read::absent) << "another key";
     fs::resize_file(path, fs::file_size(path) - 4);
-    EXPECT_FALSE(read_graph(path, 42, back)) << "short";
+    EXPECT_EQ(read_graph(path, 42, back), graph_read::damaged) << "short";
   }
   const auto g = sample(1000, false);
   const auto path = dir.file("bad.in");
@@ -46,8 +46,28 @@ TEST(GraphCache, FileFormatRoundTripsAndRefusesDamage) {
     f.write(reinterpret_cast<const char*>(&past), 4);
   }
   csr_graph back;
-  EXPECT_FALSE(read_graph(path, 7, back));
-  EXPECT_FALSE(read_graph(dir.file("missing.in"), 7, back));
+  EXPECT_EQ(read_graph(path, 7, back), graph_read::damaged);
+  EXPECT_EQ(read_graph(dir.file("missing.in"), 7, back), graph_read::absent);
+  // A neighbour id rewritten within range (another valid graph): the checksum tells.
+  write_graph(path, g, 7);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(fs::file_size(path) - 4));
+    const std::uint32_t other = (g.neighbours.back() + 1) % 1000;
+    f.write(reinterpret_cast<const char*>(&other), 4);
+  }
+  EXPECT_EQ(read_graph(path, 7, back), graph_read::damaged);
+}
+
+TEST(GraphCache, AGraphFileIsKnownByItsContentNotItsNameOrTime) {
+  test::temp_dir dir;
+  std::ofstream(dir.file("a.el")) << "0 1\n1 2\n";
+  std::ofstream(dir.file("b.el")) << "0 2\n1 2\n";  // same size, another graph
+  fs::last_write_time(dir.file("b.el"), fs::last_write_time(dir.file("a.el")));
+  EXPECT_NE(file_content_hash(dir.file("a.el")), file_content_hash(dir.file("b.el")));
+  fs::copy_file(dir.file("a.el"), dir.file("c.el"));
+  EXPECT_EQ(file_content_hash(dir.file("a.el")), file_content_hash(dir.file("c.el")));
+  EXPECT_THROW(file_content_hash(dir.file("none.el")), std::runtime_error);
 }
 
 TEST(GraphCache, BuildsOnceThenReadsAndRebuildsWhatIsDamaged) {
@@ -70,10 +90,10 @@ TEST(GraphCache, BuildsOnceThenReadsAndRebuildsWhatIsDamaged) {
   cached_graph(r, "bfs", 100, build, &how);
   EXPECT_EQ(how, graph_source::built_and_stored);
   EXPECT_EQ(builds, 2);
-  // A damaged file is rebuilt and replaced.
+  // A damaged file is rebuilt and replaced, and said so.
   for (const auto& e : fs::directory_iterator(dir.file("cache") + "/bfs")) fs::resize_file(e.path(), 100);
   cached_graph(r, "bfs", 99, build, &how);
-  EXPECT_EQ(how, graph_source::built_and_stored);
+  EXPECT_EQ(how, graph_source::rebuilt);
   EXPECT_EQ(builds, 3);
   // A cache that cannot be written: built, and said so.
   fs::remove_all(dir.file("cache") + "/bfs");
