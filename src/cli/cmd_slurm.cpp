@@ -206,13 +206,10 @@ int slurm(const slurm_options& o, const std::vector<std::string>& args) {
   check_no_foreign_shards(job.folder, digest, o.tasks);
   const auto array = array_script(o, job);
   const auto merge = merge_script(o, job);
-  try {  // each written whole and renamed into place: a link there is replaced, never written through
-    replace_file(job.folder + "/plan.args", plan_args_text(args), 0644);
-    replace_file(job.folder + "/array.sbatch", array, 0755);
-    replace_file(job.folder + "/merge.sbatch", merge, 0755);
-  } catch (const std::runtime_error& x) {
-    throw usage_error(x.what());
-  }
+  // Each written whole and renamed into place: a link there is replaced, never written through.
+  replace_file(job.folder + "/plan.args", plan_args_text(args), 0644);
+  replace_file(job.folder + "/array.sbatch", array, 0755);
+  replace_file(job.folder + "/merge.sbatch", merge, 0755);
   print_text(fmt::format("# {}/array.sbatch\n{}\n# {}/merge.sbatch\n{}\n", job.folder, array, job.folder, merge));
   const auto dir = shell_word(job.folder);
   if (!o.submit) {
@@ -227,7 +224,7 @@ int slurm(const slurm_options& o, const std::vector<std::string>& args) {
   const auto merge_id = submit({"sbatch", "--parsable", "--dependency=afterany:" + array_id, job.folder + "/merge.sbatch"});
   try {
     replace_file(job.folder + "/jobs", nlohmann::json{{"array", array_id}, {"merge", merge_id}}.dump() + "\n");
-  } catch (const std::runtime_error& x) {
+  } catch (const output_error& x) {
     fmt::print(stderr, "ema: warning: {} (the jobs were submitted: array {}, merge {})\n", x.what(), array_id, merge_id);
   }
   fmt::print("array job {}, merge job {}; `ema slurm --status {}` shows progress\n", array_id, merge_id, array_id);

@@ -8,6 +8,7 @@ constexpr int points_failed = 1;  ///< the sweep finished, but some point failed
 constexpr int usage = 2;          ///< bad command line: unknown problem, variant or parameter, malformed sizes
 constexpr int database = 3;       ///< the database cannot be used: not writable, locked, not an ema database
 constexpr int internal = 4;       ///< an unexpected error in ema itself
+constexpr int output = 5;         ///< a file ema was asked to write could not be written (a full disk); what was measured is stored
 constexpr int interrupted = 130;  ///< stopped by SIGINT or SIGTERM; finished points are stored
 
 }  // namespace ema::exit_code

@@ -68,6 +68,9 @@ int main(int argc, char** argv) {
   } catch (const ema::database_error& e) {
     fmt::print(stderr, "ema: {}\n", ema::terminal_safe(e.what()));
     return ema::exit_code::database;
+  } catch (const ema::output_error& e) {
+    fmt::print(stderr, "ema: {}\n", ema::terminal_safe(e.what()));
+    return ema::exit_code::output;
   } catch (const std::exception& e) {
     fmt::print(stderr, "ema: internal error: {}\n", ema::terminal_safe(e.what()));
     return ema::exit_code::internal;

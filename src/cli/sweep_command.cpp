@@ -231,14 +231,26 @@ int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_op
   s.stop = &stop_requested;
   auto result = run_sweep(db, experiment_id, p, idle, s);
   db.set_experiment_state(experiment_id, result.interrupted ? "interrupted" : "finished");
+  if (!result.output_error.empty()) {
+    fmt::print(stderr, "ema: {}\nema: the sweep stopped there; experiment {} keeps its finished points: make room (or fix the path), then "
+                       "`ema run --db {} --resume {}` runs the rest\n",
+               terminal_safe(result.output_error), experiment_id, terminal_safe(shell_word(common.db)), experiment_id);
+    return exit_code::output;
+  }
 
   auto view = load_experiment(db, experiment_id);
   if (!o.quiet) print_text(render_tables(view, table_style::text));
   if (o.stats) print_text(render_analysis_tables(view, table_style::text));
-  if (o.json) write_text(*o.json, json_text(to_run_json(view), 2) + "\n");
-  if (o.csv) write_text(*o.csv, to_csv(view));
-  if (o.md)
-    write_text(*o.md, render_tables(view, table_style::markdown) + render_analysis_tables(view, table_style::markdown));
+  try {
+    if (o.json) write_text(*o.json, json_text(to_run_json(view), 2) + "\n");
+    if (o.csv) write_text(*o.csv, to_csv(view));
+    if (o.md)
+      write_text(*o.md, render_tables(view, table_style::markdown) + render_analysis_tables(view, table_style::markdown));
+  } catch (const output_error& e) {
+    fmt::print(stderr, "ema: {}\nema: experiment {} is stored in {}; `ema show --db {} {}` writes its files again\n", terminal_safe(e.what()),
+               experiment_id, terminal_safe(common.db), terminal_safe(shell_word(common.db)), experiment_id);
+    return exit_code::output;
+  }
   if (result.interrupted) {
     fmt::print(stderr, "ema: interrupted; experiment {} keeps its finished points (`ema run --resume {}` continues)\n",
                experiment_id, experiment_id);

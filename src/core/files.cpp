@@ -1,5 +1,7 @@
 #include "core/files.hpp"
 
+#include "core/errors.hpp"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,7 +15,7 @@ namespace ema {
 namespace {
 
 [[noreturn]] void fail(const std::string& path, const char* step, int why) {
-  throw std::runtime_error(fmt::format("cannot write {}: {} ({})", path, std::strerror(why), step));
+  throw output_error(fmt::format("cannot write {}: {} ({})", path, std::strerror(why), step));
 }
 
 bool write_all(int fd, std::string_view bytes) {

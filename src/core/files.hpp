@@ -14,8 +14,8 @@
 namespace ema {
 
 /// A file being written under a temporary name beside `path`; commit() publishes it. Destroyed
-/// without commit(), the temporary file is removed. Errors are std::runtime_error naming the path
-/// and the step that failed (create, write, sync, rename).
+/// without commit(), the temporary file is removed. Errors are output_error (core/errors.hpp)
+/// naming the path and the step that failed (create, write, sync, rename).
 class file_replacement {
  public:
   enum class publish { replace, never_replace };
@@ -43,7 +43,7 @@ struct file_exists_error : std::runtime_error {
 
 /// Renames `from` to `to` only where `to` does not exist (renameat2's RENAME_NOREPLACE, or a hard
 /// link where the file system has no such rename): false, with nothing changed, where it exists;
-/// std::runtime_error naming `to` for any other failure.
+/// output_error naming `to` for any other failure.
 bool rename_no_replace(const std::string& from, const std::string& to);
 
 /// Whether two paths name one file, by any name (a link, a relative path, a hard link), whether or
@@ -55,7 +55,7 @@ bool same_file(const std::string& a, const std::string& b);
 bool names_the_database(const std::string& db, const std::string& path);
 
 /// `text` written to `path` as file_replacement does; a device or a pipe (/dev/stdout) is written in
-/// place. "-" is standard output.
+/// place. "-" is standard output. output_error naming the path when it cannot be written.
 void replace_file(const std::string& path, std::string_view text, std::optional<mode_t> mode = std::nullopt);
 
 }  // namespace ema

@@ -7,8 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fcntl.h>
-#include <unistd.h>
+#include <filesystem>
 #include <fmt/format.h>
 #include <iterator>
 #include <sstream>
@@ -16,6 +15,7 @@
 #include <unordered_map>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "inputs/text_file.hpp"
 
 namespace ema {
@@ -167,29 +167,27 @@ namespace {
 
 template <class T>
 bool write_array(const std::string& path, std::size_t rows, std::size_t cols, const T* m) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0 && errno == EEXIST) return false;
-  std::FILE* f = fd < 0 ? nullptr : ::fdopen(fd, "w");
-  if (!f) {
-    const int why = errno;
-    if (fd >= 0) ::close(fd);
-    throw std::runtime_error(fmt::format("{}: cannot be written ({})", path, std::strerror(why)));
-  }
+  std::error_code ec;
+  if (std::filesystem::exists(std::filesystem::symlink_status(path, ec))) return false;
+  // Written whole under a temporary name, published only where nothing is there yet: a run stopped
+  // midway, or a full disk, leaves no half file under the name (a resume writes it again).
+  file_replacement f(path, std::nullopt, file_replacement::publish::never_replace);
   fmt::memory_buffer b;
-  bool ok = true;
-  auto flush = [&] {
-    ok = ok && std::fwrite(b.data(), 1, b.size(), f) == b.size();
-    b.clear();
-  };
   fmt::format_to(std::back_inserter(b), "%%MatrixMarket matrix array real general\n{} {}\n", rows, cols);
   for (std::size_t j = 0; j < cols; ++j)
     for (std::size_t i = 0; i < rows; ++i) {
       fmt::format_to(std::back_inserter(b), "{}\n", m[i * cols + j]);
-      if (b.size() > (1u << 20)) flush();
+      if (b.size() > (1u << 20)) {
+        f.write(std::string_view(b.data(), b.size()));
+        b.clear();
+      }
     }
-  flush();
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok) throw std::runtime_error(fmt::format("{}: writing failed ({})", path, std::strerror(errno)));
+  f.write(std::string_view(b.data(), b.size()));
+  try {
+    f.commit();
+  } catch (const file_exists_error&) {
+    return false;  // another point wrote it meanwhile (every variant's grid is the same)
+  }
   return true;
 }
 

@@ -36,7 +36,8 @@ matrix_market_info check_matrix_market(std::istream& in, const std::string& name
 /// Writes a row-major rows x cols matrix as a `real general` array file (column by column, as the
 /// format lists it), each value in the shortest text that reads back to the same float or double,
 /// into a new file: returns false, writing nothing, when `path` exists (no file is ever replaced).
-/// Throws std::runtime_error naming the file when it cannot be written.
+/// Written under a temporary name and renamed into place when complete; output_error naming the
+/// file when it cannot be written (a full disk: the run's error, not the point's).
 bool write_matrix_market(const std::string& path, std::size_t rows, std::size_t cols, const float* row_major);
 bool write_matrix_market(const std::string& path, std::size_t rows, std::size_t cols, const double* row_major);
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/errors.hpp"
 #include "core/files.hpp"
 #include "core/text.hpp"
 #include "inputs/random.hpp"
@@ -105,7 +106,7 @@ void save_node_probe(const std::string& key, const nlohmann::json& machine, cons
   try {
     replace_file(probe_path(dir, key),
                  json_text(nlohmann::json{{"key", key}, {"created_at", utc_now()}, {"machine", machine}, {"ceilings", ceilings}}), 0600);
-  } catch (const std::runtime_error&) {  // a cache: the next process probes again
+  } catch (const output_error&) {  // a cache: the next process probes again
   }
 }
 

@@ -41,7 +41,7 @@ std::string format_eta(double seconds) {
 
 }  // namespace
 
-void interpret_child(const child_outcome& child, double timeout, point_record& r) {
+void interpret_child(const child_outcome& child, double timeout, point_record& r, std::string* output_failure) {
   r.samples["host_peak_rss"] = {static_cast<double>(child.max_rss_kib) * 1024.0};
   if (!child.output_problem.empty()) {
     r.status = point_status::failed;
@@ -72,6 +72,8 @@ void interpret_child(const child_outcome& child, double timeout, point_record& r
                            child.stderr_tail);
     return;
   }
+  if (output_failure && answer.contains("output_error") && answer["output_error"].is_string())
+    *output_failure = answer["output_error"].get<std::string>();
   r.status = status_from_string(answer.value("status", "failed")).value_or(point_status::failed);
   r.reason = answer.value("reason", "");
   r.verified = answer.value("verified", false);
@@ -186,6 +188,10 @@ class sweeper {
       run_worker_point(pt, timeout, r, stopped);
     }
     if (stopped) return interrupted();
+    if (!output_failure_.empty()) {  // the run's error, not the point's: not recorded, so a resume runs it again
+      result_.output_error = output_failure_;
+      return interrupted();
+    }
     r.finished_at = utc_now();
     if (auto notes = nlohmann::json::parse(r.notes_json, nullptr, false); notes.is_object()) {
       for (const auto& [k, v] : where_points_run().items()) notes[k] = v;  // which node, job and task (merged shards)
@@ -245,7 +251,7 @@ class sweeper {
       stopped = true;
       return;
     }
-    interpret_child(child, timeout, r);
+    interpret_child(child, timeout, r, &output_failure_);
     r.samples["point_wall"] = {child.wall};
   }
 
@@ -567,6 +573,7 @@ class sweeper {
   const sweep_settings& settings_;
   clock_type::time_point started_;
   sweep_result result_;
+  std::string output_failure_;  ///< set by the point that could not write a file asked of it
   std::map<int, point_record> records_;
   double spent_ = 0;
 };

@@ -26,6 +26,7 @@ struct sweep_settings {
 struct sweep_result {
   int run = 0, failed = 0, skipped = 0, already_done = 0;
   bool interrupted = false;
+  std::string output_error;  ///< a file a point was asked to write could not be written: the sweep stopped there
 };
 
 /// Runs the points of `p` that `experiment_id` has not recorded yet, then, for a calibrated plan,
@@ -33,7 +34,8 @@ struct sweep_result {
 sweep_result run_sweep(database& db, std::int64_t experiment_id, plan& p, const nlohmann::json& idle,
                        const sweep_settings& settings);
 
-/// Turns how a worker child ended into a point record's status, reason, samples and verdict.
-void interpret_child(const child_outcome& child, double timeout, point_record& record);
+/// Turns how a worker child ended into a point record's status, reason, samples and verdict;
+/// `output_failure`, where given, gets the message of a file the point could not write.
+void interpret_child(const child_outcome& child, double timeout, point_record& record, std::string* output_failure = nullptr);
 
 }  // namespace ema

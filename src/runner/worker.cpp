@@ -189,6 +189,9 @@ nlohmann::json run_point(const nlohmann::json& spec) {
     answer["samples"] = samples;
     if (ok) answer["verified"] = true;
     if (!last.result_json.empty()) answer["result"] = nlohmann::json::parse(last.result_json, nullptr, false);
+  } catch (const output_error& e) {  // the run's error: the sweep stops, the point is not recorded
+    answer["output_error"] = e.what();
+    fail(point_status::failed, e.what());
   } catch (const out_of_memory& e) {
     fail(point_status::oom, e.what());
   } catch (const std::bad_alloc&) {

@@ -110,5 +110,37 @@ TEST(Reliability3, ACachedGraphChangedOnDiskIsRebuiltAndSaid) {
   EXPECT_EQ(test::query_int(dir.file("c.db"), "SELECT COUNT(*) FROM points WHERE json_extract(notes_json, '$.graph') LIKE 'read from%'"), 1);
 }
 
+// ---- Item 10 (and 20): an output that cannot be written is the run's error, never a point's, and
+// ---- never leaves half a file.
+
+TEST(Reliability3, ADumpThatCannotBeWrittenStopsTheRunAndLeavesNoHalfFile) {
+  test::temp_dir dir;
+  const auto db = dir.file("s.db");
+  // A file-size limit of 1 MiB (a full disk, as the writer sees it): the 512 grid (2.7 MB) fails.
+  auto r = test::run_process({"/bin/bash", "-c",
+                              "trap '' XFSZ; ulimit -f 1024; exec \"$0\" run stencil --variants seq --sizes 256,512 --reps 1 --warmup 0 "
+                              "--no-energy -q --param \"dump=$1/g{n}.mtx\" --db \"$2\"",
+                              EMA_EXE, dir.path(), db});
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_NE(r.err.find("g512.mtx"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--resume 1"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(dir.file("g256.mtx")));
+  EXPECT_FALSE(fs::exists(dir.file("g512.mtx")));  // no truncated file for a resume to keep
+  for (const auto& e : fs::directory_iterator(dir.path())) EXPECT_EQ(e.path().string().find(".ema-"), std::string::npos) << e.path();
+  EXPECT_EQ(test::query_int(db, "SELECT COUNT(*) FROM points"), 1);  // the 512 point unrecorded, not `failed`
+  r = ema({"run", "--db", db, "--resume", "-q"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::query_int(db, "SELECT COUNT(*) FROM points WHERE status = 'ok'"), 2);
+  EXPECT_GT(fs::file_size(dir.file("g512.mtx")), std::uintmax_t{2} << 20);
+  // The database's own journal as the dump: refused before anything runs.
+  r = ema({"run", "stencil", "--variants", "seq", "--sizes", "64", "--param", "dump=" + db + "-journal", "--db", db});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  // An export on a full device after the sweep: exit 5, the experiment stored.
+  r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10", "--reps", "3", "--no-energy", "-q", "--db", dir.file("e.db"), "--json",
+           "/dev/full"});
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_EQ(test::query_int(dir.file("e.db"), "SELECT COUNT(*) FROM experiments WHERE state = 'finished'"), 1);
+}
+
 }  // namespace
 }  // namespace ema
