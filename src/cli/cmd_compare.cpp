@@ -23,7 +23,9 @@ struct compare_options {
   bool json = false, fits = false;
 };
 
-/// "5%" or "0.05" as a fraction in (0, 10]; usage_error naming the option otherwise.
+/// "5%" (a percentage, up to 1000%) or "0.05" (a fraction, up to 1) as a fraction; usage_error
+/// naming the option otherwise. A bare number above 1 is refused, not read as a multiple: "5"
+/// meant as five percent would otherwise let a five-fold slowdown pass.
 double fraction(const std::string& text, const char* option) {
   std::string t = text;
   const bool percent = !t.empty() && t.back() == '%';
@@ -31,9 +33,12 @@ double fraction(const std::string& text, const char* option) {
   double v = 0;
   auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
   if (t.empty() || ec != std::errc{} || end != t.data() + t.size() || !std::isfinite(v))
-    throw usage_error(fmt::format("{} must be a fraction or a percentage (0.05, 5%), not '{}'", option, text));
+    throw usage_error(fmt::format("{} must be a fraction or a percentage (0.05, 5%), not '{}'", option, one_line(text)));
+  if (!percent && v > 1)
+    throw usage_error(fmt::format("{} {}: a bare number is a fraction of at most 1; write {}% for {} percent, or a percentage up to 1000%",
+                                  option, one_line(text), t, t));
   if (percent) v /= 100;
-  if (!(v > 0 && v <= 10)) throw usage_error(fmt::format("{} must lie in (0, 1000%], not '{}'", option, text));
+  if (!(v > 0 && v <= 10)) throw usage_error(fmt::format("{} must lie in (0, 1000%], not '{}'", option, one_line(text)));
   return v;
 }
 
@@ -83,6 +88,11 @@ action add_compare(CLI::App& app, common_options& common) {
     if (o->json) print_text(json_text(comparison_json(c, o->a, o->b), 2) + "\n");
     else if (o->md != "-") print_text(render_comparison(c, an, bn, table_style::text));
     if (o->md) write_text(*o->md, render_comparison(c, an, bn, table_style::markdown));
+    if (c.points.empty()) {  // a comparison (and a gate) that compared nothing must not pass
+      fmt::print(stderr, "ema: {} and {} have no point of metric '{}' in common ({} only in A, {} only in B): nothing was compared\n",
+                 one_line(o->a), one_line(o->b), one_line(o->metric), c.only_a.size(), c.only_b.size());
+      return exit_code::usage;
+    }
     if (fail) {
       int slower = 0;
       for (const auto& p : c.points) slower += p.lo > 1 + *fail;

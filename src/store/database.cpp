@@ -160,6 +160,17 @@ const std::string& database::path() const { return db_->path(); }
 
 database database::open_read(const std::string& path) {
   check_file(path, true);
+  // A process killed while writing leaves a hot journal that a read-only connection may not roll
+  // back: where this user may write the file, a read-write connection rolls it back first, as
+  // SQLite does on any read (it writes nothing else; an active writer's journal is not hot).
+  std::error_code ec;
+  const auto folder = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+  if (fs::file_size(path + "-journal", ec) > 0 && !ec && access(path.c_str(), W_OK) == 0 && access(folder.c_str(), W_OK) == 0) {
+    sqlite::connection rw(path, SQLITE_OPEN_READWRITE);
+    rw.busy_timeout(5000);
+    sqlite::statement s(rw, "SELECT count(*) FROM sqlite_master");
+    s.step();
+  }
   auto c = std::make_unique<sqlite::connection>(path, SQLITE_OPEN_READONLY);
   c->busy_timeout(5000);
   auto r = inspect(*c);

@@ -4,6 +4,9 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "support/db.hpp"
 #include "support/process.hpp"
@@ -140,6 +143,41 @@ TEST(Reliability3, ADumpThatCannotBeWrittenStopsTheRunAndLeavesNoHalfFile) {
            "/dev/full"});
   EXPECT_EQ(r.exit_code, 5) << r.err;
   EXPECT_EQ(test::query_int(dir.file("e.db"), "SELECT COUNT(*) FROM experiments WHERE state = 'finished'"), 1);
+}
+
+// ---- Item 12: a hot journal (a writer killed midway) does not stop the read-only commands.
+
+// Leaves a hot journal beside `db`, as a writer killed in the middle of a transaction does.
+void kill_a_writer_midway(const std::string& db) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    sqlite3* h = nullptr;
+    sqlite3_open(db.c_str(), &h);
+    sqlite3_exec(h, "PRAGMA cache_size = 2; BEGIN; UPDATE samples SET value = value + 1; UPDATE points SET reason = 'half';", nullptr,
+                 nullptr, nullptr);
+    ::_exit(0);  // no commit, no rollback, the journal left as it is
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+}
+
+TEST(Reliability3, ReadOnlyCommandsWorkAfterAWriterWasKilledMidway) {
+  test::temp_dir dir;
+  const auto db = dir.file("h.db");
+  ASSERT_EQ(ema({"run", "search", "--variants", "seq,omp", "--sizes", "2^10..2^14", "--reps", "20", "--no-energy", "-q", "--db", db}).exit_code,
+            0);
+  const std::vector<std::vector<std::string>> readers = {{"show", "--db", db},
+                                                         {"fit", "--db", db},
+                                                         {"report", "--db", db, "--md", dir.file("r.md")},
+                                                         {"compare", "1", "1", "--db", db},
+                                                         {"merge", dir.file("m.db"), db, "-q"}};
+  for (const auto& args : readers) {
+    kill_a_writer_midway(db);
+    ASSERT_GT(fs::file_size(db + "-journal"), 0u);
+    const auto r = ema(args);
+    EXPECT_EQ(r.exit_code, 0) << args[0] << ": " << r.err;
+    EXPECT_EQ(test::query_int(db, "SELECT COUNT(*) FROM points WHERE reason = 'half'"), 0) << args[0] << ": the half write is rolled back";
+  }
 }
 
 }  // namespace
