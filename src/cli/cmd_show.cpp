@@ -54,25 +54,31 @@ action add_show(CLI::App& app, common_options& common) {
   return [o, &common] {
     check_outputs(common.db, given_outputs({{"--json", &o->json}, {"--csv", &o->csv}, {"--md", &o->md}}));
     auto db = database::open_read(common.db);
-    if (o->list) {
-      for (const auto& e : db.experiments())
-        print_text(fmt::format("{:>4}  {}  {:<11}  {} points  {}\n", e.id, e.created_at, e.state,
-                   e.plan.contains("points") ? e.plan["points"].size() : 0, e.command_line));
+    if (o->list) {  // the points stored apart from those planned: a plan's points are not measurements
+      for (const auto& e : db.experiments()) {
+        const auto p = plan::from_json(e.plan);
+        const auto planned = p.shard && !p.calibrated ? p.shard->ordinals.size() : p.points.size();
+        print_text(fmt::format("{:>4}  {}  {:<11}  {} of {} planned point{} stored{}  {}\n", e.id, e.created_at, e.state,
+                               db.recorded_ordinals(e.id).size(), planned, planned == 1 ? "" : "s",
+                               p.calibrated ? " (a calibrated sweep plans as it runs)" : "", e.command_line));
+      }
       return exit_code::ok;
     }
     auto view = chosen_experiment(db, o->experiment);
+    // --best is checked before anything is printed: an unknown key is a usage error, not tables then one.
+    const auto best = o->best ? std::optional(render_best(view, *o->best, o->md ? table_style::markdown : table_style::text)) : std::nullopt;
     if (!o->json && !o->csv && !o->md) {
       print_text(render_tables(view, table_style::text));
       if (!o->no_fit) print_text(fit_summary(view, table_style::text));
     }
     if (o->stats) print_text(render_analysis_tables(view, table_style::text));
-    if (o->best && !o->md) print_text(render_best(view, *o->best, table_style::text));
+    if (best && !o->md) print_text(*best);
     if (o->json) write_text(*o->json, json_text(to_run_json(view), 2) + "\n");
     if (o->csv) write_text(*o->csv, to_csv(view));
     if (o->md)
       write_text(*o->md, render_tables(view, table_style::markdown) +
                              (o->no_fit ? std::string() : fit_summary(view, table_style::markdown)) +
-                             (o->best ? render_best(view, *o->best, table_style::markdown) : std::string()) +
+                             best.value_or(std::string()) +
                              (o->stats ? render_analysis_tables(view, table_style::markdown) : std::string()));
     return exit_code::ok;
   };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <set>
 
 #include "core/errors.hpp"
 #include "core/sizes.hpp"
@@ -12,12 +13,17 @@ std::vector<param_axis> group_assignments(const std::vector<std::string>& assign
                                           const std::function<bool(std::string_view)>& splittable,
                                           const std::function<bool(std::string_view)>& integer) {
   std::vector<param_axis> out;
+  std::vector<std::set<std::string, std::less<>>> seen;  // each axis's values, for the repeated-value check in log time
   for (const auto& a : assignments) {
     const auto eq = a.find('=');
     if (eq == std::string::npos || eq == 0) throw usage_error(fmt::format("parameter '{}' must be written key=value", a));
     const std::string key = a.substr(0, eq), value = a.substr(eq + 1);
     auto it = std::find_if(out.begin(), out.end(), [&](const param_axis& x) { return x.key == key; });
-    if (it == out.end()) it = out.insert(out.end(), {key, {}});
+    if (it == out.end()) {
+      it = out.insert(out.end(), {key, {}});
+      seen.emplace_back();
+    }
+    auto& values_seen = seen[static_cast<std::size_t>(it - out.begin())];
     std::vector<std::string> items;
     if (splittable(key) && value.find(',') != std::string::npos) {
       std::size_t from = 0;
@@ -44,8 +50,7 @@ std::vector<param_axis> group_assignments(const std::vector<std::string>& assign
         values.push_back(item);
       }
       for (auto& v : values) {
-        if (std::find(it->values.begin(), it->values.end(), v) != it->values.end())
-          throw usage_error(fmt::format("parameter '{}' is given the value '{}' twice", key, v));
+        if (!values_seen.insert(v).second) throw usage_error(fmt::format("parameter '{}' is given the value '{}' twice", key, v));
         it->values.push_back(std::move(v));
       }
     }

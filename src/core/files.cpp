@@ -1,6 +1,7 @@
 #include "core/files.hpp"
 
 #include "core/errors.hpp"
+#include "core/text.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -108,8 +109,10 @@ bool names_the_database(const std::string& db, const std::string& path) {
 }
 
 void replace_file(const std::string& path, std::string_view text, std::optional<mode_t> mode) {
-  if (path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+  if (path == "-") {  // on a terminal, stored control characters are shown, never obeyed
+    const std::string safe = ::isatty(1) ? terminal_safe(text) : std::string();
+    const std::string_view out = ::isatty(1) ? std::string_view(safe) : text;
+    std::fwrite(out.data(), 1, out.size(), stdout);
     return;
   }
   struct stat st {};

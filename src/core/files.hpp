@@ -55,7 +55,8 @@ bool same_file(const std::string& a, const std::string& b);
 bool names_the_database(const std::string& db, const std::string& path);
 
 /// `text` written to `path` as file_replacement does; a device or a pipe (/dev/stdout) is written in
-/// place. "-" is standard output. output_error naming the path when it cannot be written.
+/// place. "-" is standard output (on a terminal, terminal_safe: stored control characters shown,
+/// never obeyed). output_error naming the path when it cannot be written.
 void replace_file(const std::string& path, std::string_view text, std::optional<mode_t> mode = std::nullopt);
 
 }  // namespace ema

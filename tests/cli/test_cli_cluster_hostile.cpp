@@ -2,6 +2,7 @@
 // cluster path as an attacker or a careless user meets it. Hostile values of every `ema slurm`
 // option, the generated scripts run as Slurm runs them; shards planted in shared folders; merges
 // that must never lose a stored point.
+#include <chrono>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
@@ -390,6 +391,26 @@ TEST(ClusterHostile, AMergeWaitsForNoResumeOfTheMergeItReplaces) {
   r = ema({"merge", dir.file("m.db"), dir.file("s0.db"), dir.file("s1.db"), "-q"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(query_int(dir.file("m.db"), "SELECT COUNT(*) FROM points"), 8);
+}
+
+// ---- Item 16: --status reads only small regular files.
+
+TEST(ClusterHostile, StatusNeverHangsOnAPipeNorReadsADeviceWhole) {
+  test::temp_dir dir;
+  fs::create_directories(dir.file("ema-slurm-fifo"));
+  ASSERT_EQ(::mkfifo(dir.file("ema-slurm-fifo/jobs").c_str(), 0600), 0);
+  fs::create_directories(dir.file("ema-slurm-zero"));
+  fs::create_symlink("/dev/zero", dir.file("ema-slurm-zero/jobs"));
+  fs::create_directories(dir.file("ema-slurm-big"));
+  {
+    std::ofstream f(dir.file("ema-slurm-big/jobs"));
+    f << "{\"array\": \"123\", \"pad\": \"" << std::string(1 << 20, 'x') << "\"}";
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = ema({"slurm", "--status", "123"}, dir.path());
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10.0);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("neither a results folder nor a job"), std::string::npos) << r.err;
 }
 
 // ---- Item 5: a shard changed by hand is refused, never indexed out of bounds.

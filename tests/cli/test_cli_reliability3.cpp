@@ -1,6 +1,7 @@
 // Regression tests of issue 28 (reliability, round 3) outside the cluster path, end to end through
 // the `ema` command: readers of outside JSON (deep nesting, files too large for memory), stored
 // rows nested too deep.
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -178,6 +179,47 @@ TEST(Reliability3, ReadOnlyCommandsWorkAfterAWriterWasKilledMidway) {
     EXPECT_EQ(r.exit_code, 0) << args[0] << ": " << r.err;
     EXPECT_EQ(test::query_int(db, "SELECT COUNT(*) FROM points WHERE reason = 'half'"), 0) << args[0] << ": the half write is rolled back";
   }
+}
+
+// ---- Items 13, 17, 18: what show prints, and how fast a usage error comes.
+
+TEST(Reliability3, ShowListsStoredApartFromPlannedAndNeverPrintsControlCharactersRaw) {
+  test::temp_dir dir;
+  const auto db = dir.file("s.db");
+  ASSERT_EQ(ema({"run", "search", "--variants", "seq,omp", "--sizes", "2^10..2^11", "--reps", "3", "--no-energy", "-q", "--db", db}).exit_code,
+            0);
+  exec_sql(db, "DELETE FROM samples WHERE point_id = (SELECT MAX(id) FROM points); DELETE FROM points WHERE id = (SELECT MAX(id) FROM points); "
+               "UPDATE experiments SET state = 'interrupted'; UPDATE points SET reason = 'x' || char(27) || ']0;pwned' || char(7) || char(27) || '[2J'");
+  auto r = ema({"show", "--db", db, "--list"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("3 of 4 planned points stored"), std::string::npos) << r.out;
+  // On a terminal (script(1) gives one), --csv - shows an escape sequence, never sends it.
+  r = test::run_process({"/usr/bin/script", "-qec", std::string(EMA_EXE) + " show --db " + db + " --csv -", "/dev/null"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("pwned"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(r.out.find('\x07'), std::string::npos);
+  // Into a pipe the bytes stay as stored (CSV quotes them; the file is the user's data).
+  r = ema({"show", "--db", db, "--csv", "-"});
+  EXPECT_NE(r.out.find('\x1b'), std::string::npos);
+  // An unknown --best key: a usage error and nothing printed before it.
+  r = ema({"show", "--db", db, "--best", "nosuch"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(Reliability3, ALongAxisIsCheckedForRepeatsInLinearTime) {
+  test::temp_dir dir;
+  const auto start = std::chrono::steady_clock::now();
+  auto r = ema({"run", "search", "--param", "hit=first", "--param", "copies=1..99999+1", "--sizes", "2^10", "--db", dir.file("a.db")});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("copies = 1025 is more than the n = 1024"), std::string::npos) << r.err;
+  EXPECT_LT(seconds, 4.0) << "was 11 s: the repeated-value check compared every pair";
+  r = ema({"run", "search", "--param", "hit=first", "--param", "copies=1..50000+1,77", "--sizes", "2^17", "--db", dir.file("a.db")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("given the value '77' twice"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("a.db")));
 }
 
 }  // namespace
