@@ -46,7 +46,8 @@ std::string text_of(const json& v) { return v.is_string() ? v.get<std::string>()
 /// A positive, finite size read from `v`; `where` names it in the error.
 double size_of(const json& v, const std::string& where) {
   const auto n = number_of(v);
-  if (!n || !std::isfinite(*n) || *n <= 0) bad(fmt::format("{}: the size {} is not a positive number", where, text_of(v)));
+  if (!n || !std::isfinite(*n) || *n < 1)
+    bad(fmt::format("{}: the size {} is not a number of at least 1 (ema fits cost against problem sizes n >= 1)", where, text_of(v)));
   return *n;
 }
 
@@ -463,6 +464,7 @@ tool_results read_tool_results(result_tool tool, const std::string& path, const 
     std::string text(static_cast<std::size_t>(max_bytes) + 1, '\0');
     in.read(text.data(), static_cast<std::streamsize>(text.size()));
     text.resize(static_cast<std::size_t>(in.gcount()));
+    if (in.bad()) throw usage_error(fmt::format("{} cannot be read (the file system failed a read)", path));
     if (text.size() > max_bytes) throw usage_error(fmt::format("{} grew past 64 MiB while it was read", path));
     bool deep = false;
     json doc = parse_json(text, &deep);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <cctype>
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
@@ -71,6 +72,14 @@ int exec(const exec_options& o, const common_options& common) {
   external_program x;
   x.generator = o.generator;
   x.cache_dir = o.cache.open(common.db);
+  // {input} is put into the commands quoted for the shell that runs them, but a command may hand it
+  // to another shell (`sh -c "cat {input}"`) that parses it again: the path may hold nothing a
+  // shell reads as syntax.
+  for (const unsigned char c : x.cache_dir)
+    if (!(std::isalnum(c) || std::string_view("_./:,+@%=-~").find(static_cast<char>(c)) != std::string_view::npos || c >= 0x80))
+      throw usage_error(fmt::format("--cache {}: its path holds '{}', which a shell reads as syntax; {{input}} lies in it and a command "
+                                    "may pass it to another shell, so choose a folder whose path has only letters, digits and _ . / : , + @ % = - ~",
+                                    one_line(x.cache_dir), one_line(std::string(1, static_cast<char>(c)))));
   x.cache_cap = o.cache.cap_bytes();
   std::error_code ec;
   x.cwd = std::filesystem::current_path(ec).string();

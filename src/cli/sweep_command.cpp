@@ -201,6 +201,7 @@ int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_op
   const auto exe = self_executable();
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
+  std::signal(SIGHUP, on_stop_signal);  // a closed terminal or ssh session: stop as for SIGTERM, the finished points stored
   if (o.quiet)  // otherwise the tables end with the notes
     for (const auto& note : p.notes) fmt::print(stderr, "ema: {}\n", note);
 
@@ -301,8 +302,10 @@ double cache_options::cap_bytes() const {
   else if (unit == "K" || unit == "KiB") scale = 1024.0;
   else if (unit == "M" || unit == "MiB") scale = 1024.0 * 1024;
   else if (unit == "G" || unit == "GiB") scale = 1024.0 * 1024 * 1024;
+  else if (unit == "T" || unit == "TiB") scale = 1024.0 * 1024 * 1024 * 1024;
   else used = 0;
-  if (!used || !(v > 0) || !std::isfinite(v)) throw usage_error(fmt::format("--cache-cap '{}' is not a size such as 500M or 2G", cap));
+  if (!used || !(v > 0) || !std::isfinite(v * scale))
+    throw usage_error(fmt::format("--cache-cap '{}' is not a size such as 500M, 2G or 1T", one_line(cap)));
   return v * scale;
 }
 

@@ -127,6 +127,7 @@ csr_graph cached_graph(const point_request& r, const std::string& problem, std::
   const auto found = fs::is_regular_file(fs::symlink_status(path, ec)) ? read_graph(path.string(), key, g) : graph_read::absent;
   if (found == graph_read::ok) {
     fs::last_write_time(path, fs::file_time_type::clock::now(), ec);  // most recently used
+    if (r.cache_cap > 0) cache.trim(r.cache_cap, path);  // the cap holds on reading too (it may have been lowered since)
     said(graph_source::cached);
     return g;
   }

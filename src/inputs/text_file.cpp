@@ -40,6 +40,14 @@ text_file::text_file(std::istream& in, std::string name, std::size_t max_line)
     : in_(&in), name_(valid_utf8(name)), max_line_(max_line) {}
 
 bool text_file::next(std::string& line) {
+  try {
+    return read_line(line);
+  } catch (const std::ios_base::failure& e) {  // the file system failed a read (EIO): the file's fault, not ema's
+    throw usage_error(fmt::format("{}: cannot be read after line {}: {}", name_, number_, e.code().message()));
+  }
+}
+
+bool text_file::read_line(std::string& line) {
   line.clear();
   auto* buf = in_->rdbuf();
   if (!buf || !*in_) return false;

@@ -37,6 +37,7 @@ class text_file {
   static std::string excerpt(std::string_view text);
 
  private:
+  bool read_line(std::string& line);
   std::ifstream file_;
   std::istream* in_;
   std::string name_;

@@ -153,8 +153,27 @@ void end_descendants(pid_t command) {
   }
 }
 
+// Closes every descriptor of this process but the standard three and `keep`: a guard forked from
+// ema must not hold what ema opened (the database, whose experiment claim is a lock on its open
+// file description: a guard outliving a killed ema would keep the experiment claimed).
+void close_all_but(std::initializer_list<int> keep) {
+  int kept[8];
+  std::size_t count = 0;
+  for (const int fd : keep)
+    if (fd > 2 && count < std::size(kept)) kept[count++] = fd;
+  std::sort(kept, kept + count);
+  unsigned from = 3;
+  for (std::size_t i = 0; i <= count; ++i) {
+    const unsigned to = i < count ? static_cast<unsigned>(kept[i]) - 1 : ~0u;
+    if (from <= to && ::close_range(from, to, 0) != 0)  // without close_range (a kernel before 5.9): one by one
+      for (unsigned fd = from; fd <= std::min(to, 65535u); ++fd) ::close(static_cast<int>(fd));
+    if (i < count) from = static_cast<unsigned>(kept[i]) + 1;
+  }
+}
+
 [[noreturn]] void guard_main(pid_t ema_pid, char* const* argv, const char* cwd, int in_fd, int answer_fd, int answer_to,
                              int err_fd, int report_fd) {
+  close_all_but({in_fd, answer_fd, err_fd, report_fd});
   setpgid(0, 0);
   sigset_t watched, none;
   sigemptyset(&watched);

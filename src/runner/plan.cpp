@@ -107,7 +107,12 @@ plan make_plan(const plan_request& r) {
     chosen = problems();
   } else {
     if (r.problems.empty()) throw usage_error("name a problem or give --all (see `ema list`)");
-    for (const auto& name : r.problems) chosen.push_back(&find_problem(name));
+    for (const auto& name : r.problems) {
+      const auto* p = &find_problem(name);
+      if (std::find(chosen.begin(), chosen.end(), p) != chosen.end())
+        throw usage_error(fmt::format("problem '{}' is named twice; each runs once", name));
+      chosen.push_back(p);
+    }
   }
 
   check_sweep_shape(r);

@@ -5,7 +5,10 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <csignal>
 #include <sqlite3.h>
+#include <sstream>
+#include <thread>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -220,6 +223,96 @@ TEST(Reliability3, ALongAxisIsCheckedForRepeatsInLinearTime) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("given the value '77' twice"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir.file("a.db")));
+}
+
+// ---- Items 20, 21, 22: odds and ends of input, and a claim no process outlives ema with.
+
+TEST(Reliability3, InputsThatFailToReadAreTheInputsFault) {
+  test::temp_dir dir;
+  // /proc/self/mem is a regular file whose first read fails with EIO.
+  for (const auto& args : std::vector<std::vector<std::string>>{{"run", "sort", "--param", "input=/proc/self/mem"},
+                                                                {"run", "gauss", "--param", "file=/proc/self/mem"},
+                                                                {"fit", "--csv", "/proc/self/mem"},
+                                                                {"fit", "--from", "gbench", "/proc/self/mem"}}) {
+    auto a = args;
+    a.insert(a.end(), {"--db", dir.file("e.db")});
+    const auto r = ema(a);
+    EXPECT_EQ(r.exit_code, 2) << args[1] << ": " << r.err;
+    EXPECT_NE(r.err.find("cannot be read"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir.file("e.db")));
+  // A graph file declaring 4e9 vertices in a few bytes: refused by the memory it would need.
+  std::ofstream(dir.file("huge.mtx")) << "%%MatrixMarket matrix coordinate pattern general\n4000000000 4000000000 0\n";
+  auto r = ema({"run", "bfs", "--param", "input=" + dir.file("huge.mtx"), "--db", dir.file("e.db")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("would need about"), std::string::npos) << r.err;
+  // Sizes below 1 in another tool's results.
+  std::ofstream(dir.file("h.json")) << R"({"results": [{"command": "x", "mean": 1, "times": [1], "parameters": {"n": "0.5"}},)"
+                                    << R"({"command": "x", "mean": 2, "times": [2], "parameters": {"n": "1"}}]})";
+  r = ema({"fit", "--from", "hyperfine", dir.file("h.json")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("at least 1"), std::string::npos) << r.err;
+  // --cache-cap in terabytes.
+  r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10", "--reps", "3", "--no-energy", "-q", "--cache-cap", "1T", "--db",
+           dir.file("c.db")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // A problem named twice runs once, refused as --variants named twice is.
+  r = ema({"run", "search", "search", "--sizes", "2^10", "--db", dir.file("t.db")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("named twice"), std::string::npos) << r.err;
+  // A cache path a second shell would parse: refused, nothing run.
+  fs::create_directories(dir.file("c$(touch PWNED)"));
+  r = ema({"exec", "--name", "x", "--gen", "seq {n} > {input}", "--run", "sh -c \"cat {input}\"", "--sizes", "10", "--reps", "1", "--cache",
+           dir.file("c$(touch PWNED)"), "--db", dir.file("x.db")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_FALSE(fs::exists("PWNED"));
+  EXPECT_FALSE(fs::exists(dir.file("PWNED")));
+}
+
+// The processes a process started (their parent is `pid`), from /proc.
+std::vector<int> children_of(int pid) {
+  std::vector<int> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const auto name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(e.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state = 0;
+    int ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == pid) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+TEST(Reliability3, NoProcessOutlivesEmaHoldingItsDatabase) {
+  test::temp_dir dir;
+  const auto db = dir.file("k.db");
+  const int pid = test::spawn_process({EMA_EXE, "exec", "--name", "slow", "--gen", "seq {n} > {input}", "--run", "sleep 30 # {input}",
+                                       "--sizes", "10,20", "--reps", "1", "--warmup", "0", "--timeout", "2", "--cache", dir.file("c"), "--db", db, "-q"});
+  // The guard of the running point: ema's child while the point runs.
+  std::vector<int> guards;
+  for (int i = 0; i < 3000 && guards.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    guards = children_of(pid);
+  }
+  ASSERT_FALSE(guards.empty());
+  const auto database = fs::weakly_canonical(db);
+  for (const int g : guards)
+    for (const auto& fd : fs::directory_iterator(fs::path("/proc") / std::to_string(g) / "fd")) {
+      std::error_code ec;
+      EXPECT_NE(fs::read_symlink(fd.path(), ec), database) << "the guard " << g << " holds the database open (" << fd.path() << ")";
+    }
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  // At once: the experiment is not claimed by anything ema left behind.
+  const auto r = ema({"run", "--db", db, "--resume", "-q"});
+  EXPECT_EQ(r.err.find("being run by another ema process"), std::string::npos) << r.err;
 }
 
 }  // namespace
