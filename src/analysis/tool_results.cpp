@@ -431,10 +431,14 @@ result_tool parse_result_tool(const std::string& s) {
 tool_results parse_tool_results(result_tool tool, const json& doc, const std::string& name, const std::string& size,
                                 const std::string& metric) {
   tool_results r;
-  switch (tool) {
-    case result_tool::gbench: r = read_gbench(doc, name, size, metric); break;
-    case result_tool::nvbench: r = read_nvbench(doc, name, size, metric); break;
-    case result_tool::hyperfine: r = read_hyperfine(doc, name, size, metric); break;
+  try {
+    switch (tool) {
+      case result_tool::gbench: r = read_gbench(doc, name, size, metric); break;
+      case result_tool::nvbench: r = read_nvbench(doc, name, size, metric); break;
+      case result_tool::hyperfine: r = read_hyperfine(doc, name, size, metric); break;
+    }
+  } catch (const json::exception& e) {  // a field of another type than the tool writes: the file's fault
+    bad(fmt::format("{} is not {}'s results: a field has the wrong type ({})", name, to_string(tool), e.what()));
   }
   if (r.series.empty()) bad(fmt::format("{} holds no result to fit", name));
   return r;

@@ -16,6 +16,7 @@
 
 #include "analysis/analyze.hpp"
 #include "analysis/series_csv.hpp"
+#include "analysis/tool_results.hpp"
 #include "core/duration.hpp"
 #include "core/errors.hpp"
 #include "core/registry.hpp"
@@ -31,6 +32,7 @@
 #include "report/fits.hpp"
 #include "report/table.hpp"
 #include "runner/external.hpp"
+#include "runner/merge.hpp"
 #include "runner/plan.hpp"
 #include "store/database.hpp"
 #include "support/process.hpp"
@@ -200,6 +202,62 @@ TEST(Fuzz, StoredPlans) {
                          if (j.is_discarded()) return;
                          (void)plan::from_json(j);
                        });
+}
+
+// ---- Other tools' results (ema fit --from): JSON of any depth and shape, each tool's reader.
+
+TEST(Fuzz, ToolResults) {
+  fuzz<std::invalid_argument, usage_error>("tool_results", {"{", "}", "[", "]", "\"benchmarks\"", "\"results\"", "\"name\"", "\"real_time\"",
+                                                             "\"parameters\"", "\"times\"", "\"states\"", "-1", "1e308", "null", "0.5", ":", ","},
+                                           [](const std::string& text) {
+                                             bool deep = false;
+                                             const auto doc = parse_json(text, &deep);
+                                             if (deep || doc.is_discarded()) return;
+                                             for (const auto tool : {fit::result_tool::gbench, fit::result_tool::nvbench, fit::result_tool::hyperfine}) {
+                                               try {
+                                                 (void)fit::parse_tool_results(tool, doc, "fuzzed.json", "", "");
+                                               } catch (const std::invalid_argument&) {
+                                               } catch (const usage_error&) {
+                                               }
+                                             }
+                                           });
+}
+
+// ---- Shards merged: a shard's stored plan changed (extra points under the old digest, ordinals
+// ---- past the plan), then ema merge with a good shard; only usage and database errors may come.
+
+TEST(Fuzz, ShardsMerged) {
+  test::temp_dir dir;
+  for (int i = 0; i < 2; ++i) {
+    const auto r = test::run_process({EMA_EXE, "run", "search", "--variants", "seq,omp", "--sizes", "2^10..2^11", "--reps", "3", "--warmup",
+                                      "0", "--no-energy", "-q", "--db", dir.file("s" + std::to_string(i) + ".db"), "--shard",
+                                      std::to_string(i) + "/2"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  std::size_t k = 0;
+  fuzz<usage_error, database_error>(
+      "shards", {"{", "}", "[", "]", "\"points\"", "\"shard\"", "\"ordinals\"", "\"digest\"", "\"part\"", "\"merged\"", "-1", "99999", "null", ":", ","},
+      [&](const std::string& text) {
+        const auto shard = dir.file("fuzzed.db"), out = dir.file("out-" + std::to_string(k++) + ".db");
+        fs::copy_file(dir.file("s1.db"), shard, fs::copy_options::overwrite_existing);
+        sqlite3* db = nullptr;
+        ASSERT_EQ(sqlite3_open(shard.c_str(), &db), SQLITE_OK);
+        sqlite3_stmt* s = nullptr;
+        ASSERT_EQ(sqlite3_prepare_v2(db, "UPDATE experiments SET plan_json = ?1", -1, &s, nullptr), SQLITE_OK);
+        sqlite3_bind_text(s, 1, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+        sqlite3_step(s);
+        sqlite3_finalize(s);
+        sqlite3_close(db);
+        try {
+          const auto r = merge_shards(out, {dir.file("s0.db"), shard}, "ema merge (fuzz)");
+          EXPECT_LE(r.points, 4);  // the plan's 4 points at most, whatever the shard claims
+        } catch (...) {
+          fs::remove(out);
+          throw;
+        }
+        fs::remove(out);
+      },
+      5000);
 }
 
 // ---- Database rows read back: a real experiment's database, one of its cells changed per input,
