@@ -30,9 +30,9 @@ EMA_HD constexpr std::uint64_t random_below(std::uint64_t seed, std::uint64_t i,
   return static_cast<std::uint64_t>((static_cast<uint128>(random_at(seed, i)) * bound) >> 64);
 }
 
-/// FNV-1a of a string, to derive per-problem seeds.
-constexpr std::uint64_t hash_text(std::string_view s) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
+/// FNV-1a of a string, to derive per-problem seeds; `h` continues the hash of the text before it
+/// (hash_text(b, hash_text(a)) == hash_text(a + b)).
+constexpr std::uint64_t hash_text(std::string_view s, std::uint64_t h = 0xcbf29ce484222325ull) {
   for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
   return h;
 }

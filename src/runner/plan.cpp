@@ -281,14 +281,17 @@ bool plan::runs(const plan_point& pt) const {
   return std::binary_search(shard->ordinals.begin(), shard->ordinals.end(), pt.ordinal);
 }
 
-nlohmann::json plan::to_json() const {
+nlohmann::json plan::point_to_json(const plan_point& p) {
+  nlohmann::json pj = {{"ordinal", p.ordinal}, {"problem", p.problem}, {"variant", p.variant}, {"n", p.n},
+                       {"params", params_object(p.params)}, {"seed", p.seed}, {"instance", p.instance}};
+  if (!p.phase.empty()) pj["phase"] = p.phase;
+  return pj;
+}
+
+nlohmann::json plan::to_json(bool with_points) const {
   nlohmann::json pts = nlohmann::json::array();
-  for (const auto& p : points) {
-    nlohmann::json pj = {{"ordinal", p.ordinal}, {"problem", p.problem}, {"variant", p.variant}, {"n", p.n},
-                         {"params", params_object(p.params)}, {"seed", p.seed}, {"instance", p.instance}};
-    if (!p.phase.empty()) pj["phase"] = p.phase;
-    pts.push_back(std::move(pj));
-  }
+  if (with_points)
+    for (const auto& p : points) pts.push_back(point_to_json(p));
   nlohmann::json out = {{"points", pts},
                         {"repetitions", reps.to_json()},
                         {"energy", {{"enabled", energy.enabled}, {"window", energy.window}}},

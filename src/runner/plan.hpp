@@ -117,7 +117,10 @@ struct plan {
   void add(const std::string& problem, const std::string& variant, std::uint64_t n, const param_set& params,
            const std::string& phase = "");
 
-  nlohmann::json to_json() const;
+  /// As stored with its experiment; without `with_points`, its points an empty array.
+  nlohmann::json to_json(bool with_points = true) const;
+  /// One point as to_json writes it in "points".
+  static nlohmann::json point_to_json(const plan_point& p);
   /// A plan as stored with its experiment; database_error when it is malformed (a missing field, a
   /// wrong type, an impossible value: changed by hand or damaged).
   static plan from_json(const nlohmann::json& j);

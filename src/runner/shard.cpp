@@ -64,15 +64,30 @@ shard_choice parse_shard(std::string_view text, const std::function<const char*(
 }
 
 std::string plan_digest(const plan& p) {
-  auto j = p.to_json();
+  // The hash of the plan's JSON text as stored (less what names where it ran), its points streamed
+  // one at a time into the hash rather than built into one document: a plan of a million points
+  // is hashed in memory the size of one point.
+  auto j = p.to_json(false);
   for (const char* k : {"notes", "input_cache", "shard", "merged"}) j.erase(k);
-  auto& points = j["points"];  // the points a sweep or `ema fit` added later (each with its phase) are not the plan's
-  points.erase(std::remove_if(points.begin(), points.end(), [](const nlohmann::json& x) { return x.contains("phase"); }), points.end());
   if (j.contains("calibration"))
     for (auto& t : j["calibration"]["tracks"]) t.erase("stopped"), t.erase("settled");
   if (j.contains("external")) j["external"].erase("cache_dir"), j["external"].erase("cwd");
   const auto text = j.dump();
-  return fmt::format("{:016x}{:016x}", hash_text(text), mix64(hash_text(text) ^ text.size()));
+  constexpr std::string_view empty = ",\"points\":[]";  // keys are sorted: never the first
+  const auto at = text.find(empty);
+  std::uint64_t h = hash_text(std::string_view(text).substr(0, at + empty.size() - 1));
+  std::size_t size = text.size();
+  bool first = true;
+  for (const auto& pt : p.points) {
+    if (!pt.phase.empty()) continue;  // the points a sweep or `ema fit` added later are not the plan's
+    const auto one = plan::point_to_json(pt).dump();
+    if (!first) h = hash_text(",", h), ++size;
+    h = hash_text(one, h);
+    size += one.size();
+    first = false;
+  }
+  h = hash_text(std::string_view(text).substr(at + empty.size() - 1), h);
+  return fmt::format("{:016x}{:016x}", h, mix64(h ^ size));
 }
 
 std::string stored_plan_digest(const plan& p) {
@@ -174,7 +189,8 @@ void apply_shard(plan& p, const shard_choice& c, const point_costs* costs) {
       if (part[i] == c.index) s.ordinals.push_back(static_cast<int>(i));
   }
   p.shard = std::move(s);
-  p.shard->part = plan_digest(p);  // the part as stored: for a calibrated plan only its own tracks
+  // The part as stored: for a calibrated plan only its own tracks; a fixed plan's is stored whole.
+  p.shard->part = p.calibrated ? plan_digest(p) : p.shard->digest;
 }
 
 }  // namespace ema

@@ -2,10 +2,14 @@
 // the split (disjoint, complete, the same on every run, balanced), the digest and the stored shard.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fmt/format.h>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "core/errors.hpp"
+#include "inputs/random.hpp"
 #include "runner/plan.hpp"
 #include "runner/shard.hpp"
 
@@ -141,6 +145,45 @@ TEST(Shard, TheDigestNamesThePlanNotWhereItRuns) {
   auto c = a;
   c.reps.fixed = 3;
   EXPECT_NE(plan_digest(a), plan_digest(c));
+}
+
+// The digest as ema computed it before it was streamed: the hash of the stored plan's whole JSON
+// text, less what names where it runs and the points added while it ran. Shards made then must
+// merge with shards made now, so the two must agree.
+std::string whole_text_digest(const plan& p) {
+  auto j = p.to_json();
+  for (const char* k : {"notes", "input_cache", "shard", "merged"}) j.erase(k);
+  auto& points = j["points"];
+  points.erase(std::remove_if(points.begin(), points.end(), [](const nlohmann::json& x) { return x.contains("phase"); }), points.end());
+  if (j.contains("calibration"))
+    for (auto& t : j["calibration"]["tracks"]) t.erase("stopped"), t.erase("settled");
+  if (j.contains("external")) j["external"].erase("cache_dir"), j["external"].erase("cwd");
+  const auto text = j.dump();
+  return fmt::format("{:016x}{:016x}", hash_text(text), mix64(hash_text(text) ^ text.size()));
+}
+
+TEST(Shard, TheStreamedDigestIsTheWholeTextsAndIgnoresAddedPoints) {
+  auto p = fault_plan("4,16,64");
+  EXPECT_EQ(plan_digest(p), whole_text_digest(p));
+  const auto before = plan_digest(p);
+  p.add("fault", "ok", 128, p.points.front().params, "tie-breaker");  // `ema fit` adds one
+  EXPECT_EQ(plan_digest(p), before);
+  EXPECT_EQ(plan_digest(p), whole_text_digest(p));
+  plan empty = fault_plan("4");
+  empty.points.clear();
+  EXPECT_EQ(plan_digest(empty), whole_text_digest(empty));
+  plan_request r;
+  r.problems = {"fault"};
+  r.variants = {"ok", "wrong"};
+  r.budget = 60;
+  auto c = make_plan(r);
+  c.add("fault", "ok", 64, c.calibrated->tracks.front().params, "grow");
+  EXPECT_EQ(plan_digest(c), whole_text_digest(c));
+  // A shard stored by the ema before this one: its recorded digest still checks.
+  auto j = nlohmann::json::parse(R"({"energy":{"enabled":false,"window":1.0},"instances":1,"notes":[],"points":[{"instance":0,"n":1024,"ordinal":0,"params":{"copies":"1","hit":"none"},"problem":"search","seed":1,"variant":"seq"}],"repetitions":{"fixed":3,"max_reps":2000,"max_time":1.0,"min_reps":5,"min_time":0.2,"target_rse":0.01,"warmup":0},"seed":1,"shard":{"basis":"work model","count":1,"digest":"0","index":0,"ordinals":[0],"tracks":0},"timeout":300.0})");
+  auto old = plan::from_json(j);
+  j["shard"]["digest"] = whole_text_digest(old);
+  EXPECT_EQ(stored_plan_digest(plan::from_json(j)), whole_text_digest(old));
 }
 
 TEST(Shard, IsStoredWithThePlanAndCheckedWhenRead) {
