@@ -1,5 +1,8 @@
 #include "runner/plan.hpp"
 
+#include "core/format.hpp"
+#include "measure/memory.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -251,11 +254,17 @@ plan make_plan(const plan_request& r) {
       if (p->validate) p->validate(set, sizes);
     double per_size = 0;
     for (const auto* v : vs) per_size += static_cast<double>(own[v].size());
-    if (static_cast<double>(sizes.size()) * per_size * r.instances + static_cast<double>(out.points.size()) >
-        static_cast<double>(max_plan_points))
+    const double total = static_cast<double>(sizes.size()) * per_size * r.instances + static_cast<double>(out.points.size());
+    if (total > static_cast<double>(max_plan_points))
       throw usage_error(fmt::format("the plan would have more than {} points ({} sizes, {} variant and parameter sets, {} "
                                     "instances of {}); run fewer at a time",
                                     max_plan_points, sizes.size(), per_size, r.instances, p->name));
+    // And no more than this process can hold: planning takes about plan_point_bytes a point (the
+    // points, their parameters, the stored plan's text), measured on a 750 000-point plan.
+    if (const double left = static_cast<double>(memory_this_process_may_add()); total * plan_point_bytes > left)
+      throw usage_error(fmt::format("the plan's {:.0f} points need about {} to plan and store, more than the {} this process may still "
+                                    "use (the machine's available memory, ulimit, control group); run fewer at a time",
+                                    total, format_bytes(total * plan_point_bytes), format_bytes(left)));
     // Sizes outermost, then parameter sets, then variants: every variant at one setting side by side.
     for (auto n : sizes)
       for (std::size_t k = 0;; ++k) {

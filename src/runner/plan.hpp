@@ -141,6 +141,8 @@ struct plan_request {
 
 /// The most points one plan may hold, and the most input instances per size.
 constexpr std::size_t max_plan_points = 1000000;
+/// Memory a plan takes a point while it is planned and stored (an upper estimate, measured).
+constexpr double plan_point_bytes = 2048;
 constexpr int max_instances = 10000;
 
 /// The checks of a request that do not depend on its problems: instances, the choice between sizes

@@ -225,6 +225,24 @@ TEST(Reliability3, ALongAxisIsCheckedForRepeatsInLinearTime) {
   EXPECT_FALSE(fs::exists(dir.file("a.db")));
 }
 
+// ---- Item 8: a plan is limited by what this process can hold.
+
+TEST(Reliability3, APlanLargerThanMemoryAllowsIsRefusedBeforePlanning) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "a limit on the address space is not for AddressSanitizer's shadow memory";
+#else
+  test::temp_dir dir;
+  // 750 000 points under a 1 GB address space: refused by its estimate, never a bad_alloc midway.
+  const auto r = test::run_process({"/bin/bash", "-c",
+                                    "ulimit -v 1000000; exec \"$0\" run search --variants seq,omp --param copies=1..25000+1 --param "
+                                    "hit=none,first,middle,last,random --sizes 2^15..2^17 --db \"$1\"",
+                                    EMA_EXE, dir.file("a.db")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("this process may still use"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("a.db")));
+#endif
+}
+
 // ---- Items 20, 21, 22: odds and ends of input, and a claim no process outlives ema with.
 
 TEST(Reliability3, InputsThatFailToReadAreTheInputsFault) {
