@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "support/db.hpp"
+#include "support/ema.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -23,17 +24,9 @@ namespace fs = std::filesystem;
 using test::exec_sql;
 using test::query_int;
 
-test::process_result ema(std::vector<std::string> args, const std::string& cwd = "") {
-  args.insert(args.begin(), EMA_EXE);
-  return test::run_process(args, "", cwd);
-}
+test::process_result ema(std::vector<std::string> args, const std::string& cwd = "") { return test::run_ema(std::move(args), cwd); }
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using test::slurp;
 
 void spit(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "support/db.hpp"
+#include "support/ema.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -22,10 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 using test::exec_sql;
 
-test::process_result ema(std::vector<std::string> args) {
-  args.insert(args.begin(), EMA_EXE);
-  return test::run_process(args);
-}
+test::process_result ema(std::vector<std::string> args, const std::string& cwd = "") { return test::run_ema(std::move(args), cwd); }
 
 std::string deep_json(std::size_t levels) { return std::string(levels, '[') + std::string(levels, ']'); }
 
