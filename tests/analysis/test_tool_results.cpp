@@ -96,7 +96,7 @@ TEST(GoogleBenchmark, SizeAndMetricChoicesAndTheirErrors) {
                 .find("no argument to read n from"),
             std::string::npos);
   EXPECT_NE(error_of([] { parse(result_tool::gbench, R"({"benchmarks":[{"name":"BM_X/-4","real_time":1}]})"); })
-                .find("not a positive number"),
+                .find("not a number of at least 1"),
             std::string::npos);
   EXPECT_NE(error_of([] { parse(result_tool::gbench, R"({"benchmarks":[{"name":"BM_X/4","real_time":1,"time_unit":"ps"}]})"); })
                 .find("unknown time_unit 'ps'"),
