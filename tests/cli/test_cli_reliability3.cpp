@@ -147,6 +147,23 @@ TEST(Reliability3, ADumpThatCannotBeWrittenStopsTheRunAndLeavesNoHalfFile) {
   EXPECT_EQ(test::query_int(dir.file("e.db"), "SELECT COUNT(*) FROM experiments WHERE state = 'finished'"), 1);
 }
 
+// ---- Item 11: a compare gate never passes by a misread threshold or by comparing nothing.
+
+TEST(Reliability3, ACompareGateThatComparesNothingOrMisreadsItsThresholdFails) {
+  test::temp_dir dir;
+  const auto db = dir.file("c.db");
+  for (const char* sizes : {"2^10..2^11", "2^12..2^13"})
+    ASSERT_EQ(ema({"run", "search", "--variants", "seq", "--sizes", sizes, "--reps", "3", "--no-energy", "-q", "--db", db}).exit_code, 0);
+  auto r = ema({"compare", "1", "1", "--db", db, "--fail-if-slower", "5"});  // meant 5%, once read as 500%
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("write 5% for 5 percent"), std::string::npos) << r.err;
+  r = ema({"compare", "1", "2", "--db", db, "--fail-if-slower", "5%"});  // no size in common
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("nothing was compared"), std::string::npos) << r.err;
+  r = ema({"compare", "1", "1", "--db", db, "--fail-if-slower", "150%"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 // ---- Item 12: a hot journal (a writer killed midway) does not stop the read-only commands.
 
 // Leaves a hot journal beside `db`, as a writer killed in the middle of a transaction does.
