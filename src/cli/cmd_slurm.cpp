@@ -186,10 +186,7 @@ int slurm(const slurm_options& o, const std::vector<std::string>& args) {
   // Nothing a user passes may become script text: every value checked before anything is written.
   check_slurm_request(o);
   for (const auto& a : args) refuse_control_characters("the plan's argument", a);
-  if (o.results) {
-    if (o.results->empty()) throw usage_error("--results is empty: give a folder");
-    check_results_folder(*o.results);
-  }
+  if (o.results && o.results->empty()) throw usage_error("--results is empty: give a folder");
   const auto p = sharded_run_plan(args, o.tasks);
   for (const auto& note : p.notes)  // each task plans on its own node, which may differ from this one
     fmt::print(stderr, "ema: warning: here, {}; each task plans on its node: name --variants so that every task plans the same sweep\n", note);
@@ -197,7 +194,7 @@ int slurm(const slurm_options& o, const std::vector<std::string>& args) {
   slurm_job job;
   job.tag = digest.substr(0, 12);
   job.folder = fs::absolute(o.results.value_or("ema-slurm-" + job.tag)).lexically_normal().string();
-  check_results_folder(job.folder);  // the absolute form adds the current folder's name
+  check_results_folder(job.folder);  // as given, and the current folder's name the absolute form adds
   job.ema = self_executable();
   refuse_control_characters("ema's own path", job.ema);
   std::error_code ec;

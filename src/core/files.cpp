@@ -110,8 +110,9 @@ bool names_the_database(const std::string& db, const std::string& path) {
 
 void replace_file(const std::string& path, std::string_view text, std::optional<mode_t> mode) {
   if (path == "-") {  // on a terminal, stored control characters are shown, never obeyed
-    const std::string safe = ::isatty(1) ? terminal_safe(text) : std::string();
-    const std::string_view out = ::isatty(1) ? std::string_view(safe) : text;
+    const bool terminal = ::isatty(1) != 0;
+    const std::string safe = terminal ? terminal_safe(text) : std::string();
+    const std::string_view out = terminal ? std::string_view(safe) : text;
     std::fwrite(out.data(), 1, out.size(), stdout);
     return;
   }
