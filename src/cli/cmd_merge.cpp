@@ -35,8 +35,11 @@ int merge(const merge_options& o, const common_options& common) {
     else fmt::print(stderr, "ema: the calibrated sweep is missing the part of an absent shard");
     if (!r.missing_shards.empty())
       fmt::print(stderr, "; resubmit the shards --array={} (each resumes its own database), then merge again", array_list(r.missing_shards));
-    fmt::print(stderr, "; or `ema run --db {} --resume {}` runs {} here\n", one_line(shell_word(o.output)), r.experiment,
-               r.missing ? "them" : "it");
+    // A resume of the merge runs the points it holds; an absent shard's part is not among them.
+    if (const int held = r.missing - r.unheld; held > 0)
+      fmt::print(stderr, "; or `ema run --db {} --resume {}` runs {} here", one_line(shell_word(o.output)), r.experiment,
+                 held == r.missing ? "them" : fmt::format("the {} of them it holds", held));
+    fmt::print(stderr, "\n");
   }
   if (!o.quiet) {
     auto db = database::open_read(o.output);

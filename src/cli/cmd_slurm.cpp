@@ -152,7 +152,14 @@ int status(const std::string& what) {
       digest = sh.value("digest", "");
       count = sh.value("count", 0);
       const int index = sh.value("index", 0);
-      const int mine = static_cast<int>(sh.value("ordinals", std::vector<int>{}).size());
+      // Its own points: those it stores (shards made before stored the whole plan and list theirs).
+      int mine = 0;
+      if (sh.contains("size")) {
+        for (const auto& pt : e.plan.value("points", nlohmann::json::array()))
+          mine += pt.is_object() && !pt.contains("phase");
+      } else {
+        mine = static_cast<int>(sh.value("ordinals", std::vector<int>{}).size());
+      }
       const int stored = static_cast<int>(db.recorded_ordinals(e.id).size());
       planned += mine;
       done += stored;

@@ -89,15 +89,29 @@ plan read_plan(const source& s, const nlohmann::json& j) {
   }
 }
 
-// The merged plan as the inputs are read: the first input's, then every point another adds (a
-// calibrated track's sizes, a tie-breaker) that it does not hold yet; each point found by its
-// identity through a hash, checked against the point itself.
+// The number of points of the whole fixed plan `p` is a part of: its recorded size, or (a plan
+// stored whole, by shards and merges made before) its points without a phase.
+int whole_size_of(const plan& p) {
+  if (const int whole = p.whole_size()) return whole;
+  return static_cast<int>(std::count_if(p.points.begin(), p.points.end(), [](const plan_point& pt) { return pt.phase.empty(); }));
+}
+
+// The merged plan as the inputs are read: the points of the whole plan each input holds, each at
+// its ordinal in the whole plan (a shard that left no database leaves a gap), then every point
+// added later (a calibrated track's sizes, a tie-breaker) once, numbered from the plan's size in the
+// order read. A point added later is known by its identity, through a hash checked against the
+// point itself. Its memory is the merged plan's, whatever the number of inputs.
 struct plan_union {
   plan merged;
   bool started = false;
-  std::unordered_multimap<std::uint64_t, int> by_hash;
+  int size = 0;                    ///< the whole plan's points
+  std::map<int, plan_point> base;  ///< by ordinal
+  std::vector<plan_point> later;
+  std::unordered_multimap<std::uint64_t, std::size_t> later_by_hash;  ///< into `later`
+  std::unordered_multimap<std::uint64_t, int> by_hash;                ///< once finished: into merged.points
   std::set<std::tuple<std::string, std::string, std::string>> tracks_seen;
 
+  /// The place in merged.points of a point of an input, once finished.
   std::optional<int> find(const plan_point& pt) const {
     const auto [lo, hi] = by_hash.equal_range(identity_hash(pt));
     for (auto it = lo; it != hi; ++it)
@@ -105,26 +119,71 @@ struct plan_union {
     return std::nullopt;
   }
 
-  void add(const plan& p) {
+  std::string digest, first;  ///< the plan's, and the input that gave it
+
+  void add(const plan& p, const std::string& from, const std::string& plan_digest) {
+    if (started && plan_digest != digest)
+      throw usage_error(fmt::format("{} and {} are of different plans: their problems, variants, sizes, parameters, seed or repetition "
+                                    "settings differ. ema merge joins the shards of one `ema run`",
+                                    first, from));
+    const int whole = whole_size_of(p);
     if (!started) {
       started = true;
+      digest = plan_digest;
+      first = from;
+      size = whole;
       merged = p;
+      merged.points.clear();
       merged.shard.reset();
       merged.merged.reset();
       if (merged.calibrated) merged.calibrated->tracks.clear();
-      for (const auto& pt : merged.points) by_hash.emplace(identity_hash(pt), pt.ordinal);
-    } else {
-      for (const auto& pt : p.points)
-        if (!find(pt)) {
-          plan_point copy = pt;
-          copy.ordinal = static_cast<int>(merged.points.size());
-          by_hash.emplace(identity_hash(copy), copy.ordinal);
-          merged.points.push_back(std::move(copy));
-        }
+    } else if (whole != size) {
+      throw database_error(fmt::format("{}: its plan has {} points where another input's has {}, with the same digest; the database was "
+                                       "changed by hand or is damaged",
+                                       from, whole, size));
+    }
+    for (const auto& pt : p.points) {
+      if (pt.phase.empty()) {
+        if (pt.ordinal < 0 || pt.ordinal >= size)
+          throw database_error(fmt::format("{}: point {} is beyond its plan's {}; the database was changed by hand or is damaged", from,
+                                           pt.ordinal, size));
+        const auto [it, added] = base.emplace(pt.ordinal, pt);
+        if (!added && identity_of(it->second) != identity_of(pt))
+          throw database_error(fmt::format("{}: point {} is {} where another input's is {}, with the same plan digest; the database was "
+                                           "changed by hand or is damaged",
+                                           from, pt.ordinal, describe(pt), describe(it->second)));
+        continue;
+      }
+      const auto h = identity_hash(pt);
+      const auto [lo, hi] = later_by_hash.equal_range(h);
+      if (std::none_of(lo, hi, [&](const auto& kv) { return identity_of(later[kv.second]) == identity_of(pt); })) {
+        later_by_hash.emplace(h, later.size());
+        later.push_back(pt);
+      }
     }
     if (p.calibrated && merged.calibrated)
       for (const auto& t : p.calibrated->tracks)
         if (tracks_seen.insert({t.problem, t.variant, t.params.canonical_json()}).second) merged.calibrated->tracks.push_back(t);
+  }
+
+  /// Lays out merged.points; the size is recorded where a gap leaves the plan stored in part.
+  void finish() {
+    merged.points.reserve(base.size() + later.size());
+    for (auto& [ordinal, pt] : base) merged.points.push_back(std::move(pt));
+    base.clear();
+    int next = size;
+    for (auto& pt : later) {
+      pt.ordinal = next++;
+      merged.points.push_back(std::move(pt));
+    }
+    later.clear();
+    later_by_hash.clear();
+    for (std::size_t i = 0; i < merged.points.size(); ++i) by_hash.emplace(identity_hash(merged.points[i]), static_cast<int>(i));
+  }
+
+  /// The whole plan's points no input holds (the parts of shards that left no database).
+  int unheld() const {
+    return size - static_cast<int>(std::count_if(merged.points.begin(), merged.points.end(), [&](const plan_point& pt) { return pt.ordinal < size; }));
   }
 };
 
@@ -160,7 +219,7 @@ void read_sources(database& db, const std::string& path, std::optional<std::int6
     s.points = static_cast<int>(db.recorded_ordinals(e.id).size());
     e.plan = nullptr;
     s.e = std::move(e);
-    u.add(p);
+    u.add(p, s.from, s.digest);
     out.push_back(std::move(s));
   }
 }
@@ -240,12 +299,7 @@ merge_result merge_shards(const std::string& output, const std::vector<std::stri
     read_sources(db, spec.path, spec.experiment, false, "", u, shards);
     if (shards.size() == before) throw usage_error(fmt::format("{} holds no experiment to merge", spec.path));
   }
-  const auto& first = shards.front();
-  for (const auto& s : shards)
-    if (s.digest != first.digest)
-      throw usage_error(fmt::format("{} and {} are of different plans: their problems, variants, sizes, parameters, seed or repetition "
-                                    "settings differ. ema merge joins the shards of one `ema run`",
-                                    first.from, s.from));
+  const auto& first = shards.front();  // every input is of its plan (plan_union::add)
   int shard_count = 0;
   const shard_spec* split_by = nullptr;
   for (const auto& s : shards)
@@ -267,6 +321,7 @@ merge_result merge_shards(const std::string& output, const std::vector<std::stri
     auto db = database::open_read(output);
     read_sources(db, output, std::nullopt, true, first.digest, u, earlier);
   }
+  u.finish();
   std::vector<source*> order;
   for (auto& s : earlier) order.push_back(&s);
   for (auto& s : shards) order.push_back(&s);
@@ -304,7 +359,7 @@ merge_result merge_shards(const std::string& output, const std::vector<std::stri
   }
   e.ceilings = head.ceilings;
   e.idle_power = head.idle_power;
-  merged.merged = merge_spec{first.digest, plan_digest(merged), shard_count};
+  merged.merged = merge_spec{first.digest, plan_digest(merged), shard_count, merged.calibrated ? 0 : u.size};
   e.plan = merged.to_json();
   result.experiment = out.create_experiment(e);
 
@@ -318,50 +373,52 @@ merge_result merge_shards(const std::string& output, const std::vector<std::stri
     const auto stored = db.experiment(s.id);
     if (!stored) throw database_error(fmt::format("{} is gone: it changed while the merge read it", s.from));
     const auto p = read_plan(s, stored->plan);
-    std::vector<int> to(p.points.size());
+    std::vector<int> to(p.points.size());  // each of its points' place in the merged plan
     for (std::size_t i = 0; i < p.points.size(); ++i) {
       const auto at = u.find(p.points[i]);
       if (!at) throw database_error(fmt::format("{} changed while the merge read it; merge again", s.from));
       to[i] = *at;
     }
     for (auto& r : db.points(s.id)) {
-      if (static_cast<std::size_t>(r.ordinal) >= to.size())
+      // Its points are in the order of their ordinals (plan::from_json checks it).
+      const auto it = std::lower_bound(p.points.begin(), p.points.end(), r.ordinal, [](const plan_point& pt, int o) { return pt.ordinal < o; });
+      if (it == p.points.end() || it->ordinal != r.ordinal)
         throw database_error(fmt::format("{}: point {} is not in its experiment's plan; the database was changed by hand or is damaged", s.from,
                                          r.ordinal));
-      const auto& pt = p.points[static_cast<std::size_t>(r.ordinal)];
+      const auto& pt = *it;
       if (r.problem != pt.problem || r.variant != pt.variant || r.n != pt.n)
         throw database_error(fmt::format("{}: point {} is {} {} n={} where its plan says {}; the database was changed by hand or is damaged",
                                          s.from, r.ordinal, valid_utf8(r.problem), valid_utf8(r.variant), r.n, describe(pt)));
-      const auto target_ordinal = static_cast<std::size_t>(to[static_cast<std::size_t>(r.ordinal)]);
+      const auto target = static_cast<std::size_t>(to[static_cast<std::size_t>(it - p.points.begin())]);
       const auto fingerprint = measurement_print(r);
-      if (const int held = kept_by[target_ordinal]; held >= 0) {
+      if (const int held = kept_by[target]; held >= 0) {
         const auto& keeper = *order[static_cast<std::size_t>(held)];
-        const bool same = print[target_ordinal] == fingerprint;
+        const bool same = print[target] == fingerprint;
         if (!(same && (keeper.earlier_merge || s.earlier_merge)))
           result.dropped.push_back(fmt::format("{} ({}): in {} and {}; kept {}'s", describe(pt), to_string(r.status), keeper.from, s.from,
                                                keeper.from));
         if (!same) s.carried_whole = false;
         continue;
       }
-      kept_by[target_ordinal] = static_cast<int>(k);
-      print[target_ordinal] = fingerprint;
+      kept_by[target] = static_cast<int>(k);
+      print[target] = fingerprint;
       auto notes = nlohmann::json::parse(r.notes_json, nullptr, false);
       if (!notes.is_object()) notes = nlohmann::json::object();
       if (!notes.contains("merged_from")) notes["merged_from"] = s.from;
       if (!notes.contains("machine")) notes["machine"] = machine_kind(s.e.machine);
       if (s.shard && !notes.contains("shard")) notes["shard"] = fmt::format("{}/{}", s.shard->index, s.shard->count);
       r.notes_json = notes.dump();
-      r.ordinal = static_cast<int>(target_ordinal);
+      r.ordinal = merged.points[target].ordinal;
       r.experiment_id = result.experiment;
       out.record_point(r);
       ++result.points;
     }
   }
 
-  // What no input recorded, by shard: each point of a fixed plan belongs to the shard that
-  // recorded it in its part; a shard that left no database owns the rest (recomputed where the
-  // split was the work model's; with times, "one of the absent shards"). A calibrated shard's points
-  // are its own, so one that left no database is missing whole.
+  // What no input recorded, by shard: each point of a fixed plan belongs to the shard that holds
+  // it; a shard that left no database owns the rest (recomputed where the plan is held whole and the
+  // split was the work model's; else "one of the absent shards"). A calibrated shard's points are
+  // its own, so one that left no database is missing whole.
   std::set<int> missing_shards, present;
   int tracks = 0;
   for (const auto& s : shards)
@@ -369,32 +426,36 @@ merge_result merge_shards(const std::string& output, const std::vector<std::stri
   std::vector<int> absent;
   for (int i = 0; i < shard_count; ++i)
     if (!present.count(i)) absent.push_back(i);
-  std::vector<int> owner;
+  const int unheld = u.unheld();
+  std::vector<int> owner;  // by ordinal of the whole plan
   if (shard_count && !merged.calibrated) {
-    plan base = merged;  // the plan the shards split: its points without a phase, which come first
-    base.points.erase(std::find_if(base.points.begin(), base.points.end(), [](const plan_point& pt) { return !pt.phase.empty(); }),
-                      base.points.end());
-    owner.assign(base.points.size(), -1);
+    owner.assign(static_cast<std::size_t>(u.size), -1);
     for (const auto& s : shards)
       if (s.shard)
         for (const int o : s.shard->ordinals) {
-          if (o < 0 || static_cast<std::size_t>(o) >= owner.size())
+          if (o < 0 || o >= u.size)
             throw database_error(fmt::format("{}: its shard holds point {}, beyond the plan's {}; the database was changed by hand or is "
                                              "damaged",
-                                             s.from, o, owner.size()));
+                                             s.from, o, u.size));
           owner[static_cast<std::size_t>(o)] = s.shard->index;
         }
-    if (!absent.empty() && split_by->basis == "work model") {
+    if (!absent.empty() && split_by->basis == "work model" && !unheld) {
+      plan base = merged;  // the plan the shards split: its points without a phase, which come first
+      base.points.resize(static_cast<std::size_t>(u.size));
       const auto computed = split_points(base, shard_count);
       for (std::size_t i = 0; i < owner.size(); ++i)
         if (owner[i] < 0) owner[i] = computed[i];
     }
   }
-  for (const auto& pt : merged.points) {
-    if (kept_by[static_cast<std::size_t>(pt.ordinal)] >= 0) continue;
+  result.missing = unheld;
+  result.unheld = unheld;
+  if (unheld) missing_shards.insert(absent.begin(), absent.end());
+  for (std::size_t i = 0; i < merged.points.size(); ++i) {
+    if (kept_by[i] >= 0) continue;
     ++result.missing;
-    if (static_cast<std::size_t>(pt.ordinal) >= owner.size()) continue;  // not a shard's, or added later
-    if (const int shard = owner[static_cast<std::size_t>(pt.ordinal)]; shard >= 0) missing_shards.insert(shard);
+    const auto ordinal = static_cast<std::size_t>(merged.points[i].ordinal);
+    if (ordinal >= owner.size()) continue;  // not a shard's, or added later
+    if (const int shard = owner[ordinal]; shard >= 0) missing_shards.insert(shard);
     else missing_shards.insert(absent.begin(), absent.end());
   }
   if (shard_count && merged.calibrated)

@@ -13,7 +13,9 @@
 //   `slurm_job` and `slurm_task` the sweep recorded; the experiment's machine is the first input's,
 //   with every kind of machine and its probed ceilings under `machines` when there are several.
 // - What is missing: the plan's points no input recorded, by shard, as a Slurm `--array=` list to
-//   resubmit; the merged experiment is then left unfinished, so `ema run --resume` runs them.
+//   resubmit; the merged experiment is then left unfinished, so `ema run --resume` runs those it
+//   holds. A shard stores only its own points, so the part of a shard that left no database is a gap
+//   in the merged plan: only its task (resubmitted, then merged again) runs it.
 // - A merge never destroys stored points. An earlier merge of the same plan in the output (with the
 //   points a `--resume` of it added) is read first, so the new experiment holds all it held; it is
 //   then replaced by the new one, in the same transaction. An earlier merge holding a point the new
@@ -35,6 +37,7 @@ struct merge_result {
   int points = 0;               ///< points stored
   std::vector<std::string> dropped;  ///< duplicates left out (other measurements of a kept point), each with where it was kept
   int missing = 0;                   ///< planned points no input recorded
+  int unheld = 0;                    ///< of them, the points no input holds (the parts of shards that left no database): not in the merged plan
   std::vector<int> missing_shards;   ///< the shards they belong to (of shard_count)
   int shard_count = 0;               ///< 0: the inputs were not shards
   int machines = 1;                  ///< kinds of machine the points ran on

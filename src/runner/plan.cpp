@@ -81,7 +81,7 @@ void plan::add(const std::string& problem, const std::string& variant, std::uint
                const std::string& phase) {
   for (int k = 0; k < instances; ++k) {
     plan_point pt;
-    pt.ordinal = points.empty() ? 0 : points.back().ordinal + 1;
+    pt.ordinal = std::max(points.empty() ? 0 : points.back().ordinal + 1, whole_size());
     pt.problem = problem;
     pt.variant = variant;
     pt.n = n;
@@ -286,8 +286,16 @@ plan make_plan(const plan_request& r) {
 }
 
 bool plan::runs(const plan_point& pt) const {
-  if (!shard || calibrated) return true;  // a calibrated shard holds only its own tracks and their points
+  // A shard holds its own points (a calibrated one its own tracks); one made before this stored the
+  // whole plan and lists its own.
+  if (!shard || calibrated || shard->size) return true;
   return std::binary_search(shard->ordinals.begin(), shard->ordinals.end(), pt.ordinal);
+}
+
+int plan::whole_size() const {
+  if (shard) return shard->size;
+  if (merged) return merged->size;
+  return 0;
 }
 
 nlohmann::json plan::point_to_json(const plan_point& p) {
@@ -319,11 +327,16 @@ nlohmann::json plan::to_json(bool with_points) const {
   }
   if (!input_cache_dir.empty()) out["input_cache"] = {{"dir", input_cache_dir}, {"cap", input_cache_cap}};
   if (shard) {
-    out["shard"] = {{"index", shard->index}, {"count", shard->count}, {"digest", shard->digest}, {"ordinals", shard->ordinals},
-                    {"tracks", shard->tracks}, {"basis", shard->basis}};
+    out["shard"] = {{"index", shard->index}, {"count", shard->count}, {"digest", shard->digest}, {"tracks", shard->tracks},
+                    {"basis", shard->basis}};
+    if (shard->size) out["shard"]["size"] = shard->size;  // its ordinals are its points'
+    else out["shard"]["ordinals"] = shard->ordinals;
     if (!shard->part.empty()) out["shard"]["part"] = shard->part;
   }
-  if (merged) out["merged"] = {{"digest", merged->digest}, {"part", merged->part}, {"shards", merged->shards}};
+  if (merged) {
+    out["merged"] = {{"digest", merged->digest}, {"part", merged->part}, {"shards", merged->shards}};
+    if (merged->size) out["merged"]["size"] = merged->size;
+  }
   if (external) {
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& [name, command] : external->runs) runs.push_back({{"variant", name}, {"command", command}});
@@ -351,16 +364,32 @@ plan plan::from_json(const nlohmann::json& j) {
     if (!(std::isfinite(p.energy.window) && p.energy.window > 0)) bad("has an energy window that is not a positive number");
     if (p.instances < 1 || p.instances > max_instances) bad("has an impossible number of instances");
     if (p.points.size() > max_plan_points) bad("has more points than a plan may hold");
-    for (std::size_t i = 0; i < p.points.size(); ++i)
-      if (p.points[i].ordinal != static_cast<int>(i) || p.points[i].instance < 0) bad("numbers its points out of order");
+    if (const int whole = p.whole_size(); whole) {
+      // A part of a plan: the plan's own points below its size, in order, the ones added later above.
+      if (whole < 0 || static_cast<std::size_t>(whole) > max_plan_points || p.calibrated) bad("has an impossible plan size");
+      for (std::size_t i = 0; i < p.points.size(); ++i) {
+        const auto& pt = p.points[i];
+        if (pt.instance < 0 || pt.ordinal < 0 || (i && pt.ordinal <= p.points[i - 1].ordinal) || (pt.phase.empty() != (pt.ordinal < whole)))
+          bad("numbers its points out of order");
+      }
+      if (p.shard) {
+        p.shard->ordinals.clear();
+        for (const auto& pt : p.points)
+          if (pt.ordinal < whole) p.shard->ordinals.push_back(pt.ordinal);
+      }
+    } else {
+      for (std::size_t i = 0; i < p.points.size(); ++i)
+        if (p.points[i].ordinal != static_cast<int>(i) || p.points[i].instance < 0) bad("numbers its points out of order");
+    }
     if (p.calibrated && !(std::isfinite(p.calibrated->budget) && p.calibrated->budget > 0 && p.calibrated->growth > 1 &&
                           std::isfinite(p.calibrated->growth) && p.calibrated->min_sizes >= 1 && p.calibrated->min_sizes <= 1000))
       bad("has an impossible calibration");
     if (p.shard) {
       const auto& sh = *p.shard;
       if (sh.count < 1 || sh.count > 100000 || sh.index < 0 || sh.index >= sh.count || sh.digest.empty()) bad("has an impossible shard");
+      const int bound = sh.size ? sh.size : static_cast<int>(p.points.size());
       for (std::size_t i = 0; i < sh.ordinals.size(); ++i)
-        if (sh.ordinals[i] < 0 || sh.ordinals[i] >= static_cast<int>(p.points.size()) || (i && sh.ordinals[i] <= sh.ordinals[i - 1]))
+        if (sh.ordinals[i] < 0 || sh.ordinals[i] >= bound || (i && sh.ordinals[i] <= sh.ordinals[i - 1]))
           bad("gives its shard points it does not hold");
     }
     if (p.merged && (p.merged->digest.empty() || p.merged->shards < 0 || p.merged->shards > 100000)) bad("has an impossible merge record");
@@ -416,7 +445,8 @@ plan read_plan(const nlohmann::json& j) {
     sh.index = x.at("index").get<int>();
     sh.count = x.at("count").get<int>();
     sh.digest = x.at("digest").get<std::string>();
-    sh.ordinals = x.value("ordinals", std::vector<int>{});
+    sh.size = x.value("size", 0);
+    if (!sh.size) sh.ordinals = x.value("ordinals", std::vector<int>{});
     sh.tracks = x.value("tracks", 0);
     sh.basis = x.value("basis", "work model");
     sh.part = x.value("part", "");
@@ -424,7 +454,7 @@ plan read_plan(const nlohmann::json& j) {
   }
   if (j.contains("merged")) {
     const auto& x = j.at("merged");
-    p.merged = merge_spec{x.at("digest").get<std::string>(), x.at("part").get<std::string>(), x.at("shards").get<int>()};
+    p.merged = merge_spec{x.at("digest").get<std::string>(), x.at("part").get<std::string>(), x.at("shards").get<int>(), x.value("size", 0)};
   }
   if (j.contains("external")) {
     const auto& x = j.at("external");

@@ -74,14 +74,18 @@ struct external_program {
   std::string cwd;        ///< the folder the commands run in: where the experiment was started (empty: ema's)
 };
 
-/// One part of a plan split over several tasks (`ema run --shard i/N`, runner/shard.hpp): the
-/// plan is stored whole in every shard's experiment, each running only its own points (a
-/// calibrated plan keeps only its own tracks); `ema merge` joins the shards of one plan.
+/// One part of a plan split over several tasks (`ema run --shard i/N`, runner/shard.hpp): a
+/// shard's experiment stores its own part of the plan (its points, with their ordinals in the whole
+/// plan; a calibrated plan's own tracks) and the whole plan's digest and size; `ema merge` joins the
+/// shards of one plan.
 struct shard_spec {
   int index = 0, count = 1;   ///< this shard, 0-based, of `count`
   std::string digest;         ///< the whole plan's (runner/shard.hpp plan_digest): the same in every shard
   std::string part;           ///< the digest of this shard's own stored plan, as made ("" in shards made before it)
-  std::vector<int> ordinals;  ///< the points of the plan this shard runs, in order
+  /// The points of the plan this shard runs, in order. Stored as the ordinals of its points where
+  /// `size` is set; shards made before stored the whole plan and list them.
+  std::vector<int> ordinals;
+  int size = 0;               ///< the whole fixed plan's points; 0: the plan is stored whole (or calibrated)
   int tracks = 0;             ///< a calibrated plan's tracks before the split
   std::string basis = "work model";  ///< what the split's costs came from (runner/shard.hpp)
 };
@@ -91,6 +95,9 @@ struct shard_spec {
 struct merge_spec {
   std::string digest, part;
   int shards = 0;  ///< the parts of the split (0: the inputs were not shards)
+  /// The whole fixed plan's points, of which it stores those its inputs held (a shard that left no
+  /// database leaves a gap); 0: merges made before, which store every point.
+  int size = 0;
 };
 
 struct plan {
@@ -112,6 +119,10 @@ struct plan {
 
   /// Whether this experiment runs `pt`: every point, or the shard's own.
   bool runs(const plan_point& pt) const;
+  /// The whole fixed plan's points where this experiment stores a part of it (a shard, a merge with
+  /// a gap): its points without a phase are numbered below it, the ones added later from it up; 0
+  /// where the plan is stored whole, numbered from 0 without a gap.
+  int whole_size() const;
 
   /// Appends a point (ordinal, seed and instance filled in) for each instance.
   void add(const std::string& problem, const std::string& variant, std::uint64_t n, const param_set& params,

@@ -185,12 +185,17 @@ void apply_shard(plan& p, const shard_choice& c, const point_costs* costs) {
       throw usage_error(fmt::format("--shard {}/{}: the plan has {} point{}; give at most {} parts", c.index, c.count, p.points.size(),
                                     p.points.size() == 1 ? "" : "s", p.points.size()));
     const auto part = split_points(p, c.count, costs);
+    s.size = static_cast<int>(p.points.size());
+    std::vector<plan_point> mine;
     for (std::size_t i = 0; i < part.size(); ++i)
-      if (part[i] == c.index) s.ordinals.push_back(static_cast<int>(i));
+      if (part[i] == c.index) {
+        s.ordinals.push_back(static_cast<int>(i));
+        mine.push_back(std::move(p.points[i]));
+      }
+    p.points = std::move(mine);  // its own points, each with its ordinal in the whole plan
   }
   p.shard = std::move(s);
-  // The part as stored: for a calibrated plan only its own tracks; a fixed plan's is stored whole.
-  p.shard->part = p.calibrated ? plan_digest(p) : p.shard->digest;
+  p.shard->part = plan_digest(p);  // the part as stored: its own points, or a calibrated plan's own tracks
 }
 
 }  // namespace ema

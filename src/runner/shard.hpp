@@ -11,6 +11,9 @@
 //   instead (the rest scaled to match). The basis is recorded with the shard, and `ema merge`
 //   refuses shards split on different bases (their parts would overlap). A calibrated plan
 //   (`--budget`) splits its tracks instead, track k to part k mod N, each part with the whole budget.
+// - A shard stores only its part: its own points, each with its ordinal in the whole plan (or a
+//   calibrated plan's own tracks), and the whole plan's digest and number of points; a plan of a
+//   million points split a hundred ways stores a hundredth of it in each shard.
 // - plan_digest names the plan apart from where it runs (not its notes or input cache folder), so
 //   `ema merge` refuses the shards of different plans.
 #pragma once
@@ -61,9 +64,9 @@ std::string stored_plan_digest(const plan& p);
 /// seconds to work model over the points found.
 std::vector<int> split_points(const plan& p, int count, const point_costs* costs = nullptr);
 
-/// Makes `p` the part `c.index` of `c.count`: records the shard (digest of the whole plan, its
-/// points) and, for a calibrated plan, keeps only its tracks. usage_error when the part would be
-/// empty (more parts than points or tracks).
+/// Makes `p` the part `c.index` of `c.count`: records the shard (the whole plan's digest and size)
+/// and keeps only its own points, or a calibrated plan's own tracks. usage_error when the part would
+/// be empty (more parts than points or tracks).
 void apply_shard(plan& p, const shard_choice& c, const point_costs* costs = nullptr);
 
 }  // namespace ema

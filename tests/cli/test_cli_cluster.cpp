@@ -70,10 +70,26 @@ TEST(Cluster, AMissingShardIsNamedAndResumable) {
   EXPECT_EQ(test::query_int(dir.file("m.db"), "SELECT COUNT(*) FROM experiments WHERE state = 'interrupted'"), 1);
   const int before = points_in(dir.file("m.db"));
   EXPECT_LT(before, 8);
-  // The merged experiment resumes: only the missing points run.
-  r = ema({"run", "--db", dir.file("m.db"), "--resume", "1", "-q"});
+  // A shard stores only its own points: the absent one's part is a gap in the merged plan, which
+  // only its task fills. Its task run (here, as Slurm would run it again) and merged again:
+  EXPECT_EQ(r.err.find("--resume"), std::string::npos) << r.err;
+  EXPECT_EQ(test::query_int(dir.file("m.db"), "SELECT json_array_length(plan_json, '$.points') FROM experiments"), before);
+  EXPECT_EQ(test::query_int(dir.file("m.db"), "SELECT json_extract(plan_json, '$.merged.size') FROM experiments"), 8);
+  ASSERT_EQ(ema(shard_run(dir.file("s1.db"), "1/3")).exit_code, 0);
+  r = ema({"merge", dir.file("m.db"), dir.file("s0.db"), dir.file("s1.db"), dir.file("s2.db"), "-q"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(points_in(dir.file("m.db")), 8);
+  EXPECT_EQ(points_in(dir.file("m.db"), 2), 8);  // the earlier merge replaced by the new experiment
+  EXPECT_EQ(test::query_int(dir.file("m.db"), "SELECT COUNT(*) FROM experiments WHERE state = 'finished'"), 1);
+  // A point of a present shard that is missing (its task stopped) is in the merge, and a resume runs it.
+  test::exec_sql(dir.file("s0.db"), "DELETE FROM samples WHERE point_id = (SELECT MAX(id) FROM points); DELETE FROM points WHERE id = "
+                                    "(SELECT MAX(id) FROM points); UPDATE experiments SET state = 'interrupted'");
+  r = ema({"merge", dir.file("m2.db"), dir.file("s0.db"), dir.file("s1.db"), dir.file("s2.db"), "-q"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("1 planned point is missing"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--resume 1` runs them"), std::string::npos) << r.err;
+  r = ema({"run", "--db", dir.file("m2.db"), "--resume", "1", "-q"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(points_in(dir.file("m2.db")), 8);
 }
 
 TEST(Cluster, ATaskRunAgainFinishesOnlyItsPart) {

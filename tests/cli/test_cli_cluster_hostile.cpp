@@ -278,9 +278,12 @@ TEST(ClusterHostile, TheMergeJobRunAgainKeepsThePointsAResumeAdded) {
                 "--results", results});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto env = [&](int task) { return "SLURM_ARRAY_TASK_ID=" + std::to_string(task) + " TMPDIR=" + dir.path() + " EMA_NODE_DIR=" + dir.file("node"); };
-  for (int task : {0, 2}) ASSERT_EQ(run_task(results + "/array.sbatch", dir.path(), env(task)).exit_code, 0);
+  for (int task : {0, 1, 2}) ASSERT_EQ(run_task(results + "/array.sbatch", dir.path(), env(task)).exit_code, 0);
+  // Task 1 as a cancelled task leaves it: its last point not stored, its experiment unfinished.
+  exec_sql(results + "/shard-1.db", "DELETE FROM samples WHERE point_id = (SELECT MAX(id) FROM points); DELETE FROM points WHERE id = "
+                                    "(SELECT MAX(id) FROM points); UPDATE experiments SET state = 'interrupted'");
   auto m = run_task(results + "/merge.sbatch", dir.path(), "");
-  EXPECT_NE(m.exit_code, 0);  // task 1 is missing, and ema says how to run its points here
+  EXPECT_NE(m.exit_code, 0);  // task 1's point is missing, and ema says how to run it here
   EXPECT_NE(m.err.find("--resume 1"), std::string::npos) << m.err;
   const auto merged = results + "/merged.db";
   ASSERT_LT(query_int(merged, "SELECT COUNT(*) FROM points"), 8);
@@ -296,8 +299,8 @@ TEST(ClusterHostile, TheMergeJobRunAgainKeepsThePointsAResumeAdded) {
   EXPECT_EQ(query_int(merged, "SELECT COUNT(*) FROM points"), 8);
   EXPECT_EQ(query_int(merged, "SELECT COUNT(DISTINCT ordinal) FROM points"), 8);
   EXPECT_EQ(query_int(merged, "SELECT COUNT(*) FROM experiments WHERE state = 'finished'"), 1);
-  // Task 1 resubmitted after all: its points were measured twice; the merged copies are kept and
-  // the shard's named as left out, nothing lost.
+  // Task 1 resubmitted after all: its point was measured twice; the merged copy is kept and the
+  // shard's named as left out, nothing lost.
   ASSERT_EQ(run_task(results + "/array.sbatch", dir.path(), env(1)).exit_code, 0);
   m = run_task(results + "/merge.sbatch", dir.path(), "");
   EXPECT_EQ(m.exit_code, 0) << m.err;
@@ -411,14 +414,21 @@ TEST(ClusterHostile, StatusNeverHangsOnAPipeNorReadsADeviceWhole) {
 TEST(ClusterHostile, AForgedShardIsRefusedNotTrusted) {
   test::temp_dir dir;
   for (int i : {0, 1}) ASSERT_EQ(ema(shard_run(dir.file("s" + std::to_string(i) + ".db"), std::to_string(i) + "/2")).exit_code, 0);
-  // Extra plan points under the old digest, with its shard naming them (once an out-of-bounds write).
+  // Extra plan points under the old digest, past the plan's size (once an out-of-bounds write).
+  const std::string extra =
+      "UPDATE experiments SET plan_json = json_set(plan_json, '$.points[#]', json_object('ordinal', 8, 'problem', 'search', "
+      "'variant', 'seq', 'n', 99999, 'params', json_object('hit', 'none', 'copies', '1'), 'seed', 1, 'instance', 0), "
+      "'$.points[#]', json_object('ordinal', 9, 'problem', 'search', 'variant', 'omp', 'n', 99999, 'params', json_object('hit', "
+      "'none', 'copies', '1'), 'seed', 1, 'instance', 0)";
+  fs::copy_file(dir.file("s1.db"), dir.file("past.db"));
+  exec_sql(dir.file("past.db"), extra + ")");
+  auto r = ema({"merge", dir.file("m.db"), dir.file("s0.db"), dir.file("past.db"), "-q"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("numbers its points out of order"), std::string::npos) << r.err;
+  // ... and with the plan's size raised to hold them.
   fs::copy_file(dir.file("s1.db"), dir.file("more.db"));
-  exec_sql(dir.file("more.db"),
-           "UPDATE experiments SET plan_json = json_set(plan_json, '$.points[#]', json_object('ordinal', 8, 'problem', 'search', "
-           "'variant', 'seq', 'n', 99999, 'params', json_object('hit', 'none', 'copies', '1'), 'seed', 1, 'instance', 0), "
-           "'$.points[#]', json_object('ordinal', 9, 'problem', 'search', 'variant', 'omp', 'n', 99999, 'params', json_object('hit', "
-           "'none', 'copies', '1'), 'seed', 1, 'instance', 0), '$.shard.ordinals[#]', 9)");
-  auto r = ema({"merge", dir.file("m.db"), dir.file("s0.db"), dir.file("more.db"), "-q"});
+  exec_sql(dir.file("more.db"), extra + ", '$.shard.size', 10)");
+  r = ema({"merge", dir.file("m.db"), dir.file("s0.db"), dir.file("more.db"), "-q"});
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("does not match its digest"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir.file("m.db")));

@@ -67,13 +67,21 @@ TEST(Shard, PartsAreDisjointCompleteAndTheSameOnEveryRun) {
       auto mine = p;
       apply_shard(mine, {i, count});
       EXPECT_FALSE(mine.shard->ordinals.empty()) << "part " << i << " of " << count;
-      EXPECT_EQ(mine.points.size(), p.points.size());  // the whole plan is kept
+      // Only its own points are kept, each with its ordinal and identity in the whole plan.
+      EXPECT_EQ(mine.shard->size, static_cast<int>(p.points.size()));
+      ASSERT_EQ(mine.points.size(), mine.shard->ordinals.size());
+      for (std::size_t k = 0; k < mine.points.size(); ++k) {
+        const auto& pt = mine.points[k];
+        EXPECT_EQ(pt.ordinal, mine.shard->ordinals[k]);
+        const auto& whole = p.points[static_cast<std::size_t>(pt.ordinal)];
+        EXPECT_EQ(std::tie(pt.variant, pt.n, pt.seed), std::tie(whole.variant, whole.n, whole.seed));
+        EXPECT_TRUE(mine.runs(pt));
+      }
       auto again = p;
       apply_shard(again, {i, count});
       EXPECT_EQ(again.shard->ordinals, mine.shard->ordinals);
+      EXPECT_EQ(stored_plan_digest(plan::from_json(mine.to_json())), plan_digest(p));  // the whole plan's
       for (const int o : mine.shard->ordinals) seen.insert(o);
-      for (const auto& pt : mine.points)
-        EXPECT_EQ(mine.runs(pt), std::count(mine.shard->ordinals.begin(), mine.shard->ordinals.end(), pt.ordinal) == 1);
     }
     ASSERT_EQ(seen.size(), p.points.size()) << count << " parts";
     for (int o = 0; o < static_cast<int>(p.points.size()); ++o) EXPECT_EQ(seen.count(o), 1u) << "point " << o;
@@ -195,12 +203,34 @@ TEST(Shard, IsStoredWithThePlanAndCheckedWhenRead) {
   EXPECT_EQ(back.shard->count, 2);
   EXPECT_EQ(back.shard->digest, p.shard->digest);
   EXPECT_EQ(back.shard->ordinals, p.shard->ordinals);
+  EXPECT_EQ(back.shard->size, 6);
   auto j = p.to_json();
+  EXPECT_FALSE(j["shard"].contains("ordinals"));  // its points' ordinals are its own
+  EXPECT_EQ(j["points"].size(), p.shard->ordinals.size());
   j["shard"]["index"] = 2;
   EXPECT_THROW(plan::from_json(j), database_error);
   j = p.to_json();
-  j["shard"]["ordinals"] = {0, 99};
+  j["points"][0]["ordinal"] = 6;  // beyond the whole plan
   EXPECT_THROW(plan::from_json(j), database_error);
+  j = p.to_json();
+  j["points"][1]["ordinal"] = j["points"][0]["ordinal"];  // out of order
+  EXPECT_THROW(plan::from_json(j), database_error);
+  // A point added later (a tie-breaker) is numbered past the whole plan, so no shard's own clash.
+  auto q = plan::from_json(p.to_json());
+  q.add("fault", "ok", 128, q.points.front().params, "tie-breaker");
+  EXPECT_EQ(q.points.back().ordinal, 6);
+  EXPECT_EQ(plan::from_json(q.to_json()).shard->ordinals, p.shard->ordinals);
+  // A shard of the ema before this one stored the whole plan and its ordinals; still read.
+  auto whole = fault_plan("4,16,64");
+  nlohmann::json old = whole.to_json();
+  old["shard"] = {{"index", 1}, {"count", 2}, {"digest", plan_digest(whole)}, {"ordinals", {1, 4}}, {"tracks", 0}, {"basis", "work model"}};
+  const auto read = plan::from_json(old);
+  EXPECT_EQ(read.points.size(), 6u);
+  EXPECT_EQ(read.shard->ordinals, (std::vector<int>{1, 4}));
+  EXPECT_FALSE(read.runs(read.points[0]));
+  EXPECT_TRUE(read.runs(read.points[4]));
+  old["shard"]["ordinals"] = {0, 99};
+  EXPECT_THROW(plan::from_json(old), database_error);
 }
 
 TEST(Shard, ACalibratedPlanSplitsItsTracks) {
