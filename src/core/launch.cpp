@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/params.hpp"
 #include "core/run_context.hpp"
 
 namespace ema {
@@ -18,13 +19,17 @@ std::int64_t check_launch_value(const launch_field& f, std::string_view variant,
   return v;
 }
 
-void run_context::apply_launch(std::span<const launch_field> fields, std::span<int* const> members) {
+void apply_overrides(std::span<const launch_field> fields, std::span<int* const> members, const param_set& params) {
   for (std::size_t i = 0; i < fields.size() && i < members.size(); ++i) {
     const std::string key = std::string(launch_prefix) + fields[i].name;
-    if (auto it = params_.values().find(key); it != params_.values().end())
+    if (auto it = params.values().find(key); it != params.values().end())
       *members[i] = static_cast<int>(check_launch_value(fields[i], "this variant", it->second));
-    note(key, *members[i]);
   }
+}
+
+void run_context::apply_launch(std::span<const launch_field> fields, std::span<int* const> members) {
+  apply_overrides(fields, members, params_);
+  for (std::size_t i = 0; i < fields.size() && i < members.size(); ++i) note(std::string(launch_prefix) + fields[i].name, *members[i]);
 }
 
 }  // namespace ema

@@ -33,8 +33,22 @@ struct launch_field {
 /// The prefix of a launch setting's note and parameter.
 inline constexpr std::string_view launch_prefix = "launch.";
 
+class param_set;
+
 /// An override's value checked against its field: usage_error naming the setting, the variant and
 /// what it must be.
 std::int64_t check_launch_value(const launch_field& f, std::string_view variant, std::string_view value);
+
+/// Sets each member whose field `params` overrides (`launch.<field>=V`, checked against the field).
+void apply_overrides(std::span<const launch_field> fields, std::span<int* const> members, const param_set& params);
+
+/// `s` with the overrides of `params` applied, nothing recorded: how a variant's launch_refuses
+/// (core/problem.hpp) sees the settings a point would run with, before it runs.
+template <class Settings>
+Settings with_overrides(Settings s, const param_set& params) {
+  const auto m = s.members();
+  apply_overrides(Settings::fields, std::span<int* const>(m.data(), m.size()), params);
+  return s;
+}
 
 }  // namespace ema

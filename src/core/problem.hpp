@@ -159,6 +159,11 @@ struct variant_desc {
   /// Its kernels' launch settings (core/launch.hpp): recorded with every point, overridable as
   /// `--param launch.<field>=V`.
   std::span<const launch_field> launch{};
+  /// Why its launch settings, as `params` overrides them (with_overrides, core/launch.hpp), cannot
+  /// run at size n (threads per block past 1024, a tile with no inner cells), or "" when they can.
+  /// Asked for every point when the plan is made, so an impossible override is the command's error
+  /// (exit 2) before anything runs; the variant asks the same function again as it runs.
+  std::string (*launch_refuses)(const param_set& params, std::uint64_t n) = nullptr;
   /// The problem's tuning parameters it reads (param_spec::tuning); empty: none.
   std::span<const char* const> tuning{};
   /// Why the algorithm does not apply to these parameters at size n (a method without pivoting on

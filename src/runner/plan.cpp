@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 #include <map>
 #include <set>
+#include <span>
 
 #include "core/errors.hpp"
 #include "core/registry.hpp"
@@ -231,6 +232,17 @@ plan make_plan(const plan_request& r) {
         throw usage_error(fmt::format("{} {} is larger than the largest size problem {} can represent ({})", what, n, p->name,
                                       p->max_size));
     };
+    // What a variant's launch settings, as overridden, cannot run: the command's error, not a
+    // point's failure (variant_desc::launch_refuses).
+    auto check_launches = [&](std::span<const std::uint64_t> sizes) {
+      for (const auto* v : vs) {
+        if (!v->launch_refuses) continue;
+        for (const auto& set : own[v])
+          for (const auto n : sizes)
+            if (const auto why = v->launch_refuses(set, n); !why.empty())
+              throw usage_error(fmt::format("{} {} at n = {}: {}", p->name, v->name, n, why));
+      }
+    };
     // An input read from a file sets n: it is the one size, and a calibration has nothing to grow.
     const std::uint64_t from_file = p->size_from_input ? p->size_from_input(sets.front()) : 0;
     if (from_file && r.budget)
@@ -242,6 +254,7 @@ plan make_plan(const plan_request& r) {
       const auto largest = p->max_size && r.max_size ? std::min(*r.max_size, p->max_size) : r.max_size.value_or(p->max_size);
       for (const auto& set : sets)
         if (p->validate) p->validate(set, std::span<const std::uint64_t>(&start, 1));
+      check_launches(std::span<const std::uint64_t>(&start, 1));
       for (const auto* v : vs)
         for (const auto& set : own[v]) out.calibrated->tracks.push_back({p->name, v->name, set, start, largest, "", ""});
       continue;
@@ -265,6 +278,7 @@ plan make_plan(const plan_request& r) {
       throw usage_error(fmt::format("the plan's {:.0f} points need about {} to plan and store, more than the {} this process may still "
                                     "use (the machine's available memory, ulimit, control group); run fewer at a time",
                                     total, format_bytes(total * plan_point_bytes), format_bytes(left)));
+    check_launches(sizes);
     // Sizes outermost, then parameter sets, then variants: every variant at one setting side by side.
     for (auto n : sizes)
       for (std::size_t k = 0;; ++k) {

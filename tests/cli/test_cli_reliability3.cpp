@@ -348,5 +348,47 @@ TEST(Reliability3, NoProcessOutlivesEmaHoldingItsDatabase) {
   EXPECT_EQ(r.err.find("being run by another ema process"), std::string::npos) << r.err;
 }
 
+// ---- Item 21: a launch override no point could run with is the command's error (exit 2), found
+// when the plan is made, not a failed point (exit 1) after the sweep started.
+
+TEST(Reliability3, ALaunchOverrideNoPointCanRunWithIsRefusedWhenThePlanIsMade) {
+  test::temp_dir dir;
+  const auto db = dir.file("x.db");
+  struct refused_case {
+    std::vector<std::string> args;
+    const char* says;
+  };
+  const std::vector<refused_case> cases = {
+      {{"sort", "--variants", "merge-cuda", "--param", "launch.block_x=1024", "--param", "launch.block_y=2", "--sizes", "2^10"},
+       "sort merge-cuda at n = 1024: launch.block_x * launch.block_y = 1024 x 2 threads a block; CUDA allows at most 1024"},
+      // One bad combination of two axes is enough.
+      {{"stencil", "--variants", "cuda-naive", "--param", "launch.block_x=64,128", "--param", "launch.block_y=4,16", "--sizes", "64"},
+       "stencil cuda-naive at n = 64: launch.block_x * launch.block_y = 128 x 16"},
+      {{"stencil", "--variants", "cuda-seed", "--param", "launch.tile=8", "--param", "k=4", "--sizes", "64"},
+       "launch.tile = 8 leaves no inner cells for k = 4"},
+      {{"stencil", "--variants", "cuda", "--param", "launch.rows=1", "--sizes", "2^10,2^20"},
+       "stencil cuda at n = 1048576: launch.rows = 1 needs more warps than a launch holds"},
+      // A calibrated sweep: checked at its first size.
+      {{"sort", "--variants", "merge-cuda", "--param", "launch.block_y=1024", "--param", "launch.block_x=2", "--budget", "10"},
+       "launch.block_x * launch.block_y = 2 x 1024"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"run"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    for (const char* more : {"--reps", "1", "--no-energy", "-q", "--db"}) args.emplace_back(more);
+    args.push_back(db);
+    const auto r = ema(args);
+    if (r.err.find("has no variant") != std::string::npos) GTEST_SKIP() << "ema was built without CUDA: " << r.err;
+    EXPECT_EQ(r.exit_code, 2) << c.args[2] << ": " << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(db)) << c.args[2] << ": nothing is stored";
+  }
+  // Overrides every point can run with still plan (and, with no GPU here, record the points skipped).
+  const auto r = ema({"run", "stencil", "--variants", "cuda-naive,cuda-seed", "--param", "launch.block_x=128", "--param", "launch.block_y=8",
+                      "--param", "launch.tile=16", "--param", "k=4", "--sizes", "64", "--reps", "1", "--no-energy", "-q", "--db", db});
+  EXPECT_NE(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(fs::exists(db));
+}
+
 }  // namespace
 }  // namespace ema

@@ -80,7 +80,14 @@ struct tile_launch {  // a launch setting, as a kernel's would be
   static constexpr launch_field fields[] = {{"threads", "threads per block (ema: 256)", 32, 1024, 32}};
   std::array<int*, 1> members() { return {&threads}; }
 };
+// As a kernel's check of its geometry: more threads than the size has work for, past 1024 cells a
+// thread, is refused (variant_desc::launch_refuses).
+std::string launched_refuses(const param_set& p, std::uint64_t n) {
+  const auto threads = with_overrides(tile_launch{}, p).threads;
+  return static_cast<std::uint64_t>(threads) * 1024 < n ? "launch.threads = " + std::to_string(threads) + " is too few for n" : std::string();
+}
 output launched(const input& n, run_context& ctx) {
+  if (const auto why = launched_refuses(ctx.params(), ctx.n()); !why.empty()) throw usage_error(why);
   ctx.launch(tile_launch{});
   return n;
 }
@@ -118,6 +125,6 @@ EMA_VARIANT(fault_throws, ema::fault::kit::variant<&ema::fault::throws>({.name =
 EMA_VARIANT(fault_exit, ema::fault::kit::variant<&ema::fault::silent_exit>({.name = "exit", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "exits without an answer", .provenance = "test"}));
 EMA_VARIANT(fault_flaky, ema::fault::kit::variant<&ema::fault::flaky>({.name = "flaky", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "goes wrong after a few runs", .provenance = "test"}));
 EMA_VARIANT(fault_phases, ema::fault::kit::variant<&ema::fault::phases>({.name = "phases", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "reports a kernel phase and a note", .provenance = "test"}));
-EMA_VARIANT(fault_launched, ema::fault::kit::variant<&ema::fault::launched>({.name = "launched", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "records a launch setting", .provenance = "test", .launch = ema::fault::tile_launch::fields, .tuning = ema::fault::launched_tuning}));
+EMA_VARIANT(fault_launched, ema::fault::kit::variant<&ema::fault::launched>({.name = "launched", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "records a launch setting", .provenance = "test", .launch = ema::fault::tile_launch::fields, .launch_refuses = &ema::fault::launched_refuses, .tuning = ema::fault::launched_tuning}));
 EMA_VARIANT(fault_busy, ema::fault::kit::variant<&ema::fault::busy>({.name = "busy", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "busy for n microseconds", .provenance = "test"}));
 EMA_VARIANT(fault_gpu, ema::fault::kit::variant<&ema::fault::ok>({.name = "gpu", .backend = ema::backend::cuda, .role = ema::variant_role::ours, .description = "needs a CUDA device", .provenance = "test"}));

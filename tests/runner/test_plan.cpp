@@ -111,6 +111,19 @@ TEST(Plan, LaunchOverridesAreCheckedAndGoOnlyToTheVariantsThatDeclareThem) {
   refused({"launch.blocks=4"}, "theirs: launch.threads");
   refused({"launch.threads=64,64"}, "given the value '64' twice");
   refused({"launch.threads=64", "launch.threads=64"}, "given the value '64' twice");
+  // What the variant's own check refuses (variant_desc::launch_refuses), for a size of the plan or a
+  // calibration's first: the command's error, naming the variant and the size.
+  r.sizes = "4,64,40000";
+  refused({"launch.threads=32..64*2"}, "fault launched at n = 40000: launch.threads = 32 is too few for n");
+  r.sizes.reset();
+  r.budget = 10;
+  r.start = 40000;
+  refused({"launch.threads=32"}, "fault launched at n = 40000");
+  r.params = {"launch.threads=64"};
+  EXPECT_EQ(usage_of(r), "");
+  r.budget.reset();
+  r.start.reset();
+  r.sizes = "4";
   r.variants = {"ok"};
   refused({"launch.threads=64"}, "they have none");
 }

@@ -48,6 +48,12 @@ struct traits {
 
 using kit = problem_kit<traits>;
 
+/// The GPU variants keep vertex ids and queue counts in 32 bits beside `unreached`: at most 2^32 - 2
+/// vertices; the one larger size the problem allows is skipped for them (variant_desc::not_applicable).
+inline const char* too_many_vertices(const param_set&, std::uint64_t n) {
+  return n > 0xfffffffeull ? "the GPU variants take at most 2^32 - 2 vertices (32-bit ids beside the unreached mark)" : nullptr;
+}
+
 /// The flow of a CPU variant: the output allocated (untimed), then `search(root, depth, parent)`
 /// for each root in order inside the `kernel` phase, each root's time recorded in the note
 /// `root_ms` (milliseconds, comma-separated, in the roots' order). `parent` is nullptr when

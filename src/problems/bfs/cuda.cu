@@ -311,4 +311,5 @@ EMA_VARIANT(bfs_cuda, ema::bfs::kit::variant<&ema::bfs::run>({
     .description = "ours: direction-optimising on the GPU (load-balanced top-down queue, bottom-up bitmap, GAP's switch), depths and parents",
     .provenance = "Beamer et al. SC 2012, on the GPU as Enterprise (SC 2015) and Gunrock",
     .tuning = ema::bfs::local_edges_tuning,
+    .not_applicable = &ema::bfs::too_many_vertices,
 }));

@@ -99,4 +99,5 @@ EMA_VARIANT(bfs_cuda_seed, ema::bfs::kit::variant<&ema::bfs::run>({
     .role = ema::variant_role::source,
     .description = "Algorithm 7 as written: a queue, atomicMin claims, an atomic counter for the next queue, a host loop per level",
     .provenance = "Algorithm 7 of 004_96c7929830a11cf7.txt",
+    .not_applicable = &ema::bfs::too_many_vertices,
 }));

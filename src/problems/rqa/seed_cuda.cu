@@ -69,6 +69,12 @@ __global__ void microstates(plot p, std::size_t Q, std::size_t span, std::size_t
   }
 }
 
+/// Besides microstates_fit: a thread per column of a microstate, so Q <= 1024 (a block's threads).
+const char* microstates_fit_a_block(const param_set& p, std::uint64_t n) {
+  if (p.integer("Q") > 1024) return "seed-cuda takes Q <= 1024 (a thread per column of a microstate, in one block)";
+  return microstates_fit(p, n);
+}
+
 output seed_cuda(const input& in, run_context& ctx) {
   require_microstates(in);
   const std::size_t Q = in.s.q, S = in.s.samples, span = Q + (in.s.m - 1) * in.s.tau;
@@ -131,5 +137,5 @@ EMA_VARIANT(rqa_seed_cuda, ema::rqa::kit::variant<&ema::rqa::seed_cuda>({
     .role = ema::variant_role::source,
     .description = "the source's kernel: a block per Q x Q microstate in shared memory, LAM averaged",
     .provenance = "section 1 (steps 1-5) and equation 1 of 000_d2722dce0c10bad2.txt",
-    .not_applicable = &ema::rqa::microstates_fit,
+    .not_applicable = &ema::rqa::microstates_fit_a_block,
 }));

@@ -14,6 +14,7 @@
 // Where it degrades: at width w only size / w threads have work, so the last passes run on a handful
 // of threads: the last one merges all n keys on one thread (Θ(n) steps on one core).
 #include <array>
+#include <string>
 #include <utility>
 
 #include "core/errors.hpp"
@@ -33,6 +34,14 @@ struct merge_launch {
   };
   std::array<int*, 4> members() { return {&block_x, &block_y, &grid_x, &grid_y}; }
 };
+
+/// Why the settings cannot launch: more threads a block than CUDA allows (variant_desc::launch_refuses).
+std::string launch_refuses(const param_set& params, std::uint64_t) {
+  const auto l = with_overrides(merge_launch{}, params);
+  return l.block_x * l.block_y > 1024 ? "launch.block_x * launch.block_y = " + std::to_string(l.block_x) + " x " + std::to_string(l.block_y) +
+                                            " threads a block; CUDA allows at most 1024"
+                                      : std::string();
+}
 
 /// Insertion_Sort(source, dest, inicio, meio, fim): the merge of source[inicio, meio) and
 /// source[meio, fim) into dest[inicio, fim), the left key first on a tie.
@@ -62,8 +71,8 @@ __global__ void merge_width(const K* source, K* dest, std::size_t size, std::siz
 template <class K>
 struct algorithm_5 {
   static output run(const input& in, run_context& ctx) {
+    if (const auto why = launch_refuses(ctx.params(), ctx.n()); !why.empty()) throw usage_error("merge-cuda: " + why);
     auto l = ctx.launch(merge_launch{});
-    if (l.block_x * l.block_y > 1024) throw usage_error("merge-cuda: launch.block_x * launch.block_y must be at most 1024");
     const dim3 threads(static_cast<unsigned>(l.block_x), static_cast<unsigned>(l.block_y));
     const dim3 blocks(static_cast<unsigned>(l.grid_x), static_cast<unsigned>(l.grid_y));
     const std::size_t n_threads = static_cast<std::size_t>(l.block_x) * l.block_y * l.grid_x * l.grid_y;
@@ -102,4 +111,5 @@ EMA_VARIANT(sort_merge_cuda, ema::sort::kit::variant<&ema::sort::run>({
     .description = "Algorithm 5: bottom-up mergesort, the width doubled on the host, each thread merging its runs, unified memory",
     .provenance = "Algorithm 5 of 004_96c7929830a11cf7.txt",
     .launch = ema::sort::merge_launch::fields,
+    .launch_refuses = &ema::sort::launch_refuses,
 }));

@@ -213,6 +213,31 @@ int default_k() {
   return sizeof(T) == 4 ? 16 : 8;
 }
 
+/// Warps one pass launches at size n, k steps a load, rows a segment: strips times segments.
+template <class T>
+long long warps_of_pass(std::uint64_t n, int k, int rows) {
+  const auto inner = static_cast<std::uint64_t>(shape_of<T>(k).inner), r = static_cast<std::uint64_t>(rows);
+  return static_cast<long long>(((n + inner - 1) / inner) * ((n + r - 1) / r));
+}
+
+/// An overridden launch.rows too short for n: more warps than one launch holds
+/// (variant_desc::launch_refuses). ema's own rows grow with n and never are.
+template <class T>
+std::string rows_refuse(const param_set& p, std::uint64_t n) {
+  const auto s = settings::of(p);
+  const int k = steps_per_load(s, default_k<T>()), rest = static_cast<int>(s.steps % static_cast<std::uint64_t>(k));
+  const int rows = with_overrides(streamed_launch{}, p).rows;
+  for (const int kk : {k, rest})
+    if (kk > 0 && warps_of_pass<T>(n, kk, rows) > (1LL << 31) - 1)
+      return "launch.rows = " + std::to_string(rows) + " needs more warps than a launch holds at this size; give a larger launch.rows";
+  return {};
+}
+
+std::string launch_refuses(const param_set& p, std::uint64_t n) {
+  if (!p.values().count("launch.rows")) return {};
+  return settings::of(p).f64 ? rows_refuse<double>(p, n) : rows_refuse<float>(p, n);
+}
+
 template <class T>
 struct register_pipeline {
   static output run(const input& in, run_context& ctx) {
@@ -236,9 +261,9 @@ struct register_pipeline {
     return run_on_device<T>(in, ctx, [&](cuda::session& gpu, device_grids<T>& g) {
       for (std::uint64_t done = 0; done < in.s.steps;) {
         const int kk = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(k), in.s.steps - done));
-        const int pass_strips = (n + shape_of<T>(kk).inner - 1) / shape_of<T>(kk).inner, segments = (n + l.rows - 1) / l.rows;
-        if (static_cast<long>(pass_strips) * segments > (1L << 31) - 1)
+        if (warps_of_pass<T>(in.n, kk, l.rows) > (1LL << 31) - 1)
           throw usage_error("cuda: n = " + std::to_string(n) + " needs more warps than a launch holds; use a larger launch.rows");
+        const int pass_strips = (n + shape_of<T>(kk).inner - 1) / shape_of<T>(kk).inner, segments = (n + l.rows - 1) / l.rows;
         with_k(kk, fixed, [&]<int K, bool Fixed>() { launch_pass<T, K, Fixed>(g, c, pass_strips, segments, l.rows, gpu.stream()); });
         g.swap();
         done += static_cast<std::uint64_t>(kk);
@@ -259,5 +284,6 @@ EMA_VARIANT(stencil_cuda, ema::stencil::kit::variant<&ema::stencil::run>({
     .description = "temporal blocking: k steps per pass streamed through registers, a warp per strip, shuffles between lanes",
     .provenance = "ours (after AN5D and EBISU; section III of 002_345fe0ce529d39b6.txt)",
     .launch = ema::stencil::streamed_launch::fields,
+    .launch_refuses = &ema::stencil::launch_refuses,
     .tuning = ema::stencil::k_tuning,
 }));

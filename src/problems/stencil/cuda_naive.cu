@@ -6,6 +6,7 @@
 // copy roofline: each cell update costs about one read and one write of device memory, 2 sizeof(T) bytes.
 #include <algorithm>
 #include <array>
+#include <string>
 #include <type_traits>
 
 #include "core/errors.hpp"
@@ -61,6 +62,14 @@ __device__ __forceinline__ void update(const T* __restrict__ src, T* __restrict_
   }
 }
 
+/// Why the settings cannot launch: more threads a block than CUDA allows (variant_desc::launch_refuses).
+std::string launch_refuses(const param_set& params, std::uint64_t) {
+  const auto l = with_overrides(naive_launch{}, params);
+  return l.block_x * l.block_y > 1024 ? "launch.block_x * launch.block_y = " + std::to_string(l.block_x) + " x " + std::to_string(l.block_y) +
+                                            " threads a block; CUDA allows at most 1024"
+                                      : std::string();
+}
+
 /// Rows a thread updates, one after the other in the same column: independent loads in flight.
 constexpr int rows_per_thread = 2;
 
@@ -79,8 +88,8 @@ __global__ void step(const T* __restrict__ src, T* __restrict__ dst, int n, std:
 template <class T>
 struct one_launch_per_step {
   static output run(const input& in, run_context& ctx) {
+    if (const auto why = launch_refuses(ctx.params(), ctx.n()); !why.empty()) throw usage_error("cuda-naive: " + why);
     auto l = ctx.launch(naive_launch{});
-    if (l.block_x * l.block_y > 1024) throw usage_error("cuda-naive: launch.block_x * launch.block_y must be at most 1024");
     const auto c = in.s.weights<T>();
     const bool fixed = in.s.boundary == boundary_kind::fixed;
     return run_on_device<T>(in, ctx, [&](cuda::session& gpu, device_grids<T>& g) {
@@ -110,4 +119,5 @@ EMA_VARIANT(stencil_cuda_naive, ema::stencil::kit::variant<&ema::stencil::run>({
     .description = "one launch per step, a thread per 16 bytes of cells, neighbours through the caches",
     .provenance = "ours (the plain CUDA form of section II of 002_345fe0ce529d39b6.txt)",
     .launch = ema::stencil::naive_launch::fields,
+    .launch_refuses = &ema::stencil::launch_refuses,
 }));

@@ -72,6 +72,17 @@ const char* k_too_large(const param_set& p, std::uint64_t) {
                        : nullptr;
 }
 
+/// An overridden tile that leaves no inner cells for k: the command's error, since it is the user's
+/// setting (variant_desc::launch_refuses); with ema's tile the point is skipped (k_too_large).
+std::string launch_refuses(const param_set& p, std::uint64_t n) {
+  if (!p.values().count("launch.tile")) return {};
+  const auto tile = with_overrides(seed_launch{}, p).tile;
+  return k_too_large(p, n) ? "launch.tile = " + std::to_string(tile) + " leaves no inner cells for k = " +
+                                 std::to_string(static_cast<int>(p.integer("k")) > 0 ? static_cast<int>(p.integer("k")) : default_k) +
+                                 " steps a load (overlapped tiles need k < tile / 2)"
+                           : std::string();
+}
+
 template <class T>
 struct code_1 {
   static output run(const input& in, run_context& ctx) {
@@ -110,6 +121,7 @@ EMA_VARIANT(stencil_cuda_seed, ema::stencil::kit::variant<&ema::stencil::run>({
     .description = "Code 1: a tile per block in shared memory, k steps there, a launch every k steps (overlapped tiles)",
     .provenance = "Code 1 of 002_345fe0ce529d39b6.txt",
     .launch = ema::stencil::seed_launch::fields,
+    .launch_refuses = &ema::stencil::launch_refuses,
     .tuning = ema::stencil::k_tuning,
     .not_applicable = &ema::stencil::k_too_large,
 }));
