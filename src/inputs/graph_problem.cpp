@@ -103,13 +103,14 @@ void validate(const param_set& p, std::span<const std::uint64_t> sizes, const ch
     {
       // Building holds the generated edges (12 bytes each) and the rows they become (at least 8
       // more), and every vertex its offset and its degree count (16 bytes): a graph far past the
-      // machine's memory, generated or declared by a file's header, is refused here, not left to the
-      // OOM killer.
+      // memory this process may still use (the machine's available memory, ulimit, control group),
+      // generated or declared by a file's header, is refused here, not left to the OOM killer.
       const double edges = from_file ? 0 : static_cast<double>(n) * (s.kind == graph_kind::grid ? 2 : s.degree);
-      const double need = 20 * edges + 16 * (static_cast<double>(n) + 1), have = static_cast<double>(total_memory_bytes());
+      const double need = 20 * edges + 16 * (static_cast<double>(n) + 1), have = static_cast<double>(memory_this_process_may_add());
       if (have > 0 && need > have)
-        throw usage_error(fmt::format("{}: n = {} would need about {} to build its graph; this machine has {}", from_file ? s.input : problem,
-                                      n, format_bytes(need), format_bytes(have)));
+        throw usage_error(fmt::format("{}: n = {} would need about {} to build its graph, more than the {} this process may still use "
+                                      "(the machine's available memory, ulimit, control group)",
+                                      from_file ? s.input : problem, n, format_bytes(need), format_bytes(have)));
     }
     if (!from_file && s.kind == graph_kind::kron && (n & (n - 1)))
       throw usage_error(fmt::format("{}: graph=kron needs n a power of two (n = 2^scale vertices), not {}", problem, n));
