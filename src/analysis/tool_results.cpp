@@ -341,14 +341,25 @@ tool_results read_nvbench(const json& doc, const std::string& file, const std::s
 
 // ---- hyperfine -------------------------------------------------------------------------------
 
-/// `command` with each whole-word occurrence of `value` replaced by "{name}".
-std::string templated(std::string command, const std::string& value, const std::string& name) {
+/// How a parameter's value is found in a command to make its template: as a whole word ("-n 1024"),
+/// or, for a number, anywhere no digit continues it ("nums_1024.txt", "input-1024.bin").
+enum class value_bounds { word, number };
+
+/// `command` with each occurrence of `value` bounded as `bounds` says replaced by "{name}".
+std::string templated(std::string command, const std::string& value, const std::string& name, value_bounds bounds) {
   if (value.empty()) return command;
   auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_'; };
+  auto digit = [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; };
+  const bool numeric = value.find_first_not_of("0123456789.") == std::string::npos;
+  if (bounds == value_bounds::number && !numeric) return command;
   const auto mark = "{" + name + "}";
   for (std::size_t at = command.find(value); at != std::string::npos; at = command.find(value, at)) {
-    const bool left = at == 0 || !word(command[at - 1]);
-    const bool right = at + value.size() == command.size() || !word(command[at + value.size()]);
+    const std::size_t end = at + value.size();
+    bool left = at == 0 || !word(command[at - 1]), right = end == command.size() || !word(command[end]);
+    if (bounds == value_bounds::number) {  // no digit, nor a decimal point between digits, on either side
+      left = at == 0 || !(digit(command[at - 1]) || (command[at - 1] == '.' && at >= 2 && digit(command[at - 2])));
+      right = end == command.size() || !(digit(command[end]) || (command[end] == '.' && end + 1 < command.size() && digit(command[end + 1])));
+    }
     if (left && right) {
       command.replace(at, value.size(), mark);
       at += mark.size();
@@ -365,11 +376,19 @@ tool_results read_hyperfine(const json& doc, const std::string& file, const std:
   r.metric = metric.empty() || metric == "total" ? "time" : metric;
   if (r.metric != "time" && r.metric != "user" && r.metric != "system")
     bad(fmt::format("hyperfine's results have time, user and system, not '{}'", metric));
-  collector c;
+  struct entry {
+    std::string command, axis, where;
+    std::map<std::string, std::string> params;  ///< every parameter, n's included
+    double n = 0;
+    std::vector<double> samples;
+  };
+  std::vector<entry> entries;
   bool means_only = false;
   for (std::size_t i = 0; i < doc["results"].size(); ++i) {
     const auto& e = doc["results"][i];
-    const auto where = fmt::format("{}: results[{}]", file, i);
+    entry x;
+    x.where = fmt::format("{}: results[{}]", file, i);
+    const auto& where = x.where;
     if (!e.is_object()) bad(fmt::format("{} is not an object", where));
     const auto command = e.value("command", std::string());
     std::map<std::string, std::string> params;
@@ -391,19 +410,43 @@ tool_results read_hyperfine(const json& doc, const std::string& file, const std:
     }
     auto it = params.find(axis);
     if (it == params.end()) bad(fmt::format("{}: '{}' has no parameter '{}'", where, command, axis));
-    const double n = size_of(json(it->second), where);
-    std::string label = command;
-    for (const auto& [k, v] : params) label = templated(label, v, k);
-    params.erase(it);
-    auto& p = c.at(label, params, axis, n);
+    x.n = size_of(json(it->second), where);
+    x.command = command;
+    x.axis = axis;
+    x.params = std::move(params);
     if (r.metric == "time" && e.contains("times") && e["times"].is_array() && !e["times"].empty()) {
-      for (const auto& t : e["times"]) p.samples.push_back(seconds_of(t, 1, where));
+      for (const auto& t : e["times"]) x.samples.push_back(seconds_of(t, 1, where));
     } else {
       const auto key = r.metric == "time" ? std::string(e.contains("median") ? "median" : "mean") : r.metric;
       if (!e.contains(key)) bad(fmt::format("{} has no {}", where, key));
-      p.samples.push_back(seconds_of(e[key], 1, where));
+      x.samples.push_back(seconds_of(e[key], 1, where));
       means_only = true;
     }
+    entries.push_back(std::move(x));
+  }
+  // A command's series is its template: each parameter's value replaced by its name. A value is
+  // found as a whole word ("-n 1024") or, a number, inside a word ("nums_1024.txt"); each command
+  // takes the template more of the results share (the whole word on a tie), so every size of
+  // `sort -n nums_{n}.txt` is one series and `./prog2 {n}` keeps its 2.
+  auto key_of = [](const entry& x, value_bounds bounds) {
+    std::string key = x.command;
+    for (const auto& [k, v] : x.params) key = templated(key, v, k, bounds);
+    std::string label = key;
+    for (const auto& [k, v] : x.params)
+      if (k != x.axis) key += "\x1f" + k + "=" + v;
+    return std::make_pair(std::move(label), std::move(key));
+  };
+  std::map<std::string, int> sharing[2];
+  for (const auto& x : entries)
+    for (const auto b : {value_bounds::word, value_bounds::number}) ++sharing[static_cast<int>(b)][key_of(x, b).second];
+  collector c;
+  for (auto& x : entries) {
+    const auto word = key_of(x, value_bounds::word), number = key_of(x, value_bounds::number);
+    const bool inside = sharing[1][number.second] > sharing[0][word.second];
+    auto params = x.params;
+    params.erase(x.axis);
+    auto& p = c.at(inside ? number.first : word.first, params, x.axis, x.n);
+    for (const double v : x.samples) p.samples.push_back(v);
   }
   if (means_only) r.notes.push_back(fmt::format("hyperfine keeps only the mean of {}: one value per point", r.metric));
   r.series = c.take();

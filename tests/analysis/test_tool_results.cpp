@@ -2,6 +2,8 @@
 // each tool's documented JSON schema (tests/analysis/tools/): Google Benchmark's
 // --benchmark_format=json, nvbench's --json (file version 1) and hyperfine's --export-json.
 #include <algorithm>
+#include <fmt/format.h>
+#include <set>
 #include <gtest/gtest.h>
 #include <string>
 
@@ -159,6 +161,29 @@ TEST(Hyperfine, TheParameterIsNAndTheCommandATemplate) {
   const auto user = fit::read_tool_results(result_tool::hyperfine, file("hyperfine.json"), "n", "user");
   EXPECT_EQ(user.series[0].points[0].samples.size(), 1u);
   EXPECT_TRUE(mentions(user.notes, "only the mean of user"));
+}
+
+TEST(Hyperfine, ANumberInsideAWordIsTheScannedParameter) {
+  // `hyperfine -P n 1 3 'sort -n nums_{n}000.txt'` and `-L n 8,16,32 'gzip -k input-{n}.bin'`: the
+  // value inside a file name is n, and each command is one series, not one per size.
+  std::string doc = R"({"results":[)";
+  for (const char* n : {"1", "2", "3"})
+    doc += fmt::format(R"({{"command":"sort -n nums_{0}000.txt","times":[0.{0}],"parameters":{{"n":"{0}"}}}},)", n);
+  for (const char* n : {"8", "16", "32"})
+    doc += fmt::format(R"({{"command":"gzip -k input-{0}.bin -c","times":[0.{0}],"parameters":{{"n":"{0}"}}}},)", n);
+  // A number that only contains the value (prog2 at n = 2) stays as it is: the whole word wins.
+  for (const char* n : {"2", "3", "4"})
+    doc += fmt::format(R"({{"command":"./prog2 {0}","times":[0.{0}],"parameters":{{"n":"{0}"}}}},)", n);
+  doc.back() = ']';
+  doc += "}";
+  const auto r = parse(result_tool::hyperfine, doc.c_str());
+  ASSERT_EQ(r.series.size(), 3u);
+  std::set<std::string> names;
+  for (const auto& s : r.series) {
+    names.insert(s.benchmark);
+    EXPECT_EQ(s.points.size(), 3u) << s.benchmark;
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"sort -n nums_{n}000.txt", "gzip -k input-{n}.bin -c", "./prog2 {n}"}));
 }
 
 TEST(Hyperfine, WithoutAParameterScanThereIsNoN) {
