@@ -164,11 +164,11 @@ TEST(Hyperfine, TheParameterIsNAndTheCommandATemplate) {
 }
 
 TEST(Hyperfine, ANumberInsideAWordIsTheScannedParameter) {
-  // `hyperfine -P n 1 3 'sort -n nums_{n}000.txt'` and `-L n 8,16,32 'gzip -k input-{n}.bin'`: the
+  // `hyperfine -P n 1000 3000 -D 1000 'sort -n nums_{n}.txt'` and `-L n 8,16,32 'gzip -k input-{n}.bin'`: the
   // value inside a file name is n, and each command is one series, not one per size.
   std::string doc = R"({"results":[)";
-  for (const char* n : {"1", "2", "3"})
-    doc += fmt::format(R"({{"command":"sort -n nums_{0}000.txt","times":[0.{0}],"parameters":{{"n":"{0}"}}}},)", n);
+  for (const char* n : {"1000", "2000", "3000"})
+    doc += fmt::format(R"({{"command":"sort -n nums_{0}.txt","times":[0.{0}],"parameters":{{"n":"{0}"}}}},)", n);
   for (const char* n : {"8", "16", "32"})
     doc += fmt::format(R"({{"command":"gzip -k input-{0}.bin -c","times":[0.{0}],"parameters":{{"n":"{0}"}}}},)", n);
   // A number that only contains the value (prog2 at n = 2) stays as it is: the whole word wins.
@@ -183,7 +183,7 @@ TEST(Hyperfine, ANumberInsideAWordIsTheScannedParameter) {
     names.insert(s.benchmark);
     EXPECT_EQ(s.points.size(), 3u) << s.benchmark;
   }
-  EXPECT_EQ(names, (std::set<std::string>{"sort -n nums_{n}000.txt", "gzip -k input-{n}.bin -c", "./prog2 {n}"}));
+  EXPECT_EQ(names, (std::set<std::string>{"sort -n nums_{n}.txt", "gzip -k input-{n}.bin -c", "./prog2 {n}"}));
 }
 
 TEST(Hyperfine, WithoutAParameterScanThereIsNoN) {
