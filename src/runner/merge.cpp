@@ -104,6 +104,7 @@ int whole_size_of(const plan& p) {
 struct plan_union {
   plan merged;
   bool started = false;
+  std::string digest, first;       ///< the plan's, and the input that gave it
   int size = 0;                    ///< the whole plan's points
   std::map<int, plan_point> base;  ///< by ordinal
   std::vector<plan_point> later;
@@ -118,8 +119,6 @@ struct plan_union {
       if (identity_of(merged.points[static_cast<std::size_t>(it->second)]) == identity_of(pt)) return it->second;
     return std::nullopt;
   }
-
-  std::string digest, first;  ///< the plan's, and the input that gave it
 
   void add(const plan& p, const std::string& from, const std::string& plan_digest) {
     if (started && plan_digest != digest)
@@ -166,7 +165,7 @@ struct plan_union {
         if (tracks_seen.insert({t.problem, t.variant, t.params.canonical_json()}).second) merged.calibrated->tracks.push_back(t);
   }
 
-  /// Lays out merged.points; the size is recorded where a gap leaves the plan stored in part.
+  /// Lays out merged.points: the plan's own points by ordinal, those added later after them.
   void finish() {
     merged.points.reserve(base.size() + later.size());
     for (auto& [ordinal, pt] : base) merged.points.push_back(std::move(pt));
