@@ -51,6 +51,13 @@ bool simpler(const equation& a, const equation& b, best_rule rule) {
 
 }  // namespace
 
+bool coarse(const equation& e) {
+  if (e.form.free_a1 || e.form.free_a5) return false;
+  if (e.form.exp_term) return e.form.a3 == 1 && e.form.a4 == 0 && e.a1 == 0 && e.a5 == 0;
+  constexpr std::pair<double, double> classes[] = {{0, 0}, {0, 1}, {0.5, 0}, {1, 0}, {1, 1}, {2, 0}, {2, 1}, {3, 0}, {4, 0}};
+  return std::any_of(std::begin(classes), std::end(classes), [&](const auto& c) { return e.a1 == c.first && e.a5 == c.second; });
+}
+
 double max_relative_difference(const equation& e, const equation& reference, const std::vector<double>& sizes) {
   double worst = 0;
   for (double n : sizes) worst = std::max(worst, relative_difference(e, reference, n));
@@ -80,6 +87,17 @@ equation_groups select_groups(std::vector<equation> candidates, const std::vecto
       g.distinguishable.push_back(std::move(t));
     else
       g.non_distinguishable.push_back(std::move(t));
+  }
+  // From coarse to fine: a finer class (a fractional power, a log factor past n² log n, a free
+  // exponent) is the answer only where it cuts the error several-fold; a bend of a real machine
+  // (a cache level, a launch-bound start) otherwise picks one of them for a class.
+  if (o.rule == best_rule::parsimony) {
+    const auto first = std::find_if(candidates.begin(), candidates.end(), [](const equation& e) { return coarse(e); });
+    if (first != candidates.end() && !coarse(g.best) && first->mse <= o.fine_gain * g.min_error.mse) {
+      g.best = *first;
+      for (const auto& e : candidates)
+        if (coarse(e) && max_relative_difference(e, *first, sizes) < o.threshold && simpler(e, g.best, o.rule)) g.best = e;
+    }
   }
   return g;
 }

@@ -44,6 +44,9 @@ enum class best_rule { parsimony, ema };
 struct group_options {
   double threshold = 0.05;
   best_rule rule = best_rule::parsimony;
+  /// With best_rule::parsimony, classes are chosen from coarse to fine (issue 29): the best equation
+  /// is a coarse class's (coarse()) unless a finer one cuts the mean squared error this many times.
+  double fine_gain = 4;
   double budget = 300;  ///< seconds a tie-breaker point may take to be feasible
   /// Predicted seconds to run a point at n; by default the minimum-error equation read as seconds.
   std::function<double(double)> cost;
@@ -52,6 +55,10 @@ struct group_options {
 /// Sorts `candidates` into the groups. `sizes` are the measured sizes the equivalence is judged at.
 /// Throws std::invalid_argument when there is no candidate.
 equation_groups select_groups(std::vector<equation> candidates, const std::vector<double>& sizes, const group_options& options);
+
+/// Whether `e` is of a class a reader names first: 1, log n, √n, n, n log n, n², n² log n, n³, n⁴
+/// or bⁿ, with no free exponent.
+bool coarse(const equation& e);
 
 /// The largest relative difference of `e` from `reference` over `sizes`.
 double max_relative_difference(const equation& e, const equation& reference, const std::vector<double>& sizes);
