@@ -181,7 +181,7 @@ TEST(FitRealData, FirmVerdictsNameTheTrueClassAndTheRatesArePrinted) {
   table += row("all", all);
   std::printf("%s\n%s", listing.c_str(), table.c_str());
   EXPECT_EQ(all.firm_wrong, 0) << fmt::format("{}", fmt::join(wrong, "\n"));
-  EXPECT_GE(all.series, 120);
+  EXPECT_GE(all.series, 150);
 }
 
 }  // namespace
