@@ -26,8 +26,28 @@ equation_groups fit_groups(const series& d, const analysis_options& o) {
   return select_groups(fit_family(d, o.family), d.sizes(), o.groups);
 }
 
+/// The smallest size of the quiet stretch at the top of `d` (see core), 0 when that is all of it.
+double quiet_top(const series& d) {
+  const auto sizes = d.sizes();
+  const std::size_t m = sizes.size();
+  if (m < 9) return 0;
+  std::vector<std::pair<std::size_t, double>> stretches;  // first index, scatter
+  double quietest = INFINITY;
+  for (std::size_t i = 0; i + 6 <= m; ++i) {
+    if (sizes.back() / sizes[i] < 8) break;
+    const double s = between_size_noise(d.within(sizes[i], INFINITY));
+    if (!std::isfinite(s)) continue;
+    stretches.emplace_back(i, s);
+    quietest = std::min(quietest, s);
+  }
+  for (const auto& [i, s] : stretches)
+    if (s <= std::max(1.5 * quietest, quietest + 0.005)) return i ? sizes[i] : 0;
+  return 0;
+}
+
 struct core_result {
   equation_groups g;
+  std::optional<class_set> classes;
   std::optional<knee_report> knee;
   series regime;
   std::vector<breakpoint> breakpoints;
@@ -58,7 +78,26 @@ core_result core(const series& d, const analysis_options& o) {
   }
   if (r.from > 0 && r.label.empty() && k) r.label = fmt::format("above the knee at n ≈ {:.3g}", k->n);
   r.regime = r.from > 0 ? d.within(r.from, INFINITY) : d;
+  // The quiet regime at the top: a cost that steps up at a cache's edge, or bends out of a
+  // launch-bound start, scatters about any one class across the step; past the last one it does
+  // not. Of the stretches that end at the largest size and hold six sizes over a factor of 8, the
+  // longest whose scatter between neighbouring sizes is within 1.5 times the quietest one's.
+  if (const auto cut = quiet_top(r.regime); cut > 0 && cut > r.from) {
+    r.from = cut;
+    r.regime = d.within(cut, INFINITY);
+    r.label = fmt::format("the quiet stretch at the top: n ≥ {}", format_size(cut));
+  }
   r.g = fit_groups(r.regime, o);
+  if (o.groups.rule == best_rule::parsimony) {
+    std::vector<double> rn, ry;
+    for (std::size_t i = 0; i < r.regime.size(); ++i) rn.push_back(r.regime.n[i]), ry.push_back(r.regime.y[i]);
+    const double reps = replicate_noise(rn, ry);
+    const double noise = std::isfinite(o.noise) && std::isfinite(reps) ? std::max(o.noise, reps) : std::isfinite(o.noise) ? o.noise : reps;
+    r.classes = weigh_classes(r.regime, noise, {.fine_gain = o.groups.fine_gain});
+    // An exponential the family found is judged by the old rules; a polynomial answer is the set's.
+    if (r.classes && !r.g.best.theta().exp_base) r.g.best = r.classes->answer().eq;
+    else r.classes.reset();
+  }
   if (k) {
     knee_report kr{*k, {}, r.g.best.theta()};
     // Below the knee the metric is flat or grows slowly (|slope| <= 0.5): its class is one of the
@@ -94,6 +133,7 @@ analysis analyze(const series& data, const analysis_options& o) {
   a.data = data;
   auto r = core(data, o);
   a.groups = std::move(r.g);
+  a.classes = std::move(r.classes);
   a.knee = std::move(r.knee);
   a.breakpoints = std::move(r.breakpoints);
   a.regime_from = r.from;
@@ -133,6 +173,25 @@ nlohmann::json to_json(const analysis& a) {
   j["candidates"] = g.candidates;
   j["best"] = g.best.to_json();
   j["verdict"] = a.verdict.to_json();
+  if (const auto& cs = a.classes) {
+    auto finite = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
+    nlohmann::json table = nlohmann::json::array(), rivals = nlohmann::json::array();
+    for (std::size_t k = 0; k < cs->classes.size(); ++k) {
+      const auto& c = cs->classes[k];
+      table.push_back({{"theta", c.cls.to_json()}, {"formula", c.eq.formula()}, {"held_out_mse", finite(c.cv)},
+                       {"evidence", finite(c.evidence)}, {"coarse", c.coarse}, {"excluded", c.excluded},
+                       {"settle", c.settle ? nlohmann::json(*c.settle) : nlohmann::json(nullptr)}});
+      auto& steps = table.back()["steps"] = nlohmann::json::array();
+      for (const auto& st : c.steps) steps.push_back({{"n", st.n}, {"factor", st.factor}});
+    }
+    for (auto k : cs->rivals) rivals.push_back(cs->classes[k].cls.to_json());
+    j["classes"] = {{"answer", cs->answer().cls.to_json()}, {"firm", cs->firm()}, {"not_excluded", rivals},
+                    {"noise", finite(cs->noise)}, {"between_sizes", finite(cs->between)}, {"replicates", finite(cs->replicates)},
+                    {"bend", finite(cs->bend)}, {"bend_se", finite(cs->bend_se)}, {"stepped", cs->stepped},
+                    {"candidates", table}};
+  } else {
+    j["classes"] = nullptr;
+  }
   j["min_error"] = g.min_error.to_json();
   j["equivalent"] = nlohmann::json::array();
   for (const auto& e : g.equivalent) j["equivalent"].push_back(e.to_json());

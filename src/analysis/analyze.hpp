@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/class_set.hpp"
 #include "analysis/fit.hpp"
 #include "analysis/groups.hpp"
 #include "analysis/knee.hpp"
@@ -59,6 +60,9 @@ struct knee_report {
 struct analysis {
   series data;
   equation_groups groups;  ///< of the regime above the knee when there is one
+  /// The classes the fitted regime cannot tell apart (class_set.hpp); with the default rule its
+  /// answer is groups.best, unless an exponential wins there. Absent with fewer than 4 sizes.
+  std::optional<class_set> classes;
   std::optional<knee_report> knee;
   /// The log-log curve's breakpoints, ascending, named where they match a cache (regimes.hpp).
   std::vector<breakpoint> breakpoints;

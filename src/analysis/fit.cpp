@@ -201,6 +201,12 @@ equation exponential_start(const series& d, const shape& s) {
   return e;
 }
 
+bool better(const std::optional<equation>& a, const std::optional<equation>& b) {
+  return a && (!b || a->mse < b->mse);
+}
+
+}  // namespace
+
 // With a constant, the growing term must carry at least 5% of the value at three sizes or more:
 // a term that only shows at the largest size or two fits that point's noise, not a growth. And
 // the constant must carry at least 1% of the value somewhere, else it is the shape without it.
@@ -214,12 +220,6 @@ bool identified(const equation& e, const std::vector<double>& sizes) {
   const double first = std::exp(e.log_term(sizes.front()));
   return carrying >= 3 && e.c >= 0.01 * (first + e.c);
 }
-
-bool better(const std::optional<equation>& a, const std::optional<equation>& b) {
-  return a && (!b || a->mse < b->mse);
-}
-
-}  // namespace
 
 std::vector<double> series::sizes() const {
   std::vector<double> s = n;

@@ -45,6 +45,11 @@ void score(equation& e, const series& data);
 /// the shape cannot describe the data (a0 would not be positive, or the fit diverged).
 std::optional<equation> fit_shape(const series& data, const equation& start);
 
+/// With a constant, whether the growing term carries at least 5% of the value at three of `sizes`
+/// or more and c at least 1% at the smallest: otherwise the fit describes one point's noise, or
+/// is the shape without c.
+bool identified(const equation& e, const std::vector<double>& sizes);
+
 struct family_options {
   double max_n_exponent = 4;    ///< the lattice of n's exponent: 0, 0.5, ..., this
   double max_log_exponent = 3;  ///< the lattice of log n's exponent: 0, 0.5, ..., this

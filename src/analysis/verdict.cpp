@@ -97,6 +97,9 @@ verdict judge(const analysis& a, double noise) {
   v.noise = std::isfinite(noise) && std::isfinite(replicates) ? std::max(noise, replicates)
             : std::isfinite(noise)                            ? noise
                                                               : replicates;
+  // With the class set, σ also holds the scatter between neighbouring sizes (class_set.hpp).
+  const auto& set = a.classes;
+  if (set && std::isfinite(set->between)) v.noise = std::isfinite(v.noise) ? std::max(v.noise, set->noise) : set->noise;
   const double sigma = std::isfinite(v.noise) ? v.noise : 0.02;  // unmeasured: a quiet machine's
   const double mild = std::max(4 * sigma, 0.02), severe = std::max(10 * sigma, 0.10);
   auto raise = [&](verdict_level l, std::string why) {
@@ -150,12 +153,32 @@ verdict judge(const analysis& a, double noise) {
           fmt::format("the best equation misses a measured size by {}, above 4σ of the noise (σ = {})", percent(best.max_rel_err),
                       percent(sigma)));
 
+  // The classes the data cannot tell apart from the answer (class_set.hpp).
+  if (set && !set->rivals.empty()) {
+    std::string names;
+    for (auto k : set->rivals) {
+      const auto& c = set->classes[k];
+      names += fmt::format("{}{}{}", names.empty() ? "" : "; ", c.cls.text(),
+                           c.settle ? fmt::format(" (n = {} would tell)", format_size(*c.settle)) : std::string(" (no size tells)"));
+    }
+    raise(verdict_level::tentative, fmt::format("not excluded by held-out prediction within the noise (σ = {}): {}",
+                                                percent(v.noise), names));
+  }
+
+  // Nor may the growth steepen or flatten against the answer along the range beyond the noise.
+  if (set && std::abs(set->bend) > std::max(0.1, 3 * set->bend_se))
+    raise(verdict_level::tentative,
+          fmt::format("the data {} against {} along the range: the slope of ln T over ln n is {:+.2f} beside the class's in "
+                      "the upper half of the sizes against the lower (±{:.2f}){}",
+                      set->bend > 0 ? "steepen" : "flatten", best.theta().text(), set->bend, set->bend_se,
+                      set->bend > 0 ? "; the class at larger n may be higher" : ""));
+
   // The leading exponent's interval must lie within one class.
   if (const auto& ci = a.uncertainty.interval; ci && ci->what == "exponent of n") {
     if (ci->hi - ci->lo > 1)
       raise(verdict_level::inconclusive, fmt::format("the 95% interval of the exponent of n, [{:.3g}, {:.3g}], spans several classes",
                                                      ci->lo, ci->hi));
-    else if (half(ci->lo) != half(ci->hi))
+    else if (!set && half(ci->lo) != half(ci->hi))
       raise(verdict_level::tentative,
             fmt::format("the 95% interval of the exponent of n, [{:.3g}, {:.3g}], spans two classes", ci->lo, ci->hi));
   }
@@ -197,6 +220,12 @@ verdict judge(const analysis& a, double noise) {
     std::optional<double> n;
     for (const auto& t : a.groups.distinguishable)
       if (t.n && (!n || *t.n < *n)) n = t.n;
+    // The size that tells the answer from every class left beside it.
+    if (set && !set->rivals.empty()) {
+      n.reset();
+      for (auto k : set->rivals)
+        if (const auto& s = set->classes[k].settle; s && (!n || *s > *n)) n = s;
+    }
     v.next_size = a.resident && a.resident->past > 0 ? a.resident->past : n ? *n : 4 * regime.back();
     v.predicted = best(*v.next_size);
   }

@@ -1,0 +1,368 @@
+#include "analysis/class_set.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace ema::fit {
+namespace {
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+/// One point per size: the mean of its replicates.
+series per_size_means(const series& d) {
+  series s;
+  const auto sizes = d.sizes();
+  const auto means = d.means();
+  for (std::size_t i = 0; i < sizes.size(); ++i) s.add(sizes[i], means[i]);
+  return s;
+}
+
+series without(const series& s, std::size_t i) {
+  series out;
+  for (std::size_t k = 0; k < s.size(); ++k)
+    if (k != i) out.add(s.n[k], s.y[k]);
+  return out;
+}
+
+bool is_coarse(double a, double b) {
+  constexpr std::pair<double, double> classes[] = {{0, 0}, {0, 1}, {0.5, 0}, {1, 0}, {1, 1}, {2, 0}, {2, 1}, {3, 0}, {4, 0}};
+  return std::any_of(std::begin(classes), std::end(classes), [&](const auto& c) { return a == c.first && b == c.second; });
+}
+
+/// The held-out errors of ln T for one shape: each size left out in turn, the shape fitted to the
+/// rest and its prediction compared. A constant that a fold cannot carry (c at its bound 0) is
+/// that fold's shape without it. Nullopt when a fold cannot be fitted at all.
+std::optional<std::vector<double>> held_out_errors(const series& means, const shape& s) {
+  std::vector<double> e(means.size());
+  for (std::size_t i = 0; i < means.size(); ++i) {
+    const auto rest = without(means, i);
+    auto f = fit_shape(rest, equation::of(s));
+    if (!f && s.constant) {
+      auto plain = s;
+      plain.constant = false;
+      f = fit_shape(rest, equation::of(plain));
+    }
+    if (!f) return std::nullopt;
+    const double p = (*f)(means.n[i]);
+    if (!(p > 0) || !std::isfinite(p)) return std::nullopt;
+    e[i] = std::log(means.y[i] / p);
+  }
+  return e;
+}
+
+double mean_square(const std::vector<double>& e) {
+  double s = 0;
+  for (double x : e) s += x * x;
+  return e.empty() ? nan : s / static_cast<double>(e.size());
+}
+
+/// The smallest size above `largest` (8 per octave, up to 2^32 times it) where `a` and `b` differ by
+/// `by` in ln T.
+std::optional<double> size_that_tells(const equation& a, const equation& b, double largest, double by) {
+  for (int k = 1; k <= 8 * 32; ++k) {
+    const double n = std::ceil(largest * std::exp2(k / 8.0));
+    if (n > 9.2e18) break;
+    const double va = a(n), vb = b(n);
+    double d = std::isfinite(va) && std::isfinite(vb) && va > 0 && vb > 0 ? std::abs(std::log(va / vb))
+                                                                          : std::abs(a.log_term(n) - b.log_term(n));
+    if (d >= by) return n;
+  }
+  return std::nullopt;
+}
+
+/// The best split of z (ascending in x) into stretches of at least `min_len`, each at its mean,
+/// with up to `max_steps` steps, every one up by at least ln 1.5: the start of each stretch after
+/// the first, and the levels. Nullopt when no split with at least one step qualifies.
+struct split {
+  std::vector<std::size_t> starts;  ///< index of each stretch's first element, the first stretch excluded
+  std::vector<double> levels;
+  double sse = INFINITY;
+};
+
+std::optional<split> best_split(const std::vector<double>& z, int max_steps, std::size_t min_len) {
+  const std::size_t m = z.size();
+  std::vector<double> s1(m + 1, 0), s2(m + 1, 0);
+  for (std::size_t i = 0; i < m; ++i) s1[i + 1] = s1[i] + z[i], s2[i + 1] = s2[i] + z[i] * z[i];
+  auto mean = [&](std::size_t a, std::size_t b) { return (s1[b] - s1[a]) / static_cast<double>(b - a); };
+  auto sse = [&](std::size_t a, std::size_t b) {
+    const double k = static_cast<double>(b - a), t = s1[b] - s1[a];
+    return std::max(0.0, s2[b] - s2[a] - t * t / k);
+  };
+  const double rise = std::log(1.5);
+  std::optional<split> best;
+  auto consider = [&](std::vector<std::size_t> starts) {
+    std::vector<std::size_t> edges{0};
+    edges.insert(edges.end(), starts.begin(), starts.end());
+    edges.push_back(m);
+    split sp;
+    sp.starts = std::move(starts);
+    sp.sse = 0;
+    for (std::size_t k = 0; k + 1 < edges.size(); ++k) {
+      if (edges[k + 1] - edges[k] < min_len) return;
+      sp.levels.push_back(mean(edges[k], edges[k + 1]));
+      sp.sse += sse(edges[k], edges[k + 1]);
+      if (k && sp.levels[k] < sp.levels[k - 1] + rise) return;
+    }
+    if (!best || sp.sse < best->sse) best = std::move(sp);
+  };
+  for (std::size_t a = min_len; a + min_len <= m; ++a) {
+    consider({a});
+    if (max_steps >= 2)
+      for (std::size_t b = a + min_len; b + min_len <= m; ++b) consider({a, b});
+  }
+  return best;
+}
+
+/// ln T at each size minus ln of the class's growing term (a = exponent of n, b = of log2 n).
+std::vector<double> class_residuals(const series& means, double a, double b) {
+  std::vector<double> z(means.size());
+  for (std::size_t i = 0; i < means.size(); ++i)
+    z[i] = std::log(means.y[i]) - a * std::log(means.n[i]) - (b != 0 ? b * std::log(std::log2(means.n[i])) : 0.0);
+  return z;
+}
+
+/// Held-out errors of a class with up to two steps: each size left out, the rest split, the size
+/// predicted by the level of the stretch it falls in (the boundary halfway, in log, between the
+/// sizes on either side of a step). Nullopt when the whole series has no qualifying split.
+std::optional<std::vector<double>> stepped_errors(const series& means, double a, double b) {
+  const auto z = class_residuals(means, a, b);
+  const std::size_t m = z.size();
+  std::vector<double> e(m);
+  for (std::size_t i = 0; i < m; ++i) {
+    std::vector<double> rest, x;
+    for (std::size_t k = 0; k < m; ++k)
+      if (k != i) rest.push_back(z[k]), x.push_back(std::log(means.n[k]));
+    const auto sp = best_split(rest, 2, 3);
+    if (!sp) return std::nullopt;
+    std::size_t stretch = 0;
+    const double xi = std::log(means.n[i]);
+    for (auto start : sp->starts)
+      if (xi >= (x[start - 1] + x[start]) / 2) ++stretch;
+    e[i] = z[i] - sp->levels[stretch];
+  }
+  return e;
+}
+
+}  // namespace
+
+double between_size_noise(const series& data) {
+  const auto [x, y] = data.log_log();
+  if (x.size() < 3) return nan;
+  double sum = 0;
+  int count = 0;
+  for (std::size_t i = 1; i + 1 < x.size(); ++i) {
+    const double span = x[i + 1] - x[i - 1];
+    if (!(span > 0)) continue;
+    const double w = (x[i + 1] - x[i]) / span;  // weight of the left neighbour
+    const double d = y[i] - (w * y[i - 1] + (1 - w) * y[i + 1]);
+    sum += d * d / (1 + w * w + (1 - w) * (1 - w));
+    ++count;
+  }
+  return count ? std::sqrt(sum / count) : nan;
+}
+
+std::optional<class_set> weigh_classes(const series& regime, double replicate_noise, const class_set_options& o) {
+  const auto means = per_size_means(regime);
+  const std::size_t m = means.size();
+  if (m < 4) return std::nullopt;
+  const bool logs_ok = means.n.front() >= 2;
+  class_set out;
+  out.between = between_size_noise(regime);
+  out.replicates = replicate_noise;
+  out.noise = std::max({std::isfinite(out.between) ? out.between : 0.0, std::isfinite(replicate_noise) ? replicate_noise : 0.0,
+                        0.002});
+
+  struct stepped_class {
+    bool valid = false;
+    double cv = INFINITY;
+    std::vector<double> errors;
+    std::vector<cost_step> steps;
+    equation eq;
+  };
+  std::vector<std::vector<double>> errors;
+  std::vector<stepped_class> steps;
+  for (double a = 0; a <= o.max_n_exponent + 1e-9; a += 0.5)
+    for (double b = 0; b <= o.max_log_exponent + 1e-9; b += 0.5) {
+      if (b > 0 && !logs_ok) continue;
+      judged_class best;
+      std::vector<double> best_errors;
+      bool have = false;
+      for (bool c : {false, true}) {
+        if (c && a == 0 && b == 0) continue;
+        const shape s{.a1 = a, .a5 = b, .constant = c};
+        if (s.coefficient_count() >= static_cast<int>(m)) continue;
+        auto whole = fit_shape(means, equation::of(s));
+        if (!whole || (c && !identified(*whole, means.n))) continue;
+        auto e = held_out_errors(means, s);
+        if (!e) continue;
+        const double cv = mean_square(*e);
+        if (!have || cv < best.cv) {
+          best.eq = *whole;
+          best.cv = cv;
+          best_errors = *e;
+          have = true;
+        }
+      }
+      if (!have) continue;
+      best.cls = best.eq.theta();
+      best.cls.n = a, best.cls.log = b;
+      best.coarse = is_coarse(a, b);
+      // A coarse class with steps: kept beside it, used when steps win (below).
+      stepped_class st;
+      if (best.coarse && m >= 7)
+        if (auto e = stepped_errors(means, a, b)) {
+          st.errors = *e;
+          st.cv = mean_square(*e);
+          const auto z = class_residuals(means, a, b);
+          if (auto sp = best_split(z, 2, 3)) {
+            st.valid = true;
+            for (std::size_t k = 0; k < sp->starts.size(); ++k) {
+              const auto at = sp->starts[k];
+              st.steps.push_back({std::sqrt(means.n[at - 1] * means.n[at]), std::exp(sp->levels[k + 1] - sp->levels[k])});
+            }
+            st.eq = equation::of(shape{.a1 = a, .a5 = b});
+            st.eq.a0 = std::exp(sp->levels.back());
+            score(st.eq, means.within(means.n[sp->starts.back()], INFINITY));
+          }
+        }
+      out.classes.push_back(best);
+      errors.push_back(best_errors);
+      steps.push_back(std::move(st));
+    }
+  if (out.classes.empty()) return std::nullopt;
+
+  // By held-out error, ascending (the errors follow the classes).
+  std::vector<std::size_t> order(out.classes.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](auto i, auto j) { return out.classes[i].cv < out.classes[j].cv; });
+  {
+    std::vector<judged_class> c;
+    std::vector<std::vector<double>> e;
+    std::vector<stepped_class> st;
+    for (auto i : order) c.push_back(out.classes[i]), e.push_back(errors[i]), st.push_back(steps[i]);
+    out.classes = std::move(c);
+    errors = std::move(e);
+    steps = std::move(st);
+  }
+
+  // Steps: when a coarse class with steps predicts fine_gain times better than every class
+  // without, the set is judged with steps: each coarse class by the better of its two fits.
+  {
+    double plain = INFINITY, stepped = INFINITY;
+    for (std::size_t k = 0; k < out.classes.size(); ++k) {
+      plain = std::min(plain, out.classes[k].cv);
+      if (steps[k].valid) stepped = std::min(stepped, steps[k].cv);
+    }
+    if (std::isfinite(stepped) && stepped * o.step_gain <= plain) {
+      out.stepped = true;
+      std::vector<judged_class> c;
+      std::vector<std::vector<double>> e;
+      for (std::size_t k = 0; k < out.classes.size(); ++k) {
+        if (!out.classes[k].coarse) continue;
+        auto j = out.classes[k];
+        if (steps[k].valid && steps[k].cv < j.cv) {
+          j.cv = steps[k].cv;
+          j.eq = steps[k].eq;
+          j.steps = steps[k].steps;
+          e.push_back(steps[k].errors);
+        } else {
+          e.push_back(errors[k]);
+        }
+        c.push_back(std::move(j));
+      }
+      std::vector<std::size_t> idx(c.size());
+      for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+      std::stable_sort(idx.begin(), idx.end(), [&](auto i, auto j) { return c[i].cv < c[j].cv; });
+      out.classes.clear();
+      errors.clear();
+      for (auto i : idx) out.classes.push_back(c[i]), errors.push_back(e[i]);
+    }
+  }
+
+  // The evidence against a class is scaled by the noise, or by the held-out error of the class it
+  // is weighed against when that is larger: a class that itself misses the sizes by more than the
+  // noise (a machine's steps and bends that no class of the lattice follows) cannot exclude others
+  // by differences of the same size as its own misses.
+  // `skip`: a size left out of the sum (m: none).
+  auto evidence = [&](std::size_t k, std::size_t against, std::size_t skip = SIZE_MAX) {
+    double s = 0;
+    for (std::size_t i = 0; i < m; ++i)
+      if (i != skip) s += errors[k][i] * errors[k][i] - errors[against][i] * errors[against][i];
+    return s / std::max(out.noise * out.noise, out.classes[against].cv);
+  };
+  // Excluded by every size together and by all but any one of them: a class that one size alone
+  // (a step at the top, a slow outlier) excludes is not excluded.
+  auto excluded = [&](std::size_t k, std::size_t against) {
+    if (evidence(k, against) <= o.exclude) return false;
+    for (std::size_t j = 0; j < m; ++j)
+      if (evidence(k, against, j) <= o.exclude) return false;
+    return true;
+  };
+
+  // From coarse to fine: the coarse class predicting best, unless a finer one excludes every coarse
+  // class and cuts the held-out error fine_gain times.
+  std::optional<std::size_t> coarse_best, fine_best;
+  for (std::size_t k = 0; k < out.classes.size(); ++k) {
+    if (out.classes[k].coarse && !coarse_best) coarse_best = k;
+    if (!out.classes[k].coarse && !fine_best) fine_best = k;
+  }
+  out.chosen = coarse_best ? *coarse_best : *fine_best;
+  if (coarse_best && fine_best && out.classes[*fine_best].cv * o.fine_gain <= out.classes[*coarse_best].cv) {
+    bool all_out = true;
+    for (std::size_t k = 0; k < out.classes.size(); ++k)
+      if (out.classes[k].coarse && !excluded(k, *fine_best)) all_out = false;
+    if (all_out) out.chosen = *fine_best;
+  }
+
+  // Of coarse classes the data cannot tell from the one predicting best, the simplest: with the
+  // same power of n, the smaller power of log n (parsimony, as EMA's best equation counts a log
+  // factor as a coefficient more).
+  if (out.classes[out.chosen].coarse) {
+    const auto lead = out.chosen;
+    for (std::size_t k = 0; k < out.classes.size(); ++k) {
+      const auto& c = out.classes[k];
+      const auto& now = out.classes[out.chosen];
+      if (c.coarse && c.cls.n == now.cls.n && c.cls.log < now.cls.log && !excluded(k, lead)) out.chosen = k;
+    }
+  }
+  const auto& chosen = out.classes[out.chosen];
+  if (m >= 8) {
+    // The residuals' slope over each half of the sizes, and its standard error.
+    auto half_slope = [&](std::size_t from, std::size_t to, double& se) {
+      double sx = 0, sy = 0, sxx = 0, sxy = 0;
+      const double k = static_cast<double>(to - from);
+      std::vector<double> x, r;
+      for (std::size_t i = from; i < to; ++i) {
+        x.push_back(std::log(means.n[i]));
+        r.push_back(std::log(means.y[i] / chosen.value(means.n[i])));
+        sx += x.back(), sy += r.back(), sxx += x.back() * x.back(), sxy += x.back() * r.back();
+      }
+      const double vx = sxx - sx * sx / k, b = (sxy - sx * sy / k) / vx, a = (sy - b * sx) / k;
+      double ss = 0;
+      for (std::size_t i = 0; i < x.size(); ++i) ss += (r[i] - a - b * x[i]) * (r[i] - a - b * x[i]);
+      const double var = std::max(ss / std::max(1.0, k - 2), out.noise * out.noise);
+      se = std::sqrt(var / vx);
+      return b;
+    };
+    double se_lo = 0, se_hi = 0;
+    const double lo = half_slope(0, m / 2, se_lo), hi = half_slope(m - m / 2, m, se_hi);
+    out.bend = hi - lo;
+    out.bend_se = std::hypot(se_lo, se_hi);
+  }
+  const bool coarse_answer = chosen.coarse;
+  const double tell = std::max(4 * out.noise, std::log(1.05));
+  for (std::size_t k = 0; k < out.classes.size(); ++k) {
+    auto& c = out.classes[k];
+    if (k == out.chosen) continue;
+    c.evidence = evidence(k, out.chosen);
+    c.excluded = excluded(k, out.chosen);
+    if (c.excluded) continue;
+    c.settle = size_that_tells(c.eq, chosen.eq, means.n.back(), tell);
+    if (!coarse_answer || c.coarse) out.rivals.push_back(k);
+  }
+  return out;
+}
+
+}  // namespace ema::fit

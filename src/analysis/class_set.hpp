@@ -1,0 +1,101 @@
+// Which classes the data exclude (issue 29). EMA picks one best equation from the equivalent ones
+// (003_7e2665a3d38c50fb.txt, section 2: minimum error, equivalent, distinguishable with a tie
+// breaker, non-distinguishable); on a real machine the answer a reader can trust is the set of
+// classes the data cannot tell apart, and the size that would tell them. So every class of the
+// lattice (n^a · log^b n, a in 0..4 and b in 0..3 by halves, each with and without the constant c)
+// is judged by held-out prediction, as Extra-P selects its models: leave one size out, fit the
+// rest, predict it (leave-one-out cross-validation on ln T). A class is *excluded* when its
+// held-out errors exceed the chosen class's by more than the noise explains:
+//
+//     evidence = Σ_sizes (e_class² − e_chosen²) / σ²  >  `exclude` (10),
+//
+// with σ the noise of a size's ln T: the larger of the replicates' (a point's repetitions, or the
+// spread of its samples) and the scatter between neighbouring sizes, measured from the data's own
+// second differences in log-log space (sizes run in separate processes, at different times, scatter
+// by 5-30% on a real machine; repetitions within one process see only a fraction of it). A step at
+// a cache's edge counts as scatter, so it widens the set rather than passing for a log factor.
+//
+// The chosen class goes from coarse to fine: the coarse class (1, log n, √n, n, n log n, n²,
+// n² log n, n³, n⁴) whose held-out error is least, unless a finer class excludes every coarse one
+// and cuts the held-out error `fine_gain` times. Firm means no other class is left (for a coarse
+// answer, no other coarse class); otherwise each class not excluded is named with the size at
+// which it would differ from the answer by max(4σ, 5%).
+//
+// Steps (issue 29, item 3): a cost that steps up at a cache's edge is not a log factor. Each coarse
+// class is also fitted with one or two steps up in its cost per unit (ln T = ln g(n) + a level per
+// stretch of sizes, each stretch at least 3 sizes, each step at least ×1.5), held out like the
+// rest; when such a fit predicts fine_gain times better than every class without steps, the set
+// is judged with steps ("Θ(n) in each of 3 regimes; ×1.9 at n ≈ 4.5e+05, ×2.3 at n ≈ 6e+06").
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "analysis/fit.hpp"
+
+namespace ema::fit {
+
+struct class_set_options {
+  double exclude = 10;   ///< evidence above which a class is excluded
+  double fine_gain = 4;  ///< how many times a finer class must cut the held-out error
+  double step_gain = 2;  ///< how many times a class with steps must cut it
+  double max_n_exponent = 4, max_log_exponent = 3;
+};
+
+/// A step up in cost per unit of the class: where the working set outgrows a cache, a scan's
+/// cost per element rises by a factor and then grows as before.
+struct cost_step {
+  double n = 0;      ///< where it lies: between the two sizes it separates (geometric mean)
+  double factor = 1; ///< the cost per unit of the class past it over the cost before it
+};
+
+struct judged_class {
+  theta_class cls;
+  equation eq;      ///< fitted to the whole regime (the better of with and without c, held out)
+  double cv = 0;    ///< mean squared held-out error of ln T
+  double evidence = 0;  ///< against the chosen class (0 for it)
+  bool coarse = false;
+  bool excluded = false;
+  /// With steps (the answer's kind, when the set was judged with steps): where the cost steps up,
+  /// ascending; `eq` is then the class fitted past the last step.
+  std::vector<cost_step> steps;
+  /// The class's value at n, its steps included.
+  double value(double n) const {
+    double v = eq(n);
+    for (const auto& s : steps)
+      if (n < s.n) v /= s.factor;
+    return v;
+  }
+  std::optional<double> settle;  ///< the smallest size above the data where it differs enough from the answer
+};
+
+struct class_set {
+  std::vector<judged_class> classes;  ///< by held-out error, ascending
+  std::size_t chosen = 0;             ///< index into classes
+  double noise = 0;                   ///< σ of ln T at a size: the larger of the two below
+  double between = 0;                 ///< the scatter between neighbouring sizes (NaN with fewer than 4)
+  double replicates = 0;              ///< the replicates' noise (NaN when unmeasured)
+  /// The classes not excluded, the chosen one left out: for a coarse answer the coarse ones.
+  std::vector<std::size_t> rivals;
+  /// Whether the classes were judged with up to two steps up in cost (a coarse class with steps
+  /// predicted the held-out sizes fine_gain times better than every class without).
+  bool stepped = false;
+  /// How the data's log-log slope departs from the answer's, upper half of the sizes against lower
+  /// half, with its standard error: a growth that steepens along the range (an asymptote not yet
+  /// reached) or flattens (a saturation) beyond the noise. Not computed with fewer than 8 sizes.
+  double bend = 0, bend_se = 0;
+  const judged_class& answer() const { return classes.at(chosen); }
+  bool firm() const { return rivals.empty(); }
+};
+
+/// σ of ln T between neighbouring sizes: each interior size against the line through its two
+/// neighbours in log-log space, scaled by that difference's variance (Rice's estimator for uneven
+/// spacing). NaN with fewer than 3 sizes.
+double between_size_noise(const series& data);
+
+/// Judges the lattice's classes on a regime. `replicate_noise` is the relative standard error of a
+/// size's value measured within it (NaN: unmeasured). Nullopt when fewer than 4 sizes or no class
+/// can be fitted.
+std::optional<class_set> weigh_classes(const series& regime, double replicate_noise, const class_set_options& options = {});
+
+}  // namespace ema::fit
