@@ -162,8 +162,34 @@ analysis analyze(const series& data, const analysis_options& o) {
   return a;
 }
 
+std::string answer_text(const analysis& a) {
+  const auto& best = a.groups.best;
+  std::string out = best.theta().text();
+  const auto* set = a.classes ? &*a.classes : nullptr;
+  if (set && !set->answer().steps.empty()) {
+    const auto& steps = set->answer().steps;
+    out += fmt::format(" in each of {} regimes (", steps.size() + 1);
+    for (std::size_t i = 0; i < steps.size(); ++i)
+      out += fmt::format("{}×{:.2g} at n ≈ {}", i ? ", " : "", steps[i].factor, format_size(std::round(steps[i].n)));
+    out += ")";
+  }
+  if (const auto& ci = a.uncertainty.interval; ci && ci->what == "exponent of n")
+    out += fmt::format(": exponent of n {:.3g}, 95% interval [{:.3g}, {:.3g}]", ci->estimate, ci->lo, ci->hi);
+  if (set && !set->rivals.empty()) {
+    std::string names;
+    for (auto k : set->rivals) {
+      const auto& c = set->classes[k];
+      names += fmt::format("{}{}{}", names.empty() ? "" : ", ", c.cls.text(),
+                           c.settle ? fmt::format(" (n = {} would tell)", format_size(*c.settle)) : std::string());
+    }
+    out += fmt::format("; not excluded: {}", names);
+  }
+  return out;
+}
+
 nlohmann::json to_json(const analysis& a) {
   nlohmann::json j;
+  j["answer"] = answer_text(a);
   j["sizes"] = a.data.sizes();
   std::map<double, std::vector<double>> pts;
   for (std::size_t i = 0; i < a.data.size(); ++i) pts[a.data.n[i]].push_back(a.data.y[i]);

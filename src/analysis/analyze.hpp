@@ -79,6 +79,11 @@ struct analysis {
   fit::verdict verdict;  ///< how far the best equation can be trusted (verdict.hpp)
 };
 
+/// The answer in one line, the exponent first (issue 29): "Θ(n): exponent of n 1.02, 95% interval
+/// [0.98, 1.05]; Θ(n log n) not excluded (n = 2^31 would tell)", or with steps "Θ(n) in each of 3
+/// regimes (×1.9 at n ≈ 4.6e+05, ×2.3 at n ≈ 6.1e+06)".
+std::string answer_text(const analysis& a);
+
 /// Throws std::invalid_argument when the data cannot be fitted: fewer than 3 sizes, or a size or
 /// value that is not positive and finite.
 analysis analyze(const series& data, const analysis_options& options = {});

@@ -16,12 +16,20 @@ double percentile(std::vector<double> v, double q) {
   return v[i] + (pos - static_cast<double>(i)) * (v[i + 1] - v[i]);
 }
 
-// Draws a resample of the data: replicates within each size, or relative residuals of `fit`.
+// Draws a resample of the data: each size's departure from `fit` drawn from all the sizes', with its
+// replicates resampled within it; or, without replicates, the relative residuals of `fit`.
 class resampler {
  public:
   resampler(const series& d, const equation& fit, std::uint64_t seed) : d_(d), rng_(seed) {
     for (std::size_t i = 0; i < d.size(); ++i) groups_[d.n[i]].push_back(i);
-    for (const auto& [n, idx] : groups_) replicated_ |= idx.size() >= 2;
+    for (const auto& [n, idx] : groups_) {
+      replicated_ |= idx.size() >= 2;
+      double mean = 0;
+      for (auto i : idx) mean += d.y[i];
+      mean /= static_cast<double>(idx.size());
+      size_ratio_[n] = mean / fit(n);
+      size_ratios_.push_back(size_ratio_[n]);
+    }
     if (!replicated_)
       for (std::size_t i = 0; i < d.size(); ++i) ratios_.push_back(d.y[i] / fit(d.n[i]));
     fitted_.resize(d.size());
@@ -31,9 +39,13 @@ class resampler {
   series draw() {
     series s;
     if (replicated_) {
+      // Two levels: a size's departure from the curve drawn from all the sizes' (what varies
+      // between sizes and processes), its replicates within it.
+      std::uniform_int_distribution<std::size_t> other(0, size_ratios_.size() - 1);
       for (const auto& [n, idx] : groups_) {
         std::uniform_int_distribution<std::size_t> pick(0, idx.size() - 1);
-        for (std::size_t k = 0; k < idx.size(); ++k) s.add(n, d_.y[idx[pick(rng_)]]);
+        const double shift = size_ratios_[other(rng_)] / size_ratio_[n];
+        for (std::size_t k = 0; k < idx.size(); ++k) s.add(n, d_.y[idx[pick(rng_)]] * shift);
       }
     } else {
       std::uniform_int_distribution<std::size_t> pick(0, ratios_.size() - 1);
@@ -48,6 +60,8 @@ class resampler {
   std::map<double, std::vector<std::size_t>> groups_;
   bool replicated_ = false;
   std::vector<double> ratios_, fitted_;
+  std::map<double, double> size_ratio_;  ///< each size's mean over the curve
+  std::vector<double> size_ratios_;
 };
 
 }  // namespace

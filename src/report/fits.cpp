@@ -385,7 +385,8 @@ std::string render_fits(const std::vector<variant_fit>& fits, table_style style,
     const auto sizes = a.data.sizes();
     out += fmt::format("{}{} sizes from {} to {}, {} values; {} equations fitted\n", ind, sizes.size(),
                        format_size(sizes.front()), format_size(sizes.back()), a.data.size(), g.candidates);
-    // The verdict first: how far the best equation below can be quoted (analysis/verdict.hpp).
+    // The answer first, then the verdict: how far it can be quoted (analysis/verdict.hpp).
+    out += fmt::format("{}answer: {}\n", ind, stored_text(fit::answer_text(a), style));
     const auto& vd = a.verdict;
     out += fmt::format("{}verdict: {}{}\n", ind, fit::to_string(vd.level),
                        std::isfinite(vd.noise) ? fmt::format(" (noise of a measured value σ = {})", fit::percent(vd.noise)) : std::string());
