@@ -124,8 +124,7 @@ std::vector<double> class_residuals(const series& means, double a, double b) {
 }
 
 /// Held-out errors of a class with up to two steps: each size left out, the rest split, the size
-/// predicted by the level of the stretch it falls in (the boundary halfway, in log, between the
-/// sizes on either side of a step). Nullopt when the whole series has no qualifying split.
+/// predicted by the level of the stretch it falls in. Nullopt when a fold has no qualifying split.
 std::optional<std::vector<double>> stepped_errors(const series& means, double a, double b) {
   const auto z = class_residuals(means, a, b);
   const std::size_t m = z.size();
@@ -136,11 +135,19 @@ std::optional<std::vector<double>> stepped_errors(const series& means, double a,
       if (k != i) rest.push_back(z[k]), x.push_back(std::log(means.n[k]));
     const auto sp = best_split(rest, 2, 3);
     if (!sp) return std::nullopt;
+    // Which stretch the size falls in; a size in the gap where a step lies could belong to either
+    // side (the data place the step only between the sizes measured), so it is predicted by the
+    // nearer of the two levels.
     std::size_t stretch = 0;
     const double xi = std::log(means.n[i]);
-    for (auto start : sp->starts)
-      if (xi >= (x[start - 1] + x[start]) / 2) ++stretch;
+    bool in_gap = false;
+    for (auto start : sp->starts) {
+      if (xi > x[start]) ++stretch;
+      else if (xi > x[start - 1]) in_gap = true;
+    }
     e[i] = z[i] - sp->levels[stretch];
+    if (in_gap && stretch + 1 < sp->levels.size() && std::abs(z[i] - sp->levels[stretch + 1]) < std::abs(e[i]))
+      e[i] = z[i] - sp->levels[stretch + 1];
   }
   return e;
 }

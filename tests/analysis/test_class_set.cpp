@@ -1,0 +1,113 @@
+// The class set (analysis/class_set.hpp): which classes held-out prediction excludes, with the
+// noise between sizes, steps up in cost and the bend check.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "analysis/analyze.hpp"
+#include "analysis/class_set.hpp"
+
+using namespace ema::fit;
+
+namespace {
+
+series make(double (*f)(double), double noise, int from = 10, int to = 24, std::uint64_t seed = 7) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> z(0, noise);
+  series s;
+  for (int k = from; k <= to; ++k) {
+    const double n = std::exp2(k);
+    for (int r = 0; r < 3; ++r) s.add(n, f(n) * std::exp(z(rng)));
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST(ClassSet, TheNoiseBetweenSizesIsMeasuredFromNeighbours) {
+  // Exact n log n: its curvature in log-log space is not scatter.
+  series clean;
+  for (int k = 8; k <= 24; ++k) clean.add(std::exp2(k), std::exp2(k) * k);
+  EXPECT_LT(between_size_noise(clean), 0.005);
+  // Independent lognormal scatter of 10% from size to size, over 200 sizes: about 10%.
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> z(0, 0.10);
+  series noisy;
+  for (int k = 0; k < 200; ++k) {
+    const double n = 1024 * std::exp2(k / 10.0);
+    noisy.add(n, 1e-9 * n * std::exp(z(rng)));
+  }
+  EXPECT_NEAR(between_size_noise(noisy), 0.10, 0.015);
+}
+
+TEST(ClassSet, CleanDataExcludeEveryOtherCoarseClass) {
+  const auto s = make([](double n) { return 1e-9 * n * std::log2(n); }, 0.01);
+  const auto set = weigh_classes(s, 0.01 / std::sqrt(3.0));
+  ASSERT_TRUE(set);
+  EXPECT_EQ(set->answer().cls.text(), "Θ(n log n)");
+  EXPECT_TRUE(set->firm());
+  for (const auto& c : set->classes)
+    if (c.coarse && !(c.cls == set->answer().cls)) EXPECT_TRUE(c.excluded) << c.cls.text();
+}
+
+TEST(ClassSet, ScatterBetweenSizesLeavesTheNeighbourNotExcludedAndNamesTheSizeThatTells) {
+  // n with 15% between sizes (separate processes), 1% within a size, over 2^15..2^21: log n grows
+  // by a factor 1.4 there, which that scatter hides; over 12 octaves it would not.
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> z(0, 0.15), w(0, 0.01);
+  series s;
+  for (int k = 15; k <= 21; ++k) {
+    const double n = std::exp2(k), shift = std::exp(z(rng));
+    for (int r = 0; r < 5; ++r) s.add(n, 1e-9 * n * shift * std::exp(w(rng)));
+  }
+  const auto set = weigh_classes(s, 0.005);
+  ASSERT_TRUE(set);
+  EXPECT_GT(set->noise, 0.08);
+  EXPECT_EQ(set->answer().cls.text(), "Θ(n)");
+  ASSERT_FALSE(set->firm());
+  bool named = false;
+  for (auto k : set->rivals)
+    if (set->classes[k].cls.text() == "Θ(n log n)") named = set->classes[k].settle.has_value() && *set->classes[k].settle > std::exp2(21);
+  EXPECT_TRUE(named);
+  // The verdict says so and names the size.
+  const auto a = analyze(s, {.bootstrap = 40});
+  EXPECT_NE(a.verdict.level, verdict_level::firm);
+  EXPECT_NE(answer_text(a).find("not excluded: Θ(n log n)"), std::string::npos) << answer_text(a);
+}
+
+TEST(ClassSet, ACostThatStepsUpAtACacheIsTheClassInEachRegimeNotALogFactor) {
+  // Θ(n) with the cost per element ×3 past 2^15 and ×2 past 2^20 (two cache edges), 1% noise.
+  const auto s = make([](double n) { return 1e-9 * n * (n > 40000 ? 3 : 1) * (n > 1.2e6 ? 2 : 1); }, 0.01, 10, 26);
+  const auto set = weigh_classes(s, 0.006);
+  ASSERT_TRUE(set);
+  EXPECT_TRUE(set->stepped);
+  EXPECT_EQ(set->answer().cls.text(), "Θ(n)");
+  ASSERT_EQ(set->answer().steps.size(), 2u);
+  EXPECT_NEAR(set->answer().steps[0].factor, 3, 0.2);
+  EXPECT_NEAR(set->answer().steps[1].factor, 2, 0.2);
+}
+
+TEST(ClassSet, OneSizeAloneExcludesNothing) {
+  // Θ(n) whose largest size ran 3 times slower (a step at the very top): n log n fits that point
+  // better, but only that point tells them apart, so neither is excluded.
+  series s;
+  for (int k = 10; k <= 20; ++k) {
+    const double n = std::exp2(k);
+    for (int r = 0; r < 3; ++r) s.add(n, 1e-9 * n * (k == 20 ? 3 : 1) * (1 + 0.002 * r));
+  }
+  const auto set = weigh_classes(s, 0.002);
+  ASSERT_TRUE(set);
+  EXPECT_FALSE(set->firm());
+}
+
+TEST(ClassSet, GrowthThatSteepensAlongTheRangeIsFlagged) {
+  // n + n³/1e12: Θ(n) over the lower sizes, the cubic term arriving at the top.
+  series s;
+  for (int k = 6; k <= 17; ++k) {
+    const double n = std::exp2(k);
+    for (int r = 0; r < 3; ++r) s.add(n, (n + n * n * n / 1e11) * (1 + 0.01 * r));
+  }
+  const auto a = analyze(s, {.bootstrap = 40});
+  EXPECT_NE(a.verdict.level, verdict_level::firm);
+}
