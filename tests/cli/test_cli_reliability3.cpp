@@ -399,6 +399,10 @@ TEST(Reliability3, ALaunchOverrideNoPointCanRunWithIsRefusedWhenThePlanIsMade) {
                       "--param", "launch.tile=16", "--param", "k=4", "--sizes", "64", "--reps", "1", "--no-energy", "-q", "--db", db});
   EXPECT_NE(r.exit_code, 2) << r.err;
   EXPECT_TRUE(fs::exists(db));
+  // k is clamped to the steps as the run clamps it: two steps a load fit a tile of 6.
+  const auto clamped = ema({"run", "stencil", "--variants", "cuda-seed", "--param", "launch.tile=6", "--param", "steps=2", "--sizes", "64",
+                            "--reps", "1", "--no-energy", "-q", "--db", dir.file("clamped.db")});
+  EXPECT_NE(clamped.exit_code, 2) << clamped.err;
 }
 
 }  // namespace

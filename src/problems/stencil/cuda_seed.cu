@@ -62,25 +62,23 @@ __global__ void calcula(const T* __restrict__ src, T* __restrict__ dst, int n, s
   }
 }
 
+/// The steps a load runs (k, clamped to the steps as the run clamps it) and the tile, as a point
+/// with these parameters would run them.
+int k_of(const param_set& p) { return steps_per_load(settings::of(p), default_k); }
+int tile_of(const param_set& p) { return with_overrides(seed_launch{}, p).tile; }
+
 /// Why k does not fit the tile, or nullptr.
 const char* k_too_large(const param_set& p, std::uint64_t) {
-  const auto& values = p.values();
-  const auto override = values.find("launch.tile");
-  const int tile = override != values.end() ? std::stoi(override->second) : seed_launch{}.tile;
-  const int k = static_cast<int>(p.integer("k")) > 0 ? static_cast<int>(p.integer("k")) : default_k;
-  return 2 * k >= tile ? "not applicable: k steps per load leave no inner cells in the tile (overlapped tiles need k < tile / 2)"
-                       : nullptr;
+  return 2 * k_of(p) >= tile_of(p) ? "not applicable: k steps per load leave no inner cells in the tile (overlapped tiles need k < tile / 2)"
+                                   : nullptr;
 }
 
 /// An overridden tile that leaves no inner cells for k: the command's error, since it is the user's
 /// setting (variant_desc::launch_refuses); with ema's tile the point is skipped (k_too_large).
 std::string launch_refuses(const param_set& p, std::uint64_t n) {
-  if (!p.values().count("launch.tile")) return {};
-  const auto tile = with_overrides(seed_launch{}, p).tile;
-  return k_too_large(p, n) ? "launch.tile = " + std::to_string(tile) + " leaves no inner cells for k = " +
-                                 std::to_string(static_cast<int>(p.integer("k")) > 0 ? static_cast<int>(p.integer("k")) : default_k) +
-                                 " steps a load (overlapped tiles need k < tile / 2)"
-                           : std::string();
+  if (!p.values().count("launch.tile") || !k_too_large(p, n)) return {};
+  return "launch.tile = " + std::to_string(tile_of(p)) + " leaves no inner cells for k = " + std::to_string(k_of(p)) +
+         " steps a load (overlapped tiles need k < tile / 2)";
 }
 
 template <class T>

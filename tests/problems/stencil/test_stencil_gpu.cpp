@@ -27,6 +27,10 @@ TEST(StencilGpu, CudaSeedDeclinesAKTheTileCannotHold) {
   EXPECT_NE(v.not_applicable(test::stencil_params({"k=16"}), 100), nullptr);
   EXPECT_EQ(v.not_applicable(test::stencil_params({"k=15"}), 100), nullptr);
   EXPECT_NE(v.not_applicable(test::stencil_params({"k=4", "launch.tile=8"}), 100), nullptr);
+  // k is clamped to the steps, as the run clamps it: 2 steps run 2 a load, which a tile of 6 holds.
+  EXPECT_EQ(v.not_applicable(test::stencil_params({"steps=2", "launch.tile=6"}), 100), nullptr);
+  EXPECT_EQ(v.launch_refuses(test::stencil_params({"steps=2", "launch.tile=6"}), 100), "");
+  EXPECT_NE(v.launch_refuses(test::stencil_params({"steps=3", "launch.tile=6"}), 100), "");
 }
 
 }  // namespace
