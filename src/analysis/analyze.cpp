@@ -88,15 +88,11 @@ core_result core(const series& d, const analysis_options& o) {
     r.label = fmt::format("the quiet stretch at the top: n ≥ {}", format_size(cut));
   }
   r.g = fit_groups(r.regime, o);
-  if (o.groups.rule == best_rule::parsimony) {
-    std::vector<double> rn, ry;
-    for (std::size_t i = 0; i < r.regime.size(); ++i) rn.push_back(r.regime.n[i]), ry.push_back(r.regime.y[i]);
-    const double reps = replicate_noise(rn, ry);
-    const double noise = std::isfinite(o.noise) && std::isfinite(reps) ? std::max(o.noise, reps) : std::isfinite(o.noise) ? o.noise : reps;
-    r.classes = weigh_classes(r.regime, noise, {.fine_gain = o.groups.fine_gain});
-    // An exponential the family found is judged by the old rules; a polynomial answer is the set's.
-    if (r.classes && !r.g.best.theta().exp_base) r.g.best = r.classes->answer().eq;
-    else r.classes.reset();
+  // An exponential the family found is judged by the old rules; a polynomial answer is the set's
+  // (with the source's literal rule, EMA's best equation stays and the set judges it).
+  if (!r.g.best.theta().exp_base) {
+    r.classes = weigh_classes(r.regime, measured_noise(r.regime.n, r.regime.y, o.noise), {.fine_gain = o.groups.fine_gain});
+    if (r.classes && o.groups.rule == best_rule::parsimony) r.g.best = r.classes->answer().eq;
   }
   if (k) {
     knee_report kr{*k, {}, r.g.best.theta()};

@@ -61,7 +61,7 @@ struct analysis {
   series data;
   equation_groups groups;  ///< of the regime above the knee when there is one
   /// The classes the fitted regime cannot tell apart (class_set.hpp); with the default rule its
-  /// answer is groups.best, unless an exponential wins there. Absent with fewer than 4 sizes.
+  /// answer is groups.best. Absent when an exponential wins, or with fewer than 4 sizes.
   std::optional<class_set> classes;
   std::optional<knee_report> knee;
   /// The log-log curve's breakpoints, ascending, named where they match a cache (regimes.hpp).

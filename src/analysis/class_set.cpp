@@ -1,5 +1,7 @@
 #include "analysis/class_set.hpp"
 
+#include "analysis/groups.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -56,20 +58,6 @@ double mean_square(const std::vector<double>& e) {
   double s = 0;
   for (double x : e) s += x * x;
   return e.empty() ? nan : s / static_cast<double>(e.size());
-}
-
-/// The smallest size above `largest` (8 per octave, up to 2^32 times it) where `a` and `b` differ by
-/// `by` in ln T.
-std::optional<double> size_that_tells(const equation& a, const equation& b, double largest, double by) {
-  for (int k = 1; k <= 8 * 32; ++k) {
-    const double n = std::ceil(largest * std::exp2(k / 8.0));
-    if (n > 9.2e18) break;
-    const double va = a(n), vb = b(n);
-    double d = std::isfinite(va) && std::isfinite(vb) && va > 0 && vb > 0 ? std::abs(std::log(va / vb))
-                                                                          : std::abs(a.log_term(n) - b.log_term(n));
-    if (d >= by) return n;
-  }
-  return std::nullopt;
 }
 
 /// The best split of z (ascending in x) into stretches of at least `min_len`, each at its mean,
@@ -359,14 +347,14 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
     out.bend_se = std::hypot(se_lo, se_hi);
   }
   const bool coarse_answer = chosen.coarse;
-  const double tell = std::max(4 * out.noise, std::log(1.05));
+  const double tell = std::max(4 * out.noise, std::log(1.05));  // in ln T
   for (std::size_t k = 0; k < out.classes.size(); ++k) {
     auto& c = out.classes[k];
     if (k == out.chosen) continue;
     c.evidence = evidence(k, out.chosen);
     c.excluded = excluded(k, out.chosen);
     if (c.excluded) continue;
-    c.settle = size_that_tells(c.eq, chosen.eq, means.n.back(), tell);
+    c.settle = find_tie_breaker(c.eq, chosen.eq, means.n.back(), std::expm1(tell));
     if (!coarse_answer || c.coarse) out.rivals.push_back(k);
   }
   return out;

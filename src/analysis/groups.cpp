@@ -17,16 +17,6 @@ double relative_difference(const equation& e, const equation& ref, double n) {
   return std::abs(std::expm1(la - lb));
 }
 
-std::optional<double> find_tie_breaker(const equation& e, const equation& ref, double largest, double threshold) {
-  constexpr int per_octave = 8, octaves = 32;
-  for (int k = 1; k <= per_octave * octaves; ++k) {
-    const double n = std::ceil(largest * std::exp2(static_cast<double>(k) / per_octave));
-    if (n > 9.2e18) break;
-    if (relative_difference(e, ref, n) >= threshold) return n;
-  }
-  return std::nullopt;
-}
-
 // Exponents off the integer lattice (halves), the mark of a less simple equation.
 int halves(const equation& e) {
   auto half = [](double x) { return std::abs(x - std::round(x)) > 1e-9; };
@@ -56,6 +46,16 @@ bool coarse(const equation& e) {
   if (e.form.exp_term) return e.form.a3 == 1 && e.form.a4 == 0 && e.a1 == 0 && e.a5 == 0;
   constexpr std::pair<double, double> classes[] = {{0, 0}, {0, 1}, {0.5, 0}, {1, 0}, {1, 1}, {2, 0}, {2, 1}, {3, 0}, {4, 0}};
   return std::any_of(std::begin(classes), std::end(classes), [&](const auto& c) { return e.a1 == c.first && e.a5 == c.second; });
+}
+
+std::optional<double> find_tie_breaker(const equation& e, const equation& ref, double largest, double threshold) {
+  constexpr int per_octave = 8, octaves = 32;
+  for (int k = 1; k <= per_octave * octaves; ++k) {
+    const double n = std::ceil(largest * std::exp2(static_cast<double>(k) / per_octave));
+    if (n > 9.2e18) break;
+    if (relative_difference(e, ref, n) >= threshold) return n;
+  }
+  return std::nullopt;
 }
 
 double max_relative_difference(const equation& e, const equation& reference, const std::vector<double>& sizes) {

@@ -60,6 +60,10 @@ equation_groups select_groups(std::vector<equation> candidates, const std::vecto
 /// or bⁿ, with no free exponent.
 bool coarse(const equation& e);
 
+/// The smallest size above `largest` (8 per octave, up to 2^32 times it) where `e` differs from
+/// `reference` by `threshold` (relative); nullopt when none does.
+std::optional<double> find_tie_breaker(const equation& e, const equation& reference, double largest, double threshold);
+
 /// The largest relative difference of `e` from `reference` over `sizes`.
 double max_relative_difference(const equation& e, const equation& reference, const std::vector<double>& sizes);
 

@@ -86,6 +86,13 @@ double replicate_noise(const std::vector<double>& n, const std::vector<double>& 
   return spreads.empty() ? nan : median(spreads);
 }
 
+double measured_noise(const std::vector<double>& n, const std::vector<double>& y, double outside) {
+  const double replicates = replicate_noise(n, y);
+  return std::isfinite(outside) && std::isfinite(replicates) ? std::max(outside, replicates)
+         : std::isfinite(outside)                            ? outside
+                                                             : replicates;
+}
+
 verdict judge(const analysis& a, double noise) {
   verdict v;
   // The replicates' spread within the fitted regime: points in separate processes differ more at
@@ -93,10 +100,7 @@ verdict judge(const analysis& a, double noise) {
   std::vector<double> rn, ry;
   for (std::size_t i = 0; i < a.data.size(); ++i)
     if (a.data.n[i] >= a.regime_from) rn.push_back(a.data.n[i]), ry.push_back(a.data.y[i]);
-  const double replicates = replicate_noise(rn, ry);
-  v.noise = std::isfinite(noise) && std::isfinite(replicates) ? std::max(noise, replicates)
-            : std::isfinite(noise)                            ? noise
-                                                              : replicates;
+  v.noise = measured_noise(rn, ry, noise);
   // With the class set, σ also holds the scatter between neighbouring sizes (class_set.hpp).
   const auto& set = a.classes;
   if (set && std::isfinite(set->between)) v.noise = std::isfinite(v.noise) ? std::max(v.noise, set->noise) : set->noise;
@@ -152,6 +156,12 @@ verdict judge(const analysis& a, double noise) {
     raise(verdict_level::tentative,
           fmt::format("the best equation misses a measured size by {}, above 4σ of the noise (σ = {})", percent(best.max_rel_err),
                       percent(sigma)));
+
+  // The best equation must be the class held-out prediction chooses (it is, unless the source's
+  // literal rule picked another).
+  if (set && !(best.theta() == set->answer().eq.theta()))
+    raise(verdict_level::tentative, fmt::format("held-out prediction chooses {}, not the best equation's class",
+                                                set->answer().cls.text()));
 
   // The classes the data cannot tell apart from the answer (class_set.hpp).
   if (set && !set->rivals.empty()) {

@@ -47,6 +47,10 @@ struct verdict {
 /// median of sd / mean / √count; NaN when no size has two values.
 double replicate_noise(const std::vector<double>& n, const std::vector<double>& y);
 
+/// The noise of a fitted value over `data`: the larger of its replicates' (replicate_noise) and
+/// `outside` (each point's repetitions; NaN when unknown); NaN when neither is measured.
+double measured_noise(const std::vector<double>& n, const std::vector<double>& y, double outside);
+
 /// Judges an analysis. `noise` is the relative standard error of a fitted value measured elsewhere
 /// (each point's repetitions); NaN when only the replicates can tell it.
 verdict judge(const analysis& a, double noise);
