@@ -176,7 +176,7 @@ std::string answer_text(const analysis& a) {
     for (auto k : set->rivals) {
       const auto& c = set->classes[k];
       names += fmt::format("{}{}{}", names.empty() ? "" : ", ", c.cls.text(),
-                           c.settle ? fmt::format(" (n = {} would tell)", format_size(*c.settle)) : std::string());
+                           c.settle ? fmt::format(" (n = {} would tell)", format_size(*c.settle)) : std::string(" (no size tells)"));
     }
     out += fmt::format("; not excluded: {}", names);
   }
