@@ -91,8 +91,12 @@ bootstrap_result bootstrap(const series& data, const equation& best, int resampl
       for (std::size_t k = 0; k < band_sizes.size(); ++k)
         if (double v = (*e)(band_sizes[k]); std::isfinite(v)) curves[k].push_back(v);
   }
+  // The resamples are drawn about the best equation, misfit included (a wrong shape's residuals
+  // keep their trend's size): the estimate is their median, the interval their 2.5th and 97.5th
+  // percentiles. (The exponent freed on the data alone absorbs a step or a bend and can fall
+  // outside that interval.)
   if (centre && lead.size() >= 10)
-    out.interval = exponent_interval{exp_lead ? "base of the exponential term" : "exponent of n", leading(*centre),
+    out.interval = exponent_interval{exp_lead ? "base of the exponential term" : "exponent of n", percentile(lead, 0.5),
                                      percentile(lead, 0.025), percentile(lead, 0.975), static_cast<int>(lead.size())};
   for (std::size_t k = 0; k < band_sizes.size(); ++k)
     if (curves[k].size() >= 10)
