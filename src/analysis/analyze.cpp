@@ -134,6 +134,7 @@ analysis analyze(const series& data, const analysis_options& o) {
   a.breakpoints = std::move(r.breakpoints);
   a.regime_from = r.from;
   a.regime = std::move(r.label);
+  a.off = off_neighbours(data);
   if (o.memory_bound && o.working_set && !o.caches.empty()) {
     const auto& last = o.caches.back();
     const double ws = o.working_set(data.sizes().back());
@@ -195,6 +196,8 @@ nlohmann::json to_json(const analysis& a) {
   j["candidates"] = g.candidates;
   j["best"] = g.best.to_json();
   j["verdict"] = a.verdict.to_json();
+  j["off_neighbours"] = nlohmann::json::array();
+  for (const auto& o : a.off) j["off_neighbours"].push_back({{"n", o.n}, {"departure", o.departure}});
   if (const auto& cs = a.classes) {
     auto finite = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
     nlohmann::json table = nlohmann::json::array(), rivals = nlohmann::json::array();

@@ -77,6 +77,9 @@ struct analysis {
   /// when six or more remain: the class must not hinge on the sizes nearest a knee.
   std::optional<equation> without_smallest;
   fit::verdict verdict;  ///< how far the best equation can be trusted (verdict.hpp)
+  /// Sizes whose measurement lies off both neighbours (class_set.hpp): a disturbance to measure
+  /// again (`ema run --rerun-noisy`), named in the notes.
+  std::vector<off_size> off;
 };
 
 /// The answer in one line, the exponent first (issue 29): "Θ(n): exponent of n 1.02, 95% interval

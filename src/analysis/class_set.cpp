@@ -158,6 +158,32 @@ double between_size_noise(const series& data) {
   return count ? std::sqrt(sum / count) : nan;
 }
 
+std::vector<off_size> off_neighbours(const series& data) {
+  const auto [x, y] = data.log_log();
+  const auto sizes = data.sizes();  // n itself: exp(ln n) need not give it back exactly
+  const std::size_t m = x.size();
+  std::vector<off_size> out;
+  if (m < 5) return out;
+  // Each inner size's departure from the line through its two neighbours.
+  std::vector<double> d(m, 0.0), scaled;
+  for (std::size_t i = 1; i + 1 < m; ++i) {
+    const double span = x[i + 1] - x[i - 1];
+    if (!(span > 0)) return out;
+    const double w = (x[i + 1] - x[i]) / span;
+    d[i] = y[i] - (w * y[i - 1] + (1 - w) * y[i + 1]);
+    scaled.push_back(std::abs(d[i]));
+  }
+  std::nth_element(scaled.begin(), scaled.begin() + static_cast<std::ptrdiff_t>(scaled.size() / 2), scaled.end());
+  const double typical = scaled[scaled.size() / 2];
+  const double bar = std::max(std::log(1.25), 5 * typical);
+  for (std::size_t i = 1; i + 1 < m; ++i) {
+    if (std::abs(d[i]) < bar) continue;
+    auto opposite = [&](std::size_t j) { return j == 0 || j + 1 == m || (d[j] * d[i] < 0 && std::abs(d[j]) >= 0.25 * std::abs(d[i])); };
+    if (opposite(i - 1) && opposite(i + 1)) out.push_back({sizes[i], std::expm1(d[i])});
+  }
+  return out;
+}
+
 std::optional<class_set> weigh_classes(const series& regime, double replicate_noise, const class_set_options& o) {
   const auto means = per_size_means(regime);
   const std::size_t m = means.size();

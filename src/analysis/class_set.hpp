@@ -93,6 +93,19 @@ struct class_set {
 /// spacing). NaN with fewer than 3 sizes.
 double between_size_noise(const series& data);
 
+/// A size whose measurement lies off both its neighbours (a disturbance, not the cost's growth).
+struct off_size {
+  double n = 0;
+  double departure = 0;  ///< its mean over what its neighbours interpolate (log-log), less 1: +0.4 is 40% slow
+};
+
+/// The sizes that lie off both neighbours: the size's departure from the line through its
+/// neighbours (log-log) is at least 25% and 5 times the typical (median) departure of the series,
+/// and both neighbours depart the other way, each by a quarter of it or more, as one displaced size
+/// makes them do (a step in cost between two sizes moves a pair the two ways, and a bend all
+/// alike). The first and last sizes have one neighbour and are never named.
+std::vector<off_size> off_neighbours(const series& data);
+
 /// Judges the lattice's classes on a regime. `replicate_noise` is the relative standard error of a
 /// size's value measured within it (NaN: unmeasured). Nullopt when fewer than 4 sizes or no class
 /// can be fitted.

@@ -103,7 +103,7 @@ int exec(const exec_options& o, const common_options& common) {
     const auto sizes = parse_sizes(*o.sizes);
     if (sizes.size() * x.runs.size() * static_cast<std::size_t>(r.instances) > max_plan_points)
       throw usage_error(fmt::format("the plan would have more than {} points; run fewer at a time", max_plan_points));
-    for (auto n : sizes)
+    for (auto n : run_order(sizes, r.order))
       for (const auto& [name, cmd] : x.runs) p.add(o.name, name, n, {});
   }
   auto db = database::open_write(common.db);

@@ -1,12 +1,19 @@
 // `ema run`: builds a plan of registered problems and variants (fixed sizes, or sizes calibrated
 // to a time budget), records an experiment, sweeps it point by point in child processes, then
-// prints and exports the tables. `--resume` continues an interrupted experiment.
+// prints and exports the tables. `--resume` continues an interrupted experiment; `--rerun-noisy`
+// measures again the points of a stored one that a busy machine disturbed.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
+#include <filesystem>
+#include <map>
 #include <optional>
+#include <set>
+#include <string_view>
+#include <tuple>
 
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
@@ -18,6 +25,9 @@
 #include "core/text.hpp"
 #include "runner/plan.hpp"
 #include "runner/shard.hpp"
+#include "analysis/class_set.hpp"
+#include "report/fits.hpp"
+#include "report/view.hpp"
 
 namespace ema::cli {
 namespace {
@@ -33,6 +43,8 @@ struct run_options {
   cache_options cache;
   std::optional<std::string> resume;
   bool resume_flag = false;
+  std::optional<std::string> rerun_noisy;
+  bool rerun_flag = false;
   std::optional<std::string> shard;
   std::optional<std::string> costs_from;
   bool db_given = false;
@@ -61,35 +73,103 @@ std::optional<experiment_record> started_shard(database& db, const shard_spec& s
   return std::nullopt;
 }
 
+// The database of a stored experiment, opened to add to it; usage_error when there is no such file
+// (opening would make an empty one).
+database open_stored(const std::string& path, const char* option) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw usage_error(fmt::format("{} does not exist: {} works on an experiment stored there", path, option));
+  return database::open_write(path);
+}
+
+// The experiment `text` names (a number), else the newest one (`--resume`: the newest unfinished).
+experiment_record chosen_record(database& db, const std::optional<std::string>& text, const char* option, const std::string& path) {
+  const bool unfinished = std::string_view(option) == "--resume";
+  if (text && !text->empty()) {
+    std::int64_t id = 0;
+    try {
+      std::size_t used = 0;
+      id = std::stoll(*text, &used);
+      if (used != text->size()) throw std::invalid_argument(*text);
+    } catch (...) {
+      throw usage_error(fmt::format("{} takes an experiment number, got '{}'", option, *text));
+    }
+    auto e = db.experiment(id);
+    if (!e) throw usage_error(fmt::format("{} has no experiment {}", path, id));
+    return *e;
+  }
+  auto e = db.latest_experiment(unfinished);
+  if (!e) throw usage_error(fmt::format("{} has no {}experiment{}", path, unfinished ? "unfinished " : "", unfinished ? " to resume" : ""));
+  return *e;
+}
+
 int resume(const run_options& o, const common_options& common) {
   if (!o.problems.empty() || o.all) throw usage_error("--resume continues a stored plan; give no problem with it");
   if (o.shard)
     throw usage_error("--resume continues a stored experiment, a shard's included; give no --shard with it (or run the shard's own "
                       "command again: it finishes its part)");
   check_outputs(common.db, o.out.paths());
-  auto db = database::open_write(common.db);
-  std::optional<experiment_record> e;
-  if (o.resume && !o.resume->empty()) {
-    std::int64_t id = 0;
-    try {
-      id = std::stoll(*o.resume);
-    } catch (...) {
-      throw usage_error(fmt::format("--resume takes an experiment number, got '{}'", *o.resume));
-    }
-    e = db.experiment(id);
-    if (!e) throw usage_error(fmt::format("{} has no experiment {}", common.db, id));
-  } else {
-    e = db.latest_experiment(true);
-    if (!e) throw usage_error(fmt::format("{} has no unfinished experiment to resume", common.db));
-  }
-  if (e->state == "finished") throw usage_error(fmt::format("experiment {} is already finished", e->id));
+  auto db = open_stored(common.db, "--resume");
+  const auto e = chosen_record(db, o.resume, "--resume", common.db);
+  if (e.state == "finished") throw usage_error(fmt::format("experiment {} is already finished", e.id));
   auto outputs = o.out.paths();  // the stored plan's output files too, before it is marked running again
-  for (auto& x : parameter_outputs(plan::from_json(e->plan))) outputs.push_back(std::move(x));
+  for (auto& x : parameter_outputs(plan::from_json(e.plan))) outputs.push_back(std::move(x));
   check_outputs(common.db, outputs);
-  auto r = reopen_experiment(db, e->id);
-  fmt::print(stderr, "ema: resuming experiment {} ({} of {} points stored)\n", e->id, db.recorded_ordinals(e->id).size(),
+  auto r = reopen_experiment(db, e.id);
+  fmt::print(stderr, "ema: resuming experiment {} ({} of {} points stored)\n", e.id, db.recorded_ordinals(e.id).size(),
              r.p.points.size());
-  return carry_out(db, e->id, r.p, common, o.out);
+  return carry_out(db, e.id, r.p, common, o.out);
+}
+
+// `--rerun-noisy`: measures again, each in a fresh process, the points of an experiment that ran
+// while the machine was busy (measure/host_load.hpp) and those whose total time lies off both
+// neighbours (analysis/class_set.hpp off_neighbours). The new measurements replace the old in tables
+// and fits (report/view.hpp); the old stay in the database.
+int rerun_noisy(const run_options& o, const common_options& common) {
+  if (!o.problems.empty() || o.all || o.sizes || o.variants || !o.params.empty() || o.shard)
+    throw usage_error("--rerun-noisy measures again points of a stored experiment; give no problem, --variants, --sizes, --param or "
+                      "--shard with it");
+  if (o.resume_flag) throw usage_error("give --rerun-noisy or --resume, not both");
+  check_outputs(common.db, o.out.paths());
+  auto db = open_stored(common.db, "--rerun-noisy");
+  const auto e = chosen_record(db, o.rerun_noisy, "--rerun-noisy", common.db);
+  if (e.state != "finished")
+    throw usage_error(fmt::format("experiment {} is {}, not finished: finish it first (ema run --resume {}), then measure its noisy "
+                                  "points again",
+                                  e.id, e.state, e.id));
+  const auto view = load_experiment(db, e.id);
+  // The points to measure again, by ordinal, with why.
+  std::map<int, std::string> again;
+  for (const auto& pt : view.points)
+    if (pt.record.status == point_status::ok)
+      if (auto d = disturbed(pt)) again.emplace(pt.record.ordinal, *d);
+  std::set<std::tuple<std::string, std::string, std::string>> series_done;
+  for (const auto& pt : view.points) {
+    const auto& r = pt.record;
+    if (!series_done.insert({r.problem, r.params_json, r.variant}).second) continue;
+    const auto data = variant_series(view, r.problem, r.params_json, r.variant, "total", point_stat::median);
+    for (const auto& off : fit::off_neighbours(data))
+      for (const auto& q : view.points)
+        if (q.record.problem == r.problem && q.record.params_json == r.params_json && q.record.variant == r.variant &&
+            q.record.status == point_status::ok && static_cast<double>(q.record.n) == off.n)
+          again.emplace(q.record.ordinal, fmt::format("its total time lies {:+.0f}% off both neighbours", 100 * off.departure));
+  }
+  if (again.empty()) {
+    fmt::print(stderr, "ema: experiment {}: no point ran on a busy machine or lies off its neighbours; nothing to measure again\n", e.id);
+    return exit_code::ok;
+  }
+  auto r = reopen_experiment(db, e.id);
+  for (const auto& [ordinal, why] : again) {
+    auto it = std::find_if(r.p.points.begin(), r.p.points.end(), [&](const plan_point& x) { return x.ordinal == ordinal; });
+    if (it == r.p.points.end()) continue;
+    plan_point pt = *it;
+    pt.ordinal = std::max(r.p.points.back().ordinal + 1, r.p.whole_size());
+    pt.phase = "rerun";
+    fmt::print(stderr, "ema: measuring again {} {} n={}: {}\n", pt.problem, pt.variant, pt.n, terminal_safe(why));
+    r.p.points.push_back(std::move(pt));
+  }
+  db.set_experiment_plan(e.id, r.p.to_json());
+  return carry_out(db, e.id, r.p, common, o.out);
 }
 
 // The plan the options ask for, with their measurement settings; usage_error naming what is wrong.
@@ -111,6 +191,7 @@ plan plan_of(const run_options& o) {
 }
 
 int run(const run_options& o, const common_options& common) {
+  if (o.rerun_flag) return rerun_noisy(o, common);
   if (o.resume_flag) return resume(o, common);
   auto p = plan_of(o);
   if (o.costs_from && !o.shard) throw usage_error("--costs-from balances the parts of a sharded plan; give it with --shard");
@@ -176,6 +257,11 @@ void register_run_options(CLI::App& app, run_options& o, common_options& common)
   app.add_option("--costs-from", o.costs_from,
                  "with --shard: balance the parts by the times this database's points took (the same file for every task)");
   app.add_option("--resume", o.resume, "continue an interrupted experiment (default: the newest unfinished)")->expected(0, 1);
+  app.add_option("--rerun-noisy", o.rerun_noisy,
+                 "measure again, in fresh processes, the points of an experiment (default: the newest) that ran on a busy machine "
+                 "or lie off both neighbours; the new measurements replace them in tables and fits")
+      ->expected(0, 1)
+      ->type_name("[EXPERIMENT]");
 }
 
 }  // namespace
@@ -191,7 +277,7 @@ plan sharded_run_plan(const std::vector<std::string>& args, int parts) {
   } catch (const CLI::ParseError& e) {
     throw usage_error(fmt::format("the plan's arguments ({}): {}", fmt::join(args, " "), e.what()));
   }
-  for (const char* own : {"--db", "--shard", "--resume"})
+  for (const char* own : {"--db", "--shard", "--resume", "--rerun-noisy"})
     if (app.count(own)) throw usage_error(fmt::format("the plan's arguments give {}: ema slurm sets it for each task", own));
   for (const auto& out : o.out.paths())
     if (out.path != "-") throw usage_error(fmt::format("the plan's arguments give {}: every task would write it; export from the merged database instead "
@@ -213,6 +299,7 @@ action add_run(CLI::App& app, common_options& common) {
   register_run_options(app, *o, common);
   return [o, &app, &common] {
     o->resume_flag = app.count("--resume") > 0;
+    o->rerun_flag = app.count("--rerun-noisy") > 0;
     o->db_given = app.count("--db") > 0;
     return run(*o, common);
   };

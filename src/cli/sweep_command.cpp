@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <csignal>
+#include <algorithm>
 #include <fmt/format.h>
 #include <optional>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "core/text.hpp"
 #include "inputs/input_cache.hpp"
 #include "measure/energy.hpp"
+#include "measure/host_load.hpp"
 #include "measure/gpu.hpp"
 #include "measure/machine.hpp"
 #include "report/analysis_tables.hpp"
@@ -119,6 +121,9 @@ void measurement_options::add_to(CLI::App& app) {
                  "choose the sizes by calibration to fit this time, e.g. 90s, 2m, 1h (instead of --sizes)");
   app.add_option("--start", start, "with --budget: the first size (default: the problem's smallest default size)");
   app.add_option("--max-size", max_size, "with --budget: the largest size to grow to");
+  app.add_option("--order", order,
+                 "the order the sizes run in: interleaved (default: neighbouring sizes far apart in time, so a busy spell of the "
+                 "machine scatters instead of bending the curve) or ascending");
 }
 
 void measurement_options::fill(plan_request& r) const {
@@ -157,6 +162,10 @@ void measurement_options::fill(plan_request& r) const {
   };
   r.start = size_option(start, "--start");
   r.max_size = size_option(max_size, "--max-size");
+  if (order) {
+    if (budget) throw usage_error("--order sets the order of the sizes of --sizes; a calibrated sweep (--budget) grows its sizes in turn");
+    r.order = parse_size_order(*order);
+  }
 }
 
 void measurement_options::apply(plan& p) const {
@@ -259,6 +268,18 @@ int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_op
   }
   fmt::print(stderr, "ema: experiment {} stored in {} ({} points run, {} failed, {} skipped)\n", experiment_id,
              common.db, result.run, result.failed, result.skipped);
+  // Points a busy machine disturbed, with no quiet measurement of the same point (report/view.hpp).
+  int busy = 0;
+  double others = 0;
+  for (const auto& pt : view.points)
+    if (pt.record.status == point_status::ok && disturbed(pt)) {
+      ++busy;
+      if (auto l = host_load::from_json(pt.notes.value("host_load", nlohmann::json()))) others = std::max(others, l->others_cpus);
+    }
+  if (busy)
+    fmt::print(stderr, "ema: warning: {} point{} ran while other processes took the CPUs {} needed (up to {:.1f} CPUs busy beside ema); "
+                       "their times are slower than this machine's own: `ema run --db {} --rerun-noisy {}` measures them again\n",
+               busy, busy == 1 ? "" : "s", busy == 1 ? "it" : "they", others, terminal_safe(shell_word(common.db)), experiment_id);
   return result.failed ? exit_code::points_failed : exit_code::ok;
 }
 

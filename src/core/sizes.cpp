@@ -128,4 +128,26 @@ std::vector<std::uint64_t> parse_sizes(std::string_view text) {
   return out;
 }
 
+std::vector<std::uint64_t> run_order(const std::vector<std::uint64_t>& sizes, size_order order) {
+  if (order == size_order::ascending || sizes.size() < 3) return sizes;
+  // Bit reversal over the next power of two, places past the end skipped: every place once.
+  unsigned bits = 0;
+  while ((std::size_t{1} << bits) < sizes.size()) ++bits;
+  std::vector<std::uint64_t> out;
+  out.reserve(sizes.size());
+  for (std::size_t i = 0; i < (std::size_t{1} << bits); ++i) {
+    std::size_t r = 0;
+    for (unsigned b = 0; b < bits; ++b)
+      if (i & (std::size_t{1} << b)) r |= std::size_t{1} << (bits - 1 - b);
+    if (r < sizes.size()) out.push_back(sizes[r]);
+  }
+  return out;
+}
+
+size_order parse_size_order(std::string_view text) {
+  if (text == "interleaved") return size_order::interleaved;
+  if (text == "ascending") return size_order::ascending;
+  throw usage_error(fmt::format("--order must be interleaved or ascending, got '{}'", text));
+}
+
 }  // namespace ema

@@ -143,6 +143,27 @@ fit::series variant_series(const experiment_view& v, const std::string& problem,
     notes->push_back(fmt::format("{} point{} left out: a value of 0 or below cannot be fitted on relative error", dropped,
                                  dropped == 1 ? "" : "s"));
   if (notes && failed) notes->push_back(fmt::format("{} point{} that did not run ok left out", failed, failed == 1 ? "" : "s"));
+  if (notes) {
+    std::set<std::uint64_t> busy;
+    int aside = 0;
+    for (const auto& p : v.points)
+      if (p.record.problem == problem && p.record.params_json == params_json && p.record.variant == variant &&
+          p.record.status == point_status::ok && disturbed(p))
+        busy.insert(p.record.n);
+    for (const auto& x : v.set_aside)
+      aside += x.point.record.problem == problem && x.point.record.params_json == params_json && x.point.record.variant == variant;
+    if (!busy.empty()) {
+      std::vector<std::string> sizes;
+      for (auto n : busy) sizes.push_back(format_size(static_cast<double>(n)));
+      notes->push_back(fmt::format("the machine was busy while n = {} ran (other processes took the CPUs it needed); `ema run "
+                                   "--rerun-noisy` measures {} again",
+                                   fmt::join(sizes, ", "), busy.size() == 1 ? "it" : "them"));
+    }
+    if (aside)
+      notes->push_back(fmt::format("{} earlier measurement{} of its points set aside (measured again, or disturbed where a quiet one "
+                                   "exists); they stay in the database",
+                                   aside, aside == 1 ? "" : "s"));
+  }
   return s;
 }
 
@@ -453,6 +474,12 @@ std::string render_fits(const std::vector<variant_fit>& fits, table_style style,
       for (const auto& p : a.check->points) held.push_back(format_size(p.n));
       out += fmt::format("{}held out n = {}: the best equation of the other sizes ({}) predicts them within {}\n", ind,
                          fmt::join(held, ", "), a.check->best.theta().text(), format_percent(a.check->max_rel_err));
+    }
+    if (!a.off.empty()) {
+      std::vector<std::string> texts;
+      for (const auto& o : a.off) texts.push_back(fmt::format("n = {} ({:+.0f}%)", format_size(o.n), 100 * o.departure));
+      out += fmt::format("{}off both neighbours (a disturbance?): {}{}\n", ind, fmt::join(texts, ", "),
+                         f.problem.empty() ? "" : "; `ema run --rerun-noisy` measures them again");
     }
     for (const auto& n : f.notes) out += fmt::format("{}note: {}\n", ind, stored_text(n, style));
   }

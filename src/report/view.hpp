@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,11 +31,26 @@ struct point_view {
   double median(const std::string& metric) const;
 };
 
+/// A stored point that tables and fits leave out, with why: measured again (`ema run
+/// --rerun-noisy`), or disturbed by a busy machine where a quiet measurement of the same point exists.
+struct set_aside_point {
+  point_view point;
+  std::string why;
+};
+
 struct experiment_view {
   experiment_record experiment;
   std::vector<point_view> points;
+  std::vector<set_aside_point> set_aside;  ///< kept in the database, left out of `points`
 };
 
+/// Whether a point ran while other processes or the hypervisor took the CPUs it needed
+/// (measure/host_load.hpp; the note `disturbed`), with the reason.
+std::optional<std::string> disturbed(const point_view& p);
+
+/// The experiment's points, each metric summarised. Of the points stored for one (problem, variant,
+/// parameters, n, instance) that ran ok, a disturbed one is set aside where one ran quiet, and every
+/// one measured before the latest measurement by `--rerun-noisy` is set aside.
 experiment_view load_experiment(database& db, std::int64_t id);
 
 /// Each variant of `problem` in the experiment with what a speedup needs: as its points recorded it

@@ -14,6 +14,7 @@
 #include "inputs/random.hpp"
 #include "inputs/input_cache.hpp"
 #include "runner/isolate.hpp"
+#include "runner/sweep.hpp"
 
 namespace ema {
 namespace fs = std::filesystem;
@@ -226,6 +227,8 @@ void run_external_point(const plan& p, const plan_point& pt, double timeout, con
   const auto run = expand_command(command, pt.n, pt.seed, input.string());
   notes["command"] = run;
   const auto timed_start = clock_type::now();
+  const host_load_meter meter;  // over the runs, warm-up included: what the machine did meanwhile
+  double own_cpu = 0;
   std::map<std::string, std::vector<double>> samples;
   for (int i = 0;; ++i) {
     const bool warmup = i < p.reps.warmup;
@@ -241,6 +244,7 @@ void run_external_point(const plan& p, const plan_point& pt, double timeout, con
       interrupted = true;
       return;
     }
+    own_cpu += c.user + c.sys;
     if (failed(c, "the program", timeout, r)) break;
     std::map<std::string, double> phases;
     if (auto why = parse_phase_lines(c.answer, phases); !why.empty()) {
@@ -262,6 +266,7 @@ void run_external_point(const plan& p, const plan_point& pt, double timeout, con
   }
   for (auto& [metric, values] : samples) r.samples[metric] = std::move(values);
   r.notes_json = json_text(notes);
+  note_host_load(r, meter.finish(seconds_since(timed_start), own_cpu));
   r.unavailable_json = nlohmann::json{{"energy_cpu", "not measured for external programs"}}.dump();
   finish();
 }

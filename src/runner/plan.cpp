@@ -279,8 +279,9 @@ plan make_plan(const plan_request& r) {
                                     "use (the machine's available memory, ulimit, control group); run fewer at a time",
                                     total, format_bytes(total * plan_point_bytes), format_bytes(left)));
     check_launches(sizes);
-    // Sizes outermost, then parameter sets, then variants: every variant at one setting side by side.
-    for (auto n : sizes)
+    // Sizes outermost (interleaved unless --order ascending), then parameter sets, then variants:
+    // every variant at one setting side by side.
+    for (auto n : run_order(sizes, r.order))
       for (std::size_t k = 0;; ++k) {
         bool any = false;
         for (const auto* v : vs)

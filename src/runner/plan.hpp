@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/params.hpp"
+#include "core/sizes.hpp"
 
 namespace ema {
 
@@ -148,6 +149,7 @@ struct plan_request {
   int instances = 1;
   std::optional<double> budget;       ///< seconds: calibrate the sizes instead of `sizes`
   std::optional<std::uint64_t> start, max_size;  ///< a calibrated sweep's first and largest size
+  size_order order = size_order::interleaved;      ///< the order a fixed plan runs its sizes in
 };
 
 /// The most points one plan may hold, and the most input instances per size.

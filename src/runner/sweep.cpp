@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "analysis/analyze.hpp"
+#include "core/text.hpp"
 #include "core/format.hpp"
 #include "core/registry.hpp"
 #include "measure/gpu.hpp"
@@ -40,6 +41,15 @@ std::string format_eta(double seconds) {
 }
 
 }  // namespace
+
+void note_host_load(point_record& r, const std::optional<host_load>& load) {
+  if (!load) return;
+  auto notes = nlohmann::json::parse(r.notes_json.empty() ? "{}" : r.notes_json, nullptr, false);
+  if (!notes.is_object()) notes = nlohmann::json::object();
+  notes["host_load"] = load->to_json();
+  if (auto why = disturbance(*load); !why.empty()) notes["disturbed"] = why;
+  r.notes_json = json_text(notes);
+}
 
 void interpret_child(const child_outcome& child, double timeout, point_record& r, std::string* output_failure) {
   r.samples["host_peak_rss"] = {static_cast<double>(child.max_rss_kib) * 1024.0};
@@ -195,6 +205,7 @@ class sweeper {
     r.finished_at = utc_now();
     if (auto notes = nlohmann::json::parse(r.notes_json, nullptr, false); notes.is_object()) {
       for (const auto& [k, v] : where_points_run().items()) notes[k] = v;  // which node, job and task (merged shards)
+      if (pt.phase == "rerun") notes["rerun"] = true;  // it replaces the earlier measurements of its point (report/view.hpp)
       r.notes_json = notes.dump();
     }
     db_.record_point(r);
@@ -246,6 +257,7 @@ class sweeper {
                                     : std::string("disabled (--no-energy)")}}},
         {"idle", idle_},
         {"cache", {{"dir", p_.input_cache_dir}, {"cap", p_.input_cache_cap}}}};
+    const host_load_meter meter;
     auto child = run_isolated({settings_.worker, "__worker"}, spec.dump(), timeout, settings_.stop);
     if (child.interrupted) {
       stopped = true;
@@ -253,6 +265,7 @@ class sweeper {
     }
     interpret_child(child, timeout, r, &output_failure_);
     r.samples["point_wall"] = {child.wall};
+    note_host_load(r, meter.finish(child.wall, child.user + child.sys));
   }
 
   void progress(const plan_point& pt) {

@@ -9,8 +9,10 @@
 #include <atomic>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
+#include "measure/host_load.hpp"
 #include "runner/isolate.hpp"
 #include "runner/plan.hpp"
 #include "store/database.hpp"
@@ -37,5 +39,9 @@ sweep_result run_sweep(database& db, std::int64_t experiment_id, plan& p, const 
 /// Turns how a worker child ended into a point record's status, reason, samples and verdict;
 /// `output_failure`, where given, gets the message of a file the point could not write.
 void interpret_child(const child_outcome& child, double timeout, point_record& record, std::string* output_failure = nullptr);
+
+/// Adds to a point's notes what the machine did while it ran (measure/host_load.hpp): `host_load`,
+/// and `disturbed` with the reason where other processes or the hypervisor took the CPUs it needed.
+void note_host_load(point_record& record, const std::optional<host_load>& load);
 
 }  // namespace ema

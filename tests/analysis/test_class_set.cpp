@@ -111,3 +111,18 @@ TEST(ClassSet, GrowthThatSteepensAlongTheRangeIsFlagged) {
   const auto a = analyze(s, {.bootstrap = 40});
   EXPECT_NE(a.verdict.level, verdict_level::firm);
 }
+
+TEST(ClassSet, ASizeOffBothNeighboursIsNamedAStepIsNot) {
+  // Θ(n) with 2% scatter; n = 2^17 ran 60% slow (another process took the cores meanwhile).
+  auto s = make([](double n) { return 1e-9 * n * (n == 131072 ? 1.6 : 1); }, 0.02);
+  auto off = off_neighbours(s);
+  ASSERT_EQ(off.size(), 1u);
+  EXPECT_EQ(off[0].n, 131072);
+  EXPECT_NEAR(off[0].departure, 0.6, 0.1);
+  // A cost that steps up ×3 past a cache moves the two sizes beside the step the two ways: no size
+  // is off both neighbours.
+  EXPECT_TRUE(off_neighbours(make([](double n) { return 1e-9 * n * (n > 40000 ? 3 : 1); }, 0.02)).empty());
+  // Nor is a smooth growth, or the end of the range.
+  EXPECT_TRUE(off_neighbours(make([](double n) { return 1e-9 * n * n; }, 0.02)).empty());
+  EXPECT_TRUE(off_neighbours(make([](double n) { return 1e-9 * n * (n == 16777216 ? 3 : 1); }, 0.02)).empty());
+}

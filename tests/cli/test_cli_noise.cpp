@@ -1,0 +1,139 @@
+// Noise that is real (issue 29, item 5), end to end: the order a fixed plan runs its sizes in
+// (`--order`), a point that ran on a busy machine named in `ema fit` and measured again by
+// `ema run --rerun-noisy`, the new measurement replacing the old in tables and fits while the old
+// stays in the database, and the options' errors.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sqlite3.h>
+#include <string>
+#include <vector>
+
+#include "support/ema.hpp"
+#include "support/temp_dir.hpp"
+
+namespace ema {
+namespace {
+
+using test::run_ema;
+
+void sql(const std::string& db, const std::string& statement) {
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  char* error = nullptr;
+  const int rc = sqlite3_exec(h, statement.c_str(), nullptr, nullptr, &error);
+  const std::string message = error ? error : "";
+  sqlite3_free(error);
+  sqlite3_close(h);
+  ASSERT_EQ(rc, SQLITE_OK) << message;
+}
+
+/// Each stored point's n, by ordinal.
+std::vector<std::uint64_t> sizes_by_ordinal(const std::string& db) {
+  std::vector<std::uint64_t> out;
+  sqlite3* h = nullptr;
+  sqlite3_open(db.c_str(), &h);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(h, "SELECT n FROM points ORDER BY ordinal", -1, &st, nullptr);
+  while (sqlite3_step(st) == SQLITE_ROW) out.push_back(static_cast<std::uint64_t>(sqlite3_column_int64(st, 0)));
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return out;
+}
+
+void sweep(const std::string& db, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"run", "search", "--variants", "seq", "--sizes", "2^10..2^16", "--reps", "3", "--no-energy",
+                                   "--db", db, "-q"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto r = run_ema(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(CliNoise, SizesRunInterleavedUnlessAscendingIsAsked) {
+  test::temp_dir dir;
+  sweep(dir.file("i.db"));
+  // Bit-reversed places of 7 sizes: 0, 4, 2, 6, 1, 5, 3.
+  EXPECT_EQ(sizes_by_ordinal(dir.file("i.db")), (std::vector<std::uint64_t>{1024, 16384, 4096, 65536, 2048, 32768, 8192}));
+  sweep(dir.file("a.db"), {"--order", "ascending"});
+  EXPECT_EQ(sizes_by_ordinal(dir.file("a.db")), (std::vector<std::uint64_t>{1024, 2048, 4096, 8192, 16384, 32768, 65536}));
+  auto bad = run_ema({"run", "search", "--sizes", "2^10..2^12", "--order", "random", "--db", dir.file("b.db")});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--order must be interleaved or ascending, got 'random'"), std::string::npos) << bad.err;
+  auto budget = run_ema({"run", "search", "--budget", "5s", "--order", "ascending", "--db", dir.file("b.db")});
+  EXPECT_EQ(budget.exit_code, 2);
+  EXPECT_NE(budget.err.find("a calibrated sweep (--budget) grows its sizes in turn"), std::string::npos) << budget.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("b.db")));
+}
+
+TEST(CliNoise, ABusyPointIsMeasuredAgainAndReplacesTheOldInTablesAndFits) {
+  test::temp_dir dir;
+  const auto db = dir.file("n.db");
+  // Counters that never move: no point is judged by this machine's real load (a test beside
+  // others on two cores is busy), only the one marked below.
+  std::filesystem::create_directories(dir.file("proc"));
+  std::ofstream(dir.file("proc/stat")) << "cpu  100 0 50 1000 0 0 0 0 0 0\n";
+  ::setenv("EMA_PROC_ROOT", dir.file("proc").c_str(), 1);
+  struct unset {
+    ~unset() { ::unsetenv("EMA_PROC_ROOT"); }
+  } restore;
+  sweep(db);
+  // As sweep.cpp notes a point during which other processes took the CPUs it left free.
+  sql(db, "UPDATE points SET notes_json = json_set(notes_json, '$.disturbed', 'other processes kept 1.9 of the 2 CPUs busy') "
+          "WHERE n = 4096");
+  auto fit = run_ema({"fit", "--db", db});
+  ASSERT_EQ(fit.exit_code == 0 || fit.exit_code == 1, true) << fit.err;
+  EXPECT_NE(fit.out.find("the machine was busy while n = 2^12 ran"), std::string::npos) << fit.out;
+  EXPECT_NE(fit.out.find("`ema run --rerun-noisy` measures it again"), std::string::npos) << fit.out;
+
+  auto again = run_ema({"run", "--db", db, "--rerun-noisy"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("measuring again search seq n=4096: other processes kept 1.9 of the 2 CPUs busy"), std::string::npos)
+      << again.err;
+  // Both measurements are stored, the new one a point of its own past the plan's 7 (a size whose
+  // time lies off its neighbours on a busy test machine may be measured again too).
+  const auto stored = sizes_by_ordinal(db);
+  ASSERT_GE(stored.size(), 8u);
+  EXPECT_EQ(std::count(stored.begin() + 7, stored.end(), 4096u), 1);
+  // Tables and fits use the new one, and say the old one is set aside.
+  auto show = run_ema({"show", "--db", db, "--json", "-"});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  const auto doc = nlohmann::json::parse(show.out, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << show.out;
+  int at_4096 = 0;
+  for (const auto& p : doc["points"]) at_4096 += p["n"] == 4096;
+  EXPECT_EQ(at_4096, 1) << show.out;
+  fit = run_ema({"fit", "--db", db});
+  EXPECT_EQ(fit.out.find("the machine was busy"), std::string::npos) << fit.out;
+  EXPECT_NE(fit.out.find("1 earlier measurement of its points set aside"), std::string::npos) << fit.out;
+
+  // Nothing is left that ran on a busy machine (whatever lies off its neighbours is measured again).
+  again = run_ema({"run", "--db", db, "--rerun-noisy", "1"});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.err.find("n=4096: other processes"), std::string::npos) << again.err;
+}
+
+TEST(CliNoise, RerunNoisyRefusesWhatItCannotMeasureAgain) {
+  test::temp_dir dir;
+  const auto db = dir.file("r.db");
+  auto none = run_ema({"run", "--db", db, "--rerun-noisy"});
+  EXPECT_EQ(none.exit_code, 2);
+  sweep(db);
+  auto expect_refused = [&](std::vector<std::string> args, const std::string& says) {
+    auto r = run_ema(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+  };
+  expect_refused({"run", "--db", db, "--rerun-noisy", "7"}, "has no experiment 7");
+  expect_refused({"run", "--db", db, "--rerun-noisy", "x1"}, "--rerun-noisy takes an experiment number, got 'x1'");
+  expect_refused({"run", "search", "--db", db, "--rerun-noisy", "1"}, "give no problem, --variants, --sizes");
+  expect_refused({"run", "--db", db, "--rerun-noisy", "1", "--resume"}, "give --rerun-noisy or --resume, not both");
+  sql(db, "UPDATE experiments SET state = 'interrupted'");
+  expect_refused({"run", "--db", db, "--rerun-noisy", "1"}, "experiment 1 is interrupted, not finished");
+  EXPECT_EQ(sizes_by_ordinal(db).size(), 7u) << "nothing was run or lost";
+}
+
+}  // namespace
+}  // namespace ema
