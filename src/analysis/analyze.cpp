@@ -170,6 +170,22 @@ std::string answer_text(const analysis& a) {
       out += fmt::format("{}×{:.2g} at n ≈ {}", i ? ", " : "", steps[i].factor, format_size(std::round(steps[i].n)));
     out += ")";
   }
+  if (best.form.lower) {
+    // How much of the cost the leading term carries at the regime's ends: where it is little, the
+    // class rests on the largest sizes.
+    std::vector<double> sizes;
+    for (double n : a.data.sizes())
+      if (n >= a.regime_from) sizes.push_back(n);
+    theta_class lower;
+    lower.n = best.form.l1, lower.log = best.form.l5;
+    auto share = [&](double n) {
+      const double s = std::exp(best.log_term(n)) / best(n);
+      return s < 0.01 ? std::string("under 1%") : fmt::format("{:.0f}%", 100 * s);
+    };
+    if (!sizes.empty())
+      out += fmt::format(" beside a {} term (the {} term {} of the cost at n = {}, {} at n = {})", lower.text(), best.theta().text(),
+                         share(sizes.front()), format_size(sizes.front()), share(sizes.back()), format_size(sizes.back()));
+  }
   if (const auto& ci = a.uncertainty.interval; ci && ci->what == "exponent of n")
     out += fmt::format(": exponent of n {:.3g}, 95% interval [{:.3g}, {:.3g}]", ci->estimate, ci->lo, ci->hi);
   if (set && !set->rivals.empty()) {
@@ -213,6 +229,7 @@ nlohmann::json to_json(const analysis& a) {
     j["classes"] = {{"answer", cs->answer().cls.to_json()}, {"firm", cs->firm()}, {"not_excluded", rivals},
                     {"noise", finite(cs->noise)}, {"between_sizes", finite(cs->between)}, {"replicates", finite(cs->replicates)},
                     {"bend", finite(cs->bend)}, {"bend_se", finite(cs->bend_se)}, {"stepped", cs->stepped},
+                    {"two_term", cs->two_term},
                     {"candidates", table}};
   } else {
     j["classes"] = nullptr;

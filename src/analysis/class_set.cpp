@@ -28,23 +28,28 @@ series without(const series& s, std::size_t i) {
   return out;
 }
 
+/// The classes a reader names first (exponent of n, of log n).
+constexpr std::pair<double, double> coarse_classes[] = {{0, 0}, {0, 1}, {0.5, 0}, {1, 0}, {1, 1}, {2, 0}, {2, 1}, {3, 0}, {4, 0}};
+
 bool is_coarse(double a, double b) {
-  constexpr std::pair<double, double> classes[] = {{0, 0}, {0, 1}, {0.5, 0}, {1, 0}, {1, 1}, {2, 0}, {2, 1}, {3, 0}, {4, 0}};
-  return std::any_of(std::begin(classes), std::end(classes), [&](const auto& c) { return a == c.first && b == c.second; });
+  return std::any_of(std::begin(coarse_classes), std::end(coarse_classes), [&](const auto& c) { return a == c.first && b == c.second; });
 }
 
 /// The held-out errors of ln T for one shape: each size left out in turn, the shape fitted to the
-/// rest and its prediction compared. A constant that a fold cannot carry (c at its bound 0) is
-/// that fold's shape without it. Nullopt when a fold cannot be fitted at all.
+/// rest and its prediction compared. A constant or lower-order term that a fold cannot carry (its
+/// coefficient at the bound 0) is that fold's shape without it. Nullopt when a fold cannot be
+/// fitted at all.
 std::optional<std::vector<double>> held_out_errors(const series& means, const shape& s) {
   std::vector<double> e(means.size());
   for (std::size_t i = 0; i < means.size(); ++i) {
     const auto rest = without(means, i);
     auto f = fit_shape(rest, equation::of(s));
-    if (!f && s.constant) {
-      auto plain = s;
-      plain.constant = false;
-      f = fit_shape(rest, equation::of(plain));
+    for (int drop = 1; !f && drop <= 3; ++drop) {  // without c, without the lower term, without both
+      auto simpler = s;
+      simpler.constant = s.constant && !(drop & 1);
+      simpler.lower = s.lower && !(drop & 2);
+      if (simpler == s) continue;
+      f = fit_shape(rest, equation::of(simpler));
     }
     if (!f) return std::nullopt;
     const double p = (*f)(means.n[i]);
@@ -195,7 +200,10 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
   out.noise = std::max({std::isfinite(out.between) ? out.between : 0.0, std::isfinite(replicate_noise) ? replicate_noise : 0.0,
                         0.002});
 
-  struct stepped_class {
+  // What a coarse class may also be fitted as: with steps up in its cost, or with a lower-order
+  // term beside it. Used in place of the plain fits when they predict the held-out sizes better
+  // enough (below).
+  struct alternative {
     bool valid = false;
     double cv = INFINITY;
     std::vector<double> errors;
@@ -203,7 +211,7 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
     equation eq;
   };
   std::vector<std::vector<double>> errors;
-  std::vector<stepped_class> steps;
+  std::vector<alternative> steps, terms;
   for (double a = 0; a <= o.max_n_exponent + 1e-9; a += 0.5)
     for (double b = 0; b <= o.max_log_exponent + 1e-9; b += 0.5) {
       if (b > 0 && !logs_ok) continue;
@@ -230,8 +238,8 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
       best.cls = best.eq.theta();
       best.cls.n = a, best.cls.log = b;
       best.coarse = is_coarse(a, b);
-      // A coarse class with steps: kept beside it, used when steps win (below).
-      stepped_class st;
+      // A coarse class with steps.
+      alternative st;
       if (best.coarse && m >= 7)
         if (auto e = stepped_errors(means, a, b)) {
           st.errors = *e;
@@ -248,57 +256,99 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
             score(st.eq, means.within(means.n[sp->starts.back()], INFINITY));
           }
         }
+      // A coarse class with a coarse lower-order term beside it (and c or not): the best by
+      // held-out error of those both of whose terms carry the value at three sizes or more, whose
+      // leading term grows at least `two_term_spread` times more than the lower one over the
+      // sizes (else the two are near parallel there, and a slight curvature, a cache's or the
+      // noise's, passes for the leading class), and carries at least half the value at the
+      // largest size (else the data show the lower class with a bend, not the leading class).
+      alternative two;
+      if (best.coarse && m >= o.two_term_sizes)
+        for (const auto& [la, lb] : coarse_classes) {
+          if ((la == 0 && lb == 0) || (lb > 0 && !logs_ok) || !(la < a || (la == a && lb < b))) continue;
+          auto growth = [&](double ea, double eb) {  // of n^ea · log2(n)^eb over the sizes, in ln
+            const double lo = means.n.front(), hi = means.n.back();
+            return ea * std::log(hi / lo) + (eb != 0 ? eb * std::log(std::log2(hi) / std::log2(lo)) : 0.0);
+          };
+          if (growth(a, b) - growth(la, lb) < std::log(o.two_term_spread)) continue;
+          for (bool c : {false, true}) {
+            const shape s{.a1 = a, .a5 = b, .constant = c, .lower = true, .l1 = la, .l5 = lb};
+            if (s.coefficient_count() >= static_cast<int>(m)) continue;
+            auto whole = fit_shape(means, equation::of(s));
+            if (!whole || !identified(*whole, means.n)) continue;
+            if (std::exp(whole->log_term(means.n.back())) < 0.5 * (*whole)(means.n.back())) continue;
+            auto e = held_out_errors(means, s);
+            if (!e) continue;
+            if (const double cv = mean_square(*e); cv < two.cv) {
+              two.valid = true;
+              two.cv = cv;
+              two.errors = *e;
+              two.eq = *whole;
+            }
+          }
+        }
       out.classes.push_back(best);
       errors.push_back(best_errors);
       steps.push_back(std::move(st));
+      terms.push_back(std::move(two));
     }
   if (out.classes.empty()) return std::nullopt;
 
-  // By held-out error, ascending (the errors follow the classes).
-  std::vector<std::size_t> order(out.classes.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](auto i, auto j) { return out.classes[i].cv < out.classes[j].cv; });
-  {
-    std::vector<judged_class> c;
-    std::vector<std::vector<double>> e;
-    std::vector<stepped_class> st;
-    for (auto i : order) c.push_back(out.classes[i]), e.push_back(errors[i]), st.push_back(steps[i]);
-    out.classes = std::move(c);
-    errors = std::move(e);
-    steps = std::move(st);
-  }
+  // By held-out error, ascending (the errors and alternatives follow the classes).
+  auto sort_by_cv = [&](std::vector<judged_class>& c, std::vector<std::vector<double>>& e, std::vector<alternative>* st,
+                        std::vector<alternative>* tt) {
+    std::vector<std::size_t> order(c.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](auto i, auto j) { return c[i].cv < c[j].cv; });
+    std::vector<judged_class> c2;
+    std::vector<std::vector<double>> e2;
+    std::vector<alternative> st2, tt2;
+    for (auto i : order) {
+      c2.push_back(std::move(c[i])), e2.push_back(std::move(e[i]));
+      if (st) st2.push_back(std::move((*st)[i]));
+      if (tt) tt2.push_back(std::move((*tt)[i]));
+    }
+    c = std::move(c2), e = std::move(e2);
+    if (st) *st = std::move(st2);
+    if (tt) *tt = std::move(tt2);
+  };
+  sort_by_cv(out.classes, errors, &steps, &terms);
 
-  // Steps: when a coarse class with steps predicts fine_gain times better than every class
-  // without, the set is judged with steps: each coarse class by the better of its two fits.
+  // Steps, or a lower-order term: when a coarse class so fitted predicts the held-out sizes
+  // step_gain (steps) or two_term_gain (a lower term) times better than every class without, the
+  // set is judged that way: each coarse class by the better of its plain fit and that one. Of the
+  // two, the one predicting better.
   {
-    double plain = INFINITY, stepped = INFINITY;
+    double plain = INFINITY, stepped = INFINITY, two_term = INFINITY;
     for (std::size_t k = 0; k < out.classes.size(); ++k) {
       plain = std::min(plain, out.classes[k].cv);
       if (steps[k].valid) stepped = std::min(stepped, steps[k].cv);
+      if (terms[k].valid) two_term = std::min(two_term, terms[k].cv);
     }
-    if (std::isfinite(stepped) && stepped * o.step_gain <= plain) {
-      out.stepped = true;
+    const bool use_steps = std::isfinite(stepped) && stepped * o.step_gain <= plain;
+    const bool use_terms = std::isfinite(two_term) && two_term * o.two_term_gain <= plain;
+    if (use_steps || use_terms) {
+      const bool by_steps = use_steps && (!use_terms || stepped <= two_term);
+      const auto& alt = by_steps ? steps : terms;
+      (by_steps ? out.stepped : out.two_term) = true;
       std::vector<judged_class> c;
       std::vector<std::vector<double>> e;
       for (std::size_t k = 0; k < out.classes.size(); ++k) {
         if (!out.classes[k].coarse) continue;
         auto j = out.classes[k];
-        if (steps[k].valid && steps[k].cv < j.cv) {
-          j.cv = steps[k].cv;
-          j.eq = steps[k].eq;
-          j.steps = steps[k].steps;
-          e.push_back(steps[k].errors);
+        if (alt[k].valid && alt[k].cv < j.cv) {
+          j.cv = alt[k].cv;
+          j.eq = alt[k].eq;
+          j.steps = alt[k].steps;
+          e.push_back(alt[k].errors);
         } else {
           e.push_back(errors[k]);
         }
         c.push_back(std::move(j));
       }
-      std::vector<std::size_t> idx(c.size());
-      for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-      std::stable_sort(idx.begin(), idx.end(), [&](auto i, auto j) { return c[i].cv < c[j].cv; });
-      out.classes.clear();
-      errors.clear();
-      for (auto i : idx) out.classes.push_back(c[i]), errors.push_back(e[i]);
+      sort_by_cv(c, e, nullptr, nullptr);
+      out.classes = std::move(c);
+      errors = std::move(e);
     }
   }
 

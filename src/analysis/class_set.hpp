@@ -26,6 +26,16 @@
 // stretch of sizes, each stretch at least 3 sizes, each step at least ×1.5), held out like the
 // rest; when such a fit predicts fine_gain times better than every class without steps, the set
 // is judged with steps ("Θ(n) in each of 3 regimes; ×1.9 at n ≈ 4.5e+05, ×2.3 at n ≈ 6e+06").
+//
+// A lower-order term: a cost made of a part that grows slowly and a part that grows fast — a GPU
+// elimination's n kernel launches (launch-bound, Θ(n)) beside its n³ arithmetic, a merge sort's
+// log n passes beside its n log n work — follows neither class alone over a range where both
+// show, and the single class that fits best is the slow one. Each coarse class g (from 6 sizes)
+// is also fitted as a0 · g(n) + d · h(n) (+ c), h a coarser class below it, d > 0, both terms
+// carrying at least 5% of the value at three sizes or more, g growing two_term_spread times more
+// than h over the sizes, and g carrying at least half the value at the largest; the class is g's.
+// Used like steps, when such a fit predicts the held-out sizes two_term_gain times better than
+// every class without.
 #pragma once
 
 #include <optional>
@@ -39,6 +49,9 @@ struct class_set_options {
   double exclude = 10;   ///< evidence above which a class is excluded
   double fine_gain = 4;  ///< how many times a finer class must cut the held-out error
   double step_gain = 2;  ///< how many times a class with steps must cut it
+  double two_term_gain = 4;  ///< how many times a class with a lower-order term must cut it
+  std::size_t two_term_sizes = 6;  ///< the fewest sizes a class with a lower-order term is fitted to
+  double two_term_spread = 8;      ///< how many times more its leading term must grow than the lower one
   double max_n_exponent = 4, max_log_exponent = 3;
 };
 
@@ -51,7 +64,9 @@ struct cost_step {
 
 struct judged_class {
   theta_class cls;
-  equation eq;      ///< fitted to the whole regime (the better of with and without c, held out)
+  /// Fitted to the whole regime (the better of with and without c, held out; with the set judged
+  /// with lower-order terms, with one where that predicts better: cls is its leading term's).
+  equation eq;
   double cv = 0;    ///< mean squared held-out error of ln T
   double evidence = 0;  ///< against the chosen class (0 for it)
   bool coarse = false;
@@ -78,8 +93,11 @@ struct class_set {
   /// The classes not excluded, the chosen one left out: for a coarse answer the coarse ones.
   std::vector<std::size_t> rivals;
   /// Whether the classes were judged with up to two steps up in cost (a coarse class with steps
-  /// predicted the held-out sizes fine_gain times better than every class without).
+  /// predicted the held-out sizes step_gain times better than every class without).
   bool stepped = false;
+  /// Whether they were judged with a lower-order term beside each (one so fitted predicted them
+  /// two_term_gain times better than every class without).
+  bool two_term = false;
   /// How the data's log-log slope departs from the answer's, upper half of the sizes against lower
   /// half, with its standard error: a growth that steepens along the range (an asymptote not yet
   /// reached) or flattens (a saturation) beyond the noise. Not computed with fewer than 8 sizes.

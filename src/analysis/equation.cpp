@@ -59,8 +59,9 @@ nlohmann::json theta_class::to_json() const {
 }
 
 std::string shape::key() const {
-  return fmt::format("{}{:g}|{}{:g}|{}|{:g},{:g}|{}", free_a1 ? "f" : "", free_a1 ? 0.0 : a1, free_a5 ? "f" : "",
-                     free_a5 ? 0.0 : a5, exp_term, exp_term ? a3 : 0.0, exp_term ? a4 : 0.0, constant);
+  return fmt::format("{}{:g}|{}{:g}|{}|{:g},{:g}|{}{}", free_a1 ? "f" : "", free_a1 ? 0.0 : a1, free_a5 ? "f" : "",
+                     free_a5 ? 0.0 : a5, exp_term, exp_term ? a3 : 0.0, exp_term ? a4 : 0.0, constant,
+                     lower ? fmt::format("|+{:g},{:g}", l1, l5) : std::string());
 }
 
 equation equation::of(const shape& s) {
@@ -81,7 +82,12 @@ double equation::log_term(double n) const {
   return r;
 }
 
-double equation::operator()(double n) const { return (form.constant ? c : 0.0) + std::exp(log_term(n)); }
+double equation::lower_term(double n) const {
+  if (!form.lower) return 0;
+  return d * std::pow(n, form.l1) * (form.l5 != 0 ? std::pow(std::log2(n), form.l5) : 1.0);
+}
+
+double equation::operator()(double n) const { return (form.constant ? c : 0.0) + lower_term(n) + std::exp(log_term(n)); }
 
 std::string equation::formula() const {
   std::string s = fmt::format("{:.3e}", a0);
@@ -92,6 +98,11 @@ std::string equation::formula() const {
     if (a4 != 0) arg += a4 == 1 ? " · log2(n)" : " · log2(n)^" + exponent_text(a4, false);
     s += fmt::format(" · {}^{}", std::abs(a2 - 1) < 0.01 ? fmt::format("{:.10g}", a2) : fmt::format("{:.4g}", a2),
                      arg == "n" ? arg : "(" + arg + ")");
+  }
+  if (form.lower) {
+    s += fmt::format(" + {:.3e}", d);
+    if (form.l1 != 0) s += form.l1 == 1 ? " · n" : " · n^" + exponent_text(form.l1, false);
+    if (form.l5 != 0) s += form.l5 == 1 ? " · log2(n)" : " · log2(n)^" + exponent_text(form.l5, false);
   }
   if (form.constant) s += fmt::format(" + {:.3e}", c);
   return s;
@@ -126,6 +137,12 @@ nlohmann::json equation::to_json() const {
     coef["a3"] = a3;
     coef["a4"] = a4;
     free.push_back("a2");
+  }
+  if (form.lower) {
+    coef["d"] = d;
+    coef["l1"] = form.l1;
+    coef["l5"] = form.l5;
+    free.push_back("d");
   }
   if (form.constant) {
     coef["c"] = c;

@@ -3,7 +3,9 @@
 //     T(n) = a0 · n^a1 · a2^(n^a3 · (log2 n)^a4) · (log2 n)^a5,   a0, a2 > 0,
 //
 // plus an additive constant c >= 0 that EMA lacks (a fixed overhead: a kernel launch, a process
-// start). A `shape` says which terms a candidate has and which exponents are fitted ("free")
+// start), and, for the class set (class_set.hpp), an optional lower-order term d · n^l1 · log2(n)^l5
+// beside the leading one: a cost made of a part that grows slowly and one that grows fast (a GPU
+// elimination's n kernel launches beside its n³ work) is neither class alone. A `shape` says which terms a candidate has and which exponents are fitted ("free")
 // rather than fixed on the lattice of halves; an `equation` is a shape with its coefficients and
 // its errors against the data. Its coefficient count, the number of fitted values, is what EMA's
 // "best equation" minimises, so `1.07e-06 · n^3` (lattice exponent, 1 coefficient) is simpler than
@@ -35,9 +37,13 @@ struct shape {
   bool exp_term = false;  ///< the a2^(n^a3 · log2(n)^a4) term (a2 is then always fitted)
   double a3 = 1, a4 = 0;  ///< its exponents, always on the lattice
   bool constant = false;  ///< the additive constant c
+  /// The lower-order term d · n^l1 · log2(n)^l5 (d >= 0 fitted, its exponents fixed, below the
+  /// leading term's).
+  bool lower = false;
+  double l1 = 0, l5 = 0;
 
-  /// Fitted values: a0, the free exponents, a2, c.
-  int coefficient_count() const { return 1 + free_a1 + free_a5 + exp_term + constant; }
+  /// Fitted values: a0, the free exponents, a2, c, d.
+  int coefficient_count() const { return 1 + free_a1 + free_a5 + exp_term + constant + lower; }
   /// A stable identity, used to keep one fit per shape.
   std::string key() const;
   bool operator==(const shape&) const = default;
@@ -46,6 +52,7 @@ struct shape {
 struct equation {
   shape form;
   double a0 = 1, a1 = 0, a2 = 1, a3 = 1, a4 = 0, a5 = 0, c = 0;
+  double d = 0;  ///< the lower-order term's coefficient (form.lower)
   /// Errors against the data it was fitted to, relative: mean squared, mean absolute, maximum.
   double mse = 0, mae = 0, max_rel_err = 0;
 
@@ -53,11 +60,14 @@ struct equation {
   static equation of(const shape& s);
 
   double operator()(double n) const;
-  /// ln of the growing term (everything but c); finite even where the value overflows.
+  /// ln of the leading term (everything but c and the lower-order term); finite even where the
+  /// value overflows.
   double log_term(double n) const;
+  /// The lower-order term's value at n (0 without one).
+  double lower_term(double n) const;
   int coefficient_count() const { return form.coefficient_count(); }
 
-  /// "1.400e-06 · n^2.97 · log2(n)^0.5 + 3.2e-04"
+  /// "1.400e-06 · n^2.97 · log2(n)^0.5 + 2.1e-05 · n + 3.2e-04"
   std::string formula() const;
   theta_class theta() const;
   /// {"formula", "coefficients", "count", "theta", "mse", "mae", "max_rel_err"}

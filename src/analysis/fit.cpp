@@ -1,6 +1,8 @@
 #include "analysis/fit.hpp"
 
 #include <Eigen/Core>
+#include <Eigen/LU>
+#include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -31,14 +33,15 @@ struct free_interval {
 };
 
 // Where each fitted value sits in the parameter vector of Levenberg-Marquardt:
-// [ln a0, t1?, t5?, ln a2?, s?] with a1, a5 as above and c = s^2 so that c stays >= 0.
+// [ln a0, t1?, t5?, ln a2?, s?, w?] with a1, a5 as above, c = s^2 and d = w^2 so that c, d stay >= 0.
 struct layout {
-  int a1 = -1, a5 = -1, b = -1, s = -1, size = 1;
+  int a1 = -1, a5 = -1, b = -1, s = -1, w = -1, size = 1;
   explicit layout(const shape& f) {
     if (f.free_a1) a1 = size++;
     if (f.free_a5) a5 = size++;
     if (f.exp_term) b = size++;
     if (f.constant) s = size++;
+    if (f.lower) w = size++;
   }
 };
 
@@ -49,6 +52,7 @@ equation unpack(const equation& proto, const layout& l, const Eigen::VectorXd& x
   if (l.a5 >= 0) e.a5 = free_interval(proto.form.a5).value(x[l.a5]);
   if (l.b >= 0) e.a2 = std::exp(std::clamp(x[l.b], -max_log, max_log));
   if (l.s >= 0) e.c = x[l.s] * x[l.s];
+  if (l.w >= 0) e.d = x[l.w] * x[l.w];
   return e;
 }
 
@@ -59,6 +63,7 @@ Eigen::VectorXd pack(const equation& e, const layout& l) {
   if (l.a5 >= 0) x[l.a5] = free_interval(e.form.a5).inverse(e.a5);
   if (l.b >= 0) x[l.b] = std::log(e.a2);
   if (l.s >= 0) x[l.s] = std::sqrt(std::max(e.c, 0.0));
+  if (l.w >= 0) x[l.w] = std::sqrt(std::max(e.d, 0.0));
   return x;
 }
 
@@ -95,7 +100,7 @@ struct relative_residuals {
   int operator()(const Eigen::VectorXd& x, Eigen::VectorXd& f) const {
     const auto e = unpack(proto, lay, x);
     for (std::size_t i = 0; i < data.size(); ++i) {
-      const double v = std::exp(std::min(at(e, i).log_value, max_log)) + (lay.s >= 0 ? e.c : 0.0);
+      const double v = std::exp(std::min(at(e, i).log_value, max_log)) + (lay.s >= 0 ? e.c : 0.0) + e.lower_term(data.n[i]);
       f[static_cast<Eigen::Index>(i)] = v / data.y[i] - 1;
     }
     return 0;
@@ -112,43 +117,56 @@ struct relative_residuals {
       if (lay.a5 >= 0) jac(r, lay.a5) = ey * t.ln_lg * free_interval(proto.form.a5).slope(x[lay.a5]);
       if (lay.b >= 0) jac(r, lay.b) = ey * t.h;
       if (lay.s >= 0) jac(r, lay.s) = 2 * x[lay.s] / data.y[i];
+      if (lay.w >= 0) {
+        auto unit = e;
+        unit.d = 1;
+        jac(r, lay.w) = 2 * x[lay.w] * unit.lower_term(data.n[i]) / data.y[i];
+      }
     }
     return 0;
   }
 };
 
-bool uses_logs(const shape& s) { return s.a5 != 0 || s.free_a5 || (s.exp_term && s.a4 != 0); }
+bool uses_logs(const shape& s) { return s.a5 != 0 || s.free_a5 || (s.exp_term && s.a4 != 0) || (s.lower && s.l5 != 0); }
 
-// Fixed exponents, no exponential term: T = c + a0 g(n) is linear in (a0, c). Minimises
-// sum (a0 u_i + c v_i - 1)^2 with u_i = g(n_i)/y_i, v_i = 1/y_i, subject to c >= 0.
+// Fixed exponents, no exponential term: T = a0 g(n) + d h(n) + c is linear in (a0, d, c).
+// Minimises sum (a0 u_i + d w_i + c v_i - 1)^2 with u_i = g(n_i)/y_i, w_i = h(n_i)/y_i, v_i = 1/y_i
+// (the columns a shape has), by the normal equations of the columns scaled to a largest value of 1.
+// A coefficient that would be 0 or below is at its bound: the shape without that term says the
+// same, so the fit is refused.
 std::optional<equation> fit_linear(const series& d, const shape& s) {
   equation e = equation::of(s);
-  std::vector<double> u(d.size()), v(d.size());
-  double umax = 0, vmax = 0;
-  for (std::size_t i = 0; i < d.size(); ++i) {
-    e.a0 = 1;
-    u[i] = std::exp(e.log_term(d.n[i])) / d.y[i];
-    v[i] = 1 / d.y[i];
-    umax = std::max(umax, std::abs(u[i]));
-    vmax = std::max(vmax, v[i]);
+  const auto k = static_cast<Eigen::Index>(d.size());
+  const int columns = 1 + s.lower + s.constant;
+  Eigen::MatrixXd a(k, columns);
+  auto unit = e;
+  unit.a0 = 1;
+  unit.d = 1;
+  for (Eigen::Index i = 0; i < k; ++i) {
+    const double n = d.n[static_cast<std::size_t>(i)], y = d.y[static_cast<std::size_t>(i)];
+    int col = 0;
+    a(i, col++) = std::exp(unit.log_term(n)) / y;
+    if (s.lower) a(i, col++) = unit.lower_term(n) / y;
+    if (s.constant) a(i, col++) = 1 / y;
   }
-  if (!(umax > 0) || !std::isfinite(umax)) return std::nullopt;
-  double suu = 0, suv = 0, svv = 0, su = 0, sv = 0;
-  for (std::size_t i = 0; i < d.size(); ++i) {
-    const double a = u[i] / umax, b = v[i] / vmax;  // scaled columns keep the 2x2 system well conditioned
-    suu += a * a, suv += a * b, svv += b * b, su += a, sv += b;
+  Eigen::VectorXd scale(columns);
+  for (int c = 0; c < columns; ++c) {
+    scale[c] = a.col(c).cwiseAbs().maxCoeff();
+    if (!(scale[c] > 0) || !std::isfinite(scale[c])) return std::nullopt;
+    a.col(c) /= scale[c];  // scaled columns keep the system well conditioned
   }
-  double a0 = su / suu, c = 0;
-  if (s.constant) {
-    const double det = suu * svv - suv * suv;
-    if (!(det > 1e-12 * suu * svv)) return std::nullopt;
-    a0 = (su * svv - sv * suv) / det;
-    c = (suu * sv - suv * su) / det;
-    if (!(c > 0)) return std::nullopt;  // c at its bound 0: the shape without c says the same
-  }
-  if (!(a0 > 0)) return std::nullopt;
-  e.a0 = a0 / umax;
-  e.c = c / vmax;
+  const Eigen::MatrixXd g = a.transpose() * a;
+  const Eigen::VectorXd rhs = a.transpose() * Eigen::VectorXd::Ones(k);
+  // Columns too close to parallel to tell their coefficients apart.
+  if (columns > 1 && !(g.determinant() > 1e-12 * g.diagonal().prod())) return std::nullopt;
+  const Eigen::VectorXd x = columns == 1 ? Eigen::VectorXd(rhs / g(0, 0)) : Eigen::VectorXd(g.ldlt().solve(rhs));
+  for (int c = 0; c < columns; ++c)
+    if (!(x[c] > 0) || !std::isfinite(x[c])) return std::nullopt;
+  int col = 0;
+  e.a0 = x[col] / scale[col];
+  ++col;
+  if (s.lower) e.d = x[col] / scale[col], ++col;
+  if (s.constant) e.c = x[col] / scale[col];
   score(e, d);
   return e;
 }
@@ -207,18 +225,20 @@ bool better(const std::optional<equation>& a, const std::optional<equation>& b) 
 
 }  // namespace
 
-// With a constant, the growing term must carry at least 5% of the value at three sizes or more:
-// a term that only shows at the largest size or two fits that point's noise, not a growth. And
-// the constant must carry at least 1% of the value somewhere, else it is the shape without it.
+// With a constant or a lower-order term, the leading term must carry at least 5% of the value at
+// three sizes or more: a term that only shows at the largest size or two fits that point's noise,
+// not a growth. So must the lower-order term, else it is the shape without it. And the constant
+// must carry at least 1% of the value somewhere, else it is the shape without it.
 bool identified(const equation& e, const std::vector<double>& sizes) {
-  if (!e.form.constant) return true;
-  int carrying = 0;
+  if (!e.form.constant && !e.form.lower) return true;
+  int leading = 0, lower = 0;
   for (double n : sizes) {
-    const double t = std::exp(e.log_term(n));
-    carrying += t >= 0.05 * (t + e.c);
+    const double t = std::exp(e.log_term(n)), value = e(n);
+    leading += t >= 0.05 * value;
+    lower += e.lower_term(n) >= 0.05 * value;
   }
-  const double first = std::exp(e.log_term(sizes.front()));
-  return carrying >= 3 && e.c >= 0.01 * (first + e.c);
+  if (leading < 3 || (e.form.lower && lower < 3)) return false;
+  return !e.form.constant || e.c >= 0.01 * e(sizes.front());
 }
 
 std::vector<double> series::sizes() const {

@@ -126,3 +126,35 @@ TEST(ClassSet, ASizeOffBothNeighboursIsNamedAStepIsNot) {
   EXPECT_TRUE(off_neighbours(make([](double n) { return 1e-9 * n * n; }, 0.02)).empty());
   EXPECT_TRUE(off_neighbours(make([](double n) { return 1e-9 * n * (n == 16777216 ? 3 : 1); }, 0.02)).empty());
 }
+
+TEST(ClassSet, ALaunchBoundTermBesideTheWorkIsTheClassOfTheWork) {
+  // A GPU elimination: n launches (Θ(n)) beside n³ arithmetic, and a fixed overhead, over 2^6..2^15
+  // with 3% noise. The n³ term carries under 1% of the cost at 64 and most of it at the top: no
+  // single class follows it, and the one fitting best alone is Θ(n)'s or Θ(n²)'s.
+  const auto s = make([](double n) { return 2e-5 + 5e-6 * n + 1e-13 * n * n * n; }, 0.03, 6, 15);
+  const auto set = weigh_classes(s, 0.03 / std::sqrt(3.0));
+  ASSERT_TRUE(set);
+  EXPECT_TRUE(set->two_term);
+  EXPECT_EQ(set->answer().cls.text(), "Θ(n³)");
+  ASSERT_TRUE(set->answer().eq.form.lower);
+  EXPECT_EQ(set->answer().eq.form.l1, 1);
+  const auto a = analyze(s, {.bootstrap = 40});
+  EXPECT_EQ(a.groups.best.theta().text(), "Θ(n³)");
+  EXPECT_NE(answer_text(a).find("Θ(n³) beside a Θ(n) term (the Θ(n³) term"), std::string::npos) << answer_text(a);
+  ASSERT_TRUE(a.uncertainty.interval);
+  EXPECT_LE(a.uncertainty.interval->lo, 3);
+  EXPECT_GE(a.uncertainty.interval->hi, 3);
+}
+
+TEST(ClassSet, NoLowerTermWhereTheTwoGrowNearParallelOrTheLeadingOneIsSmallAtTheTop) {
+  // n log n beside n over 2^8..2^12: log n grows by 1.5 there, so the pair is near parallel and a
+  // slight curvature would pass for the leading class.
+  EXPECT_FALSE(weigh_classes(make([](double n) { return 3.5e-5 + 3.5e-7 * n + 1e-8 * n * std::log2(n); }, 0.005, 8, 12), 0.003)
+                   ->two_term);
+  // n + n³/1e11 over 2^6..2^17: the cubic term is 15% of the cost at the top, not the class yet.
+  EXPECT_FALSE(weigh_classes(make([](double n) { return n + n * n * n / 1e11; }, 0.01, 6, 17), 0.006)->two_term);
+  // A Θ(n) cost that steps up ×3 near the top is steps, not a faster class beside a slower one.
+  const auto step = weigh_classes(make([](double n) { return 1e-9 * n * (n > 2.5e6 ? 3 : 1); }, 0.02, 10, 24), 0.012);
+  EXPECT_FALSE(step->two_term);
+  EXPECT_EQ(step->answer().cls.text(), "Θ(n)");
+}

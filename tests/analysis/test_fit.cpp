@@ -40,6 +40,35 @@ TEST(Fit, ConstantAtItsBoundIsNotAShape) {
   EXPECT_FALSE(fit_shape(d, equation::of(s)));  // c would be 0: the shape without c says the same
 }
 
+TEST(Fit, ALowerOrderTermBesideTheLeadingOneIsRecovered) {
+  // 1e-13 n³ + 5e-6 n + 2e-5: linear in its three coefficients, solved exactly.
+  auto d = make([](double n) { return 1e-13 * n * n * n + 5e-6 * n + 2e-5; }, 64, 10);
+  shape s{.a1 = 3, .constant = true, .lower = true, .l1 = 1};
+  auto e = fit_shape(d, equation::of(s));
+  ASSERT_TRUE(e);
+  EXPECT_NEAR(e->a0 / 1e-13, 1, 1e-6);
+  EXPECT_NEAR(e->d / 5e-6, 1, 1e-6);
+  EXPECT_NEAR(e->c / 2e-5, 1, 1e-6);
+  EXPECT_TRUE(identified(*e, d.sizes()));
+  EXPECT_EQ(e->theta().text(), "Θ(n³)");
+  EXPECT_NE(e->formula().find(" · n^3 + 5.000e-06 · n + 2.000e-05"), std::string::npos) << e->formula();
+  EXPECT_EQ(e->to_json()["coefficients"]["l1"], 1);
+  EXPECT_EQ(e->coefficient_count(), 3);
+  // With n's exponent freed (the bootstrap's interval), by Levenberg-Marquardt from there.
+  auto freed = *e;
+  freed.form.free_a1 = true;
+  freed.a1 = 2.9;
+  auto f = fit_shape(d, freed);
+  ASSERT_TRUE(f);
+  EXPECT_NEAR(f->a1, 3, 1e-3);
+  EXPECT_NEAR(f->d / 5e-6, 1, 1e-2);
+  // A lower term the data hardly have: refused (its coefficient at the bound 0) or not identified
+  // (it carries 5% of the value nowhere).
+  const auto tiny = make([](double n) { return 1e-13 * n * n * n + 2e-5 + 1e-30 * n; }, 64, 10);
+  const auto t = fit_shape(tiny, equation::of(s));
+  EXPECT_TRUE(!t || !identified(*t, tiny.sizes()));
+}
+
 TEST(Fit, FreeExponentIsRefinedWithinHalfAStep) {
   auto d = make([](double n) { return 1.4e-6 * std::pow(n, 2.97); });
   shape s{.a1 = 3, .free_a1 = true};
