@@ -9,6 +9,7 @@
 #include "analysis/series_csv.hpp"
 #include "analysis/tool_results.hpp"
 #include "cli/commands.hpp"
+#include "core/registry.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/sweep_command.hpp"
 #include "core/duration.hpp"
@@ -177,8 +178,12 @@ bool run_tie_breakers(const common_options& common, std::int64_t experiment_id, 
     auto pj = nlohmann::json::parse(f.params_json, nullptr, false);
     if (pj.is_object())
       for (const auto& [k, v] : pj.items()) values[k] = v.get<std::string>();
-    fmt::print(stderr, "ema: {} {}: running the tie breaker n = {:.0f}\n", f.problem, f.variant, n);
-    p.add(f.problem, f.variant, static_cast<std::uint64_t>(n), param_set::from_map(values), "tie-breaker");
+    const auto params = param_set::from_map(values);
+    auto size = static_cast<std::uint64_t>(n);
+    if (const auto* problem = p.external ? nullptr : lookup_problem(f.problem); problem && problem->size_near)
+      size = problem->size_near(params, size);  // the nearest size its inputs can have (kron graphs: a power of two)
+    fmt::print(stderr, "ema: {} {}: running the tie breaker n = {}\n", f.problem, f.variant, size);
+    p.add(f.problem, f.variant, size, params, "tie-breaker");
   }
   if (p.points.size() == before) {
     db.set_experiment_state(experiment_id, record.state);

@@ -96,6 +96,10 @@ struct problem_desc {
   /// (never overflowing), input files read whole. Throws usage_error naming what is wrong; nullptr
   /// when the declared kinds say all.
   void (*validate)(const param_set&, std::span<const std::uint64_t> sizes) = nullptr;
+  /// The size nearest `n` that the problem can build an input of with these parameters (bfs and
+  /// sssp on kron graphs: the nearest power of two). A calibrated sweep (`--budget`) proposes its
+  /// sizes through it. nullptr: every n.
+  std::uint64_t (*size_near)(const param_set&, std::uint64_t n) = nullptr;
   /// The n an input file named in the parameters sets (gauss's `file=`: its order; rqa's `input=`:
   /// its length), or 0 when the parameters name none; `ema run` then needs no --sizes. Reads the
   /// file, throwing usage_error naming what is wrong with it. nullptr: the problem reads no files.

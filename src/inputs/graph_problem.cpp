@@ -1,6 +1,7 @@
 #include "inputs/graph_problem.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
@@ -126,6 +127,12 @@ std::uint64_t size_from_input(const param_set& p) {
   s.input = path;
   s.format = p.text("format") == "auto" ? "" : p.text("format");
   return file_vertices(s);
+}
+
+std::uint64_t size_near(const param_set& p, std::uint64_t n) {
+  if (n <= 1 || graph_kind_from(p.text("graph")) != graph_kind::kron || !p.text("input").empty()) return n;
+  const int scale = static_cast<int>(std::lround(std::log2(static_cast<double>(n))));
+  return std::uint64_t{1} << std::min(scale, 62);
 }
 
 graph_input make_input(const point_request& r, const char* problem, bool weighted) {

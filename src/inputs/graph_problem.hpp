@@ -70,6 +70,9 @@ graph_input make_input(const point_request& r, const char* problem, bool weighte
 /// problem_desc::validate and ::size_from_input for a graph problem named `problem`.
 void validate(const param_set& p, std::span<const std::uint64_t> sizes, const char* problem);
 std::uint64_t size_from_input(const param_set& p);
+/// problem_desc::size_near: a kron graph has 2^scale vertices, so the power of two nearest n (in
+/// log n); any other generated graph takes every n.
+std::uint64_t size_near(const param_set& p, std::uint64_t n);
 
 /// The work model's estimate from n alone (the rate uses the edges each point reached, from its
 /// result): the roots times the generated edges, each entry of `entry_bytes` read both ways.

@@ -73,21 +73,27 @@ double predict_bytes(const std::vector<observation>& obs, double n, double obser
   return last.*bytes * std::pow(n / last.n, slope);
 }
 
-std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured, int min_sizes) {
+std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured, int min_sizes, const size_snap& snap) {
   std::set<std::uint64_t> sizes(measured.begin(), measured.end());
+  std::set<std::uint64_t> closed;  // the lower ends of gaps with no size the problem takes inside
   std::vector<std::uint64_t> added;
   while (static_cast<int>(sizes.size()) < min_sizes) {
     double widest = 0;
     std::uint64_t lo = 0, hi = 0;
     for (auto it = sizes.begin(); it != sizes.end() && std::next(it) != sizes.end(); ++it) {
       const auto a = *it, b = *std::next(it);
-      if (b - a < 2) continue;
+      if (b - a < 2 || closed.count(a)) continue;
       const double gap = std::log(static_cast<double>(b) / static_cast<double>(std::max<std::uint64_t>(a, 1)));
       if (gap > widest) widest = gap, lo = a, hi = b;  // the first of equal gaps: the cheapest
     }
     if (hi == 0) break;
     auto mid = static_cast<std::uint64_t>(std::llround(std::sqrt(static_cast<double>(lo) * static_cast<double>(hi))));
     mid = std::clamp(mid, lo + 1, hi - 1);
+    if (snap) mid = snap(mid);
+    if (mid <= lo || mid >= hi) {
+      closed.insert(lo);
+      continue;
+    }
     sizes.insert(mid);
     added.push_back(mid);
   }
@@ -112,12 +118,32 @@ growth_step next_size(const std::vector<observation>& obs, const growth_limits& 
   const auto last = static_cast<std::uint64_t>(obs.back().n);
   auto next = static_cast<std::uint64_t>(std::ceil(static_cast<double>(last) * l.growth));
   if (next <= last) next = last + 1;
+  if (l.snap) {
+    // The nearest size the problem takes; where that is not past the last, the one nearest twice it.
+    const auto proposed = next;
+    next = l.snap(proposed);
+    if (next <= last) next = l.snap(2 * proposed);
+    if (next <= last) {
+      s.stop = fmt::format("the problem takes no size past n = {} near the next one ({})", format_size(static_cast<double>(last)),
+                           format_size(static_cast<double>(proposed)));
+      return s;
+    }
+  }
   if (l.max_size && next > l.max_size) {
     if (last >= l.max_size) {
       s.stop = fmt::format("reached the largest size the problem allows ({})", l.max_size);
       return s;
     }
     next = l.max_size;
+    if (l.snap) {  // the largest size the problem takes at or below the largest allowed
+      auto taken = l.snap(next);
+      if (taken > next) taken = l.snap(next / 2);
+      if (taken <= last || taken > next) {
+        s.stop = fmt::format("reached the largest size allowed ({}) that the problem takes", l.max_size);
+        return s;
+      }
+      next = taken;
+    }
   }
   if (next > (1ull << 62)) {
     s.stop = "reached n = 2^62";

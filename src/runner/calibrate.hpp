@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,9 +50,13 @@ double predict_wall(const std::vector<observation>& obs, double n, const cost_po
 /// Predicted peak bytes at n from `bytes` of each observation (host_bytes or device_bytes).
 double predict_bytes(const std::vector<observation>& obs, double n, double observation::*bytes);
 
+/// A size as the problem can run it: the nearest it takes to a size proposed (problem_desc::size_near).
+using size_snap = std::function<std::uint64_t(std::uint64_t)>;
+
 /// The sizes to add to `measured` (distinct, ascending) so that there are at least `min_sizes`:
-/// repeatedly the rounded geometric midpoint of the widest gap in log n.
-std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured, int min_sizes);
+/// repeatedly the rounded geometric midpoint of the widest gap in log n, as `snap` takes it; a gap
+/// with no size the problem takes inside it is left (kron graphs: none between two powers of two).
+std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured, int min_sizes, const size_snap& snap = {});
 
 /// The first sizes of `fill` (ascending) whose predicted points fit in `allowance` seconds.
 std::vector<std::uint64_t> affordable_fill(const std::vector<observation>& obs, const std::vector<std::uint64_t>& fill,
@@ -66,6 +71,7 @@ struct growth_limits {
   std::uint64_t max_size = 0;    ///< 0: none
   double growth = 2;
   int min_sizes = 12;
+  size_snap snap;  ///< the size the problem takes nearest the one proposed; empty: every size
 };
 
 struct growth_step {

@@ -292,6 +292,14 @@ class sweeper {
     return {p_.reps, p_.energy.enabled && !p_.external && !p_.calibrated ? p_.energy.window : 0.0, p_.instances};
   }
 
+  // The size the track's problem takes nearest one proposed (problem_desc::size_near); empty where
+  // it takes every size.
+  size_snap snap_of(const track& t) const {
+    const auto* problem = p_.external ? nullptr : lookup_problem(t.problem);
+    if (!problem || !problem->size_near) return {};
+    return [near = problem->size_near, params = t.params](std::uint64_t n) { return near(params, n); };
+  }
+
   static bool of_track(const plan_point& pt, const track& t, const std::string& params) {
     return pt.problem == t.problem && pt.variant == t.variant && pt.params.canonical_json() == params;
   }
@@ -361,6 +369,7 @@ class sweeper {
           l.max_size = t.max_size;
           l.growth = cal.growth;
           l.min_sizes = cal.min_sizes;
+          l.snap = snap_of(t);
           auto step = next_size(obs, l, policy());
           if (step.next) next = step.next;
           else t.stopped = step.stop;
@@ -371,7 +380,7 @@ class sweeper {
         } else {
           std::vector<std::uint64_t> sizes;
           for (const auto& o : obs) sizes.push_back(static_cast<std::uint64_t>(o.n));
-          const auto wanted = fill_sizes(sizes, cal.min_sizes);
+          const auto wanted = fill_sizes(sizes, cal.min_sizes, snap_of(t));
           const auto fill = obs.empty() ? wanted
                                         : affordable_fill(obs, wanted,
                                                           (cal.budget - reserve - spent_) / static_cast<double>(active.size()),
@@ -480,7 +489,12 @@ class sweeper {
         if (!vd.reasons.empty())
           t.settled += fmt::format(" ({} reason{}: `ema fit` lists them)", vd.reasons.size(), vd.reasons.size() == 1 ? "" : "s");
         auto n = static_cast<std::uint64_t>(std::llround(std::min(*vd.next_size, 0x1p62)));
+        if (const auto snap = snap_of(t)) n = snap(n);
         if (t.max_size && n > t.max_size) n = t.max_size;
+        if (const auto snap = snap_of(t); snap && snap(n) != n) {  // the largest allowed is not a size it takes
+          t.settled += fmt::format("; n = {} would settle it, past the largest size allowed", format_size(static_cast<double>(n)));
+          continue;
+        }
         if (planned_sizes(t).count(n)) {
           t.settled += fmt::format("; n = {}, which would settle it, is measured", format_size(static_cast<double>(n)));
           continue;

@@ -177,6 +177,23 @@ TEST(CliRun, BudgetCalibratesAtLeastTwelveSizes) {
   EXPECT_NE(r.err.find("duration 'soon'"), std::string::npos) << r.err;
 }
 
+TEST(CliRun, ACalibratedSweepOfKronGraphsRunsOnlyPowersOfTwo) {
+  // A kron graph has 2^scale vertices: growth, the sizes that fill the range and the size that
+  // settles a verdict are all ones it takes (problem_desc::size_near), so no point fails for its n.
+  test::temp_dir dir;
+  auto db = dir.file("g.db"), json = dir.file("g.json");
+  auto r = ema({"run", "bfs", "--variants", "seq", "--budget", "6s", "--no-energy", "--min-time", "0.01", "--max-time", "0.05",
+                "--no-cache", "--db", db, "--json", json});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto stored = nlohmann::json::parse(slurp(json));
+  ASSERT_GE(stored["points"].size(), 3u) << r.err;
+  for (const auto& p : stored["points"]) {
+    const auto n = p["n"].get<std::uint64_t>();
+    EXPECT_EQ(n & (n - 1), 0u) << n;
+    EXPECT_EQ(p["status"], "ok") << p["reason"];
+  }
+}
+
 TEST(CliRun, InstancesAndTheRepeatedRunsTable) {
   test::temp_dir dir;
   auto r = ema({"run", "search", "--variants", "seq,omp", "--sizes", "2^12,2^14", "--instances", "3", "--reps", "4",

@@ -124,6 +124,27 @@ TEST(Calibrate, StopsBeforeMemoryOrTimeoutOrTheLargestSize) {
   EXPECT_NE(step.stop.find("largest size"), std::string::npos) << step.stop;
 }
 
+TEST(Calibrate, SizesAreOnesTheProblemTakes) {
+  // A kron graph has 2^scale vertices: the nearest power of two (graph_problem::size_near).
+  const size_snap power_of_two = [](std::uint64_t n) { return std::uint64_t{1} << std::lround(std::log2(static_cast<double>(n))); };
+  // No size lies between two powers of two: the gaps are left, only the wide ones filled.
+  EXPECT_TRUE(fill_sizes({1024, 2048, 4096, 8192}, 12, power_of_two).empty());
+  EXPECT_EQ(fill_sizes({1024, 4096, 16384}, 12, power_of_two), (std::vector<std::uint64_t>{2048, 8192}));
+  // Growth by 1.5 from 2^10 proposes 1536, taken as 2048; from 2^11, 3072 is taken as 4096.
+  auto l = limits(1e9);
+  l.growth = 1.5;
+  l.snap = power_of_two;
+  std::vector<observation> obs = {point(512, 0.01), point(1024, 0.02)};
+  EXPECT_EQ(next_size(obs, l, policy()).next, 2048u);
+  obs.push_back(point(2048, 0.04));
+  EXPECT_EQ(next_size(obs, l, policy()).next, 4096u);
+  // The largest size allowed, 3000, is not one it takes: 2048 was the last below it.
+  l.max_size = 3000;
+  const auto step = next_size(obs, l, policy());
+  EXPECT_FALSE(step.next);
+  EXPECT_NE(step.stop.find("reached the largest size allowed (3000) that the problem takes"), std::string::npos) << step.stop;
+}
+
 TEST(Calibrate, ABudgetTooSmallForTwelveSizesGrowsAsWideAsItCan) {
   // Points of about 1 s whatever the size (an energy window, a context): 12 of them cost 12 s.
   auto flat = [](double n) {

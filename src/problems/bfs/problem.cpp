@@ -58,6 +58,7 @@ EMA_PROBLEM(bfs, ema::bfs::kit::problem({
              .work_field = "edges"},
     .max_size = (std::uint64_t{1} << 32) - 1,  // 32-bit vertex ids
     .validate = &ema::bfs::validate,
+    .size_near = &ema::graph_problem::size_near,
     .size_from_input = &ema::graph_problem::size_from_input,
     .test_sizes = ema::bfs::test_sizes,
     .test_params = ema::bfs::test_params,

@@ -90,6 +90,7 @@ EMA_PROBLEM(sssp, ema::sssp::kit::problem({
              .meaning = "input edges of the parts the searches reached, summed over the roots (as bfs's TEPS)", .work_field = "edges"},
     .max_size = (std::uint64_t{1} << 32) - 1,  // 32-bit vertex ids
     .validate = &ema::sssp::validate,
+    .size_near = &ema::graph_problem::size_near,
     .size_from_input = &ema::graph_problem::size_from_input,
     .test_sizes = ema::sssp::test_sizes,
     .test_params = ema::sssp::test_params,
