@@ -315,9 +315,11 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
   sort_by_cv(out.classes, errors, &steps, &terms);
 
   // Steps, or a lower-order term: when a coarse class so fitted predicts the held-out sizes
-  // step_gain (steps) or two_term_gain (a lower term) times better than every class without, the
-  // set is judged that way: each coarse class by the better of its plain fit and that one. Of the
-  // two, the one predicting better.
+  // step_gain (steps) or two_term_gain (a lower term) times better than every class without, and
+  // still predicts better than all of them with any one size left out of the sums (an advantage
+  // owed to one size alone, a cache's edge at the largest, is not a faster class), the set is
+  // judged that way: each coarse class by the
+  // better of its plain fit and that one. Of the two, the one predicting better.
   {
     double plain = INFINITY, stepped = INFINITY, two_term = INFINITY;
     for (std::size_t k = 0; k < out.classes.size(); ++k) {
@@ -325,8 +327,26 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
       if (steps[k].valid) stepped = std::min(stepped, steps[k].cv);
       if (terms[k].valid) two_term = std::min(two_term, terms[k].cv);
     }
-    const bool use_steps = std::isfinite(stepped) && stepped * o.step_gain <= plain;
-    const bool use_terms = std::isfinite(two_term) && two_term * o.two_term_gain <= plain;
+    // Whether the best of `alt` still predicts better than every plain class without any one size.
+    auto robust = [&](const std::vector<alternative>& alt) {
+      for (std::size_t skip = 0; skip < m; ++skip) {
+        auto sum = [&](const std::vector<double>& e) {
+          double s = 0;
+          for (std::size_t i = 0; i < m; ++i)
+            if (i != skip) s += e[i] * e[i];
+          return s;
+        };
+        double best_plain = INFINITY, best_alt = INFINITY;
+        for (std::size_t k = 0; k < out.classes.size(); ++k) {
+          best_plain = std::min(best_plain, sum(errors[k]));
+          if (alt[k].valid) best_alt = std::min(best_alt, sum(alt[k].errors));
+        }
+        if (!(best_alt < best_plain)) return false;
+      }
+      return true;
+    };
+    const bool use_steps = std::isfinite(stepped) && stepped * o.step_gain <= plain && robust(steps);
+    const bool use_terms = std::isfinite(two_term) && two_term * o.two_term_gain <= plain && robust(terms);
     if (use_steps || use_terms) {
       const bool by_steps = use_steps && (!use_terms || stepped <= two_term);
       const auto& alt = by_steps ? steps : terms;

@@ -153,6 +153,11 @@ TEST(ClassSet, NoLowerTermWhereTheTwoGrowNearParallelOrTheLeadingOneIsSmallAtThe
                    ->two_term);
   // n + n³/1e11 over 2^6..2^17: the cubic term is 15% of the cost at the top, not the class yet.
   EXPECT_FALSE(weigh_classes(make([](double n) { return n + n * n * n / 1e11; }, 0.01, 6, 17), 0.006)->two_term);
+  // A Θ(n) cost ×3.7 at the largest size alone (a graph past the last cache, on the 2-core VM): the
+  // lower term's advantage is that one size's, so no Θ(n³) beside Θ(n).
+  const auto jump = weigh_classes(make([](double n) { return 3.4e-7 * n * (n > 1e5 ? 3.7 : 1); }, 0.03, 10, 17), 0.017);
+  EXPECT_FALSE(jump->two_term);
+  EXPECT_NE(jump->answer().cls.text(), "Θ(n³)");
   // A Θ(n) cost that steps up ×3 near the top is steps, not a faster class beside a slower one.
   const auto step = weigh_classes(make([](double n) { return 1e-9 * n * (n > 2.5e6 ? 3 : 1); }, 0.02, 10, 24), 0.012);
   EXPECT_FALSE(step->two_term);
