@@ -172,15 +172,19 @@ growth_step next_size(const std::vector<observation>& obs, const growth_limits& 
   std::vector<std::uint64_t> sizes;
   for (const auto& o : obs) sizes.push_back(static_cast<std::uint64_t>(o.n));
   sizes.push_back(next);
+  // The sizes the range will need: min_sizes once it spans a factor of 8, and until then 6, what a
+  // verdict needs at the least (analysis/verdict.hpp): a range too narrow to tell log factors
+  // apart is not worth filling densely, so growth comes first.
+  const int target = next >= 8 * sizes.front() ? l.min_sizes : std::min(l.min_sizes, 6);
   double fill = 0;
-  for (auto f : fill_sizes(sizes, l.min_sizes)) fill += predict_wall(obs, static_cast<double>(f), policy);
+  for (auto f : fill_sizes(sizes, target, l.snap)) fill += predict_wall(obs, static_cast<double>(f), policy);
   s.predicted_wall = one * policy.instances;
-  // When even the cheapest point, repeated up to min_sizes, does not fit what is left, no range can
-  // be filled to min_sizes: then grow as wide as the share allows and fill what remains.
+  // When even the cheapest point, repeated up to the sizes needed, does not fit what is left, no
+  // range can be filled: then grow as wide as the share allows and fill what remains.
   double cheapest = obs.front().wall;
   for (const auto& o : obs) cheapest = std::min(cheapest, o.wall);
   const bool attainable =
-      static_cast<double>(l.min_sizes - static_cast<int>(obs.size())) * cheapest * policy.instances <= l.allowance;
+      static_cast<double>(target - static_cast<int>(obs.size())) * cheapest * policy.instances <= l.allowance;
   const double needed = s.predicted_wall + (attainable ? fill * policy.instances : 0.0);
   if (needed > l.allowance) {
     s.stop = attainable ? fmt::format("n = {} would take about {} with the sizes it would need filled in, over this "
@@ -188,7 +192,7 @@ growth_step next_size(const std::vector<observation>& obs, const growth_limits& 
                                       n_text, format_time(needed), format_time(std::max(l.allowance, 0.0)))
                         : fmt::format("n = {} would take about {}, over this variant's share of the budget left ({}), "
                                       "which cannot afford {} sizes at {} a point",
-                                      n_text, format_time(needed), format_time(std::max(l.allowance, 0.0)), l.min_sizes,
+                                      n_text, format_time(needed), format_time(std::max(l.allowance, 0.0)), target,
                                       format_time(cheapest * policy.instances));
     return s;
   }

@@ -87,8 +87,13 @@ TEST(Calibrate, GrowsWhileItsShareAllows) {
   ASSERT_TRUE(step.next);
   EXPECT_EQ(*step.next, 4000u);
   EXPECT_GT(step.predicted_wall, 0);
-  // 10 more points of the cheapest (0.26 s) fit in 2.61 s, but the next point with the 9 sizes
-  // that would then fill its range do not.
+  // 10 more points of the cheapest (0.26 s) fit in 2.61 s. While the range is narrower than a
+  // factor of 8, only the 6 sizes a verdict needs are reserved for, so it grows to 4000 first...
+  step = next_size(obs, limits(2.61), policy());
+  ASSERT_TRUE(step.next);
+  EXPECT_EQ(*step.next, 4000u);
+  // ... but not to 8000, with the sizes that would then fill its range to 12.
+  obs.push_back(point(4000, 0.04));
   step = next_size(obs, limits(2.61), policy());
   EXPECT_FALSE(step.next);
   EXPECT_NE(step.stop.find("share of the budget"), std::string::npos) << step.stop;
