@@ -270,16 +270,24 @@ int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_op
              common.db, result.run, result.failed, result.skipped);
   // Points a busy machine disturbed, with no quiet measurement of the same point (report/view.hpp).
   int busy = 0;
-  double others = 0;
+  double others = 0, steal = 0;
   for (const auto& pt : view.points)
     if (pt.record.status == point_status::ok && disturbed(pt)) {
       ++busy;
-      if (auto l = host_load::from_json(pt.notes.value("host_load", nlohmann::json()))) others = std::max(others, l->others_cpus);
+      if (auto l = host_load::from_json(pt.notes.value("host_load", nlohmann::json()))) {
+        if (others_took_cpus(*l)) others = std::max(others, l->others_cpus);
+        if (hypervisor_stole(*l)) steal = std::max(steal, l->steal);
+      }
     }
-  if (busy)
-    fmt::print(stderr, "ema: warning: {} point{} ran while other processes took the CPUs {} needed (up to {:.1f} CPUs busy beside ema); "
-                       "their times are slower than this machine's own: `ema run --db {} --rerun-noisy {}` measures them again\n",
-               busy, busy == 1 ? "" : "s", busy == 1 ? "it" : "they", others, terminal_safe(shell_word(common.db)), experiment_id);
+  if (busy) {
+    std::string what;
+    if (others > 0) what = fmt::format("other processes kept up to {:.1f} CPUs busy beside ema", others);
+    if (steal > 0) what += fmt::format("{}the hypervisor stole up to {:.0f}% of the CPU time", what.empty() ? "" : "; ", 100 * steal);
+    fmt::print(stderr, "ema: warning: {} point{} ran on a busy machine{}; {} times are slower than this machine's own: "
+                       "`ema run --db {} --rerun-noisy {}` measures them again\n",
+               busy, busy == 1 ? "" : "s", what.empty() ? "" : " (" + what + ")", busy == 1 ? "its" : "their",
+               terminal_safe(shell_word(common.db)), experiment_id);
+  }
   return result.failed ? exit_code::points_failed : exit_code::ok;
 }
 

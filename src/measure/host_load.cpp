@@ -88,13 +88,19 @@ std::optional<host_load> load_during(const cpu_times& before, const cpu_times& a
   return l;
 }
 
-std::string disturbance(const host_load& l) {
+bool others_took_cpus(const host_load& l) {
   const double free_cpus = std::max(1.0, l.cpus - l.own_cpus);
+  return l.others_cpus >= 0.5 && l.others_cpus >= 0.5 * free_cpus;
+}
+
+bool hypervisor_stole(const host_load& l) { return l.steal >= 0.10; }
+
+std::string disturbance(const host_load& l) {
   std::string why;
-  if (l.others_cpus >= 0.5 && l.others_cpus >= 0.5 * free_cpus)
+  if (others_took_cpus(l))
     why = fmt::format("other processes kept {:.1f} of the {} CPUs busy while it ran (it used {:.1f})", l.others_cpus, l.cpus,
                       l.own_cpus);
-  if (l.steal >= 0.05)
+  if (hypervisor_stole(l))
     why += fmt::format("{}the hypervisor stole {:.0f}% of the CPU time", why.empty() ? "" : "; ", 100 * l.steal);
   return why;
 }

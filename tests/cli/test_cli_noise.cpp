@@ -115,6 +115,38 @@ TEST(CliNoise, ABusyPointIsMeasuredAgainAndReplacesTheOldInTablesAndFits) {
   EXPECT_EQ(again.err.find("n=4096: other processes"), std::string::npos) << again.err;
 }
 
+TEST(CliNoise, APointWhileOtherProcessesTookTheCpusIsWarnedOfNamedAndMeasuredAgain) {
+  // The whole path on this machine's own reading of /proc/stat, moved to a folder of the test's
+  // (EMA_PROC_ROOT): the measured program, at n = 2000 only, advances the counters as if other
+  // processes had kept 40 s of CPU busy meanwhile; nothing else moves them.
+  test::temp_dir dir;
+  std::filesystem::create_directories(dir.file("proc"));
+  std::ofstream(dir.file("proc/stat")) << "cpu  1000 0 0 100000 0 0 0 0 0 0\n";
+  ::setenv("EMA_PROC_ROOT", dir.file("proc").c_str(), 1);
+  struct unset {
+    ~unset() { ::unsetenv("EMA_PROC_ROOT"); }
+  } restore;
+  std::ofstream(dir.file("busy.sh")) << "sleep 0.03\n"  // a point of 4 runs lasts past the meter's 50 ms
+                                        "f=\"$EMA_PROC_ROOT/stat\"\n"
+                                        "[ \"$1\" = 2000 ] || exit 0\n"
+                                        "set -- $(head -n 1 \"$f\")\n"
+                                        "printf 'cpu  %d 0 0 %d 0 0 0 0 0 0\\n' $(($2 + 4000)) $(($5 + 10)) > \"$f.new\" && mv \"$f.new\" \"$f\"\n";
+  const auto db = dir.file("x.db");
+  auto r = run_ema({"exec", "--name", "busy", "--gen", "head -c {n} /dev/zero > {input}", "--run", "sh " + dir.file("busy.sh") + " {n} {input}",
+                    "--sizes", "1000,2000,4000,8000,16000", "--reps", "3", "--cache", dir.file("cache"), "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("ema: warning: 1 point ran on a busy machine (other processes kept up to"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("`ema run --db"), std::string::npos) << r.err;
+  auto fit = run_ema({"fit", "--db", db});
+  EXPECT_NE(fit.out.find("the machine was busy while n = 2000 ran"), std::string::npos) << fit.out;
+  // Measured again (busy again: the program does it each time), the newest measurement is the one used.
+  r = run_ema({"run", "--db", db, "--rerun-noisy"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("measuring again busy sh n=2000: other processes kept"), std::string::npos) << r.err;
+  fit = run_ema({"fit", "--db", db});
+  EXPECT_NE(fit.out.find("1 earlier measurement of its points set aside"), std::string::npos) << fit.out;
+}
+
 TEST(CliNoise, RerunNoisyRefusesWhatItCannotMeasureAgain) {
   test::temp_dir dir;
   const auto db = dir.file("r.db");
