@@ -229,7 +229,8 @@ nlohmann::json to_json(const analysis& a) {
     j["classes"] = {{"answer", cs->answer().cls.to_json()}, {"firm", cs->firm()}, {"not_excluded", rivals},
                     {"noise", finite(cs->noise)}, {"between_sizes", finite(cs->between)}, {"replicates", finite(cs->replicates)},
                     {"bend", finite(cs->bend)}, {"bend_se", finite(cs->bend_se)}, {"stepped", cs->stepped},
-                    {"two_term", cs->two_term},
+                    {"two_term", cs->two_term}, {"top_bend", finite(cs->top_bend)}, {"top_bend_se", finite(cs->top_bend_se)},
+                    {"top_sizes", cs->top_sizes},
                     {"candidates", table}};
   } else {
     j["classes"] = nullptr;

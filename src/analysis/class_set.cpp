@@ -441,6 +441,14 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
     const double lo = half_slope(0, m / 2, se_lo), hi = half_slope(m - m / 2, m, se_hi);
     out.bend = hi - lo;
     out.bend_se = std::hypot(se_lo, se_hi);
+    // And over the largest sizes alone, against the answer's own slope there: the 3 largest, the
+    // 4 largest, up to a quarter of the sizes; the window that departs most, in standard errors.
+    double most = -INFINITY;
+    for (std::size_t k = 3; k <= std::max<std::size_t>(4, m / 4); ++k) {
+      double se = 0;
+      const double b = half_slope(m - k, m, se);
+      if (b / se > most) most = b / se, out.top_sizes = k, out.top_bend = b, out.top_bend_se = se;
+    }
   }
   const bool coarse_answer = chosen.coarse;
   const double tell = std::max(4 * out.noise, std::log(1.05));  // in ln T

@@ -102,6 +102,12 @@ struct class_set {
   /// half, with its standard error: a growth that steepens along the range (an asymptote not yet
   /// reached) or flattens (a saturation) beyond the noise. Not computed with fewer than 8 sizes.
   double bend = 0, bend_se = 0;
+  /// How the data's slope over the largest `top_sizes` sizes departs from the answer's there, with
+  /// its standard error, of the windows from the 3 largest to a quarter of the sizes (at least 4) the
+  /// one that departs most in standard errors: a cost still steepening at the top (a GPU kernel
+  /// leaving its latency-bound start, a parallel sort reaching its n log n) has not shown its class.
+  double top_bend = 0, top_bend_se = 0;
+  std::size_t top_sizes = 0;
   const judged_class& answer() const { return classes.at(chosen); }
   bool firm() const { return rivals.empty(); }
 };

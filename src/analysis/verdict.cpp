@@ -183,6 +183,13 @@ verdict judge(const analysis& a, double noise) {
                       set->bend > 0 ? "steepen" : "flatten", best.theta().text(), set->bend, set->bend_se,
                       set->bend > 0 ? "; the class at larger n may be higher" : ""));
 
+  // Nor steepen over the largest sizes against the answer's own slope there.
+  if (set && set->top_sizes && set->top_bend > std::max(0.1, 3 * set->top_bend_se))
+    raise(verdict_level::tentative,
+          fmt::format("the data steepen over the largest {} sizes against {}: their slope of ln T over ln n is {:+.2f} beside the "
+                      "class's there (±{:.2f}); the class at larger n may be higher",
+                      set->top_sizes, best.theta().text(), set->top_bend, set->top_bend_se));
+
   // The leading exponent's interval must lie within one class.
   if (const auto& ci = a.uncertainty.interval; ci && ci->what == "exponent of n") {
     if (ci->hi - ci->lo > 1)

@@ -163,3 +163,25 @@ TEST(ClassSet, NoLowerTermWhereTheTwoGrowNearParallelOrTheLeadingOneIsSmallAtThe
   EXPECT_FALSE(step->two_term);
   EXPECT_EQ(step->answer().cls.text(), "Θ(n)");
 }
+
+TEST(ClassSet, GrowthSteepeningOverTheLargestSizesIsNotFirm) {
+  // The H200's quick-cdp sort, total time (tests/analysis/real/h200-s2-b70-sort-quick-cdp-*): still
+  // bound by its launches, it grows as √n from 2^12 to 2^21, then ×1.7 and ×1.9 over the last two
+  // doublings as its n log n arrives. Over the whole range Θ(√n) predicts best by far.
+  const double n[] = {4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 2097152, 4194304, 8388608};
+  const double t[] = {1.85e-4, 1.72e-4, 2.41e-4, 3.5e-4, 3.79e-4, 4.78e-4, 6.54e-4, 8.88e-4, 1.3e-3, 1.48e-3, 2.51e-3, 4.72e-3};
+  series s;
+  for (int i = 0; i < 12; ++i)
+    for (int r = 0; r < 3; ++r) s.add(n[i], t[i] * (1 + 0.004 * r));
+  const auto set = weigh_classes(s, 0.003);
+  ASSERT_TRUE(set);
+  EXPECT_EQ(set->answer().cls.text(), "Θ(√n)");
+  // The window of the 3 largest sizes says it steepens away from it: not firm.
+  EXPECT_GT(set->top_bend, 3 * set->top_bend_se);
+  EXPECT_EQ(set->top_sizes, 3u);
+  const auto a = analyze(s, {.bootstrap = 40});
+  EXPECT_NE(a.verdict.level, verdict_level::firm);
+  bool said = false;
+  for (const auto& r : a.verdict.reasons) said = said || r.find("the data steepen over the largest 3 sizes") != std::string::npos;
+  EXPECT_TRUE(said) << answer_text(a);
+}
