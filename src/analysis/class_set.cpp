@@ -147,8 +147,10 @@ std::optional<std::vector<double>> stepped_errors(const series& means, double a,
 
 }  // namespace
 
-double between_size_noise(const series& data) {
-  const auto [x, y] = data.log_log();
+double between_size_noise(const series& data, bool semilog) {
+  auto [x, y] = data.log_log();
+  if (semilog)
+    for (auto& v : x) v = std::exp(v);
   if (x.size() < 3) return nan;
   double sum = 0;
   int count = 0;

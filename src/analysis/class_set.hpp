@@ -113,9 +113,10 @@ struct class_set {
 };
 
 /// σ of ln T between neighbouring sizes: each interior size against the line through its two
-/// neighbours in log-log space, scaled by that difference's variance (Rice's estimator for uneven
-/// spacing). NaN with fewer than 3 sizes.
-double between_size_noise(const series& data);
+/// neighbours in log-log space (`semilog`: against n itself, where an exponential is a line),
+/// scaled by that difference's variance (Rice's estimator for uneven spacing). NaN with fewer than
+/// 3 sizes.
+double between_size_noise(const series& data, bool semilog = false);
 
 /// A size whose measurement lies off both its neighbours (a disturbance, not the cost's growth).
 struct off_size {

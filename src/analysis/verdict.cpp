@@ -7,6 +7,7 @@
 #include <map>
 
 #include "analysis/analyze.hpp"
+#include "analysis/class_set.hpp"
 #include "core/format.hpp"
 #include "measure/stats.hpp"
 
@@ -21,10 +22,21 @@ std::string bytes_text(double b) { return format_bytes(b); }
 double half(double x) { return std::round(2 * x) / 2; }
 
 
-/// A form the data must earn: an exponential term, or a fractional power of log n.
+/// A form the data must earn: an exponential term other than a plain bⁿ (b^√n, b^(n log n), or
+/// bⁿ times a power of n), or a fractional power of log n.
 bool exotic(const equation& e) {
   const auto t = e.theta();
-  return t.exp_base.has_value() || t.log != std::round(t.log);
+  if (t.exp_base) return t.exp_n != 1 || t.exp_log != 0 || t.n != 0 || t.log != 0 || e.form.free_a1 || e.form.free_a5;
+  return t.log != std::round(t.log);
+}
+
+/// Whether two Θ classes are one: equal, or the same exponential with bases within 5% (1.62 and
+/// 1.65 are both the Fibonacci recursion's φⁿ, measured).
+bool same_class(const theta_class& a, const theta_class& b) {
+  if (a == b) return true;
+  if (!a.exp_base || !b.exp_base) return false;
+  return a.n == b.n && a.log == b.log && a.exp_n == b.exp_n && a.exp_log == b.exp_log &&
+         std::abs(std::log(*a.exp_base / *b.exp_base)) < std::log(1.05);
 }
 
 /// Whether the signs of the residuals over the sizes (ascending) show a trend: a Wald–Wolfowitz
@@ -104,6 +116,17 @@ verdict judge(const analysis& a, double noise) {
   // With the class set, σ also holds the scatter between neighbouring sizes (class_set.hpp).
   const auto& set = a.classes;
   if (set && std::isfinite(set->between)) v.noise = std::isfinite(v.noise) ? std::max(v.noise, set->noise) : set->noise;
+  // An exponential answer has no class set: the scatter between sizes is measured against n itself
+  // (ln T of bⁿ is a line in n).
+  const bool exponential = a.groups.best.theta().exp_base.has_value();
+  if (!set && exponential) {
+    std::vector<double> rn2, ry2;
+    series regime_data;
+    for (std::size_t i = 0; i < a.data.size(); ++i)
+      if (a.data.n[i] >= a.regime_from) regime_data.add(a.data.n[i], a.data.y[i]);
+    if (const double between = between_size_noise(regime_data, true); std::isfinite(between))
+      v.noise = std::isfinite(v.noise) ? std::max(v.noise, between) : between;
+  }
   const double sigma = std::isfinite(v.noise) ? v.noise : 0.02;  // unmeasured: a quiet machine's
   const double mild = std::max(4 * sigma, 0.02), severe = std::max(10 * sigma, 0.10);
   auto raise = [&](verdict_level l, std::string why) {
@@ -127,9 +150,18 @@ verdict judge(const analysis& a, double noise) {
     raise(verdict_level::inconclusive, fmt::format("only {} sizes{}: too few to tell classes apart", k, where));
   else if (k < 6)
     raise(verdict_level::tentative, fmt::format("only {} sizes{}", k, where));
-  if (k >= 2 && range < 8)
+  if (exponential) {
+    // An exponential is told from a polynomial by how much the cost grows over the sizes, not by
+    // their ratio (2^n grows a thousandfold from n = 10 to 20).
+    const double growth = k ? best(regime.back()) / best(regime.front()) : 1;
+    if (k >= 2 && !(growth >= 100))
+      raise(verdict_level::tentative,
+            fmt::format("the cost grows only {:.3g} times over the sizes{} (at least 100 tells an exponential from a polynomial)", growth,
+                        where));
+  } else if (k >= 2 && range < 8) {
     raise(verdict_level::tentative, fmt::format("the sizes{} span only a factor of {:.3g} in n (at least 8 tells log factors apart)",
                                                 where, range));
+  }
 
   // The best equation must describe the data within the noise. Scatter far beyond it that keeps
   // no trend along n (the residuals change sign as often as chance has them) is the machine's
@@ -202,7 +234,7 @@ verdict judge(const analysis& a, double noise) {
 
   // Fitting without the largest sizes must predict them.
   if (const auto& c = a.check) {
-    const bool other = c->best.theta() != best.theta();
+    const bool other = !same_class(c->best.theta(), best.theta());
     const bool misses = c->max_rel_err > std::max(6 * sigma, 0.10);
     if (other && misses)
       raise(verdict_level::inconclusive,
@@ -217,7 +249,7 @@ verdict judge(const analysis& a, double noise) {
 
   // Nor may it hinge on the smallest sizes of the regime (the transition out of a flat stretch
   // bends the curve like a log factor does).
-  if (a.without_smallest && a.without_smallest->theta() != best.theta())
+  if (a.without_smallest && !same_class(a.without_smallest->theta(), best.theta()))
     raise(verdict_level::tentative, fmt::format("without the smallest sizes of the regime the best class is {}",
                                                 a.without_smallest->theta().text()));
 

@@ -1,0 +1,64 @@
+// Verdicts on exponential answers (analysis/verdict.hpp, issue 29 item 6): the range judged by how
+// much the cost grows, the noise between sizes measured against n itself, a plain bⁿ not exotic,
+// and bases within 5% one class.
+#include <cmath>
+#include <gtest/gtest.h>
+#include <random>
+
+#include "analysis/analyze.hpp"
+#include "analysis/class_set.hpp"
+
+namespace ema::fit {
+namespace {
+
+/// f over the sizes, 3 replicates each, a lognormal shift per size of `between`.
+series make(double (*f)(double), std::initializer_list<double> sizes, double between, std::uint64_t seed = 3) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> z(0, between), w(0, 0.005);
+  series s;
+  for (double n : sizes) {
+    const double shift = std::exp(z(rng));
+    for (int r = 0; r < 3; ++r) s.add(n, f(n) * shift * std::exp(w(rng)));
+  }
+  return s;
+}
+
+bool says(const analysis& a, const std::string& what) {
+  for (const auto& r : a.verdict.reasons)
+    if (r.find(what) != std::string::npos) return true;
+  return false;
+}
+
+TEST(Verdict, APlainExponentialThatGrowsEnoughIsFirmWithTheScatterBetweenSizesAsItsNoise) {
+  // 2^n from 8 to 30 with 6% between sizes (the recursion's cost per call varies with n): the cost
+  // grows 4 million times while n grows less than 4 times.
+  const auto a = analyze(make([](double n) { return 1e-9 * std::exp2(n); }, {8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30}, 0.06),
+                         {.bootstrap = 60});
+  ASSERT_TRUE(a.groups.best.theta().exp_base);
+  EXPECT_NEAR(*a.groups.best.theta().exp_base, 2, 0.1);
+  EXPECT_EQ(a.verdict.level, verdict_level::firm) << (a.verdict.reasons.empty() ? "" : a.verdict.reasons[0]);
+  EXPECT_GT(a.verdict.noise, 0.03);  // the scatter between sizes, not the replicates' 0.5%
+  EXPECT_FALSE(says(a, "exotic"));
+  EXPECT_FALSE(says(a, "span only"));
+}
+
+TEST(Verdict, AnExponentialThatGrowsLittleOverTheSizesIsTentative) {
+  // 1.05^n from 10 to 60: the cost grows 11 times, which a polynomial of the same sizes also does.
+  const auto a = analyze(make([](double n) { return 1e-6 * std::pow(1.05, n); }, {10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60}, 0.002),
+                         {.bootstrap = 40});
+  ASSERT_TRUE(a.groups.best.theta().exp_base);
+  EXPECT_NEAR(*a.groups.best.theta().exp_base, 1.05, 0.01);
+  EXPECT_NE(a.verdict.level, verdict_level::firm);
+  EXPECT_TRUE(says(a, "the cost grows only 11")) << a.verdict.reasons.size();
+}
+
+TEST(Verdict, TheScatterOfAnExponentialIsMeasuredAgainstNItself) {
+  // Exact 2^n: a line in (n, ln T), curved in (ln n, ln T).
+  series s;
+  for (int n = 8; n <= 30; n += 2) s.add(n, std::exp2(n));
+  EXPECT_LT(between_size_noise(s, true), 1e-9);
+  EXPECT_GT(between_size_noise(s, false), 0.01);
+}
+
+}  // namespace
+}  // namespace ema::fit
