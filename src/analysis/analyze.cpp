@@ -159,6 +159,8 @@ analysis analyze(const series& data, const analysis_options& o) {
   return a;
 }
 
+std::string exponent_text(double x) { return std::abs(x) < 5e-4 ? std::string("0") : fmt::format("{:.3g}", x); }
+
 std::string answer_text(const analysis& a) {
   const auto& best = a.groups.best;
   std::string out = best.theta().text();
@@ -187,7 +189,8 @@ std::string answer_text(const analysis& a) {
                          share(sizes.front()), format_size(sizes.front()), share(sizes.back()), format_size(sizes.back()));
   }
   if (const auto& ci = a.uncertainty.interval; ci && ci->what == "exponent of n")
-    out += fmt::format(": exponent of n {:.3g}, 95% interval [{:.3g}, {:.3g}]", ci->estimate, ci->lo, ci->hi);
+    out += fmt::format(": exponent of n {}, 95% interval [{}, {}]", exponent_text(ci->estimate), exponent_text(ci->lo),
+                       exponent_text(ci->hi));
   if (set && !set->rivals.empty()) {
     std::string names;
     for (auto k : set->rivals) {

@@ -82,6 +82,10 @@ struct analysis {
   std::vector<off_size> off;
 };
 
+/// An exponent of n as the answer prints it: three significant digits, 0 below 0.0005 (the
+/// bootstrap of a Θ(1) cost gives 1e-13, not a growth).
+std::string exponent_text(double x);
+
 /// The answer in one line, the exponent first (issue 29): "Θ(n): exponent of n 1.02, 95% interval
 /// [0.98, 1.05]; Θ(n log n) not excluded (n = 2^31 would tell)", or with steps "Θ(n) in each of 3
 /// regimes (×1.9 at n ≈ 4.6e+05, ×2.3 at n ≈ 6.1e+06)".

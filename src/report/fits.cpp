@@ -363,13 +363,13 @@ nlohmann::json fits_json(const std::vector<variant_fit>& fits, const nlohmann::j
 
 std::string render_fit_summary(const std::vector<variant_fit>& fits, table_style style) {
   grid t;
-  t.columns = {{"problem", false}, {"variant", false}, {"class", false}, {"max err", true}, {"verdict", false},
-               {"to settle it", false}};
+  t.columns = {{"problem", false}, {"variant", false}, {"class", false}, {"exponent of n (95%)", false}, {"verdict", false},
+               {"not excluded", false}, {"to settle it", false}};
   for (const auto& f : fits) {
     const auto ptext = params_text(f.params_json, ",", f.problem);
     const auto problem = ptext.empty() ? f.problem : fmt::format("{} ({})", f.problem, ptext);
     if (!f.analysis) {
-      t.rows.push_back({problem, f.variant, "—", "", "not fitted", f.skipped});
+      t.rows.push_back({problem, f.variant, "—", "", "not fitted", "", f.skipped});
       continue;
     }
     const auto& a = *f.analysis;
@@ -380,7 +380,20 @@ std::string render_fit_summary(const std::vector<variant_fit>& fits, table_style
     if (vd.next_size)
       settle = fmt::format("n = {}{}", format_size(*vd.next_size),
                            vd.predicted ? fmt::format(" (predicted {})", format_value(*vd.predicted, f.unit)) : std::string());
-    t.rows.push_back({problem, f.variant, a.groups.best.theta().text(), format_percent(a.groups.best.max_rel_err), verdict, settle});
+    // The answer first (issue 29): the exponent of n with its interval, and the classes the data
+    // cannot tell from the class shown.
+    std::string exponent;
+    if (const auto& ci = a.uncertainty.interval; ci && ci->what == "exponent of n")
+      exponent = fmt::format("{} [{}, {}]", fit::exponent_text(ci->estimate), fit::exponent_text(ci->lo), fit::exponent_text(ci->hi));
+    std::string rivals;
+    if (a.classes) {
+      const auto& r = a.classes->rivals;
+      for (std::size_t i = 0; i < r.size() && i < 3; ++i) rivals += (i ? ", " : "") + a.classes->classes[r[i]].cls.text();
+      if (r.size() > 3) rivals += fmt::format(" and {} more", r.size() - 3);
+    }
+    auto cls = a.groups.best.theta().text();
+    if (a.classes && !a.classes->answer().steps.empty()) cls += fmt::format(" ({} regimes)", a.classes->answer().steps.size() + 1);
+    t.rows.push_back({problem, f.variant, cls, exponent, verdict, rivals.empty() ? "—" : rivals, settle});
   }
   return render(t, style);
 }
