@@ -1,12 +1,13 @@
 #include "measure/host_load.hpp"
 
+#include "measure/kernel_file.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cmath>
 #include <fmt/format.h>
-#include <fstream>
 #include <sstream>
 
 namespace ema {
@@ -17,10 +18,9 @@ std::string proc_root() {
 }
 
 std::optional<cpu_times> read_cpu_times(const std::string& proc_stat) {
-  std::ifstream in(proc_stat);
-  std::string line;
-  if (!in || !std::getline(in, line)) return std::nullopt;
-  std::istringstream s(line);
+  const auto line = read_first_line(proc_stat, 512);  // "cpu" and ten counters
+  if (!line) return std::nullopt;
+  std::istringstream s(*line);
   std::string label;
   s >> label;
   if (label != "cpu") return std::nullopt;
@@ -40,9 +40,11 @@ std::optional<cpu_times> read_cpu_times(const std::string& proc_stat) {
 }
 
 std::optional<double> read_load_average(const std::string& proc_loadavg) {
-  std::ifstream in(proc_loadavg);
+  const auto line = read_first_line(proc_loadavg, 256);
+  if (!line) return std::nullopt;
+  std::istringstream in(*line);
   double l = 0;
-  if (!(in >> l) || !(l >= 0)) return std::nullopt;
+  if (!(in >> l) || !(l >= 0) || !std::isfinite(l)) return std::nullopt;
   return l;
 }
 

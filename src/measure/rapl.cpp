@@ -1,5 +1,7 @@
 #include "measure/rapl.hpp"
 
+#include "measure/kernel_file.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -9,23 +11,8 @@
 namespace ema {
 namespace {
 
-// The first line of a powercap file, read within 64 bytes: the tree may be elsewhere
-// (EMA_POWERCAP_ROOT), and a file there that never ends (a link to /dev/zero) must not be read on.
-std::optional<std::string> read_line(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  char buf[64];
-  in.read(buf, sizeof buf);
-  const auto got = static_cast<std::size_t>(in.gcount());
-  if (got == 0) return std::nullopt;
-  std::string s(buf, got);
-  const auto end = s.find('\n');
-  if (end == std::string::npos && got == sizeof buf) return std::nullopt;  // no line within the bound
-  return end == std::string::npos ? s : s.substr(0, end);
-}
-
 std::optional<std::uint64_t> read_u64(const std::filesystem::path& p) {
-  auto s = read_line(p);
+  auto s = read_first_line(p, 64);  // a powercap file: a number
   if (!s) return std::nullopt;
   try {
     return std::stoull(*s);
@@ -49,7 +36,7 @@ rapl_domain rapl_domain::open(const std::string& domain, const std::string& root
     auto dir = entry.path();
     auto fname = dir.filename().string();
     if (fname.rfind("intel-rapl:", 0) != 0 && fname.rfind("amd-rapl:", 0) != 0) continue;
-    auto name = read_line(dir / "name");
+    auto name = read_first_line(dir / "name", 64);
     if (!name) continue;
     bool match = domain == "package" ? name->rfind("package", 0) == 0 : *name == domain;
     if (!match) continue;

@@ -4,9 +4,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "measure/host_load.hpp"
+#include "measure/kernel_file.hpp"
 
 namespace ema {
 namespace {
@@ -38,6 +40,26 @@ TEST(HostLoad, ReadsTheFirstLineOfProcStat) {
   const auto load = write_file("loadavg", "2.53 1.20 0.80 3/400 1234\n");
   EXPECT_DOUBLE_EQ(read_load_average(load).value(), 2.53);
   std::filesystem::remove(load);
+}
+
+TEST(KernelFile, TheFirstLineWithinABoundAndNothingThatIsNotARegularFile) {
+  const auto ok = write_file("line", "cpu  1 2 3\nsecond\n");
+  EXPECT_EQ(read_first_line(ok, 64).value(), "cpu  1 2 3");
+  EXPECT_FALSE(read_first_line(ok, 5));  // no line ending within 5 bytes
+  const auto last = write_file("last", "7");
+  EXPECT_EQ(read_first_line(last, 64).value(), "7");
+  std::filesystem::remove(ok);
+  std::filesystem::remove(last);
+  // A moved /proc (EMA_PROC_ROOT) may hold anything: a device that never ends, a FIFO with no writer
+  // (opening it would wait), a folder.
+  EXPECT_FALSE(read_first_line("/dev/zero", 64));
+  const auto fifo = (std::filesystem::temp_directory_path() / ("fifo" + std::to_string(::getpid()))).string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(read_first_line(fifo, 64));
+  EXPECT_FALSE(read_cpu_times(fifo));
+  std::filesystem::remove(fifo);
+  EXPECT_FALSE(read_first_line(std::filesystem::temp_directory_path(), 64));
+  EXPECT_FALSE(read_first_line("/nonexistent/stat", 64));
 }
 
 TEST(HostLoad, OtherProcessesAreTheBusyTimeLessThePointsOwn) {
