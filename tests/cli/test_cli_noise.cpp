@@ -44,6 +44,19 @@ std::vector<std::uint64_t> sizes_by_ordinal(const std::string& db) {
   return out;
 }
 
+/// This machine's CPU counters read from a folder of the test's (EMA_PROC_ROOT) while it lives,
+/// starting at `stat`'s first line; restored when it goes.
+struct fixed_proc {
+  explicit fixed_proc(const test::temp_dir& dir, const std::string& stat) {
+    std::filesystem::create_directories(dir.file("proc"));
+    std::ofstream(dir.file("proc/stat")) << stat << "\n";
+    ::setenv("EMA_PROC_ROOT", dir.file("proc").c_str(), 1);
+  }
+  ~fixed_proc() { ::unsetenv("EMA_PROC_ROOT"); }
+  fixed_proc(const fixed_proc&) = delete;
+  fixed_proc& operator=(const fixed_proc&) = delete;
+};
+
 void sweep(const std::string& db, std::vector<std::string> extra = {}) {
   std::vector<std::string> args = {"run", "search", "--variants", "seq", "--sizes", "2^10..2^16", "--reps", "3", "--no-energy",
                                    "--db", db, "-q"};
@@ -73,12 +86,7 @@ TEST(CliNoise, ABusyPointIsMeasuredAgainAndReplacesTheOldInTablesAndFits) {
   const auto db = dir.file("n.db");
   // Counters that never move: no point is judged by this machine's real load (a test beside
   // others on two cores is busy), only the one marked below.
-  std::filesystem::create_directories(dir.file("proc"));
-  std::ofstream(dir.file("proc/stat")) << "cpu  100 0 50 1000 0 0 0 0 0 0\n";
-  ::setenv("EMA_PROC_ROOT", dir.file("proc").c_str(), 1);
-  struct unset {
-    ~unset() { ::unsetenv("EMA_PROC_ROOT"); }
-  } restore;
+  const fixed_proc counters(dir, "cpu  100 0 50 1000 0 0 0 0 0 0");
   sweep(db);
   // As sweep.cpp notes a point during which other processes took the CPUs it left free.
   sql(db, "UPDATE points SET notes_json = json_set(notes_json, '$.disturbed', 'other processes kept 1.9 of the 2 CPUs busy') "
@@ -120,12 +128,7 @@ TEST(CliNoise, APointWhileOtherProcessesTookTheCpusIsWarnedOfNamedAndMeasuredAga
   // (EMA_PROC_ROOT): the measured program, at n = 2000 only, advances the counters as if other
   // processes had kept 40 s of CPU busy meanwhile; nothing else moves them.
   test::temp_dir dir;
-  std::filesystem::create_directories(dir.file("proc"));
-  std::ofstream(dir.file("proc/stat")) << "cpu  1000 0 0 100000 0 0 0 0 0 0\n";
-  ::setenv("EMA_PROC_ROOT", dir.file("proc").c_str(), 1);
-  struct unset {
-    ~unset() { ::unsetenv("EMA_PROC_ROOT"); }
-  } restore;
+  const fixed_proc counters(dir, "cpu  1000 0 0 100000 0 0 0 0 0 0");
   std::ofstream(dir.file("busy.sh")) << "sleep 0.03\n"  // a point of 4 runs lasts past the meter's 50 ms
                                         "f=\"$EMA_PROC_ROOT/stat\"\n"
                                         "[ \"$1\" = 2000 ] || exit 0\n"
