@@ -320,8 +320,8 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
   // step_gain (steps) or two_term_gain (a lower term) times better than every class without, and
   // still predicts better than all of them with any one size left out of the sums (an advantage
   // owed to one size alone, a cache's edge at the largest, is not a faster class), the set is
-  // judged that way: each coarse class by the
-  // better of its plain fit and that one. Of the two, the one predicting better.
+  // judged that way: each coarse class by the better of its plain fit and that one. Of the two
+  // kinds, the one predicting better.
   {
     double plain = INFINITY, stepped = INFINITY, two_term = INFINITY;
     for (std::size_t k = 0; k < out.classes.size(); ++k) {

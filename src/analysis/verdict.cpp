@@ -120,11 +120,7 @@ verdict judge(const analysis& a, double noise) {
   // (ln T of bⁿ is a line in n).
   const bool exponential = a.groups.best.theta().exp_base.has_value();
   if (!set && exponential) {
-    std::vector<double> rn2, ry2;
-    series regime_data;
-    for (std::size_t i = 0; i < a.data.size(); ++i)
-      if (a.data.n[i] >= a.regime_from) regime_data.add(a.data.n[i], a.data.y[i]);
-    if (const double between = between_size_noise(regime_data, true); std::isfinite(between))
+    if (const double between = between_size_noise(a.data.within(a.regime_from, INFINITY), true); std::isfinite(between))
       v.noise = std::isfinite(v.noise) ? std::max(v.noise, between) : between;
   }
   const double sigma = std::isfinite(v.noise) ? v.noise : 0.02;  // unmeasured: a quiet machine's
