@@ -240,15 +240,23 @@ std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_requ
     }
     auto options = r.options;
     options.noise = repetition_noise(v, problem, params, variant, r.metric);
-    // The working set from the problem's work model (the bytes it must read), for the regimes.
-    if (const auto* desc = lookup_problem(problem); desc && desc->work && r.metric != "host_peak_rss") {
+    // The stored parameters as the problem declares them (none where they were changed by hand).
+    const auto* desc = lookup_problem(problem);
+    std::shared_ptr<param_set> declared;
+    if (desc) {
       param_map pm;
       auto pj = nlohmann::json::parse(params, nullptr, false);
       if (pj.is_object())
         for (const auto& [k, val] : pj.items())
           if (val.is_string()) pm[k] = val.get<std::string>();
       try {
-        auto declared = std::make_shared<param_set>(param_set::restore(desc->name, desc->params, pm));
+        declared = std::make_shared<param_set>(param_set::restore(desc->name, desc->params, pm));
+      } catch (const usage_error&) {
+      }
+    }
+    // The working set from the problem's work model (the bytes it must read), for the regimes.
+    if (desc && declared && desc->work && r.metric != "host_peak_rss") {
+      try {
         const auto work = desc->work;
         options.working_set = [work, declared](double n) { return work(static_cast<std::uint64_t>(n), *declared).bytes; };
         options.caches = memory_levels(v.experiment.machine, backend);
@@ -256,7 +264,7 @@ std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_requ
         const auto w = work(largest, *declared);
         options.memory_bound = w.bytes > 0 && w.ops / w.bytes < 1;
       } catch (const usage_error&) {
-        // parameters changed by hand: no work model, no regimes
+        // a work model that refuses the parameters: no regimes
       }
     }
     options.groups.budget = f.budget;
@@ -266,6 +274,14 @@ std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_requ
       f.analysis = fit::analyze(data, options);
     } catch (const std::invalid_argument& e) {
       f.skipped = e.what();
+    }
+    // The size that would settle the verdict, as the problem can run it (kron graphs: a power of
+    // two), and what the best equation predicts there.
+    if (f.analysis && f.analysis->verdict.next_size && desc && declared && desc->size_near) {
+      auto& vd = f.analysis->verdict;
+      const auto n = desc->size_near(*declared, static_cast<std::uint64_t>(std::llround(std::min(*vd.next_size, 0x1p62))));
+      vd.next_size = static_cast<double>(n);
+      vd.predicted = f.analysis->groups.best(static_cast<double>(n));
     }
     out.push_back(std::move(f));
   }
