@@ -91,7 +91,27 @@ core_result core(const series& d, const analysis_options& o) {
   // An exponential the family found is judged by the old rules; a polynomial answer is the set's
   // (with the source's literal rule, EMA's best equation stays and the set judges it).
   if (!r.g.best.theta().exp_base) {
-    r.classes = weigh_classes(r.regime, measured_noise(r.regime.n, r.regime.y, o.noise), {.fine_gain = o.groups.fine_gain});
+    const class_set_options co{.fine_gain = o.groups.fine_gain};
+    r.classes = weigh_classes(r.regime, measured_noise(r.regime.n, r.regime.y, o.noise), co);
+    // A sublinear answer whose cost still steepens at the top (a GPU kernel leaving its
+    // launch-bound start: a fixed cost, then a rising one while the device fills) has its class in
+    // the largest sizes: judged again on the upper half, the answer is that regime's when its class
+    // grows faster and the upper half excludes the whole range's class. (A linear or faster answer steepening at the top is a cache's step, which a
+    // class of the upper half alone would overstate.)
+    if (r.classes && steepens_at_top(*r.classes) && r.classes->answer().cls.n < 1) {
+      const auto sizes = r.regime.sizes();
+      const double cut = sizes[sizes.size() / 2];
+      const auto upper = r.regime.within(cut, INFINITY);
+      if (sizes.size() - sizes.size() / 2 >= 5 && sizes.back() / cut >= 8)
+        if (auto top = weigh_classes(upper, measured_noise(upper.n, upper.y, o.noise), co);
+            top && top->answer().cls.n > r.classes->answer().cls.n && excludes(*top, r.classes->answer().cls)) {
+          r.from = cut;
+          r.regime = upper;
+          r.label = fmt::format("the largest sizes, where the cost steepens: n ≥ {}", format_size(cut));
+          r.g = fit_groups(r.regime, o);
+          r.classes = std::move(top);
+        }
+    }
     if (r.classes && o.groups.rule == best_rule::parsimony) r.g.best = r.classes->answer().eq;
   }
   if (k) {

@@ -38,6 +38,7 @@
 // every class without.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -111,6 +112,17 @@ struct class_set {
   const judged_class& answer() const { return classes.at(chosen); }
   bool firm() const { return rivals.empty(); }
 };
+
+/// Whether the data steepen over the largest sizes against the answer's slope there beyond the
+/// noise (top_bend above 0.1 and 3 standard errors).
+/// Whether the set judged `c` and excluded it.
+inline bool excludes(const class_set& s, const theta_class& c) {
+  return std::any_of(s.classes.begin(), s.classes.end(), [&](const judged_class& j) { return j.cls == c && j.excluded; });
+}
+
+inline bool steepens_at_top(const class_set& s) {
+  return s.top_sizes && s.top_bend > std::max(0.1, 3 * s.top_bend_se);
+}
 
 /// σ of ln T between neighbouring sizes: each interior size against the line through its two
 /// neighbours in log-log space (`semilog`: against n itself, where an exponential is a line),

@@ -61,7 +61,8 @@ nlohmann::json theta_class::to_json() const {
 std::string shape::key() const {
   return fmt::format("{}{:g}|{}{:g}|{}|{:g},{:g}|{}{}", free_a1 ? "f" : "", free_a1 ? 0.0 : a1, free_a5 ? "f" : "",
                      free_a5 ? 0.0 : a5, exp_term, exp_term ? a3 : 0.0, exp_term ? a4 : 0.0, constant,
-                     lower ? fmt::format("|+{:g},{:g}", l1, l5) : std::string());
+                     lower ? fmt::format("|+{:g},{:g}", l1, l5) : std::string()) +
+         (free_half != 0.5 ? fmt::format("|~{:g}", free_half) : std::string());
 }
 
 equation equation::of(const shape& s) {

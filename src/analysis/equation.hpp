@@ -34,6 +34,9 @@ struct theta_class {
 struct shape {
   double a1 = 0, a5 = 0;  ///< values when fixed; starting values when free
   bool free_a1 = false, free_a5 = false;
+  /// How far a free exponent may move from its starting value (fit.cpp): half a lattice step when
+  /// it refines a class; wider where it estimates the data's own exponent (the bootstrap's).
+  double free_half = 0.5;
   bool exp_term = false;  ///< the a2^(n^a3 · log2(n)^a4) term (a2 is then always fitted)
   double a3 = 1, a4 = 0;  ///< its exponents, always on the lattice
   bool constant = false;  ///< the additive constant c

@@ -19,8 +19,8 @@ constexpr double max_log = 700;  // exp(700) ~ 1e304: keep every evaluation fini
 // anywhere but at the largest size run off (n^48 fitted to one noisy point).
 struct free_interval {
   double mid, half;
-  explicit free_interval(double start) {
-    const double lo = std::max(0.0, start - 0.5), hi = start + 0.5;
+  explicit free_interval(double start, double reach = 0.5) {
+    const double lo = std::max(0.0, start - reach), hi = start + reach;
     mid = (lo + hi) / 2;
     half = (hi - lo) / 2;
   }
@@ -48,8 +48,8 @@ struct layout {
 equation unpack(const equation& proto, const layout& l, const Eigen::VectorXd& x) {
   equation e = proto;
   e.a0 = std::exp(std::min(x[0], max_log));
-  if (l.a1 >= 0) e.a1 = free_interval(proto.form.a1).value(x[l.a1]);
-  if (l.a5 >= 0) e.a5 = free_interval(proto.form.a5).value(x[l.a5]);
+  if (l.a1 >= 0) e.a1 = free_interval(proto.form.a1, proto.form.free_half).value(x[l.a1]);
+  if (l.a5 >= 0) e.a5 = free_interval(proto.form.a5, proto.form.free_half).value(x[l.a5]);
   if (l.b >= 0) e.a2 = std::exp(std::clamp(x[l.b], -max_log, max_log));
   if (l.s >= 0) e.c = x[l.s] * x[l.s];
   if (l.w >= 0) e.d = x[l.w] * x[l.w];
@@ -59,8 +59,8 @@ equation unpack(const equation& proto, const layout& l, const Eigen::VectorXd& x
 Eigen::VectorXd pack(const equation& e, const layout& l) {
   Eigen::VectorXd x(l.size);
   x[0] = std::log(e.a0);
-  if (l.a1 >= 0) x[l.a1] = free_interval(e.form.a1).inverse(e.a1);
-  if (l.a5 >= 0) x[l.a5] = free_interval(e.form.a5).inverse(e.a5);
+  if (l.a1 >= 0) x[l.a1] = free_interval(e.form.a1, e.form.free_half).inverse(e.a1);
+  if (l.a5 >= 0) x[l.a5] = free_interval(e.form.a5, e.form.free_half).inverse(e.a5);
   if (l.b >= 0) x[l.b] = std::log(e.a2);
   if (l.s >= 0) x[l.s] = std::sqrt(std::max(e.c, 0.0));
   if (l.w >= 0) x[l.w] = std::sqrt(std::max(e.d, 0.0));
@@ -113,8 +113,8 @@ struct relative_residuals {
       const auto r = static_cast<Eigen::Index>(i);
       const double ey = std::exp(std::min(t.log_value, max_log)) / data.y[i];
       jac(r, 0) = ey;
-      if (lay.a1 >= 0) jac(r, lay.a1) = ey * t.ln_n * free_interval(proto.form.a1).slope(x[lay.a1]);
-      if (lay.a5 >= 0) jac(r, lay.a5) = ey * t.ln_lg * free_interval(proto.form.a5).slope(x[lay.a5]);
+      if (lay.a1 >= 0) jac(r, lay.a1) = ey * t.ln_n * free_interval(proto.form.a1, proto.form.free_half).slope(x[lay.a1]);
+      if (lay.a5 >= 0) jac(r, lay.a5) = ey * t.ln_lg * free_interval(proto.form.a5, proto.form.free_half).slope(x[lay.a5]);
       if (lay.b >= 0) jac(r, lay.b) = ey * t.h;
       if (lay.s >= 0) jac(r, lay.s) = 2 * x[lay.s] / data.y[i];
       if (lay.w >= 0) {

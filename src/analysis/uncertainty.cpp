@@ -8,6 +8,8 @@
 namespace ema::fit {
 namespace {
 
+constexpr double kExponentReach = 1.5;
+
 double percentile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
   const double pos = q * static_cast<double>(v.size() - 1);
@@ -76,6 +78,9 @@ bootstrap_result bootstrap(const series& data, const equation& best, int resampl
   equation freed = best;
   const bool exp_lead = best.form.exp_term;
   freed.form.free_a1 = freed.form.free_a1 || !exp_lead;
+  // The data's own exponent, not a refinement of the class: free over a class and a half either
+  // side, so a wrong class does not clip the interval to itself.
+  if (!exp_lead) freed.form.free_half = kExponentReach;
   std::optional<equation> centre;
   if (freed.form.coefficient_count() < static_cast<int>(sizes.size())) centre = fit_shape(data, freed);
   auto leading = [&](const equation& e) { return exp_lead ? e.a2 : e.a1; };

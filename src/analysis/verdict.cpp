@@ -212,7 +212,7 @@ verdict judge(const analysis& a, double noise) {
                       set->bend > 0 ? "; the class at larger n may be higher" : ""));
 
   // Nor steepen over the largest sizes against the answer's own slope there.
-  if (set && set->top_sizes && set->top_bend > std::max(0.1, 3 * set->top_bend_se))
+  if (set && steepens_at_top(*set))
     raise(verdict_level::tentative,
           fmt::format("the data steepen over the largest {} sizes against {}: their slope of ln T over ln n is {:+.2f} beside the "
                       "class's there (±{:.2f}); the class at larger n may be higher",

@@ -56,5 +56,28 @@ TEST(Analyze, JsonHasEveryGroup) {
   EXPECT_EQ(j["points"].size(), 8u);
 }
 
+TEST(Analyze, ALaunchBoundStartLeavesTheClassToTheLargestSizes) {
+  // The H200's thrust sort, kernel time (tests/analysis/real/h200-s2-b70-sort-thrust-sort-*): about
+  // 70 µs of launches up to 2^17, then rising to Θ(n) as the device fills. Over the whole range √n
+  // predicts best and the top steepens against it; the upper half excludes √n.
+  const double n[] = {4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 2097152, 4194304, 8388608,
+                      16777216, 33554432, 67108864};
+  const double t[] = {2.61e-05, 5.56e-05, 6.86e-05, 6.88e-05, 7.81e-05, 7.46e-05, 0.000134, 0.00019,
+                      0.000153, 0.000174, 0.000297, 0.000356, 0.000584, 0.00105, 0.00182};
+  series s;
+  for (int i = 0; i < 15; ++i)
+    for (int r = 0; r < 3; ++r) s.add(n[i], t[i] * (1 + 0.004 * r));
+  const auto a = analyze(s, {.bootstrap = 40});
+  EXPECT_EQ(a.groups.best.theta().text(), "Θ(n)") << answer_text(a);
+  EXPECT_EQ(a.regime_from, 524288);
+  EXPECT_NE(a.regime.find("where the cost steepens"), std::string::npos) << a.regime;
+  // A cost that is Θ(n) throughout and steps up near the top keeps the whole range.
+  series step;
+  for (int i = 10; i <= 24; ++i)
+    for (int r = 0; r < 3; ++r) step.add(std::exp2(i), 1e-9 * std::exp2(i) * (i >= 22 ? 3 : 1) * (1 + 0.004 * r));
+  const auto b = analyze(step, {.bootstrap = 40});
+  EXPECT_EQ(b.regime.find("where the cost steepens"), std::string::npos) << b.regime;
+}
+
 }  // namespace
 }  // namespace ema::fit

@@ -39,6 +39,20 @@ TEST(Uncertainty, IntervalCoversTheExponentWithReplicates) {
   }
 }
 
+TEST(Uncertainty, AWrongClassDoesNotClipTheInterval) {
+  // Θ(n²) data judged against a Θ(n³) fit: the data's own exponent, 2, lies outside the class's
+  // half step either side, and the interval still reaches it.
+  auto d = noisy_square(5, 0.05, 11);
+  auto cubic = equation::of({.a1 = 3});
+  cubic.a0 = 1e-12;
+  const auto fitted = fit_shape(d, cubic);
+  ASSERT_TRUE(fitted);
+  const auto b = bootstrap(d, *fitted, 100, 5, {});
+  ASSERT_TRUE(b.interval);
+  EXPECT_LT(b.interval->lo, 2.0);
+  EXPECT_GT(b.interval->hi, 2.0);
+}
+
 TEST(Uncertainty, ResidualBootstrapWithoutReplicates) {
   auto a = analyze(noisy_square(1, 0.03, 9));
   ASSERT_TRUE(a.uncertainty.interval);
