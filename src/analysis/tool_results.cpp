@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "core/text.hpp"
 #include "inputs/text_file.hpp"
 #include "measure/memory.hpp"

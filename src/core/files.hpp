@@ -59,4 +59,9 @@ bool names_the_database(const std::string& db, const std::string& path);
 /// never obeyed). output_error naming the path when it cannot be written.
 void replace_file(const std::string& path, std::string_view text, std::optional<mode_t> mode = std::nullopt);
 
+/// Throws usage_error unless `path` names a regular file that can be read; the message says what
+/// it is instead ("a folder", "a character device", ...). `what` names the file's
+/// role ("the Matrix Market file").
+void require_regular_file(const std::string& path, const std::string& what);
+
 }  // namespace ema

@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/files.hpp"
 #include "core/launch.hpp"
 #include "core/text.hpp"
-#include "inputs/text_file.hpp"
 
 namespace ema {
 namespace {

@@ -1,5 +1,7 @@
 #include "inputs/text_file.hpp"
 
+#include "core/files.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fmt/format.h>
@@ -10,24 +12,6 @@
 #include "core/text.hpp"
 
 namespace ema {
-
-void require_regular_file(const std::string& path, const std::string& what) {
-  const auto shown = valid_utf8(path);
-  if (path.empty()) throw usage_error(fmt::format("{}: no path given", what));
-  struct stat st{};
-  if (::stat(path.c_str(), &st) != 0)
-    throw usage_error(fmt::format("{} {} cannot be read: {}", what, shown, std::strerror(errno)));
-  const char* kind = S_ISREG(st.st_mode)  ? nullptr
-                     : S_ISDIR(st.st_mode)  ? "a folder"
-                     : S_ISCHR(st.st_mode)  ? "a character device"
-                     : S_ISBLK(st.st_mode)  ? "a block device"
-                     : S_ISFIFO(st.st_mode) ? "a pipe (ema reads its inputs again in each point's process)"
-                     : S_ISSOCK(st.st_mode) ? "a socket"
-                                            : "not a regular file";
-  if (kind) throw usage_error(fmt::format("{} {} is {}, not a regular file", what, shown, kind));
-  if (::access(path.c_str(), R_OK) != 0)
-    throw usage_error(fmt::format("{} {} cannot be read: {}", what, shown, std::strerror(errno)));
-}
 
 text_file::text_file(const std::string& path, std::size_t max_line)
     : in_(&file_), name_(valid_utf8(path)), max_line_(max_line) {

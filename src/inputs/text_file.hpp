@@ -45,9 +45,4 @@ class text_file {
   std::size_t number_ = 0;
 };
 
-/// Throws usage_error unless `path` names a regular file that can be read; the message says what
-/// it is instead ("a folder", "a character device", ...). `what` names the file's
-/// role ("the Matrix Market file").
-void require_regular_file(const std::string& path, const std::string& what);
-
 }  // namespace ema

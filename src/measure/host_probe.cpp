@@ -8,7 +8,7 @@
 #include <omp.h>
 #endif
 
-#include "inputs/host_array.hpp"
+#include "measure/host_array.hpp"
 #include "measure/memory.hpp"
 #include "measure/stats.hpp"
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "core/errors.hpp"
-#include "inputs/host_array.hpp"
+#include "measure/host_array.hpp"
 #include "measure/cuda/resources.cuh"
 
 namespace ema::cuda {

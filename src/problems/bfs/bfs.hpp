@@ -16,13 +16,13 @@
 #include <vector>
 
 #include "core/problem.hpp"
-#include "inputs/graph_problem.hpp"
+#include "problems/graph/graph_problem.hpp"
 
 namespace ema::bfs {
 
 constexpr std::uint32_t unreached = std::numeric_limits<std::uint32_t>::max();
 
-/// The graph and its roots (inputs/graph_problem.hpp).
+/// The graph and its roots (problems/graph/graph_problem.hpp).
 struct input : graph_problem::graph_input {
   std::uint64_t n() const { return g.n; }
 };
@@ -70,7 +70,7 @@ output search_each_root(const input& in, run_context& ctx, bool with_parents, Se
   return o;
 }
 
-/// `cuda`'s tuning parameter (inputs/graph_problem.hpp).
+/// `cuda`'s tuning parameter (problems/graph/graph_problem.hpp).
 inline constexpr const char* local_edges_tuning[] = {"local_edges"};
 
 /// The reference search from one root (verify.cpp): depths by a FIFO queue.

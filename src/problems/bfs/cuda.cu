@@ -2,7 +2,7 @@
 // switch as in the GAP suite; on GPUs after Enterprise (Liu and Huang, SC 2015) and Gunrock's
 // direction-optimising BFS), depths and parents:
 // - top-down levels: the frontier as a queue, its edges expanded one per thread whatever the
-//   degrees (inputs/frontier.cuh: a scan of the queue's degrees, a binary search per edge; a kron
+//   degrees (problems/graph/frontier.cuh: a scan of the queue's degrees, a binary search per edge; a kron
 //   graph's hubs spread over the whole GPU), each unvisited neighbour claimed by a compare-and-swap
 //   on its parent, the winners appended to the next queue with one atomic per warp (a ballot), and
 //   the degrees of the new frontier summed for the switch;
@@ -26,8 +26,8 @@
 
 #include "core/errors.hpp"
 #include "core/registry.hpp"
-#include "inputs/device_graph.cuh"
-#include "inputs/frontier.cuh"
+#include "problems/graph/device_graph.cuh"
+#include "problems/graph/frontier.cuh"
 #include "problems/bfs/bfs.hpp"
 
 namespace ema::bfs {

@@ -15,7 +15,7 @@
 // summed over the roots.
 #include "core/errors.hpp"
 #include "core/registry.hpp"
-#include "inputs/device_graph.cuh"
+#include "problems/graph/device_graph.cuh"
 #include "problems/bfs/bfs.hpp"
 
 namespace ema::bfs {

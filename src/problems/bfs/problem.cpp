@@ -1,12 +1,12 @@
 // Problem `bfs` (004_96c7929830a11cf7.txt, section 4, Algorithms 7 and 8): the registration, on
-// the graphs, roots and parameters every graph problem shares (inputs/graph_problem.hpp); the
+// the graphs, roots and parameters every graph problem shares (problems/graph/graph_problem.hpp); the
 // verifier is in verify.cpp.
 #include <array>
 #include <iterator>
 
 #include "core/errors.hpp"
 #include "core/registry.hpp"
-#include "inputs/graph_problem.hpp"
+#include "problems/graph/graph_problem.hpp"
 #include "problems/bfs/bfs.hpp"
 
 namespace ema::bfs {

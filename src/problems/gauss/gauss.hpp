@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/problem.hpp"
-#include "inputs/host_array.hpp"
+#include "measure/host_array.hpp"
 
 namespace ema::gauss {
 

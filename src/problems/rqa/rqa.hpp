@@ -21,7 +21,7 @@
 
 #include "core/host_device.hpp"
 #include "core/problem.hpp"
-#include "inputs/host_array.hpp"
+#include "measure/host_array.hpp"
 
 namespace ema::rqa {
 

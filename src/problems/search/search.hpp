@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "core/problem.hpp"
-#include "inputs/host_array.hpp"
+#include "measure/host_array.hpp"
 
 namespace ema::search {
 

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "core/problem.hpp"
-#include "inputs/host_array.hpp"
+#include "measure/host_array.hpp"
 
 namespace ema::sort {
 

@@ -2,7 +2,7 @@
 // "Work-efficient parallel GPU methods for single-source shortest paths", IPDPS 2014; a two-bucket
 // delta-stepping):
 // - the near queue holds vertices whose distance is below the threshold; its edges are relaxed one
-//   per thread whatever the degrees (inputs/frontier.cuh, atomicMin on the distance); a vertex
+//   per thread whatever the degrees (problems/graph/frontier.cuh, atomicMin on the distance); a vertex
 //   improved below the threshold goes to the next near queue, one improved at or past it to the
 //   far pile; a stamp per vertex and queue keeps a vertex at most once in each;
 // - when the near queue is empty, the threshold moves past the smallest distance in the far pile
@@ -23,8 +23,8 @@
 #include <cooperative_groups.h>
 
 #include "core/registry.hpp"
-#include "inputs/device_graph.cuh"
-#include "inputs/frontier.cuh"
+#include "problems/graph/device_graph.cuh"
+#include "problems/graph/frontier.cuh"
 #include "problems/sssp/sssp.hpp"
 
 namespace ema::sssp {
@@ -279,7 +279,7 @@ output run(const input& in, run_context& ctx) {
     const counters h{0, far_size, ~0ull, 0, 0};
     EMA_CUDA_CHECK(cudaMemcpyAsync(c, &h, sizeof h, cudaMemcpyHostToDevice, gpu.stream()));
   };
-  // The small steps on the device (inputs/frontier.cuh): the near queue's edges at most
+  // The small steps on the device (problems/graph/frontier.cuh): the near queue's edges at most
   // local_edges, the far pile at most 16 times that.
   const device_loop loop(gpu, ctx, near_far_device, device_block, graph_problem::local_edges_of(ctx.params(), "sssp"));
   const std::uint64_t local_edges = loop.local_edges, local_far = 16 * loop.local_edges;

@@ -14,7 +14,7 @@
 // Edges per thread: 4 (the listing leaves it open), 256 threads a block. Notes: `rounds` (kernel
 // launches) and `round_trips` (reads of `finished`), summed over the roots.
 #include "core/registry.hpp"
-#include "inputs/device_graph.cuh"
+#include "problems/graph/device_graph.cuh"
 #include "problems/sssp/sssp.hpp"
 
 namespace ema::sssp {

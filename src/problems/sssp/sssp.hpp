@@ -1,7 +1,7 @@
 // Problem `sssp`: single-source shortest paths from K roots of a weighted graph, the distance of
 // every vertex reached (004_96c7929830a11cf7.txt, section 1: Algorithm 1, SSSP in CUDA, and
 // Algorithm 2, SSSP in OpenMP: edge-parallel relaxation rounds until nothing changes), in the
-// GAP benchmark suite's conventions: the graphs and roots of bfs (inputs/graph_problem.hpp), integer
+// GAP benchmark suite's conventions: the graphs and roots of bfs (problems/graph/graph_problem.hpp), integer
 // weights uniform in [1, 255] on generated graphs (a file's own otherwise), the rate in edges per
 // second as for bfs.
 //
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/problem.hpp"
-#include "inputs/graph_problem.hpp"
+#include "problems/graph/graph_problem.hpp"
 
 namespace ema::sssp {
 
@@ -55,7 +55,7 @@ using kit = problem_kit<traits>;
 constexpr std::int64_t max_delta = std::int64_t{1} << 30;
 /// The delta-stepping variants' tuning parameter: `delta`, or `chosen` when it is 0.
 std::uint32_t delta_of(const param_set& p, std::uint32_t chosen);
-/// The variants that read it (variant_desc::tuning); `cuda` reads `local_edges` as well (inputs/graph_problem.hpp).
+/// The variants that read it (variant_desc::tuning); `cuda` reads `local_edges` as well (problems/graph/graph_problem.hpp).
 inline constexpr const char* delta_tuning[] = {"delta"};
 inline constexpr const char* cuda_tuning[] = {"delta", "local_edges"};
 

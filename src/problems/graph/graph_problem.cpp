@@ -1,4 +1,4 @@
-#include "inputs/graph_problem.hpp"
+#include "problems/graph/graph_problem.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-// A graph problem's graph on the GPU (bfs, sssp; inputs/graph_problem.hpp), through the GPU
+// A graph problem's graph on the GPU (bfs, sssp; problems/graph/graph_problem.hpp), through the GPU
 // session every CUDA variant measures with (measure/cuda/session.cuh): the CSR copied in its own
 // `h2d` phase (the issue's "the CSR's copy to the device is its own phase"), and per-root event
 // timing for the note `root_ms`, as the CPU variants record it (graph_problem::each_root).

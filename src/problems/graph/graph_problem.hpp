@@ -30,7 +30,7 @@ inline constexpr param_spec params[] = {
     {"format", param_kind::choice, "auto", "the file's format (auto: by its extension: .mtx, .el/.txt/.wel, .gr)", "auto|mtx|el|gr"},
 };
 
-/// The GPU variants' small levels on the device (bfs cuda, sssp cuda; inputs/frontier.cuh): a
+/// The GPU variants' small levels on the device (bfs cuda, sssp cuda; problems/graph/frontier.cuh): a
 /// level or bucket with at most `local_edges` edges out of its frontier runs with the next small
 /// ones in one cooperative grid, without the host; 0: every one from the host. A tuning parameter.
 inline constexpr param_spec local_edges_param = {

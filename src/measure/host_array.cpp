@@ -1,4 +1,4 @@
-#include "inputs/host_array.hpp"
+#include "measure/host_array.hpp"
 
 #include <cstdlib>
 #include <fmt/format.h>

@@ -1,0 +1,46 @@
+# The include graph of src/ against its layers (issue 30): run as
+#     cmake -DSRC=<src folder> -DTABLE=<table> -P layers.cmake
+# where the table (written by tests/CMakeLists.txt from the build's own layers, src/CMakeLists.txt)
+# sets EMA_LAYERS, the folders of src/, and visible_<folder>, the folders each may include. Every
+# quoted include "folder/..." of every source and header must name a folder its own may see, and a
+# problem's folder may include only itself and a family's shared folder (problems/graph). The build
+# already fails on a wrong include in a file it compiles; this also covers headers that no file of
+# their own layer includes, and the problems' folders among themselves.
+cmake_minimum_required(VERSION 3.25)
+include(${TABLE})
+file(GLOB_RECURSE files RELATIVE ${SRC} ${SRC}/*.cpp ${SRC}/*.hpp ${SRC}/*.cu ${SRC}/*.cuh ${SRC}/*.h)
+set(families graph)
+set(wrong "")
+set(count 0)
+foreach(f IN LISTS files)
+  string(REGEX MATCH "^[^/]+" folder "${f}")
+  if(f STREQUAL folder)  # a file at the top of src/
+    continue()
+  endif()
+  if(NOT folder IN_LIST EMA_LAYERS)
+    string(APPEND wrong "\n  ${f}: src/${folder} is in no layer (src/CMakeLists.txt)")
+    continue()
+  endif()
+  string(REGEX MATCH "^problems/([^/]+)/" in_problem "${f}")
+  set(problem "${CMAKE_MATCH_1}")
+  file(STRINGS ${SRC}/${f} lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+  foreach(line IN LISTS lines)
+    if(NOT line MATCHES "\"([^\"/]+)/([^\"/]+)?")
+      continue()
+    endif()
+    set(to "${CMAKE_MATCH_1}")
+    set(sub "${CMAKE_MATCH_2}")
+    math(EXPR count "${count} + 1")
+    if(NOT to IN_LIST visible_${folder})
+      string(REPLACE ";" ", " seen "${visible_${folder}}")
+      string(APPEND wrong "\n  ${f}: ${line} (src/${folder} sees ${seen})")
+    elseif(to STREQUAL "problems" AND problem AND NOT sub STREQUAL problem AND NOT sub IN_LIST families)
+      string(APPEND wrong "\n  ${f}: ${line} (a problem includes its own folder and its family's, not another problem's)")
+    endif()
+  endforeach()
+endforeach()
+if(wrong)
+  message(FATAL_ERROR "includes against the layers:${wrong}")
+endif()
+list(LENGTH files nfiles)
+message(STATUS "${nfiles} files, ${count} includes between folders, every one downwards")
