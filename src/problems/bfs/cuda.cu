@@ -197,7 +197,6 @@ output run(const input& in, run_context& ctx) {
   const std::uint64_t local_edges = loop.local_edges;
   frontier_expander expand(gpu, n);
   std::int64_t levels = 0, bottom_up_levels = 0, round_trips = 0, local_runs = 0;
-  root_timer timer(gpu);
   auto read_counts = [&] {
     level_counts c{};
     EMA_CUDA_CHECK(cudaMemcpyAsync(&c, counts, sizeof c, cudaMemcpyDeviceToHost, gpu.stream()));
@@ -205,95 +204,89 @@ output run(const input& in, run_context& ctx) {
     ++round_trips;
     return c;
   };
-  {
-    auto kernel = gpu.phase("kernel");
-    for (std::uint64_t r = 0; r < k; ++r) {
-      timer.start();
-      std::uint32_t* d = depth + r * n;
-      std::uint32_t* p = parent + r * n;
-      gpu.fill_bytes(d, 0xff, n);
-      gpu.fill_bytes(p, 0xff, n);
-      start<<<1, 1, 0, gpu.stream()>>>(d, p, queues[0], in.roots[r]);
-      EMA_CUDA_CHECK_LAUNCH();
-      std::uint64_t size = 1, scout = host.degree(in.roots[r]), unchecked = g.m;
-      std::uint32_t level = 0;
-      std::uint64_t widest = scout;  // the widest vertex of the queue (its only one, the root)
-      bool scout_known = true;      // false after bottom-up levels: the queue's degrees not summed
-      while (size > 0) {
-        if (!host.directed && scout > unchecked / alpha) {
-          gpu.fill_bytes(bitmaps[0], 0, words);
-          queue_to_bitmap<<<blocks_for(size), block, 0, gpu.stream()>>>(queues[0], size, bitmaps[0]);
-          EMA_CUDA_CHECK_LAUNCH();
-          std::uint64_t awake = size, before = 0;
-          do {
-            before = awake;
-            gpu.fill_bytes(bitmaps[1], 0, words);
-            gpu.fill_bytes(counts, 0, 1);
-            bottom_up<<<blocks_for(n), block, 0, gpu.stream()>>>(g.offsets, g.neighbours, d, p, bitmaps[0], bitmaps[1], n, counts, level);
-            EMA_CUDA_CHECK_LAUNCH();
-            awake = read_counts().size;
-            std::swap(bitmaps[0], bitmaps[1]);
-            ++level;
-            ++levels;
-            ++bottom_up_levels;
-          } while (awake > 0 && (awake >= before || awake > n / beta));
-          gpu.fill_bytes(counts, 0, 1);
-          bitmap_to_queue<<<blocks_for(n), block, 0, gpu.stream()>>>(bitmaps[0], n, queues[0], counts);
-          EMA_CUDA_CHECK_LAUNCH();
-          size = read_counts().size;
-          scout = 1;  // measured again by the next top-down level, on the host
-          scout_known = false;
-          continue;
-        }
-        if (local_edges > 0 && scout_known && scout <= local_edges && widest <= device_max_degree) {
-          // Small: this level and the next small ones on the device, without the host.
-          gpu.fill_bytes(device_counts, 0, 3);
-          const std::uint64_t* offsets = g.offsets;
-          const std::uint32_t* adj = g.neighbours;
-          local_state from{size, scout, unchecked, level, 0};
-          std::uint64_t max_edges = local_edges;
-          bool may_switch = !host.directed;
-          void* args[] = {&offsets, &adj, &d, &p, &queues[0], &queues[1], &device_counts, &from, &max_edges, &may_switch, &local};
-          loop.launch(gpu, top_down_device, device_block, args);
-          local_state st{};
-          EMA_CUDA_CHECK(cudaMemcpyAsync(&st, local, sizeof st, cudaMemcpyDeviceToHost, gpu.stream()));
-          gpu.wait();
-          ++round_trips;
-          ++local_runs;
-          levels += st.level - level;
-          level = st.level;
-          size = st.size;
-          scout = st.scout;
-          unchecked = st.unchecked;
-          widest = device_max_degree + 1;  // not read back: the next level goes to the host, which measures it
-          if (st.swapped) std::swap(queues[0], queues[1]);
-          continue;
-        }
-        unchecked -= std::min(unchecked, scout);
-        gpu.fill_bytes(counts, 0, 1);
-        const std::uint64_t* starts = expand.scan(g.offsets, queues[0], size);
-        top_down<<<expand.expansion_blocks(block), block, 0, gpu.stream()>>>(g.offsets, g.neighbours, d, p, queues[0], size, starts, queues[1],
-                                                                             counts, level);
+  each_root_on_device(
+      gpu, ctx, k,
+      [&](std::uint64_t r) {
+        std::uint32_t* d = depth + r * n;
+        std::uint32_t* p = parent + r * n;
+        gpu.fill_bytes(d, 0xff, n);
+        gpu.fill_bytes(p, 0xff, n);
+        start<<<1, 1, 0, gpu.stream()>>>(d, p, queues[0], in.roots[r]);
         EMA_CUDA_CHECK_LAUNCH();
-        const auto c = read_counts();
-        size = c.size;
-        scout = c.scout;
-        widest = c.widest;
-        scout_known = true;
-        std::swap(queues[0], queues[1]);
-        ++level;
-        ++levels;
-      }
-      timer.stop();
-    }
-  }
-  {
-    auto d2h = gpu.phase("d2h");
-    gpu.download(o.depth.data(), depth, k * n);
-    gpu.download(o.parent.data(), parent, k * n);
-  }
-  gpu.finish();
-  timer.note(ctx);
+        std::uint64_t size = 1, scout = host.degree(in.roots[r]), unchecked = g.m;
+        std::uint32_t level = 0;
+        std::uint64_t widest = scout;  // the widest vertex of the queue (its only one, the root)
+        bool scout_known = true;      // false after bottom-up levels: the queue's degrees not summed
+        while (size > 0) {
+          if (!host.directed && scout > unchecked / alpha) {
+            gpu.fill_bytes(bitmaps[0], 0, words);
+            queue_to_bitmap<<<blocks_for(size), block, 0, gpu.stream()>>>(queues[0], size, bitmaps[0]);
+            EMA_CUDA_CHECK_LAUNCH();
+            std::uint64_t awake = size, before = 0;
+            do {
+              before = awake;
+              gpu.fill_bytes(bitmaps[1], 0, words);
+              gpu.fill_bytes(counts, 0, 1);
+              bottom_up<<<blocks_for(n), block, 0, gpu.stream()>>>(g.offsets, g.neighbours, d, p, bitmaps[0], bitmaps[1], n, counts, level);
+              EMA_CUDA_CHECK_LAUNCH();
+              awake = read_counts().size;
+              std::swap(bitmaps[0], bitmaps[1]);
+              ++level;
+              ++levels;
+              ++bottom_up_levels;
+            } while (awake > 0 && (awake >= before || awake > n / beta));
+            gpu.fill_bytes(counts, 0, 1);
+            bitmap_to_queue<<<blocks_for(n), block, 0, gpu.stream()>>>(bitmaps[0], n, queues[0], counts);
+            EMA_CUDA_CHECK_LAUNCH();
+            size = read_counts().size;
+            scout = 1;  // measured again by the next top-down level, on the host
+            scout_known = false;
+            continue;
+          }
+          if (local_edges > 0 && scout_known && scout <= local_edges && widest <= device_max_degree) {
+            // Small: this level and the next small ones on the device, without the host.
+            gpu.fill_bytes(device_counts, 0, 3);
+            const std::uint64_t* offsets = g.offsets;
+            const std::uint32_t* adj = g.neighbours;
+            local_state from{size, scout, unchecked, level, 0};
+            std::uint64_t max_edges = local_edges;
+            bool may_switch = !host.directed;
+            void* args[] = {&offsets, &adj, &d, &p, &queues[0], &queues[1], &device_counts, &from, &max_edges, &may_switch, &local};
+            loop.launch(gpu, top_down_device, device_block, args);
+            local_state st{};
+            EMA_CUDA_CHECK(cudaMemcpyAsync(&st, local, sizeof st, cudaMemcpyDeviceToHost, gpu.stream()));
+            gpu.wait();
+            ++round_trips;
+            ++local_runs;
+            levels += st.level - level;
+            level = st.level;
+            size = st.size;
+            scout = st.scout;
+            unchecked = st.unchecked;
+            widest = device_max_degree + 1;  // not read back: the next level goes to the host, which measures it
+            if (st.swapped) std::swap(queues[0], queues[1]);
+            continue;
+          }
+          unchecked -= std::min(unchecked, scout);
+          gpu.fill_bytes(counts, 0, 1);
+          const std::uint64_t* starts = expand.scan(g.offsets, queues[0], size);
+          top_down<<<expand.expansion_blocks(block), block, 0, gpu.stream()>>>(g.offsets, g.neighbours, d, p, queues[0], size, starts, queues[1],
+                                                                               counts, level);
+          EMA_CUDA_CHECK_LAUNCH();
+          const auto c = read_counts();
+          size = c.size;
+          scout = c.scout;
+          widest = c.widest;
+          scout_known = true;
+          std::swap(queues[0], queues[1]);
+          ++level;
+          ++levels;
+        }
+      },
+      [&] {
+        gpu.download(o.depth.data(), depth, k * n);
+        gpu.download(o.parent.data(), parent, k * n);
+      });
   ctx.note("levels", levels);
   ctx.note("bottom_up_levels", bottom_up_levels);
   ctx.note("round_trips", round_trips);

@@ -54,37 +54,30 @@ output run(const input& in, run_context& ctx) {
   std::uint32_t* queues[2] = {gpu.alloc<std::uint32_t>(n), gpu.alloc<std::uint32_t>(n)};
   std::uint32_t* next_size = gpu.alloc<std::uint32_t>(1);
   std::int64_t levels = 0, round_trips = 0;
-  root_timer timer(gpu);
-  {
-    auto kernel = gpu.phase("kernel");
-    for (std::uint64_t r = 0; r < k; ++r) {
-      timer.start();
-      std::uint32_t* d = distance + r * n;
-      gpu.fill_bytes(d, 0xff, n);
-      start<<<1, 1, 0, gpu.stream()>>>(d, queues[0], in.roots[r]);
-      EMA_CUDA_CHECK_LAUNCH();
-      gpu.fill_bytes(next_size, 0, 1);
-      std::uint32_t queue_size = 1;
-      for (std::uint32_t nivel = 0; queue_size != 0; ++nivel) {
-        expand<<<(queue_size + block - 1) / block, block, 0, gpu.stream()>>>(g.offsets, g.neighbours, d, queues[0], queue_size, queues[1],
-                                                                           next_size, nivel);
+  each_root_on_device(
+      gpu, ctx, k,
+      [&](std::uint64_t r) {
+        std::uint32_t* d = distance + r * n;
+        gpu.fill_bytes(d, 0xff, n);
+        start<<<1, 1, 0, gpu.stream()>>>(d, queues[0], in.roots[r]);
         EMA_CUDA_CHECK_LAUNCH();
-        EMA_CUDA_CHECK(cudaMemcpyAsync(&queue_size, next_size, sizeof queue_size, cudaMemcpyDeviceToHost, gpu.stream()));
-        gpu.wait();
         gpu.fill_bytes(next_size, 0, 1);
-        std::swap(queues[0], queues[1]);
-        ++levels;
-        ++round_trips;
-      }
-      timer.stop();
-    }
-  }
-  {
-    auto d2h = gpu.phase("d2h");
-    gpu.download(o.depth.data(), distance, k * n);
-  }
-  gpu.finish();
-  timer.note(ctx);
+        std::uint32_t queue_size = 1;
+        for (std::uint32_t nivel = 0; queue_size != 0; ++nivel) {
+          expand<<<(queue_size + block - 1) / block, block, 0, gpu.stream()>>>(g.offsets, g.neighbours, d, queues[0], queue_size, queues[1],
+                                                                             next_size, nivel);
+          EMA_CUDA_CHECK_LAUNCH();
+          EMA_CUDA_CHECK(cudaMemcpyAsync(&queue_size, next_size, sizeof queue_size, cudaMemcpyDeviceToHost, gpu.stream()));
+          gpu.wait();
+          gpu.fill_bytes(next_size, 0, 1);
+          std::swap(queues[0], queues[1]);
+          ++levels;
+          ++round_trips;
+        }
+      },
+      [&] {
+        gpu.download(o.depth.data(), distance, k * n);
+      });
   ctx.note("levels", levels);
   ctx.note("round_trips", round_trips);
   return o;

@@ -1,7 +1,8 @@
 // A graph problem's graph on the GPU (bfs, sssp; problems/graph/graph_problem.hpp), through the GPU
 // session every CUDA variant measures with (measure/cuda/session.cuh): the CSR copied in its own
 // `h2d` phase (the issue's "the CSR's copy to the device is its own phase"), and per-root event
-// timing for the note `root_ms`, as the CPU variants record it (graph_problem::each_root).
+// timing for the note `root_ms`, as the CPU variants record it (graph_problem::each_root): the
+// roots' loop, its phases and the download in one place, each_root_on_device.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/run_context.hpp"
 #include "inputs/graph.hpp"
 #include "measure/cuda/check.cuh"
 #include "measure/cuda/session.cuh"
@@ -40,6 +42,8 @@ inline device_graph upload_graph(cuda::session& gpu, const csr_graph& g, const s
   if (origin) gpu.upload(d.origin, origin->data(), d.m);
   return d;
 }
+
+namespace detail {
 
 /// Event pairs around each root's search on the session's stream; note() records `root_ms` once
 /// the stream has passed them.
@@ -79,5 +83,30 @@ class root_timer {
   cuda::session& gpu_;
   std::vector<std::pair<cudaEvent_t, cudaEvent_t>> events_;
 };
+
+}  // namespace detail
+
+/// The shape every GPU variant of a graph problem shares: `search(r)` for each of `roots` roots in
+/// the `kernel` phase, each between events that time it for the note `root_ms` (as the CPU
+/// variants' graph_problem::each_root), then `download()` in the `d2h` phase and the session
+/// finished. The variant's own notes follow.
+template <class Search, class Download>
+void each_root_on_device(cuda::session& gpu, run_context& ctx, std::uint64_t roots, Search&& search, Download&& download) {
+  detail::root_timer timer(gpu);
+  {
+    auto kernel = gpu.phase("kernel");
+    for (std::uint64_t r = 0; r < roots; ++r) {
+      timer.start();
+      search(r);
+      timer.stop();
+    }
+  }
+  {
+    auto d2h = gpu.phase("d2h");
+    download();
+  }
+  gpu.finish();
+  timer.note(ctx);
+}
 
 }  // namespace ema

@@ -287,106 +287,99 @@ output run(const input& in, run_context& ctx) {
   loop_state* state = gpu.alloc<loop_state>(1);
   std::int64_t local_runs = 0;
   static const counters fresh_sets[3] = {fresh_counters, fresh_counters, fresh_counters};
-  root_timer timer(gpu);
-  {
-    auto kernel = gpu.phase("kernel");
-    for (std::uint64_t r = 0; r < k; ++r) {
-      timer.start();
-      std::uint32_t* d = dist + r * n;
-      gpu.fill_bytes(d, 0xff, n);
-      gpu.fill_bytes(near_stamp, 0, n);
-      gpu.fill_bytes(far_stamp, 0, n);
-      start<<<1, 1, 0, gpu.stream()>>>(d, near[0], in.roots[r]);
-      EMA_CUDA_CHECK_LAUNCH();
-      std::uint32_t near_id = 1, far_id = 1;
-      std::uint64_t near_size = 1, far_size = 0, settled = 0, threshold = delta;
-      std::uint64_t near_scout = in.g.degree(in.roots[r]), near_widest = near_scout;  // of the near queue
-      bool finished = false;
-      // Runs the next steps on the device; false when it took none of them (too large).
-      auto on_device = [&] {
-        const bool near_small = near_size > 0 && near_scout <= local_edges && near_widest <= device_max_degree;
-        const bool split_small = near_size == 0 && far_size > 0 && far_size <= local_far;
-        if (local_edges == 0 || !(near_small || split_small)) return false;
-        EMA_CUDA_CHECK(cudaMemcpyAsync(sets, fresh_sets, sizeof fresh_sets, cudaMemcpyHostToDevice, gpu.stream()));
-        const std::uint64_t* offsets = g.offsets;
-        const std::uint32_t* adj = g.neighbours;
-        const std::uint32_t* weight = g.weights;
-        loop_state from{near_size, near_scout, near_widest, far_size, settled, threshold, near_id, far_id, 0, 0, 0, 0, 0};
-        std::uint64_t step = delta, max_edges = local_edges, max_far = local_far;
-        void* args[] = {&offsets, &adj, &weight, &d, &near[0], &near[1], &far[0], &far[1], &sets, &near_stamp, &far_stamp,
-                        &from, &step, &max_edges, &max_far, &state};
-        loop.launch(gpu, near_far_device, device_block, args);
-        loop_state st{};
-        EMA_CUDA_CHECK(cudaMemcpyAsync(&st, state, sizeof st, cudaMemcpyDeviceToHost, gpu.stream()));
-        gpu.wait();
-        ++round_trips;
-        ++local_runs;
-        near_size = st.near_size;
-        near_scout = st.near_scout;
-        near_widest = st.near_widest;
-        far_size = st.far_size;
-        settled = st.settled;
-        threshold = st.threshold;
-        near_id = st.near_id;
-        far_id = st.far_id;
-        iterations += st.iterations;
-        splits += st.splits;
-        finished = st.finished != 0;
-        if (st.near_swapped) std::swap(near[0], near[1]);
-        if (st.far_swapped) std::swap(far[0], far[1]);
-        return true;
-      };
-      while (!finished) {
-        if (on_device()) continue;
-        if (near_size > 0) {  // a near iteration from the host
+  each_root_on_device(
+      gpu, ctx, k,
+      [&](std::uint64_t r) {
+        std::uint32_t* d = dist + r * n;
+        gpu.fill_bytes(d, 0xff, n);
+        gpu.fill_bytes(near_stamp, 0, n);
+        gpu.fill_bytes(far_stamp, 0, n);
+        start<<<1, 1, 0, gpu.stream()>>>(d, near[0], in.roots[r]);
+        EMA_CUDA_CHECK_LAUNCH();
+        std::uint32_t near_id = 1, far_id = 1;
+        std::uint64_t near_size = 1, far_size = 0, settled = 0, threshold = delta;
+        std::uint64_t near_scout = in.g.degree(in.roots[r]), near_widest = near_scout;  // of the near queue
+        bool finished = false;
+        // Runs the next steps on the device; false when it took none of them (too large).
+        auto on_device = [&] {
+          const bool near_small = near_size > 0 && near_scout <= local_edges && near_widest <= device_max_degree;
+          const bool split_small = near_size == 0 && far_size > 0 && far_size <= local_far;
+          if (local_edges == 0 || !(near_small || split_small)) return false;
+          EMA_CUDA_CHECK(cudaMemcpyAsync(sets, fresh_sets, sizeof fresh_sets, cudaMemcpyHostToDevice, gpu.stream()));
+          const std::uint64_t* offsets = g.offsets;
+          const std::uint32_t* adj = g.neighbours;
+          const std::uint32_t* weight = g.weights;
+          loop_state from{near_size, near_scout, near_widest, far_size, settled, threshold, near_id, far_id, 0, 0, 0, 0, 0};
+          std::uint64_t step = delta, max_edges = local_edges, max_far = local_far;
+          void* args[] = {&offsets, &adj, &weight, &d, &near[0], &near[1], &far[0], &far[1], &sets, &near_stamp, &far_stamp,
+                          &from, &step, &max_edges, &max_far, &state};
+          loop.launch(gpu, near_far_device, device_block, args);
+          loop_state st{};
+          EMA_CUDA_CHECK(cudaMemcpyAsync(&st, state, sizeof st, cudaMemcpyDeviceToHost, gpu.stream()));
+          gpu.wait();
+          ++round_trips;
+          ++local_runs;
+          near_size = st.near_size;
+          near_scout = st.near_scout;
+          near_widest = st.near_widest;
+          far_size = st.far_size;
+          settled = st.settled;
+          threshold = st.threshold;
+          near_id = st.near_id;
+          far_id = st.far_id;
+          iterations += st.iterations;
+          splits += st.splits;
+          finished = st.finished != 0;
+          if (st.near_swapped) std::swap(near[0], near[1]);
+          if (st.far_swapped) std::swap(far[0], far[1]);
+          return true;
+        };
+        while (!finished) {
+          if (on_device()) continue;
+          if (near_size > 0) {  // a near iteration from the host
+            reset(far_size);
+            ++near_id;
+            const std::uint64_t* starts = expand.scan(g.offsets, near[0], near_size);
+            relax_near<<<expand.expansion_blocks(block), block, 0, gpu.stream()>>>(g.offsets, g.neighbours, g.weights, d, near[0], near_size,
+                                                                                   starts, near[1], far[0], c, near_stamp, near_id, far_stamp,
+                                                                                   far_id, threshold, local_edges);
+            EMA_CUDA_CHECK_LAUNCH();
+            const auto h = read();
+            near_size = h.near;
+            near_scout = h.near_scout;
+            near_widest = h.near_widest;
+            far_size = h.far;
+            std::swap(near[0], near[1]);
+            ++iterations;
+            continue;
+          }
+          if (far_size == 0) break;
+          // A split from the host. The next threshold: a step of delta, or past the closest vertex of the pile.
           reset(far_size);
+          settled = threshold;
+          closest_far<<<blocks_for(far_size), block, 0, gpu.stream()>>>(far[0], far_size, d, settled, c);
+          EMA_CUDA_CHECK_LAUNCH();
+          const auto closest = read().closest;
+          if (closest == ~0ull) break;  // everything piled was settled since
+          threshold = std::max<std::uint64_t>(threshold + delta, (closest / delta + 1) * delta);
+          reset(0);
           ++near_id;
-          const std::uint64_t* starts = expand.scan(g.offsets, near[0], near_size);
-          relax_near<<<expand.expansion_blocks(block), block, 0, gpu.stream()>>>(g.offsets, g.neighbours, g.weights, d, near[0], near_size,
-                                                                                 starts, near[1], far[0], c, near_stamp, near_id, far_stamp,
-                                                                                 far_id, threshold, local_edges);
+          ++far_id;
+          split_far<<<blocks_for(far_size), block, 0, gpu.stream()>>>(g.offsets, far[0], far_size, d, settled, threshold, near[0], far[1], c,
+                                                                      near_stamp, near_id, far_stamp, far_id, local_edges);
           EMA_CUDA_CHECK_LAUNCH();
           const auto h = read();
           near_size = h.near;
           near_scout = h.near_scout;
           near_widest = h.near_widest;
           far_size = h.far;
-          std::swap(near[0], near[1]);
-          ++iterations;
-          continue;
+          std::swap(far[0], far[1]);
+          ++splits;
         }
-        if (far_size == 0) break;
-        // A split from the host. The next threshold: a step of delta, or past the closest vertex of the pile.
-        reset(far_size);
-        settled = threshold;
-        closest_far<<<blocks_for(far_size), block, 0, gpu.stream()>>>(far[0], far_size, d, settled, c);
-        EMA_CUDA_CHECK_LAUNCH();
-        const auto closest = read().closest;
-        if (closest == ~0ull) break;  // everything piled was settled since
-        threshold = std::max<std::uint64_t>(threshold + delta, (closest / delta + 1) * delta);
-        reset(0);
-        ++near_id;
-        ++far_id;
-        split_far<<<blocks_for(far_size), block, 0, gpu.stream()>>>(g.offsets, far[0], far_size, d, settled, threshold, near[0], far[1], c,
-                                                                    near_stamp, near_id, far_stamp, far_id, local_edges);
-        EMA_CUDA_CHECK_LAUNCH();
-        const auto h = read();
-        near_size = h.near;
-        near_scout = h.near_scout;
-        near_widest = h.near_widest;
-        far_size = h.far;
-        std::swap(far[0], far[1]);
-        ++splits;
-      }
-      timer.stop();
-    }
-  }
-  {
-    auto d2h = gpu.phase("d2h");
-    gpu.download(o.dist.data(), dist, k * n);
-  }
-  gpu.finish();
-  timer.note(ctx);
+      },
+      [&] {
+        gpu.download(o.dist.data(), dist, k * n);
+      });
   ctx.note("iterations", iterations);
   ctx.note("splits", splits);
   ctx.note("round_trips", round_trips);

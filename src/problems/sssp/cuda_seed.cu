@@ -49,34 +49,27 @@ output run(const input& in, run_context& ctx) {
   std::int64_t rounds = 0, round_trips = 0;
   const std::uint64_t threads = (g.m + edges_per_thread - 1) / edges_per_thread;
   const auto blocks = static_cast<unsigned>(threads == 0 ? 1 : (threads + block - 1) / block);
-  root_timer timer(gpu);
-  {
-    auto kernel = gpu.phase("kernel");
-    for (std::uint64_t r = 0; r < k; ++r) {
-      timer.start();
-      std::uint32_t* d = dist + r * n;
-      gpu.fill_bytes(d, 0xff, n);
-      start<<<1, 1, 0, gpu.stream()>>>(d, in.roots[r]);
-      EMA_CUDA_CHECK_LAUNCH();
-      const int one = 1;
-      for (int host_finished = 0; !host_finished;) {
-        EMA_CUDA_CHECK(cudaMemcpyAsync(finished, &one, sizeof one, cudaMemcpyHostToDevice, gpu.stream()));
-        relax<<<blocks, block, 0, gpu.stream()>>>(g.origin, g.neighbours, g.weights, g.m, d, finished);
+  each_root_on_device(
+      gpu, ctx, k,
+      [&](std::uint64_t r) {
+        std::uint32_t* d = dist + r * n;
+        gpu.fill_bytes(d, 0xff, n);
+        start<<<1, 1, 0, gpu.stream()>>>(d, in.roots[r]);
         EMA_CUDA_CHECK_LAUNCH();
-        EMA_CUDA_CHECK(cudaMemcpyAsync(&host_finished, finished, sizeof host_finished, cudaMemcpyDeviceToHost, gpu.stream()));
-        gpu.wait();
-        ++rounds;
-        ++round_trips;
-      }
-      timer.stop();
-    }
-  }
-  {
-    auto d2h = gpu.phase("d2h");
-    gpu.download(o.dist.data(), dist, k * n);
-  }
-  gpu.finish();
-  timer.note(ctx);
+        const int one = 1;
+        for (int host_finished = 0; !host_finished;) {
+          EMA_CUDA_CHECK(cudaMemcpyAsync(finished, &one, sizeof one, cudaMemcpyHostToDevice, gpu.stream()));
+          relax<<<blocks, block, 0, gpu.stream()>>>(g.origin, g.neighbours, g.weights, g.m, d, finished);
+          EMA_CUDA_CHECK_LAUNCH();
+          EMA_CUDA_CHECK(cudaMemcpyAsync(&host_finished, finished, sizeof host_finished, cudaMemcpyDeviceToHost, gpu.stream()));
+          gpu.wait();
+          ++rounds;
+          ++round_trips;
+        }
+      },
+      [&] {
+        gpu.download(o.dist.data(), dist, k * n);
+      });
   ctx.note("rounds", rounds);
   ctx.note("round_trips", round_trips);
   return o;
