@@ -45,6 +45,32 @@ double quiet_top(const series& d) {
   return 0;
 }
 
+/// The growth exponent of f from lo to hi (NaN where f is not positive at both).
+double growth_exponent(const std::function<double(double)>& f, double lo, double hi) {
+  const double a = f(lo), b = f(hi);
+  return a > 0 && b > 0 && std::isfinite(a) && std::isfinite(b) && hi > lo ? std::log(b / a) / std::log(hi / lo) : NAN;
+}
+
+/// Whether `best` grows more slowly than the fastest-growing work over [lo, hi], by more than a
+/// quarter of a power of n (a log factor's worth over most ranges).
+std::optional<work_floor> below_work(const equation& best, const std::vector<std::function<double(double)>>& work, double lo, double hi) {
+  std::optional<std::size_t> fastest;
+  double we = -INFINITY;
+  for (std::size_t i = 0; i < work.size(); ++i)
+    if (const double e = growth_exponent(work[i], lo, hi); std::isfinite(e) && e > we) we = e, fastest = i;
+  // The answer's own growth, its leading term alone (a constant or a lower term flattens it).
+  const double ae = growth_exponent([&](double n) { return std::exp(best.log_term(n)); }, lo, hi);
+  if (!fastest || !std::isfinite(ae) || !(ae < we - 0.25)) return std::nullopt;
+  work_floor f{we, ae, 0};
+  const auto& w = work[*fastest];
+  for (double n = 2 * hi; n <= 0x1p62; n *= 2)
+    if (w(n) / w(hi) >= 4 * best(n) / best(hi)) {
+      f.past = n;
+      break;
+    }
+  return f;
+}
+
 struct core_result {
   equation_groups g;
   std::optional<class_set> classes;
@@ -161,6 +187,8 @@ analysis analyze(const series& data, const analysis_options& o) {
     if (ws <= 2 * last.bytes) a.resident = cache_residency{last.name, last.bytes, ws, size_for_working_set(o.working_set, 4 * last.bytes)};
   }
   const auto sizes = r.regime.sizes();
+  if (!o.work.empty() && sizes.size() >= 2 && !a.groups.best.theta().exp_base)
+    a.below_work = below_work(a.groups.best, o.work, sizes.front(), sizes.back());
   std::vector<double> band_sizes;
   constexpr int steps = 48;
   for (int i = 0; i <= steps; ++i)

@@ -42,6 +42,19 @@ struct analysis_options {
   /// Whether the cost is bound by moving the working set (few operations per byte): then a largest
   /// working set that still fits the last cache leaves the verdict tentative.
   bool memory_bound = false;
+  /// What the variant must do at n, as its problem declares it (the bytes that must move, the
+  /// operations that must be done; `ema fit --work` for other files): the cost cannot grow slower
+  /// than any of them for long. An answer that does over the fitted sizes is not firm (work_floor).
+  std::vector<std::function<double(double)>> work;
+};
+
+/// An answer that grows slower than the work the variant must do: a fixed cost (kernel launches,
+/// latency, a synchronisation) still sets the cost over the sizes, and its class at larger n is at
+/// least the work's.
+struct work_floor {
+  double work_exponent = 0;    ///< the work's growth, ln W(top)/W(bottom) over ln(top/bottom)
+  double answer_exponent = 0;  ///< the answer's, the same way
+  double past = 0;             ///< the smallest size by doublings where the work outgrows the answer 4 times past the top
 };
 
 /// Where the largest working set stands against the last cache level, for a memory-bound cost.
@@ -71,6 +84,8 @@ struct analysis {
   std::string regime;
   /// Set when the largest working set of a memory-bound cost is within twice the last cache.
   std::optional<cache_residency> resident;
+  /// Set when the answer grows slower than the work over the fitted sizes.
+  std::optional<work_floor> below_work;
   bootstrap_result uncertainty;
   std::optional<held_out_check> check;
   /// The best equation of the fitted regime without its smallest sizes (a fifth, at least one),

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <regex>
 #include <vector>
 
 namespace ema::fit {
@@ -56,6 +57,18 @@ std::string theta_class::text() const {
 
 nlohmann::json theta_class::to_json() const {
   return {{"n", n}, {"log", log}, {"exp", exp_base ? nlohmann::json(*exp_base) : nlohmann::json(nullptr)}, {"text", text()}};
+}
+
+theta_class parse_theta(const std::string& text) {
+  static const std::regex form(R"(\s*(?:(sqrt\s*n|√n|n(?:\s*\^\s*([0-9]+(?:\.[0-9]+)?))?)\s*)?(?:(log)(?:\s*\^\s*([0-9]+(?:\.[0-9]+)?))?\s*n\s*)?)");
+  std::smatch m;
+  theta_class c;
+  if (std::regex_match(text, std::regex(R"(\s*1\s*)"))) return c;
+  if (!std::regex_match(text, m, form) || (!m[1].matched && !m[3].matched))
+    throw std::invalid_argument(fmt::format("'{}' is not a class: write it as 1, log n, n, n log n, n^2, n^1.5 log^2 n", text));
+  if (m[1].matched) c.n = m[1].str().rfind("sqrt", 0) == 0 || m[1].str() == "√n" ? 0.5 : m[2].matched ? std::stod(m[2]) : 1;
+  if (m[3].matched) c.log = m[4].matched ? std::stod(m[4]) : 1;
+  return c;
 }
 
 std::string shape::key() const {

@@ -31,6 +31,10 @@ struct theta_class {
   bool operator==(const theta_class&) const = default;
 };
 
+/// A polynomial class as a reader writes it: "1", "log n", "n", "n log n", "n^2", "n^1.5 log^2 n",
+/// "sqrt n" (spaces optional around ^). Throws std::invalid_argument naming the text otherwise.
+theta_class parse_theta(const std::string& text);
+
 struct shape {
   double a1 = 0, a5 = 0;  ///< values when fixed; starting values when free
   bool free_a1 = false, free_a5 = false;

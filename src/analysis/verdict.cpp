@@ -256,22 +256,34 @@ verdict judge(const analysis& a, double noise) {
                       bytes_text(r->working_set), r->cache, bytes_text(r->cache_bytes),
                       r->past > 0 ? fmt::format("; n = {} would hold four times the {}", format_size(r->past), r->cache) : std::string()));
 
+  // Nor may the cost grow slower than the work the variant must do: then a fixed cost still sets it.
+  if (const auto& w = a.below_work)
+    raise(verdict_level::tentative,
+          fmt::format("{} grows slower than the work the variant must do (n^{:.2f} over these sizes, the answer n^{:.2f}): a fixed cost "
+                      "(launches, latency, a synchronisation) still sets it, and its class at larger n is at least the work's{}",
+                      best.theta().text(), w->work_exponent, w->answer_exponent,
+                      w->past > 0 ? fmt::format("; n = {} would show it", format_size(w->past)) : std::string()));
+
   if (exotic(best))
     raise(verdict_level::tentative,
           fmt::format("an exotic form ({}) wins; a simpler class is rejected only by differences near the noise", best.theta().text()));
 
   // What would settle it: the tie breaker's size, else four times the largest.
   if (v.level != verdict_level::firm && !regime.empty()) {
-    std::optional<double> n;
+    // The nearest tie breaker; with the class set, the size that tells the answer from every class
+    // left beside it (NaN: none).
+    double n = NAN;
     for (const auto& t : a.groups.distinguishable)
-      if (t.n && (!n || *t.n < *n)) n = t.n;
-    // The size that tells the answer from every class left beside it.
+      if (t.n && !(*t.n >= n)) n = *t.n;
     if (set && !set->rivals.empty()) {
-      n.reset();
+      n = NAN;
       for (auto k : set->rivals)
-        if (const auto& s = set->classes[k].settle; s && (!n || *s > *n)) n = s;
+        if (const auto& s = set->classes[k].settle; s && !(*s <= n)) n = *s;
     }
-    v.next_size = a.resident && a.resident->past > 0 ? a.resident->past : n ? *n : 4 * regime.back();
+    const double told = std::isfinite(n) ? n : 4 * regime.back();
+    v.next_size = a.resident && a.resident->past > 0     ? a.resident->past
+                  : a.below_work && a.below_work->past > 0 ? a.below_work->past
+                                                           : told;
     v.predicted = best(*v.next_size);
   }
   return v;

@@ -75,7 +75,8 @@ action add_compare(CLI::App& app, common_options& common) {
   app.add_option("--md", o->md, "also write the comparison as Markdown to FILE, - for stdout");
   return [o, &common] {
     const double threshold = fraction(o->threshold, "--threshold");
-    const std::optional<double> fail = o->fail_if_slower ? std::optional(fraction(*o->fail_if_slower, "--fail-if-slower")) : std::nullopt;
+    // The gate's bar (NaN: no gate), checked before anything is read.
+    const double fail = o->fail_if_slower ? fraction(*o->fail_if_slower, "--fail-if-slower") : NAN;
     const auto sa = experiment_spec(o->a, common.db), sb = experiment_spec(o->b, common.db);
     check_outputs(sa.first, given_outputs({{"--md", &o->md}}));
     check_outputs(sb.first, given_outputs({{"--md", &o->md}}));
@@ -93,9 +94,9 @@ action add_compare(CLI::App& app, common_options& common) {
                  one_line(o->a), one_line(o->b), one_line(o->metric), c.only_a.size(), c.only_b.size());
       return exit_code::usage;
     }
-    if (fail) {
+    if (std::isfinite(fail)) {
       int slower = 0;
-      for (const auto& p : c.points) slower += p.lo > 1 + *fail;
+      for (const auto& p : c.points) slower += p.lo > 1 + fail;
       if (slower) {
         std::fprintf(stderr, "ema: %d point%s of %s slower than %s by more than %s\n", slower, slower == 1 ? "" : "s", o->b.c_str(),
                      o->a.c_str(), o->fail_if_slower->c_str());

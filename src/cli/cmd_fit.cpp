@@ -26,7 +26,7 @@ namespace {
 struct fit_options {
   std::optional<std::int64_t> experiment;
   std::string metric = "total", stat = "median", variants, problems, best = "parsimony";
-  std::optional<std::string> csv, budget, size, best_of;
+  std::optional<std::string> csv, budget, size, best_of, work;
   std::vector<std::string> from;  ///< --from FORMAT FILE
   double threshold = 0.05;
   int bootstrap = 200;
@@ -45,6 +45,14 @@ fit_request make_request(const fit_options& o) {
   if (o.bootstrap < 0) throw usage_error("--bootstrap cannot be negative");
   r.options.groups.threshold = o.threshold;
   r.options.bootstrap = o.bootstrap;
+  if (o.work) {
+    try {
+      const auto c = fit::parse_theta(*o.work);
+      r.options.work = {[c](double n) { return std::pow(n, c.n) * std::pow(std::log2(n), c.log); }};
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(fmt::format("--work: {}", e.what()));
+    }
+  }
   if (o.best == "ema") r.options.groups.rule = fit::best_rule::ema;
   else if (o.best != "parsimony") throw usage_error(fmt::format("--best must be parsimony or ema, got '{}'", o.best));
   return r;
@@ -226,6 +234,9 @@ action add_fit(CLI::App& app, common_options& common) {
   app.add_option("--best-of", o->best_of,
                  "also fit, for a parameter swept as an axis, the curve of its best value at each size (per variant and "
                  "setting of the other parameters)");
+  app.add_option("--work", o->work,
+                 "with --csv or --from: the class of the work the program must do (e.g. n, n log n): an answer that grows slower "
+                 "is not firm (an experiment's problems declare theirs)");
   app.add_flag("--all-equations", o->all_equations, "list every equivalent equation, not the first 8");
   app.add_flag("--run-tie-breaker", o->run_tie_breaker,
                "run each variant's smallest feasible tie-breaker size, store it in the experiment and refit");
@@ -242,6 +253,7 @@ action add_fit(CLI::App& app, common_options& common) {
       return fit_tool(*o, r);
     }
     if (o->size) throw usage_error("--size goes with --from gbench|nvbench|hyperfine FILE");
+    if (o->work && !o->csv) throw usage_error("--work goes with --csv or --from: an experiment's problems declare their work");
     if (o->csv) return fit_csv(*o, r);
     std::optional<experiment_view> view;
     {

@@ -115,6 +115,10 @@ struct problem_desc {
   /// that algorithm's `seq` (the conformance tests); empty: the whole result (gauss: the status
   /// only, since the solution's rounding depends on the order of operations).
   std::span<const char* const> answer_fields{};
+  /// Algorithms that estimate the answer by sampling and so do less than the work model (rqa's
+  /// motif and microstates estimators): for them the work is no floor of the cost's growth (`ema
+  /// fit`, docs/cli/fit.md); for every other variant it is.
+  std::span<const char* const> estimators{};
   /// Notes its variants record that the tables show as columns of their own, where a row has them
   /// (sort: the CUDA-DP variants' device launches and depth, the host loop's iterations).
   std::span<const char* const> table_notes{};

@@ -259,6 +259,15 @@ std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_requ
       try {
         const auto work = desc->work;
         options.working_set = [work, declared](double n) { return work(static_cast<std::uint64_t>(n), *declared).bytes; };
+        // The work as floors of the cost's growth: the bytes that must move, the operations (not
+        // for an algorithm that estimates the answer by doing less).
+        const auto* vd = lookup_variant(problem, variant);
+        const bool estimates = vd && vd->algorithm &&
+                               std::any_of(desc->estimators.begin(), desc->estimators.end(),
+                                           [&](const char* a) { return std::string_view(a) == vd->algorithm; });
+        if (!estimates)
+          options.work = {options.working_set,
+                          [work, declared](double n) { return work(static_cast<std::uint64_t>(n), *declared).ops; }};
         options.caches = memory_levels(v.experiment.machine, backend);
         const auto largest = static_cast<std::uint64_t>(data.sizes().back());
         const auto w = work(largest, *declared);

@@ -79,5 +79,38 @@ TEST(Analyze, ALaunchBoundStartLeavesTheClassToTheLargestSizes) {
   EXPECT_EQ(b.regime.find("where the cost steepens"), std::string::npos) << b.regime;
 }
 
+TEST(Analyze, AnAnswerSlowerThanTheWorkIsNotFirm) {
+  // The H200's thrust sort, kernel time, seed 3 (tests/analysis/real/h200-s3-sort-thrust-sort-*):
+  // bound by its launches and latency from 2^12 to 2^24, the data exclude Θ(n) and answer Θ(√n)
+  // firmly; the sort must move 2n keys, so that answer cannot last.
+  const double n[] = {4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 2097152, 4194304, 8388608, 16777216};
+  const double t[] = {2.5056e-05, 5.344e-05, 5.44e-05, 7.3072e-05, 7.4016e-05, 6.2176e-05, 0.000189376,
+                      0.000187616, 0.000122336, 0.000191232, 0.000222144, 0.000337312, 0.000516064};
+  series s;
+  for (int i = 0; i < 13; ++i)
+    for (int r = 0; r < 5; ++r) s.add(n[i], t[i] * (1 + 0.01 * r));
+  const auto alone = analyze(s, {.bootstrap = 40});
+  ASSERT_EQ(alone.groups.best.theta().text(), "Θ(√n)");
+  EXPECT_FALSE(alone.below_work);
+  const auto a = analyze(s, {.bootstrap = 40, .work = {[](double n) { return 8 * n; }}});
+  EXPECT_EQ(a.groups.best.theta().text(), "Θ(√n)");  // the class is the data's; the verdict says why it cannot last
+  ASSERT_TRUE(a.below_work);
+  EXPECT_NEAR(a.below_work->work_exponent, 1, 1e-9);
+  EXPECT_NEAR(a.below_work->answer_exponent, 0.5, 1e-9);
+  EXPECT_GT(a.below_work->past, n[12]);
+  EXPECT_NE(a.verdict.level, verdict_level::firm);
+  ASSERT_TRUE(a.verdict.next_size);
+  EXPECT_EQ(*a.verdict.next_size, a.below_work->past);
+  bool said = false;
+  for (const auto& r : a.verdict.reasons) said = said || r.find("grows slower than the work") != std::string::npos;
+  EXPECT_TRUE(said) << answer_text(a);
+  // A cost that keeps up with its work is untouched: Θ(n) against work n log n differs by less
+  // than a quarter of a power over these sizes.
+  series lin;
+  for (int i = 10; i <= 24; ++i)
+    for (int r = 0; r < 3; ++r) lin.add(std::exp2(i), 1e-9 * std::exp2(i) * (1 + 0.003 * r));
+  EXPECT_FALSE(analyze(lin, {.bootstrap = 0, .work = {[](double n) { return n * std::log2(n); }}}).below_work);
+}
+
 }  // namespace
 }  // namespace ema::fit

@@ -85,5 +85,22 @@ TEST(Equation, JsonCarriesTheSchemaFields) {
   EXPECT_EQ(j["count"], 2);
 }
 
+TEST(Equation, ParsesAClassAsAReaderWritesIt) {
+  auto is = [](const std::string& text, double n, double log) {
+    const auto c = parse_theta(text);
+    EXPECT_EQ(c.n, n) << text;
+    EXPECT_EQ(c.log, log) << text;
+  };
+  is("1", 0, 0);
+  is("log n", 0, 1);
+  is("n", 1, 0);
+  is("n log n", 1, 1);
+  is("n^2", 2, 0);
+  is("n ^ 1.5 log^2 n", 1.5, 2);
+  is("sqrt n", 0.5, 0);
+  is("√n", 0.5, 0);
+  for (const char* bad : {"", "n^", "2^n", "n log", "m", "n^-1", "log^ n"}) EXPECT_THROW(parse_theta(bad), std::invalid_argument) << bad;
+}
+
 }  // namespace
 }  // namespace ema::fit

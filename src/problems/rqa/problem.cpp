@@ -33,6 +33,8 @@ constexpr std::uint64_t pair_stream = 0x70616972;   // "pair"
 // Every norm, window, embedding and strictness, on series with long lines (sine), none (noise) and
 // chaos; microstates and cells small enough for the smallest series.
 constexpr std::uint64_t test_sizes[] = {1, 2, 7, 64, 150, 700};
+// The estimators sample the plot: the exact method's work is no floor of their cost.
+constexpr const char* estimators[] = {"motif", "microstates"};
 constexpr const char* test_params[] = {
     "system=logistic,Q=4,samples=200,cells=100000",
     "system=logistic,norm=euclidean,theiler=0,strict=false,Q=3,samples=100,cells=100000",
@@ -207,4 +209,5 @@ EMA_PROBLEM(rqa, ema::rqa::kit::problem({
     .size_from_input = &ema::rqa::size_from_input,
     .test_sizes = ema::rqa::test_sizes,
     .test_params = ema::rqa::test_params,
+    .estimators = ema::rqa::estimators,
 }));
