@@ -1,6 +1,6 @@
 // The device launches of merge-cdp alone (issue 16's target: device launches at most 10% of a CDP
 // variant's time). merge-cdp (src/problems/sort/merge_cdp.cu, the study's CUDA-DP mergesort after
-// 004_96c7929830a11cf7.txt, Algorithm 6) is a tree of grids: a node above the batches (one thread)
+// Nogueira, 004_96c7929830a11cf7.txt, Algorithm 6) is a tree of grids: a node above the batches (one thread)
 // launches its two halves fire-and-forget and a merge grid of merge_blocks(hi - lo) blocks as its
 // tail launch; a batch is a grid of a block per leaf whose tail launch starts a chain of merge
 // grids, one per level. This program launches that same tree (the same shape from

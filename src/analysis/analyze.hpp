@@ -1,5 +1,5 @@
 // The analysis of one measured series, as `ema fit` reports it: EMA's equation groups
-// (003_7e2665a3d38c50fb.txt, section 2), the saturation knee (001_9fea77a744af8951.txt, Figures 3
+// (Zudio et al., 003_7e2665a3d38c50fb.txt, section 2), the saturation knee (Nobre et al., 001_9fea77a744af8951.txt, Figures 3
 // and 4), a confidence interval for the leading exponent with a band around the best curve, and a
 // held-out check. When there is a knee, the groups describe the regime above it and the knee
 // carries the class below it too.

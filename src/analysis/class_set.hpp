@@ -1,5 +1,5 @@
 // Which classes the data exclude (issue 29). EMA picks one best equation from the equivalent ones
-// (003_7e2665a3d38c50fb.txt, section 2: minimum error, equivalent, distinguishable with a tie
+// (Zudio et al., 003_7e2665a3d38c50fb.txt, section 2: minimum error, equivalent, distinguishable with a tie
 // breaker, non-distinguishable); on a real machine the answer a reader can trust is the set of
 // classes the data cannot tell apart, and the size that would tell them. So every class of the
 // lattice (n^a · log^b n, a in 0..4 and b in 0..3 by halves, each with and without the constant c)

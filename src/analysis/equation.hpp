@@ -1,4 +1,4 @@
-// EMA's family of complexity equations (003_7e2665a3d38c50fb.txt, section 2):
+// EMA's family of complexity equations (Zudio et al., 003_7e2665a3d38c50fb.txt, section 2):
 //
 //     T(n) = a0 · n^a1 · a2^(n^a3 · (log2 n)^a4) · (log2 n)^a5,   a0, a2 > 0,
 //

@@ -1,4 +1,4 @@
-// Fitting EMA's equation family (003_7e2665a3d38c50fb.txt, section 2) to measured points by least
+// Fitting EMA's equation family (Zudio et al., 003_7e2665a3d38c50fb.txt, section 2) to measured points by least
 // squares on relative error, so that a point at n = 2^8 weighs as much as one at n = 2^20:
 //   - shapes whose exponents are all fixed are linear in a0 and c, solved exactly (with c >= 0);
 //   - shapes with an exponential term or free exponents are fitted with Eigen's Levenberg-Marquardt,

@@ -1,4 +1,4 @@
-// EMA's five groups of equations (003_7e2665a3d38c50fb.txt, section 2), as the source defines them:
+// EMA's five groups of equations (Zudio et al., 003_7e2665a3d38c50fb.txt, section 2), as the source defines them:
 //   - minimum error: the equation with the least mean squared (relative) error;
 //   - equivalent: within `threshold` (5%) of the minimum-error equation at every measured size;
 //   - distinguishable: equivalent ones that a new run could tell apart from it, because they differ

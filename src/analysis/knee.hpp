@@ -1,4 +1,4 @@
-// The saturation knee of 001_9fea77a744af8951.txt (section 4, Figures 3 and 4): a metric that is
+// The saturation knee of Nobre et al., 001_9fea77a744af8951.txt (section 4, Figures 3 and 4): a metric that is
 // flat, or grows slowly, up to some n and then grows, as a GPU kernel's time does once the
 // device's concurrent threads are used up. Found by a continuous two-segment fit in log-log space,
 //     ln T = α + β1 ln n + β2 max(0, ln n - ln k),

@@ -1,7 +1,7 @@
 // Regimes of the memory hierarchy. A time measured over n bends where the working set outgrows a
 // cache: a scan costs one cache's bandwidth per byte below its capacity and the next level's above
 // it, so in log-log space the curve is a line, a steeper stretch, and a line again higher up. EMA
-// fits one family of equations to the data (003_7e2665a3d38c50fb.txt, section 2); fitted across a
+// fits one family of equations to the data (Zudio et al., 003_7e2665a3d38c50fb.txt, section 2); fitted across a
 // cache's edge, the bend passes for a log factor or a larger exponent. So ema finds the breakpoints
 // of the log-log curve (a continuous piecewise-linear fit, breakpoints added one at a time while
 // each explains the data far better than the fit without it), names each one whose working set

@@ -1,5 +1,5 @@
 // Results of other benchmark tools, for `ema fit --from TOOL FILE.json`: users of Google Benchmark,
-// nvbench or hyperfine get EMA's analysis (003_7e2665a3d38c50fb.txt, the groups of equations, and
+// nvbench or hyperfine get EMA's analysis (Zudio et al., 003_7e2665a3d38c50fb.txt, the groups of equations, and
 // the verdicts of analysis/verdict.hpp) without running their code again. Each reader follows the
 // tool's documented JSON output:
 //   gbench     Google Benchmark's --benchmark_format=json (or --benchmark_out): "benchmarks", one

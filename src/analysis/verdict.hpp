@@ -1,5 +1,5 @@
 // How far a fit can be trusted. EMA's rule for the best equation ("the equivalent one with the
-// fewest coefficients", 003_7e2665a3d38c50fb.txt section 2) assumes the data can decide between
+// fewest coefficients", Zudio et al., 003_7e2665a3d38c50fb.txt section 2) assumes the data can decide between
 // the candidates; on real machines they often cannot (a budget that stopped below a cache's edge,
 // a launch-bound stretch, noise as large as the differences). A verdict says so, says why, and
 // says what would settle it:

@@ -1,4 +1,4 @@
-// `ema exec`: EMA's own mode (003_7e2665a3d38c50fb.txt, section 2): a user's program and the
+// `ema exec`: EMA's own mode (Zudio et al., 003_7e2665a3d38c50fb.txt, section 2): a user's program and the
 // generator of its inputs, swept over sizes given or calibrated to a budget, stored and fitted
 // like built-in variants (runner/external.hpp says how each point runs).
 #include <cmath>

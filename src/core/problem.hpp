@@ -157,7 +157,7 @@ struct variant_desc {
   ema::backend backend = ema::backend::seq;
   variant_role role = variant_role::unset;
   const char* description = nullptr;  ///< one line
-  const char* provenance = nullptr;   ///< e.g. "Algorithm 2 of 001_9fea77a744af8951.txt", "thrust::find"
+  const char* provenance = nullptr;   ///< e.g. "Algorithm 2 of Nobre et al., 001_9fea77a744af8951.txt", "thrust::find"
   outcome (*run)(workload&, run_context&) = nullptr;  ///< filled by problem_kit::variant
   /// The same run without the check, its output kept in the workload for check_last: the energy
   /// window's runs (runner/worker.cpp), so the meter sees the variant and not the verifier.

@@ -1,4 +1,4 @@
-// Graphs for the bfs and sssp problems (004_96c7929830a11cf7.txt, Algorithms 1, 2, 7 and 8), in
+// Graphs for the bfs and sssp problems (Nogueira, 004_96c7929830a11cf7.txt, Algorithms 1, 2, 7 and 8), in
 // the conventions of the GAP benchmark suite (Beamer, Asanović and Patterson) and Graph500:
 // - compressed sparse rows: offsets (n + 1), neighbours (32-bit vertex ids), and for sssp a weight
 //   per edge; undirected graphs stored with both directions; self-loops and duplicate edges removed

@@ -1,5 +1,5 @@
 // The folder where `ema exec` keeps the inputs its generator wrote, so that later runs reuse them
-// (003_7e2665a3d38c50fb.txt, section 2), within a disk cap: the least recently used go first.
+// (Zudio et al., 003_7e2665a3d38c50fb.txt, section 2), within a disk cap: the least recently used go first.
 //
 // ema owns the folder, and deletes nothing else. It is marked by a CACHEDIR.TAG (the Cache
 // Directory Tagging convention, so that backup tools skip it) naming ema; ema marks a folder only

@@ -1,7 +1,7 @@
 // Key arrays: n keys of an integer or floating type drawn from a named distribution, generated in
 // parallel from the point's seed, identical on every machine. The array `search` scans
-// (001_9fea77a744af8951.txt section 2: n non-negative integers) comes from here, and the inputs of
-// the sorting study (004_96c7929830a11cf7.txt), whose quicksort with a middle pivot behaves very
+// (Nobre et al., 001_9fea77a744af8951.txt section 2: n non-negative integers) comes from here, and the inputs of
+// the sorting study (Nogueira, 004_96c7929830a11cf7.txt), whose quicksort with a middle pivot behaves very
 // differently across them:
 //   uniform   key i a pure function of (seed, i), uniform over the type's `bits` low bits
 //             (floats: uniform in [0, 1));

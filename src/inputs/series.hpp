@@ -1,4 +1,4 @@
-// Time series inputs (for recurrence quantification, 000_d2722dce0c10bad2.txt): series generated
+// Time series inputs (for recurrence quantification, Froguel, 000_d2722dce0c10bad2.txt): series generated
 // from a dynamical system or noise, series read from a file, and a check that a generated chaotic
 // orbit has not collapsed onto a fixed point or a short cycle, which finite precision eventually
 // does to every orbit (the r = 4 logistic map from 0.4 reaches exactly 0 in double after about

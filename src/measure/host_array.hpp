@@ -1,6 +1,6 @@
 // Host buffers for problem inputs. A CUDA variant's input lives in pinned (page-locked) memory so
 // its host-to-device copies run at full speed and asynchronously, as the multi-GPU split of
-// 001_9fea77a744af8951.txt section 3.1 needs; a CPU variant's input lives in ordinary pages.
+// Nobre et al., 001_9fea77a744af8951.txt section 3.1 needs; a CPU variant's input lives in ordinary pages.
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,7 @@
 // The analysis tables of repeated runs: per problem and parameter set, per size and variant, the
-// layout of Table 3 of 003_7e2665a3d38c50fb.txt (mean, standard deviation, maximum and minimum of
+// layout of Table 3 of Zudio et al., 003_7e2665a3d38c50fb.txt (mean, standard deviation, maximum and minimum of
 // the total time over every repetition and input instance, and the speedup of the means against
-// `seq`), with the measures of 001_9fea77a744af8951.txt beside it: speedup fs = Ts / Tp against
+// `seq`), with the measures of Nobre et al., 001_9fea77a744af8951.txt beside it: speedup fs = Ts / Tp against
 // `seq` and against `omp`, and, where the variant states its processor count p, efficiency fs / p
 // and cost p · Tp. The minimum and maximum are EMA's best and worst case per size, the mean its
 // average.

@@ -1,4 +1,4 @@
-// EMA's calibration (003_7e2665a3d38c50fb.txt, section 2): with a time budget instead of fixed
+// EMA's calibration (Zudio et al., 003_7e2665a3d38c50fb.txt, section 2): with a time budget instead of fixed
 // sizes, the sizes are chosen by the tool. Per variant, sizes start small and grow geometrically;
 // before each new size the point's wall time and memory are predicted from the points so far, and
 // growth stops before a point (with the fill it would then need) would exceed the variant's share

@@ -1,4 +1,4 @@
-// EMA's own mode (003_7e2665a3d38c50fb.txt, section 2): a user's program and a generator of its
+// EMA's own mode (Zudio et al., 003_7e2665a3d38c50fb.txt, section 2): a user's program and a generator of its
 // inputs, measured over sizes. For each point the generator writes the input of (n, seed) into a
 // cache folder, where it is kept for later runs within a disk cap (the least recently used inputs
 // go first; inputs/input_cache.hpp: ema deletes nothing there it did not write); then the program

@@ -2,7 +2,7 @@
 // it: a kernel that launches kernels from the device, CUDA 12's dynamic parallelism (CDP2: no
 // device-side synchronisation; fire-and-forget launches, and a tail launch that runs after its
 // parent's grid and everything it launched). The sorting study's CUDA-DP variants
-// (004_96c7929830a11cf7.txt) are built this way.
+// (Nogueira, 004_96c7929830a11cf7.txt) are built this way.
 #include "support/cdp_smoke.hpp"
 
 #include <cuda_runtime.h>

@@ -3,9 +3,9 @@
 // with the time in the `alloc` phase, opens event-timed phases on the stream (`h2d`, `kernel` or
 // named parts of it, `d2h`), and at finish() waits, publishes every phase's time to the run (a
 // kernel part, like gauss's `stage1`, also into `kernel`) and frees every buffer in one timed
-// `free`. The flow follows the source documents' measurements: 001_9fea77a744af8951.txt section 3
+// `free`. The flow follows the source documents' measurements: Nobre et al., 001_9fea77a744af8951.txt section 3
 // (the total includes allocation, copies and synchronisation; the kernel time is the search alone)
-// and 003_7e2665a3d38c50fb.txt section 3.1 (stage 1 and stage 2 timed apart). A multi_session runs
+// and Zudio et al., 003_7e2665a3d38c50fb.txt section 3.1 (stage 1 and stage 2 timed apart). A multi_session runs
 // one session per device, as the multi-GPU split of 001 section 3.1: each phase's time is the
 // longest over the devices, since they run at once.
 #pragma once

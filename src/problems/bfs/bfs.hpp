@@ -1,5 +1,5 @@
 // Problem `bfs`: breadth-first search from K roots of a graph, the depth of every vertex reached
-// (004_96c7929830a11cf7.txt, section 4: Algorithm 7, BFS in CUDA with a queue and a host loop per
+// (Nogueira, 004_96c7929830a11cf7.txt, section 4: Algorithm 7, BFS in CUDA with a queue and a host loop per
 // level, and Algorithm 8, BFS in OpenMP, each level scanning every vertex), measured in the
 // conventions of the GAP benchmark suite and Graph500: generated Kronecker, uniform and grid graphs
 // or graphs read from files (inputs/graph.hpp, inputs/graph_file.hpp), K roots drawn among the

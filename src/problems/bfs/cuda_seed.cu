@@ -1,4 +1,4 @@
-// bfs / cuda-seed — Algorithm 7 of 004_96c7929830a11cf7.txt (BFS in CUDA), as written: the
+// bfs / cuda-seed — Algorithm 7 of Nogueira, 004_96c7929830a11cf7.txt (BFS in CUDA), as written: the
 // frontier as a queue (`d_fila_atual`), a thread per queued vertex u scanning u's adjacency; a
 // neighbour v still at INT_MAX whose distance the thread lowers to nivel + 1 goes to the next queue
 // at a position taken from the counter `nextQueueSize`; then the host synchronises, reads the

@@ -1,4 +1,4 @@
-// bfs / omp-seed — Algorithm 8 of 004_96c7929830a11cf7.txt (BFS in OpenMP), as written: level by
+// bfs / omp-seed — Algorithm 8 of Nogueira, 004_96c7929830a11cf7.txt (BFS in OpenMP), as written: level by
 // level (`nivel` from 0), a parallel loop over every vertex j; a vertex at the current level
 // relaxes each neighbour v (`nivel + 1 < distancia[v]` gives it depth nivel + 1) and raises the
 // flag `valueChange`; the loop over levels stops when a level changed nothing. Each level scans

@@ -1,4 +1,4 @@
-// Problem `bfs` (004_96c7929830a11cf7.txt, section 4, Algorithms 7 and 8): the registration, on
+// Problem `bfs` (Nogueira, 004_96c7929830a11cf7.txt, section 4, Algorithms 7 and 8): the registration, on
 // the graphs, roots and parameters every graph problem shares (problems/graph/graph_problem.hpp); the
 // verifier is in verify.cpp.
 #include <array>

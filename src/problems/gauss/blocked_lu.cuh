@@ -1,6 +1,6 @@
 // gauss / cuda (ours): blocked right-looking LU with partial pivoting on the device, in the
 // input's own layout. The augmented matrix [A|b] is factored row-major, so b is carried through
-// the row operations as Algorithm 1 of 003_7e2665a3d38c50fb.txt carries it (stage 1 leaves U and
+// the row operations as Algorithm 1 of Zudio et al., 003_7e2665a3d38c50fb.txt carries it (stage 1 leaves U and
 // the transformed b) and a row interchange is a contiguous, coalesced swap. cuBLAS works
 // column-major: a row-major block is the column-major transpose, so every update is issued on the
 // transposes (C^T -= U^T L^T) with the same memory.

@@ -1,4 +1,4 @@
-// gauss / cuda-goncalves — the literature baseline of 003_7e2665a3d38c50fb.txt section 4.3 (Table
+// gauss / cuda-goncalves — the literature baseline of Zudio et al., 003_7e2665a3d38c50fb.txt section 4.3 (Table
 // 3): [Gonçalves et al. 2015], "a didactic implementation of Gaussian elimination for CUDA and
 // OpenACC", where "only stage 1 exploits the GPU's parallelism". The source does not reproduce
 // that code; this is our reconstruction of it as described: Algorithm 1 with its loop over rows

@@ -1,7 +1,7 @@
 // gauss / cuda-kv1 — the source's CUDA version with stage 2 by Kv1: stage 1 by Code 3.1 (n - 1
 // launches of 16 x 16 blocks), stage 2 by Code 3.2 (atomic additions into the unknown) followed by
 // the "special external thread" that divides by the pivot: two launches per equation, 2n in all.
-// 003_7e2665a3d38c50fb.txt section 3.1; the interpretations are in source_kernels.cuh.
+// Zudio et al., 003_7e2665a3d38c50fb.txt section 3.1; the interpretations are in source_kernels.cuh.
 #include "core/registry.hpp"
 #include "problems/gauss/source_kernels.cuh"
 

@@ -1,7 +1,7 @@
 // gauss / cuda-kv2 — the source's CUDA version with stage 2 by Kv2: stage 1 by Code 3.1 (n - 1
 // launches of 16 x 16 blocks), stage 2 by Code 3.3 (a shared-memory reduction per block of 64
 // threads, one atomic addition per block): one launch per equation, n in all.
-// 003_7e2665a3d38c50fb.txt section 3.1; the interpretations are in source_kernels.cuh.
+// Zudio et al., 003_7e2665a3d38c50fb.txt section 3.1; the interpretations are in source_kernels.cuh.
 #include <algorithm>
 
 #include "core/registry.hpp"

@@ -1,5 +1,5 @@
 // Problem `gauss`: solve Ax = b, n equations, by Gaussian elimination. Source: sections 3 and 4 of
-// 003_7e2665a3d38c50fb.txt ("Análise de Complexidade do Método de Eliminação Gaussiana em GPU
+// Zudio et al., 003_7e2665a3d38c50fb.txt ("Análise de Complexidade do Método de Eliminação Gaussiana em GPU
 // Através da Ferramenta EMA": Algorithms 1 and 2, Codes 3.1 to 3.3, Tables 1 to 3).
 //
 // The input is the source's augmented matrix M = [A|b], n rows of n + 1 values, row-major, in one

@@ -1,4 +1,4 @@
-// gauss / omp — Algorithms 1 and 2 of 003_7e2665a3d38c50fb.txt with OpenMP: in stage 1 the rows
+// gauss / omp — Algorithms 1 and 2 of Zudio et al., 003_7e2665a3d38c50fb.txt with OpenMP: in stage 1 the rows
 // below the pivot are updated in parallel at each step k (the loop over i of Algorithm 1 has no
 // dependences); in stage 2 each unknown's sum over the known ones is a parallel reduction. No
 // pivoting, as the source; a zero pivot stops with "singular".

@@ -1,6 +1,6 @@
 // gauss / omp-blocked — ours on the CPU: blocked right-looking LU with partial pivoting on the
 // augmented matrix [A|b] (so b is transformed with the rows and only the back substitution is
-// left), OpenMP across the cores. Same arithmetic as Algorithm 1 of 003_7e2665a3d38c50fb.txt
+// left), OpenMP across the cores. Same arithmetic as Algorithm 1 of Zudio et al., 003_7e2665a3d38c50fb.txt
 // reorganised for the caches (Golub and van Loan, section 3.4 "Block LU"):
 //   for each panel of nb columns:
 //     1. factor the panel (rows k..n, nb columns) column by column with partial pivoting: the

@@ -1,4 +1,4 @@
-// Problem `gauss` (003_7e2665a3d38c50fb.txt, sections 3 and 4): the parameters (parsed once into
+// Problem `gauss` (Zudio et al., 003_7e2665a3d38c50fb.txt, sections 3 and 4): the parameters (parsed once into
 // `settings`), the input generator, the work model and the registration; the verifier is in
 // verify.cpp.
 //

@@ -1,5 +1,5 @@
 // gauss / seq — Algorithms 1 (ESCALONA: elimination) and 2 (SUBSTITUIÇÃO: back substitution) of
-// 003_7e2665a3d38c50fb.txt, section 3, as written, on a copy of the augmented matrix M = [A|b]:
+// Zudio et al., 003_7e2665a3d38c50fb.txt, section 3, as written, on a copy of the augmented matrix M = [A|b]:
 // no pivoting, pivots on the main diagonal, the inner loop over j from k to n + 1 (1-based) so b is
 // eliminated with the rows. Θ(n^3) + Θ(n^2).
 //

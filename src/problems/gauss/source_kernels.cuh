@@ -1,4 +1,4 @@
-// The source's CUDA kernels, 003_7e2665a3d38c50fb.txt section 3.1 (Codes 3.1, 3.2 and 3.3), shared
+// The source's CUDA kernels, Zudio et al., 003_7e2665a3d38c50fb.txt section 3.1 (Codes 3.1, 3.2 and 3.3), shared
 // by `cuda-kv1` and `cuda-kv2`, with the source's launch geometry (section 4: 16 x 16 blocks for
 // stage 1, blocks of 64 threads for stage 2). The listings are damaged by the text extraction and
 // have typos; each interpretation is marked "Interpretation" where it is made.

@@ -1,4 +1,4 @@
-// Problem `gauss`'s verifier (003_7e2665a3d38c50fb.txt: Ax = b by Gaussian elimination). Nothing
+// Problem `gauss`'s verifier (Zudio et al., 003_7e2665a3d38c50fb.txt: Ax = b by Gaussian elimination). Nothing
 // compares x itself, which is ill-conditioned in float; the references are computed in double from
 // the input. Contract, checked on every run:
 //   1. solved: n finite unknowns whose scaled residual ||Ax - b||_inf / (||A||_inf ||x||_inf n eps)

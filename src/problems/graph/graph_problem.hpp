@@ -1,4 +1,4 @@
-// What the graph problems (bfs, sssp; 004_96c7929830a11cf7.txt, Algorithms 1, 2, 7 and 8) share,
+// What the graph problems (bfs, sssp; Nogueira, 004_96c7929830a11cf7.txt, Algorithms 1, 2, 7 and 8) share,
 // in the GAP benchmark suite's and Graph500's conventions: their parameters, the graph of a point
 // (generated and kept in ema run's input cache when large, or read from a file; inputs/graph.hpp,
 // graph_file.hpp, graph_cache.hpp) and its roots (Graph500's: distinct vertices with an edge,

@@ -6,7 +6,7 @@
 // diagonal d, consecutive d read consecutive memory). Lines end in three tiers of counters: lengths
 // up to 16 in per-thread shared-memory bins (no atomics), up to 1024 in the block's shared bins
 // (shared atomics), longer ones straight to the global histogram; the block adds its bins to the
-// global histograms at the end. Ours (the exact quantities 000_d2722dce0c10bad2.txt estimates).
+// global histograms at the end. Ours (the exact quantities Froguel, 000_d2722dce0c10bad2.txt estimates).
 #include <array>
 
 #include "core/registry.hpp"

@@ -1,4 +1,4 @@
-// Our unbiased microstate estimator (issue 5; the quantities of 000_d2722dce0c10bad2.txt's equation 1
+// Our unbiased microstate estimator (issue 5; the quantities of Froguel, 000_d2722dce0c10bad2.txt's equation 1
 // without its edge bias): one drawn cell and what it contributes, the same code on the host
 // (motif-seq, motif-omp) and on the device (motif-cuda), so every variant draws the same cells and
 // counts the same motifs.

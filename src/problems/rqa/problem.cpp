@@ -1,4 +1,4 @@
-// Problem `rqa` (000_d2722dce0c10bad2.txt): the parameters and their ranges, the series, the
+// Problem `rqa` (Froguel, 000_d2722dce0c10bad2.txt): the parameters and their ranges, the series, the
 // settings parsed once into the input's typed `settings`, the work model and the registration. The
 // references and the verifier's contracts are in verify.cpp, the estimators' shared code beside
 // their variants (motif.cpp, seed.cpp, lines.cpp).

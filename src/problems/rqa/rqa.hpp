@@ -1,5 +1,5 @@
 // Problem `rqa`: recurrence quantification analysis of a time series. Source:
-// 000_d2722dce0c10bad2.txt ("Quantificação de Análise de Recorrência Eficiente na GPU": laminarity
+// Froguel, 000_d2722dce0c10bad2.txt ("Quantificação de Análise de Recorrência Eficiente na GPU": laminarity
 // from random Q x Q microstates, one CUDA block per microstate, equation 1, Table 1). n is the length
 // of the series.
 //

@@ -1,4 +1,4 @@
-// The source's estimator (000_d2722dce0c10bad2.txt, section 1, steps 1-5 and equation 1): LAM of
+// The source's estimator (Froguel, 000_d2722dce0c10bad2.txt, section 1, steps 1-5 and equation 1): LAM of
 // random Q x Q microstates, averaged. A microstate's lines are the runs down its columns (the
 // kernel's threads scan microstate[k + tid * Q] over k: fixed column, varying row), a run closed by
 // a 0 or by the block's edge, so lines cut by the edge count short: the estimator's bias.

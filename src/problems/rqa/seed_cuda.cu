@@ -1,4 +1,4 @@
-// rqa / seed-cuda — the source's CUDA kernel (000_d2722dce0c10bad2.txt, section 1, steps 1-5): one
+// rqa / seed-cuda — the source's CUDA kernel (Froguel, 000_d2722dce0c10bad2.txt, section 1, steps 1-5): one
 // block per microstate, the microstate's two stretches of the series and the Q x Q microstate in
 // shared memory, a thread per microstate column scanning it for vertical runs into a shared
 // histogram (atomicAdd), thread 0 forming the microstate's LAM (equation 1); the host draws the

@@ -1,4 +1,4 @@
-// Problem `rqa`'s verifier (000_d2722dce0c10bad2.txt): the references and the three output
+// Problem `rqa`'s verifier (Froguel, 000_d2722dce0c10bad2.txt): the references and the three output
 // contracts, one per kind of answer a variant gives.
 //
 // References: the whole recurrence matrix built cell by cell and every column and diagonal scanned

@@ -1,4 +1,4 @@
-// search / cuda-multi — the multi-GPU split of 001_9fea77a744af8951.txt, section 3.1 and Figure 2:
+// search / cuda-multi — the multi-GPU split of Nobre et al., 001_9fea77a744af8951.txt, section 3.1 and Figure 2:
 // (a) the host divides the array evenly among every visible GPU; (b) the copies to each GPU are
 // issued asynchronously, none waiting for another; (c) each GPU searches its part as soon as its
 // own copy has arrived, into a result R_g of its own (equations 1 and 2 hold with n/G per GPU; the

@@ -1,4 +1,4 @@
-// search / cuda-seed — Algorithm 2 of 001_9fea77a744af8951.txt ("Pesquisa_Paralelo") as written,
+// search / cuda-seed — Algorithm 2 of Nobre et al., 001_9fea77a744af8951.txt ("Pesquisa_Paralelo") as written,
 // so that the source's complexity claim (ceil(log n) parallel steps) can be checked:
 //   p = ceil(n / log2 n) threads for n > 1, else 1                            (equation 1)
 //   block size b = p; steps d = 0 .. ceil(log2 n), thread t checks L[b*d + t]  (lines 2-3)

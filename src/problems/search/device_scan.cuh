@@ -1,6 +1,6 @@
 // search on the GPU: our bandwidth-bound scan kernel (used by the `cuda` and `cuda-multi`
 // variants) and the host flow every single-device variant shares: allocate, copy the array in,
-// search, copy the answer back, free, each phase timed (001_9fea77a744af8951.txt section 3: the
+// search, copy the answer back, free, each phase timed (Nobre et al., 001_9fea77a744af8951.txt section 3: the
 // total time includes allocation, copies and synchronisation; the kernel time is the search alone).
 //
 // The scan kernel: the array is cut into tiles of `threads * Unroll` 16-byte vectors dealt to the

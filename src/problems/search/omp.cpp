@@ -1,5 +1,5 @@
 // search / omp — OpenMP scan (ours; the parallel counterpart of Algorithm 1 of
-// 001_9fea77a744af8951.txt). Each thread scans a contiguous share (the same static partition that
+// Nobre et al., 001_9fea77a744af8951.txt). Each thread scans a contiguous share (the same static partition that
 // first-touched the input) in blocks; a block is reduced branch-free so the compiler vectorises
 // it, and only a block that holds the key is scanned again for the exact index. Early exit across
 // threads without giving up the lowest index: a thread stops when the best index found so far lies

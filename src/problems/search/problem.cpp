@@ -1,4 +1,4 @@
-// Problem `search` (001_9fea77a744af8951.txt, section 2): the parameters (parsed once into
+// Problem `search` (Nobre et al., 001_9fea77a744af8951.txt, section 2): the parameters (parsed once into
 // `settings`), the input generator, the work model and the registration; the verifier is in
 // verify.cpp.
 //

@@ -1,5 +1,5 @@
 // Problem `search`: find the lowest index of a key in an unsorted array of n non-negative 32-bit
-// integers, or -1. Source: 001_9fea77a744af8951.txt ("Redução de Complexidade de Tempo em GPUs"),
+// integers, or -1. Source: Nobre et al., 001_9fea77a744af8951.txt ("Redução de Complexidade de Tempo em GPUs"),
 // section 2 (the problem, Algorithm 1) and section 3 (Algorithm 2, equations 1 and 2, the
 // multi-GPU split of section 3.1). The key is absent by default, the source's worst case.
 #pragma once

@@ -1,4 +1,4 @@
-// search / seq — Algorithm 1 of 001_9fea77a744af8951.txt ("Pesquisa"), as written: a sequential
+// search / seq — Algorithm 1 of Nobre et al., 001_9fea77a744af8951.txt ("Pesquisa"), as written: a sequential
 // scan from the first element that stops as soon as the key is found. O(n) in the worst case.
 #include "core/registry.hpp"
 #include "problems/search/search.hpp"

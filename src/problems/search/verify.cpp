@@ -1,4 +1,4 @@
-// Problem `search`'s verifier (001_9fea77a744af8951.txt, section 2: the lowest index holding the
+// Problem `search`'s verifier (Nobre et al., 001_9fea77a744af8951.txt, section 2: the lowest index holding the
 // key, or -1). The reference is a plain for-loop, independent of every variant. Contract, checked
 // on every run:
 //   1. an index >= 0 is below n and holds the key;

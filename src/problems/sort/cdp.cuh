@@ -1,4 +1,4 @@
-// sort with CUDA dynamic parallelism (the study's CUDA-DP, 004_96c7929830a11cf7.txt): what the two
+// sort with CUDA dynamic parallelism (the study's CUDA-DP, Nogueira, 004_96c7929830a11cf7.txt): what the two
 // recursive variants share. CUDA 12+ rules (CDP2): a kernel launches its children into
 // cudaStreamFireAndForget and what must follow them into cudaStreamTailLaunch (it starts once the
 // launching grid and all the work that grid launched have finished); there is no device-side

@@ -3,7 +3,7 @@
 // keys go in by one copy (`h2d`), the step runs on the session's stream (`kernel`: everything from
 // the first launch to the last key in place, host loops and device-side launches included), and the
 // sorted keys come back into the session's page-locked results region (`d2h`).
-// The study (004_96c7929830a11cf7.txt) times the sort; ema stores the copies and the allocation
+// The study (Nogueira, 004_96c7929830a11cf7.txt) times the sort; ema stores the copies and the allocation
 // beside it, so kernel time and total time are both in the database.
 #pragma once
 

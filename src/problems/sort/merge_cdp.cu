@@ -1,5 +1,5 @@
 // sort / merge-cdp — the recursive mergesort of the study's CUDA-DP environment
-// (004_96c7929830a11cf7.txt: the study compares OpenMP, CUDA and CUDA-DP; the appendix lists only
+// (Nogueira, 004_96c7929830a11cf7.txt: the study compares OpenMP, CUDA and CUDA-DP; the appendix lists only
 // the OpenMP recursion, Algorithm 6, and the host-loop CUDA form, Algorithm 5). Designed here after
 // Algorithm 6, top-down, under CUDA 12's rules (CDP2, cdp.cuh):
 // - a node is a grid of one block on [lo, hi) at depth d. Its thread 0 launches the two halves as

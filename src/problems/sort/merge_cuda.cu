@@ -1,4 +1,4 @@
-// sort / merge-cuda — Algorithm 5 of 004_96c7929830a11cf7.txt (Mergesort CUDA), as written:
+// sort / merge-cuda — Algorithm 5 of Nogueira, 004_96c7929830a11cf7.txt (Mergesort CUDA), as written:
 // bottom-up, a host loop doubling the width (largura = 2, 4, ... while largura < 2 size); at each
 // width every thread of one launch takes `cortes = size / (nThreads * largura) + 1` consecutive runs
 // and merges each pair of halves [inicio, meio) and [meio, fim) from the source into the

@@ -1,4 +1,4 @@
-// sort / merge-omp — Algorithm 6 of 004_96c7929830a11cf7.txt (Mergesort OpenMP), as written:
+// sort / merge-omp — Algorithm 6 of Nogueira, 004_96c7929830a11cf7.txt (Mergesort OpenMP), as written:
 // top-down recursion on [inicio, fim] (inclusive bounds), each half an `omp task`, then
 // `omp taskwait`, then the conquest step that merges the two sorted halves through `tmp`. Tasks go
 // all the way down to single keys, as the text says ("até que o vetor seja dividido em

@@ -1,4 +1,4 @@
-// Problem `sort` (004_96c7929830a11cf7.txt, Algorithms 3 to 6): the parameters, the keys, the work
+// Problem `sort` (Nogueira, 004_96c7929830a11cf7.txt, Algorithms 3 to 6): the parameters, the keys, the work
 // model and the registration; the verifier is in verify.cpp. The keys come from inputs/keys.hpp
 // (eight distributions, `dist=`; the study's quicksort with a middle pivot behaves very differently
 // across them) or from a file (`input=`, one key per line; n is its count).

@@ -1,5 +1,5 @@
 // sort / quick-cdp — the recursive quicksort of the study's CUDA-DP environment
-// (004_96c7929830a11cf7.txt: the study compares OpenMP, CUDA and CUDA-DP; the appendix lists the
+// (Nogueira, 004_96c7929830a11cf7.txt: the study compares OpenMP, CUDA and CUDA-DP; the appendix lists the
 // OpenMP recursion, Algorithm 4, and the host-loop CUDA form, Algorithm 3, but no CUDA-DP listing).
 // Designed here after Algorithm 4, top-down, under CUDA 12's rules (CDP2, cdp.cuh):
 // - a node is a grid on the segment [lo, hi), its keys in one of two arrays (the keys or a buffer).

@@ -1,4 +1,4 @@
-// sort / quick-cuda — Algorithm 3 of 004_96c7929830a11cf7.txt (Quicksort CUDA): a host loop that
+// sort / quick-cuda — Algorithm 3 of Nogueira, 004_96c7929830a11cf7.txt (Quicksort CUDA): a host loop that
 // runs the `quickSort` and `arrangeQueueAndPivot` kernels over all the keys, alternating the lists
 // (list1/list2) and their queues (q/q_copy) each iteration, until no part has more than one key
 // (`*done`, read back by the host after each iteration).

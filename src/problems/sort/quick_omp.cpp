@@ -1,4 +1,4 @@
-// sort / quick-omp — Algorithm 4 of 004_96c7929830a11cf7.txt (Quicksort OpenMP), as written:
+// sort / quick-omp — Algorithm 4 of Nogueira, 004_96c7929830a11cf7.txt (Quicksort OpenMP), as written:
 // top-down recursion on [inicio, fim] (inclusive bounds), the pivot the value at the middle
 // position, a Hoare partition (lptr up past keys less than the pivot, rptr down past keys greater,
 // swap while lptr <= rptr), then each side that holds more than one key an `omp task`, with no

@@ -1,5 +1,5 @@
 // Problem `sort`: sort n keys in non-decreasing order, the quicksort and mergesort study of
-// 004_96c7929830a11cf7.txt (Algorithms 3 to 6: "Análise de Desempenho e Consumo Energético de
+// Nogueira, 004_96c7929830a11cf7.txt (Algorithms 3 to 6: "Análise de Desempenho e Consumo Energético de
 // Aplicações Recursivas em Ambientes OpenMP, CUDA e CUDA-DP"). Keys are u32 (default), u64 or f32,
 // drawn from one of eight distributions (inputs/keys.hpp), or read from a file.
 //

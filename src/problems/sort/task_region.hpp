@@ -1,5 +1,5 @@
 // sort on the CPU: how the source's OpenMP recursions start (Algorithms 4 and 6 of
-// 004_96c7929830a11cf7.txt): the root call on one thread of a parallel region, its `omp task`s
+// Nogueira, 004_96c7929830a11cf7.txt): the root call on one thread of a parallel region, its `omp task`s
 // spread over the team, the region's end waiting for them all. Timed as the kernel; the team's size
 // recorded as the note `threads` and as the processor count of efficiency and cost.
 #pragma once

@@ -1,4 +1,4 @@
-// Problem `sort`'s verifier (004_96c7929830a11cf7.txt: sorting). It involves no sort, so it is
+// Problem `sort`'s verifier (Nogueira, 004_96c7929830a11cf7.txt: sorting). It involves no sort, so it is
 // independent of every variant. Contract, checked on every run:
 //   1. the output holds n keys, each not less than the one before it (floats compared as numbers);
 //   2. the output is a permutation of the input: the same fingerprint of the multiset of keys

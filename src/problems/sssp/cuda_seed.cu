@@ -1,4 +1,4 @@
-// sssp / cuda-seed — Algorithm 1 of 004_96c7929830a11cf7.txt (SSSP in CUDA), as written: a host
+// sssp / cuda-seed — Algorithm 1 of Nogueira, 004_96c7929830a11cf7.txt (SSSP in CUDA), as written: a host
 // loop launches the relaxation kernel until a launch changes nothing (`finished`); in the kernel
 // thread t relaxes the edges [t · numEdges, (t + 1) · numEdges) of the edge list (numEdges: edges
 // per thread), each `if dist[Origem] + Custo < dist[Destino]` lowering the destination and

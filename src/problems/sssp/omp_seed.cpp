@@ -1,4 +1,4 @@
-// sssp / omp-seed — Algorithm 2 of 004_96c7929830a11cf7.txt (SSSP in OpenMP), as written:
+// sssp / omp-seed — Algorithm 2 of Nogueira, 004_96c7929830a11cf7.txt (SSSP in OpenMP), as written:
 // Bellman-Ford rounds over the edge list until a round changes nothing. Each round, in a parallel
 // region, thread t takes the edges [t · per, (t + 1) · per) with per = numEdges / numThreads + 1
 // and relaxes each: if dist[Origem] + Custo < dist[Destino], the destination gets the shorter

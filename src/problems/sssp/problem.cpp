@@ -1,4 +1,4 @@
-// Problem `sssp` (004_96c7929830a11cf7.txt, section 1, Algorithms 1 and 2): the registration, on
+// Problem `sssp` (Nogueira, 004_96c7929830a11cf7.txt, section 1, Algorithms 1 and 2): the registration, on
 // the graphs, roots and parameters every graph problem shares (problems/graph/graph_problem.hpp), weighted;
 // the verifier is in verify.cpp.
 #include <algorithm>

@@ -1,5 +1,5 @@
 // Problem `sssp`: single-source shortest paths from K roots of a weighted graph, the distance of
-// every vertex reached (004_96c7929830a11cf7.txt, section 1: Algorithm 1, SSSP in CUDA, and
+// every vertex reached (Nogueira, 004_96c7929830a11cf7.txt, section 1: Algorithm 1, SSSP in CUDA, and
 // Algorithm 2, SSSP in OpenMP: edge-parallel relaxation rounds until nothing changes), in the
 // GAP benchmark suite's conventions: the graphs and roots of bfs (problems/graph/graph_problem.hpp), integer
 // weights uniform in [1, 255] on generated graphs (a file's own otherwise), the rate in edges per

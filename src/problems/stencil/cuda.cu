@@ -1,6 +1,6 @@
 // stencil / cuda — ours: temporal blocking with the time steps streamed through registers, the
 // approach of the fastest published codes (AN5D, CGO 2020; EBISU, ICS 2023), answering the question
-// of 002_345fe0ce529d39b6.txt (section III: trade computation for memory traffic by running several
+// of Pires, 002_345fe0ce529d39b6.txt (section III: trade computation for memory traffic by running several
 // steps per load) without its shared-memory tile.
 //
 // Each warp owns a strip of 32 V columns (V contiguous cells per thread) and a segment of rows, and

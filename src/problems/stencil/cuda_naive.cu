@@ -1,6 +1,6 @@
 // stencil / cuda-naive — one launch per time step, reading step t and writing step t + 1 in global
 // memory, neighbours through the L1 and L2 caches: what a newcomer writes
-// (002_345fe0ce529d39b6.txt, section II: every cell of a step is independent), with one habit of
+// (Pires, 002_345fe0ce529d39b6.txt, section II: every cell of a step is independent), with one habit of
 // bandwidth-bound code, a thread per 16 bytes of a row (4 f32 or 2 f64 cells, one vector load of
 // the row and of the rows above and below) in two rows, so enough bytes are in flight to reach the
 // copy roofline: each cell update costs about one read and one write of device memory, 2 sizeof(T) bytes.

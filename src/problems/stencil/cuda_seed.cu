@@ -1,4 +1,4 @@
-// stencil / cuda-seed — Code 1 of 002_345fe0ce529d39b6.txt ("calcula"), section III: every call
+// stencil / cuda-seed — Code 1 of Pires, 002_345fe0ce529d39b6.txt ("calcula"), section III: every call
 // copies a tile of the grid from global to shared memory, a thread per element; each thread applies
 // the stencil n times on the shared tile (the source's n: steps per load, our k); the tile goes back
 // to global memory; the host calls again every k steps, the calls ordered on one stream (the

@@ -1,7 +1,7 @@
 // stencil on the GPU: the flow every CUDA variant shares, on the GPU session
 // (measure/cuda/session.cuh). Two grids on the device, rows padded to a multiple of 32 cells so every
 // row starts on a 128-byte line; the initial grid goes in by one 2D copy (`h2d`), the host launches
-// the passes (`kernel`: 002_345fe0ce529d39b6.txt, Code 1's main: "for i < iteracoes, i += n:
+// the passes (`kernel`: Pires, 002_345fe0ce529d39b6.txt, Code 1's main: "for i < iteracoes, i += n:
 // calcula<<<...>>>", the source's synchronisation between calls being the stream's order), and the
 // final grid comes back into the session's page-locked results region (`d2h`).
 #pragma once

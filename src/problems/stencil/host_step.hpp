@@ -1,5 +1,5 @@
 // stencil on the CPU: one Jacobi step of a row segment and of whole grid rows, shared by seq, omp and
-// omp-tb (002_345fe0ce529d39b6.txt, section I: each cell from its 4-connected neighbours). The row
+// omp-tb (Pires, 002_345fe0ce529d39b6.txt, section I: each cell from its 4-connected neighbours). The row
 // kernel is chosen once per process: AVX2 with fused multiply-adds where the CPU has them, else a
 // portable loop of fmaf/fma; both round exactly as cell_update does, so the grid is the same.
 #pragma once

@@ -1,5 +1,5 @@
 // stencil / omp — one step per sweep, rows shared among OpenMP threads (ours; the parallel form of
-// section II of 002_345fe0ce529d39b6.txt: every cell of a step is independent of the others). The
+// section II of Pires, 002_345fe0ce529d39b6.txt: every cell of a step is independent of the others). The
 // rows are vectorised (host_step.cpp). Bound by memory bandwidth: 2 sizeof(T) bytes per cell update,
 // plus the line fill of each cached store; `launch.stream=1` writes with non-temporal stores instead
 // (measured slower on the GPU machine's host: docs/perf-notes.md).

@@ -1,5 +1,5 @@
 // stencil / omp-tb — temporal blocking on the CPU with overlapped tiles (ours; the CPU form of the
-// source's idea, 002_345fe0ce529d39b6.txt section III: run k steps on a tile while it sits in fast
+// source's idea, Pires, 002_345fe0ce529d39b6.txt section III: run k steps on a tile while it sits in fast
 // memory, then write it back). Each pass runs k steps: every thread takes tiles of the grid, copies
 // a tile and a halo of k cells on each side into a private buffer pair sized for its L2 cache, runs
 // the k steps there on a region that shrinks by one cell per step (the halo's cells are computed

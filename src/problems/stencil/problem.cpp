@@ -1,4 +1,4 @@
-// Problem `stencil` (002_345fe0ce529d39b6.txt, section I and Figure 1): the parameters (parsed once
+// Problem `stencil` (Pires, 002_345fe0ce529d39b6.txt, section I and Figure 1): the parameters (parsed once
 // into `settings`), the initial grid, the work model and the registration; the verifier is in
 // verify.cpp.
 //

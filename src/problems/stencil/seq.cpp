@@ -1,4 +1,4 @@
-// stencil / seq — the plain two-buffer loop, one thread (002_345fe0ce529d39b6.txt, section I: every
+// stencil / seq — the plain two-buffer loop, one thread (Pires, 002_345fe0ce529d39b6.txt, section I: every
 // cell of step t + 1 from its 4-connected neighbours at step t): T sweeps over the grid, each
 // reading one buffer and writing the other, rows in order. Θ(n² T).
 #include <cstring>

@@ -1,5 +1,5 @@
 // Problem `stencil`: T time steps of a 5-point stencil on an n x n grid, the time-iterated
-// centred-difference stencil of 002_345fe0ce529d39b6.txt ("Paralelismo em GPU's para cálculo de
+// centred-difference stencil of Pires, 002_345fe0ce529d39b6.txt ("Paralelismo em GPU's para cálculo de
 // estêncil de diferenças centradas em função do tempo": section I and Figure 1, the problem;
 // section III and Code 1, several time steps per load of a tile into shared memory; its open
 // question, how many steps per load are best, is the tuning parameter k).

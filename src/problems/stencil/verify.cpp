@@ -1,4 +1,4 @@
-// Problem `stencil`'s verifier (002_345fe0ce529d39b6.txt: T Jacobi steps of a 5-point stencil).
+// Problem `stencil`'s verifier (Pires, 002_345fe0ce529d39b6.txt: T Jacobi steps of a 5-point stencil).
 // The reference is computed once per input, in double, by a method that shares no code with the
 // variants; every run's grid is then compared with it cell by cell. Contract, checked on every run:
 //   1. the grid has n x n finite cells;
