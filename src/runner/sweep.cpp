@@ -1,5 +1,7 @@
 #include "runner/sweep.hpp"
 
+#include "runner/protocol.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <limits>
@@ -75,23 +77,29 @@ void interpret_child(const child_outcome& child, double timeout, point_record& r
     }
     return;
   }
-  auto answer = nlohmann::json::parse(child.answer, nullptr, false);
-  if (child.exit_code != 0 || answer.is_discarded() || !answer.is_object()) {
+  const auto j = nlohmann::json::parse(child.answer, nullptr, false);
+  if (child.exit_code != 0 || j.is_discarded() || !j.is_object()) {
     r.status = point_status::crashed;
     r.reason = with_stderr(fmt::format("the worker exited with code {} without an answer", child.exit_code),
                            child.stderr_tail);
     return;
   }
-  if (output_failure && answer.contains("output_error") && answer["output_error"].is_string())
-    *output_failure = answer["output_error"].get<std::string>();
-  r.status = status_from_string(answer.value("status", "failed")).value_or(point_status::failed);
-  r.reason = answer.value("reason", "");
-  r.verified = answer.value("verified", false);
-  r.result_json = answer.value("result", nlohmann::json::object()).dump();
-  r.notes_json = answer.value("notes", nlohmann::json::object()).dump();
-  r.unavailable_json = answer.value("unavailable", nlohmann::json::object()).dump();
-  const auto samples = answer.value("samples", nlohmann::json::object());
-  for (const auto& [metric, values] : samples.items()) r.samples[metric] = values.get<std::vector<double>>();
+  point_answer answer;
+  try {
+    answer = answer_from_json(j);
+  } catch (const std::invalid_argument& e) {
+    r.status = point_status::crashed;
+    r.reason = with_stderr(fmt::format("the worker's answer is malformed: {}", e.what()), child.stderr_tail);
+    return;
+  }
+  if (output_failure && answer.output_error) *output_failure = *answer.output_error;
+  r.status = status_from_string(answer.status).value_or(point_status::failed);
+  r.reason = answer.reason;
+  r.verified = answer.verified;
+  r.result_json = answer.result.dump();
+  r.notes_json = answer.notes.dump();
+  r.unavailable_json = nlohmann::json(answer.unavailable).dump();
+  for (auto& [metric, values] : answer.samples) r.samples[metric] = std::move(values);
 }
 
 namespace {
@@ -235,30 +243,27 @@ class sweeper {
       r.reason = a.reason;
       return;
     }
-    nlohmann::json params_json = nlohmann::json::object();
-    for (const auto& [k, val] : pt.params.values()) params_json[k] = val;
     // A calibrated sweep spends energy windows only at the sizes it keeps for them (measure_energy);
     // where no meter can be read, the worker says why.
-    const bool energy = p_.energy.enabled && (!p_.calibrated || pt.phase == "energy" ||
-                                              !meters_energy(track{pt.problem, pt.variant, pt.params, 0, 0, "", ""}));
-    const nlohmann::json spec = {
-        {"problem", pt.problem},
-        {"variant", pt.variant},
-        {"n", pt.n},
-        {"params", params_json},
-        {"seed", pt.seed},
-        {"repetitions", p_.reps.to_json()},
-        {"energy",
-         {{"enabled", energy},
-          {"window", p_.energy.window},
-          {"off", p_.energy.enabled ? fmt::format("not measured at this size: a calibrated sweep measures energy at up to {} "
-                                                  "of each variant's sizes, once they are chosen",
-                                                  p_.calibrated ? p_.calibrated->energy_sizes : 0)
-                                    : std::string("disabled (--no-energy)")}}},
-        {"idle", idle_},
-        {"cache", {{"dir", p_.input_cache_dir}, {"cap", p_.input_cache_cap}}}};
+    point_spec spec;
+    spec.problem = pt.problem;
+    spec.variant = pt.variant;
+    spec.n = pt.n;
+    for (const auto& [k, val] : pt.params.values()) spec.params[k] = val;
+    spec.seed = pt.seed;
+    spec.repetitions = p_.reps;
+    spec.energy.enabled = p_.energy.enabled && (!p_.calibrated || pt.phase == "energy" ||
+                                                !meters_energy(track{pt.problem, pt.variant, pt.params, 0, 0, "", ""}));
+    spec.energy.window = p_.energy.window;
+    if (p_.energy.enabled)
+      spec.energy.off = fmt::format("not measured at this size: a calibrated sweep measures energy at up to {} of each variant's "
+                                    "sizes, once they are chosen",
+                                    p_.calibrated ? p_.calibrated->energy_sizes : 0);
+    spec.idle = idle_;
+    spec.cache_dir = p_.input_cache_dir;
+    spec.cache_cap = p_.input_cache_cap;
     const host_load_meter meter;
-    auto child = run_isolated({settings_.worker, "__worker"}, spec.dump(), timeout, settings_.stop);
+    auto child = run_isolated({settings_.worker, "__worker"}, to_json(spec).dump(), timeout, settings_.stop);
     if (child.interrupted) {
       stopped = true;
       return;

@@ -69,47 +69,41 @@ std::vector<double> idle_watts(const nlohmann::json& idle, int gpus) {
 
 }  // namespace
 
-nlohmann::json run_point(const nlohmann::json& spec) {
-  nlohmann::json answer = {{"status", "ok"}, {"reason", ""}, {"verified", false}, {"result", nlohmann::json::object()},
-                           {"samples", nlohmann::json::object()}, {"notes", nlohmann::json::object()},
-                           {"unavailable", nlohmann::json::object()}};
+point_answer run_point(const point_spec& spec) {
+  point_answer answer;
   auto fail = [&](point_status s, const std::string& why) {
-    answer["status"] = std::string(to_string(s));
-    answer["reason"] = why;
+    answer.status = std::string(to_string(s));
+    answer.reason = why;
   };
   try {
-    const auto& problem = find_problem(spec.at("problem").get<std::string>());
-    const auto& variant = find_variant(problem.name, spec.at("variant").get<std::string>());
+    const auto& problem = find_problem(spec.problem);
+    const auto& variant = find_variant(problem.name, spec.variant);
     // Stored with the point, so a report reads the same speedups in every build of ema.
-    answer["notes"]["algorithm"] = variant.algorithm;
-    answer["notes"]["role"] = std::string(to_string(variant.role));
+    answer.notes["algorithm"] = variant.algorithm;
+    answer.notes["role"] = std::string(to_string(variant.role));
     if (auto a = available(variant.backend); !a.ok) {
       fail(point_status::skipped, a.reason);
       return answer;
     }
-    const auto n = spec.at("n").get<std::uint64_t>();
-    param_map pm;
-    for (const auto& [k, v] : spec.at("params").items()) pm[k] = v.get<std::string>();
+    const auto n = spec.n;
+    param_map pm(spec.params.begin(), spec.params.end());
     const auto params = param_set::from_map(std::move(pm));
     if (variant.not_applicable)
-      if (const char* why = variant.not_applicable(params, spec.at("n").get<std::uint64_t>())) {
+      if (const char* why = variant.not_applicable(params, n)) {
         fail(point_status::skipped, why);
         return answer;
       }
-    const auto policy = repetition_policy::from_json(spec.value("repetitions", nlohmann::json::object()));
-    const auto energy_spec = spec.value("energy", nlohmann::json::object());
+    const auto& policy = spec.repetitions;
     const int gpus = devices_used(variant.backend, gpu::device_count());
 
     if (gpus) gpu::initialise(gpus);
-    point_request request{n, &params, spec.at("seed").get<std::uint64_t>(), gpus ? host_memory_kind::pinned : host_memory_kind::pageable};
-    if (spec.contains("cache")) {
-      request.cache_dir = spec["cache"].value("dir", std::string());
-      request.cache_cap = spec["cache"].value("cap", 0.0);
-    }
+    point_request request{n, &params, spec.seed, gpus ? host_memory_kind::pinned : host_memory_kind::pageable};
+    request.cache_dir = spec.cache_dir;
+    request.cache_cap = spec.cache_cap;
     std::map<std::string, std::string> input_notes;
     request.notes = &input_notes;
     auto work = problem.prepare(request);
-    for (const auto& [k, v] : input_notes) answer["notes"][k] = v;
+    for (const auto& [k, v] : input_notes) answer.notes[k] = v;
     run_context ctx(n, params, gpus);
     std::map<std::string, std::vector<double>> samples;
     outcome last;
@@ -123,15 +117,14 @@ nlohmann::json run_point(const nlohmann::json& spec) {
     bool ok = true;
     for (int i = 0; i < policy.warmup && ok; ++i) ok = once();
 
-    auto meters = open_meters(variant, gpus, energy_spec.value("enabled", true),
-                              energy_spec.value("off", std::string("disabled (--no-energy)")));
+    auto meters = open_meters(variant, gpus, spec.energy.enabled, spec.energy.off);
     bool metering = false;
     double slowest_update = 0;
     for (const auto& m : meters) {
       if (m.read) metering = true, slowest_update = std::max(slowest_update, m.update_period);
-      else answer["unavailable"][m.metric] = m.unavailable;
+      else answer.unavailable[m.metric] = m.unavailable;
     }
-    const double window = energy_spec.value("window", 1.0);
+    const double window = spec.energy.window;
 
     // The timed repetitions, each checked.
     const auto timing_start = clock_type::now();
@@ -169,28 +162,28 @@ nlohmann::json run_point(const nlohmann::json& spec) {
         fail(point_status::unverified, last.reason);
         ok = false;
       } else {
-        const auto idle = idle_watts(spec.value("idle", nlohmann::json::object()), gpus);
+        const auto idle = idle_watts(spec.idle, gpus);
         for (std::size_t i = 0; i < meters.size(); ++i) {
           if (!meters[i].read) continue;
           const double per_op = (e1[i] - e0[i]) / window_reps;
           samples[meters[i].metric].push_back(per_op);
           const auto above = meters[i].metric + "_above_idle";
           if (std::isnan(idle[i]))
-            answer["unavailable"][above] = "idle power was not measured";
+            answer.unavailable[above] = "idle power was not measured";
           else
             samples[above].push_back(per_op - idle[i] * span / window_reps);
         }
-        answer["notes"]["energy_window_s"] = span;
-        answer["notes"]["energy_window_reps"] = window_reps;
+        answer.notes["energy_window_s"] = span;
+        answer.notes["energy_window_reps"] = window_reps;
       }
     }
     if (gpus) samples["device_peak"].push_back(static_cast<double>(ctx.device_memory().peak()));
-    for (const auto& [k, v] : ctx.notes()) answer["notes"][k] = v;
-    answer["samples"] = samples;
-    if (ok) answer["verified"] = true;
-    if (!last.result_json.empty()) answer["result"] = nlohmann::json::parse(last.result_json, nullptr, false);
+    for (const auto& [k, v] : ctx.notes()) answer.notes[k] = v;
+    answer.samples = std::move(samples);
+    answer.verified = ok;
+    if (!last.result_json.empty()) answer.result = nlohmann::json::parse(last.result_json, nullptr, false);
   } catch (const output_error& e) {  // the run's error: the sweep stops, the point is not recorded
-    answer["output_error"] = e.what();
+    answer.output_error = e.what();
     fail(point_status::failed, e.what());
   } catch (const out_of_memory& e) {
     fail(point_status::oom, e.what());
@@ -204,12 +197,19 @@ nlohmann::json run_point(const nlohmann::json& spec) {
 
 int worker_main() {
   std::string input{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-  auto spec = nlohmann::json::parse(input, nullptr, false);
-  if (spec.is_discarded()) {
+  const auto j = nlohmann::json::parse(input, nullptr, false);
+  if (j.is_discarded()) {
     std::cerr << "ema worker: the point specification on stdin is not JSON\n";
     return 2;
   }
-  write_answer(run_point(spec));
+  point_spec spec;
+  try {
+    spec = spec_from_json(j);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "ema worker: the point specification on stdin: " << e.what() << "\n";
+    return 2;
+  }
+  write_answer(to_json(run_point(spec)));
   return 0;
 }
 

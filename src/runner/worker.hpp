@@ -3,14 +3,12 @@
 // and answer with every sample. docs/measurement.md gives the rules.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "runner/protocol.hpp"
 
 namespace ema {
 
-/// Runs one point in this process. `spec`: {"problem", "variant", "n", "params", "seed",
-/// "repetitions", "energy", "idle"}. Answer: {"status", "reason", "verified", "result",
-/// "samples": {metric: [values]}, "notes", "unavailable": {metric: reason}}.
-nlohmann::json run_point(const nlohmann::json& spec);
+/// Runs one point in this process (runner/protocol.hpp: what it is given and answers).
+point_answer run_point(const point_spec& spec);
 
 /// `ema __worker`: reads a spec on stdin, writes run_point's answer on fd 3. Returns the exit code.
 int worker_main();

@@ -53,38 +53,42 @@ class fake_package {
   std::thread ticker_;
 };
 
-nlohmann::json spec(const char* variant, std::uint64_t n, std::uint64_t check_us, int reps = 3) {
-  return {{"problem", "fault"},
-          {"variant", variant},
-          {"n", n},
-          {"params", {{"mode", "a"}, {"k", "1"}, {"check_us", std::to_string(check_us)}}},
-          {"seed", 1},
-          {"repetitions", {{"fixed", reps}, {"warmup", 1}}},
-          {"energy", {{"enabled", true}, {"window", 0.3}}}};
+point_spec spec(const char* variant, std::uint64_t n, std::uint64_t check_us, int reps = 3) {
+  point_spec s;
+  s.problem = "fault";
+  s.variant = variant;
+  s.n = n;
+  s.params = {{"mode", "a"}, {"k", "1"}, {"check_us", std::to_string(check_us)}};
+  s.seed = 1;
+  s.repetitions.fixed = reps;
+  s.repetitions.warmup = 1;
+  s.energy.window = 0.3;
+  return s;
 }
 
 TEST(EnergyWindow, MetersTheRunsAndNotTheirChecks) {
   fake_package meter;
   // A run of 2 ms, a check of 20 ms: with the checks in the window a run would cost 11 times more.
   const auto answer = run_point(spec("busy", 2000, 20000));
-  ASSERT_EQ(answer.value("status", ""), "ok") << answer.dump();
-  ASSERT_TRUE(answer["samples"].contains("energy_cpu")) << answer.dump();
-  const double per_run = answer["samples"]["energy_cpu"][0].get<double>();
-  EXPECT_GT(per_run, watts * 0.0015) << answer.dump();
-  EXPECT_LT(per_run, watts * 0.006) << "the window metered the checks: " << answer.dump();
-  const double span = answer["notes"]["energy_window_s"].get<double>();
-  const int reps = answer["notes"]["energy_window_reps"].get<int>();
+  const auto shown = to_json(answer).dump();
+  ASSERT_EQ(answer.status, "ok") << shown;
+  ASSERT_TRUE(answer.samples.count("energy_cpu")) << shown;
+  const double per_run = answer.samples.at("energy_cpu")[0];
+  EXPECT_GT(per_run, watts * 0.0015) << shown;
+  EXPECT_LT(per_run, watts * 0.006) << "the window metered the checks: " << shown;
+  const double span = answer.notes["energy_window_s"].get<double>();
+  const int reps = answer.notes["energy_window_reps"].get<int>();
   EXPECT_GE(span, 0.3);
   EXPECT_NEAR(per_run * reps / span, watts, 0.15 * watts);  // the meter's mean power over the window
-  EXPECT_EQ(answer["samples"]["total"].size(), 3u);          // the timed runs, each checked, apart
+  EXPECT_EQ(answer.samples.at("total").size(), 3u);          // the timed runs, each checked, apart
 }
 
 TEST(EnergyWindow, TheWindowsLastOutputIsChecked) {
   fake_package meter;
   // Right for the warm-up and the two timed runs, then wrong: only the window's runs are wrong.
   const auto answer = run_point(spec("flaky", 8, 0, 2));
-  EXPECT_EQ(answer.value("status", ""), "unverified") << answer.dump();
-  EXPECT_EQ(answer["samples"]["total"].size(), 2u) << "the timed runs passed; the window's last output was caught";
+  EXPECT_EQ(answer.status, "unverified") << to_json(answer).dump();
+  EXPECT_EQ(answer.samples.at("total").size(), 2u) << "the timed runs passed; the window's last output was caught";
 }
 
 }  // namespace
