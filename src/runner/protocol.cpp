@@ -22,6 +22,14 @@ T field(const nlohmann::json& j, const char* key, std::optional<T> fallback = st
   }
 }
 
+/// j[key] as a count: a non-negative integer (JSON's -5 would wrap to 2^64 - 5 as a uint64_t).
+std::uint64_t count_field(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end()) throw std::invalid_argument(fmt::format("no field '{}'", key));
+  if (!it->is_number_integer() || (!it->is_number_unsigned() && it->get<std::int64_t>() < 0)) throw std::invalid_argument(fmt::format("the field '{}' is not a non-negative integer", key));
+  return it->get<std::uint64_t>();
+}
+
 nlohmann::json object_field(const nlohmann::json& j, const char* key) {
   const auto it = j.find(key);
   if (it == j.end()) return nlohmann::json::object();
@@ -47,9 +55,9 @@ point_spec spec_from_json(const nlohmann::json& j) {
   point_spec s;
   s.problem = field<std::string>(j, "problem");
   s.variant = field<std::string>(j, "variant");
-  s.n = field<std::uint64_t>(j, "n");
+  s.n = count_field(j, "n");
   s.params = field<std::map<std::string, std::string>>(j, "params");
-  s.seed = field<std::uint64_t>(j, "seed");
+  s.seed = count_field(j, "seed");
   s.repetitions = repetition_policy::from_json(object_field(j, "repetitions"));
   const auto energy = object_field(j, "energy");
   const point_spec::energy_plan plain;

@@ -76,6 +76,10 @@ TEST(Protocol, DefaultsAndErrorsAreNamed) {
   auto wrong = least;
   wrong["n"] = "many";
   EXPECT_THROW(spec_from_json(wrong), std::invalid_argument);
+  wrong["n"] = -5;  // not 2^64 - 5
+  EXPECT_THROW(spec_from_json(wrong), std::invalid_argument);
+  wrong["n"] = 2.5;
+  EXPECT_THROW(spec_from_json(wrong), std::invalid_argument);
   // An answer with nothing in it is a failure, not an ok point; a sample list of text is refused.
   EXPECT_EQ(answer_from_json(nlohmann::json::object()).status, "failed");
   EXPECT_THROW(answer_from_json({{"samples", {{"total", {"fast"}}}}}), std::invalid_argument);
