@@ -16,8 +16,9 @@ deps:
 test-deps:
 	@scripts/install-deps.sh --test
 
+# WERROR=1: the warnings of ema's own code are errors (CI).
 configure: deps
-	cmake --preset $(PRESET)
+	cmake --preset $(PRESET) $(if $(WERROR),-DEMA_WERROR=ON,-DEMA_WERROR=OFF)
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -35,7 +36,7 @@ test: test-deps build
 # The CPU tests again under AddressSanitizer + UndefinedBehaviorSanitizer (preset asan, no CUDA).
 test-asan: export ASAN_OPTIONS = allocator_may_return_null=1:detect_leaks=1:handle_segv=0:handle_sigbus=0:handle_sigfpe=0
 test-asan: test-deps
-	cmake --preset asan
+	cmake --preset asan $(if $(WERROR),-DEMA_WERROR=ON,-DEMA_WERROR=OFF)
 	cmake --build build/asan -j $(JOBS)
 	ctest --test-dir build/asan -j $(JOBS) -L cpu --output-on-failure
 

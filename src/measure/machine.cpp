@@ -139,7 +139,10 @@ nlohmann::json describe_machine() {
 
 std::string machine_key(const nlohmann::json& m) {
   std::string key = fmt::format("{}|{}", m["host"].value("hostname", "?"), m["host"].value("cpu_model", "?"));
-  for (const auto& g : m["gpus"]) key += "|" + g.value("name", "?");
+  for (const auto& g : m["gpus"]) {
+    key += '|';
+    key += g.value("name", "?");
+  }
   return key;
 }
 

@@ -37,15 +37,23 @@ std::string render(const grid& g, table_style style) {
   if (style == table_style::markdown) {
     auto line = [&](const std::vector<std::string>& cells) {
       out += "|";
-      for (std::size_t i = 0; i < cells.size(); ++i) out += " " + pad(markdown_text(cells[i]), width[i], g.columns[i].right) + " |";
+      for (std::size_t i = 0; i < cells.size(); ++i) {
+        out += ' ';
+        out += pad(markdown_text(cells[i]), width[i], g.columns[i].right);
+        out += " |";
+      }
       out += "\n";
     };
     std::vector<std::string> titles;
     for (const auto& c : g.columns) titles.push_back(c.title);
     line(titles);
     out += "|";
-    for (std::size_t i = 0; i < width.size(); ++i)
-      out += std::string(" ") + (g.columns[i].right ? std::string(width[i] - 1, '-') + ":" : std::string(width[i], '-')) + " |";
+    for (std::size_t i = 0; i < width.size(); ++i) {
+      out += ' ';
+      out.append(g.columns[i].right ? width[i] - 1 : width[i], '-');
+      if (g.columns[i].right) out += ':';
+      out += " |";
+    }
     out += "\n";
     for (const auto& r : g.rows) line(r);
     return out;

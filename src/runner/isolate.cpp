@@ -161,7 +161,8 @@ void close_all_but(std::initializer_list<int> keep) {
   std::size_t count = 0;
   for (const int fd : keep)
     if (fd > 2 && count < std::size(kept)) kept[count++] = fd;
-  std::sort(kept, kept + count);
+  for (std::size_t i = 1; i < count; ++i)  // ascending (an insertion sort: at most 8, and no std::sort in a forked child)
+    for (std::size_t j = i; j > 0 && kept[j - 1] > kept[j]; --j) std::swap(kept[j - 1], kept[j]);
   unsigned from = 3;
   for (std::size_t i = 0; i <= count; ++i) {
     const unsigned to = i < count ? static_cast<unsigned>(kept[i]) - 1 : ~0u;
