@@ -63,11 +63,15 @@ std::optional<work_floor> below_work(const equation& best, const std::vector<std
   if (!fastest || !std::isfinite(ae) || !(ae < we - 0.25)) return std::nullopt;
   work_floor f{we, ae, 0};
   const auto& w = work[*fastest];
-  for (double n = 2 * hi; n <= 0x1p62; n *= 2)
-    if (w(n) / w(hi) >= 4 * best(n) / best(hi)) {
-      f.past = n;
-      break;
-    }
+  try {
+    for (double n = 2 * hi; n <= 0x1p62; n *= 2)
+      if (w(n) / w(hi) >= 4 * best(n) / best(hi)) {
+        f.past = n;
+        break;
+      }
+  } catch (const std::exception&) {
+    // a size the problem's work model refuses: the floor stands, with no size named
+  }
   return f;
 }
 
@@ -122,8 +126,9 @@ core_result core(const series& d, const analysis_options& o) {
     // A sublinear answer whose cost still steepens at the top (a GPU kernel leaving its
     // launch-bound start: a fixed cost, then a rising one while the device fills) has its class in
     // the largest sizes: judged again on the upper half, the answer is that regime's when its class
-    // grows faster and the upper half excludes the whole range's class. (A linear or faster answer steepening at the top is a cache's step, which a
-    // class of the upper half alone would overstate.)
+    // grows faster and the upper half excludes the whole range's class. (A linear or faster answer
+    // steepening at the top is a cache's step, which a class of the upper half alone would
+    // overstate.)
     if (r.classes && steepens_at_top(*r.classes) && r.classes->answer().cls.n < 1) {
       const auto sizes = r.regime.sizes();
       const double cut = sizes[sizes.size() / 2];
