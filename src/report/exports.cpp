@@ -47,12 +47,18 @@ nlohmann::json to_run_json(const experiment_view& v) {
           metrics[name] = {{"median", nullptr}, {"min", nullptr},  {"max", nullptr},
                            {"mean", nullptr},   {"stddev", nullptr}, {"unit", find_metric(name).unit},
                            {"samples", nlohmann::json::array()}, {"unavailable", why}};
-    // What this build knows of the variant (a user's program under `ema exec` has neither).
+    // The variant's algorithm and role as the point recorded them, so every build of ema exports the
+    // same; else what this build knows of it (a user's program under `ema exec` has neither).
     const auto* known = lookup_variant(r.problem, r.variant);
+    auto noted = [&](const char* key) -> nlohmann::json {
+      if (p.notes.is_object() && p.notes.contains(key) && p.notes[key].is_string()) return p.notes[key];
+      if (!known) return nullptr;
+      return std::string(std::string_view(key) == "algorithm" ? known->algorithm : to_string(known->role));
+    };
     out["points"].push_back({{"problem", r.problem},
                              {"variant", r.variant},
-                             {"algorithm", known ? nlohmann::json(known->algorithm) : nlohmann::json(nullptr)},
-                             {"role", known ? nlohmann::json(std::string(to_string(known->role))) : nlohmann::json(nullptr)},
+                             {"algorithm", noted("algorithm")},
+                             {"role", noted("role")},
                              {"backend", r.backend},
                              {"n", r.n},
                              {"params", p.params},

@@ -261,10 +261,13 @@ std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_requ
         options.working_set = [work, declared](double n) { return work(static_cast<std::uint64_t>(n), *declared).bytes; };
         // The work as floors of the cost's growth: the bytes that must move, the operations (not
         // for an algorithm that estimates the answer by doing less).
-        const auto* vd = lookup_variant(problem, variant);
-        const bool estimates = vd && vd->algorithm &&
-                               std::any_of(desc->estimators.begin(), desc->estimators.end(),
-                                           [&](const char* a) { return std::string_view(a) == vd->algorithm; });
+        // The algorithm as the points recorded it, so every build of ema (with CUDA or without)
+        // fits the same.
+        std::string algorithm;
+        for (const auto& id : variant_identities(v, problem))
+          if (id.name == variant) algorithm = id.algorithm;
+        const bool estimates = std::any_of(desc->estimators.begin(), desc->estimators.end(),
+                                           [&](const char* a) { return algorithm == a; });
         if (!estimates)
           options.work = {options.working_set,
                           [work, declared](double n) { return work(static_cast<std::uint64_t>(n), *declared).ops; }};
