@@ -121,7 +121,7 @@ core_result core(const series& d, const analysis_options& o) {
   // An exponential the family found is judged by the old rules; a polynomial answer is the set's
   // (with the source's literal rule, EMA's best equation stays and the set judges it).
   if (!r.g.best.theta().exp_base) {
-    const class_set_options co{.fine_gain = o.groups.fine_gain};
+    const class_set_options co{.fine_gain = o.groups.fine_gain, .work = o.work};
     r.classes = weigh_classes(r.regime, measured_noise(r.regime.n, r.regime.y, o.noise), co);
     // A sublinear answer whose cost still steepens at the top (a GPU kernel leaving its
     // launch-bound start: a fixed cost, then a rising one while the device fills) has its class in

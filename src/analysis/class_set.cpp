@@ -21,6 +21,22 @@ series per_size_means(const series& d) {
   return s;
 }
 
+/// The growth exponent of f from lo to hi: ln f(hi)/f(lo) over ln(hi/lo) (NaN where f is not
+/// positive at both or refuses a size).
+double growth_over(const std::function<double(double)>& f, double lo, double hi) {
+  try {
+    const double a = f(lo), b = f(hi);
+    return a > 0 && b > 0 && std::isfinite(a) && std::isfinite(b) && hi > lo ? std::log(b / a) / std::log(hi / lo) : nan;
+  } catch (const std::exception&) {
+    return nan;
+  }
+}
+
+/// The growth exponent of a polynomial class n^a log^b n from lo to hi (both above 1).
+double class_growth(const theta_class& c, double lo, double hi) {
+  return c.n + c.log * std::log(std::log(hi) / std::log(lo)) / std::log(hi / lo);
+}
+
 series without(const series& s, std::size_t i) {
   series out;
   for (std::size_t k = 0; k < s.size(); ++k)
@@ -418,6 +434,32 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
       const auto& c = out.classes[k];
       const auto& now = out.classes[out.chosen];
       if (c.coarse && c.cls.n == now.cls.n && c.cls.log < now.cls.log && !excluded(k, lead)) out.chosen = k;
+    }
+  }
+  // The work as the tie breaker (above): no class growing slower than the work over the sizes, of
+  // those the data cannot tell from the class predicting best.
+  if (!o.work.empty() && logs_ok) {
+    const double lo = means.n.front(), hi = means.n.back();
+    double floor = -INFINITY;
+    for (const auto& w : o.work) floor = std::max(floor, growth_over(w, lo, hi));
+    auto below = [&](std::size_t k) { return class_growth(out.classes[k].cls, lo, hi) < floor - 0.02; };
+    if (std::isfinite(floor) && below(out.chosen)) {
+      const auto lead = out.chosen;
+      // The slowest-growing class at the work's growth that the data leave; where they leave none,
+      // the fastest-growing power of n below it that is faster than the lead (as near the work as
+      // the data allow; never by a log factor alone, which is what a step or a bend fakes).
+      auto growth = [&](std::size_t k) { return class_growth(out.classes[k].cls, lo, hi); };
+      std::optional<std::size_t> at_work, toward;
+      for (std::size_t k = 0; k < out.classes.size(); ++k) {
+        const auto& c = out.classes[k];
+        if (!c.coarse || k == lead || excluded(k, lead)) continue;
+        if (!below(k)) {
+          if (!at_work || growth(k) < growth(*at_work)) at_work = k;
+        } else if (c.cls.log == 0 && growth(k) > growth(lead) && (!toward || growth(k) > growth(*toward))) {
+          toward = k;
+        }
+      }
+      if (const auto pick = at_work ? at_work : toward) out.chosen = *pick, out.by_work = lead;
     }
   }
   const auto& chosen = out.classes[out.chosen];

@@ -36,9 +36,20 @@
 // than h over the sizes, and g carrying at least half the value at the largest; the class is g's.
 // Used like steps, when such a fit predicts the held-out sizes two_term_gain times better than
 // every class without.
+//
+// The work as the tie breaker: where the variant's work is known (a comparison sort's n log n
+// comparisons, an elimination's n³ flops), the data often cannot tell the class the work demands
+// from a slower one (n log n from n over 16 cores' scatter) and parsimony would pick the slower. A
+// cost cannot grow slower than its work for long, so of the coarse classes the data do not exclude,
+// the answer is never one that grows slower over the sizes than the work; where the class that
+// predicts best does, the answer is the slowest-growing class at the work's growth that is not
+// excluded against it; where the data exclude every such class, the fastest-growing power of n
+// below the work that they leave (never a log factor alone; none faster than the best: it stays). An answer still below the work
+// is never firm (analysis.hpp, work_floor).
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -54,6 +65,10 @@ struct class_set_options {
   std::size_t two_term_sizes = 6;  ///< the fewest sizes a class with a lower-order term is fitted to
   double two_term_spread = 8;      ///< how many times more its leading term must grow than the lower one
   double max_n_exponent = 4, max_log_exponent = 3;
+  /// The work the variant must do (analysis_options::work): among the classes the data cannot tell
+  /// apart, none that grows slower over the sizes than the fastest of these is chosen (the work as
+  /// EMA's tie breaker; see below).
+  std::vector<std::function<double(double)>> work;
 };
 
 /// A step up in cost per unit of the class: where the working set outgrows a cache, a scan's
@@ -99,6 +114,11 @@ struct class_set {
   /// Whether they were judged with a lower-order term beside each (one so fitted predicted them
   /// two_term_gain times better than every class without).
   bool two_term = false;
+  /// Set when the work chose the answer: the class chosen without it (`classes[*by_work]`) grows
+  /// slower than the work the variant must do, and the answer is the class nearest the work's
+  /// growth that the data do not exclude against it. That class stays a rival, so such an answer
+  /// is never firm.
+  std::optional<std::size_t> by_work;
   /// How the data's log-log slope departs from the answer's, upper half of the sizes against lower
   /// half, with its standard error: a growth that steepens along the range (an asymptote not yet
   /// reached) or flattens (a saturation) beyond the noise. Not computed with fewer than 8 sizes.

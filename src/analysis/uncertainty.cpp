@@ -83,6 +83,19 @@ bootstrap_result bootstrap(const series& data, const equation& best, int resampl
   if (!exp_lead) freed.form.free_half = kExponentReach;
   std::optional<equation> centre;
   if (freed.form.coefficient_count() < static_cast<int>(sizes.size())) centre = fit_shape(data, freed);
+  // A constant or lower-order term the freed fit drives to its bound 0 (c = s², d = w²) has no
+  // slope there, so a resample started from the centre cannot move it, and barely moves the rest:
+  // every resample returned the centre's exponent. Resamples start with such a term at 1% of the
+  // least value instead, free to grow or go back to 0.
+  if (centre) {
+    const double least = *std::min_element(data.y.begin(), data.y.end());
+    if (centre->form.constant && !(centre->c > 1e-6 * least)) centre->c = 0.01 * least;
+    if (centre->form.lower) {
+      auto unit = *centre;
+      unit.d = 1;
+      if (const double h = unit.lower_term(sizes.front()); h > 0 && !(centre->d * h > 1e-6 * least)) centre->d = 0.01 * least / h;
+    }
+  }
   auto leading = [&](const equation& e) { return exp_lead ? e.a2 : e.a1; };
 
   resampler draw(data, best, seed);

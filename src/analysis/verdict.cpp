@@ -203,6 +203,13 @@ verdict judge(const analysis& a, double noise) {
                                                 percent(v.noise), names));
   }
 
+  // The work chose between classes the data cannot tell apart (class_set.hpp).
+  if (set && set->by_work)
+    raise(verdict_level::tentative,
+          fmt::format("{} predicts the sizes as well, but grows slower than the work the variant must do; of the classes the data "
+                      "cannot tell apart, the work's is the answer",
+                      set->classes[*set->by_work].cls.text()));
+
   // Nor may the growth steepen or flatten against the answer along the range beyond the noise.
   if (set && std::abs(set->bend) > std::max(0.1, 3 * set->bend_se))
     raise(verdict_level::tentative,

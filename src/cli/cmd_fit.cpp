@@ -95,8 +95,17 @@ int fit_csv(const fit_options& o, fit_request r) {
     f.budget = r.options.groups.budget;
     f.notes.push_back("tie-breaker costs read the values as seconds");
     if (!plain) f.notes.push_back("each point's median, as `ema show --csv` wrote it");
+    auto options = r.options;
+    // Rows of `ema show --csv` name their problem, variant and parameters: without --work, the
+    // work this build's registration declares for them, as `ema fit` on the experiment weighs it.
+    if (!plain && !o.work)
+      if (const auto* problem = lookup_problem(s.problem))
+        if (auto p = param_set::restore_json(problem->name, problem->params, s.params)) {
+          const auto* variant = lookup_variant(s.problem, s.variant);
+          options.work = work_floors(*problem, std::make_shared<const param_set>(std::move(*p)), variant ? variant->algorithm : "");
+        }
     try {
-      f.analysis = fit::analyze(s.data, r.options);
+      f.analysis = fit::analyze(s.data, options);
     } catch (const std::invalid_argument& e) {
       if (plain) throw usage_error(fmt::format("{}: {}", *o.csv, e.what()));
       f.skipped = e.what();

@@ -148,6 +148,20 @@ double real_in(const param_set& p, std::string_view problem, std::string_view ke
   return v;
 }
 
+std::optional<param_set> param_set::restore_json(std::string_view problem, std::span<const param_spec> specs,
+                                                 std::string_view stored_json) {
+  const auto j = nlohmann::json::parse(stored_json, nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  param_map pm;
+  for (const auto& [k, v] : j.items())
+    if (v.is_string()) pm[k] = v.get<std::string>();
+  try {
+    return restore(problem, specs, pm);
+  } catch (const usage_error&) {
+    return std::nullopt;
+  }
+}
+
 param_set param_set::restore(std::string_view problem, std::span<const param_spec> specs, const param_map& stored) {
   param_set out;
   for (const auto& spec : specs) out.values_[spec.name] = spec.default_value;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -57,6 +58,10 @@ class param_set {
   /// the experiment) given its default. usage_error for an unknown key or a value of the wrong kind
   /// (a row changed by hand): the caller leaves out what needs the parameters.
   static param_set restore(std::string_view problem, std::span<const param_spec> specs, const param_map& stored);
+  /// The same from the stored JSON object of a point (`{"k":"v",...}`); nullopt where restore
+  /// refuses it or it is no such object.
+  static std::optional<param_set> restore_json(std::string_view problem, std::span<const param_spec> specs,
+                                               std::string_view stored_json);
 
   /// A copy with `key` set to `value`, checked by the caller (a launch override, core/launch.hpp).
   param_set with(const std::string& key, const std::string& value) const {

@@ -77,6 +77,16 @@ struct rate_desc {
   const char* work_field = nullptr;
 };
 
+/// Operations one algorithm of a problem must do beyond the problem's work model, which counts what
+/// every algorithm must (sort: each key read and written once): a comparison sort's n log₂ n
+/// comparisons, the lower bound of sorting by comparisons. `ema fit` and a calibrated sweep's settle
+/// phase weigh an answer against it as against the work model's (analysis_options::work).
+struct algorithm_work {
+  const char* algorithm = nullptr;
+  double (*ops)(double n) = nullptr;
+  const char* what = nullptr;  ///< what it counts, one phrase
+};
+
 struct problem_desc {
   const char* name = nullptr;
   const char* title = nullptr;         ///< one line
@@ -119,6 +129,8 @@ struct problem_desc {
   /// motif and microstates estimators): for them the work is no floor of the cost's growth (`ema
   /// fit`, docs/cli/fit.md); for every other variant it is.
   std::span<const char* const> estimators{};
+  /// Work particular algorithms must do beyond the work model (above).
+  std::span<const algorithm_work> algorithm_floors{};
   /// Notes its variants record that the tables show as columns of their own, where a row has them
   /// (sort: the CUDA-DP variants' device launches and depth, the host loop's iterations).
   std::span<const char* const> table_notes{};

@@ -79,6 +79,19 @@ variant_identity identity_of(std::string_view problem, std::string_view variant)
   return id;
 }
 
+std::vector<std::function<double(double)>> work_floors(const problem_desc& p, std::shared_ptr<const param_set> params,
+                                                       std::string_view algorithm) {
+  std::vector<std::function<double(double)>> out;
+  if (!p.work || !params) return out;
+  if (std::any_of(p.estimators.begin(), p.estimators.end(), [&](const char* a) { return algorithm == a; })) return out;
+  const auto work = p.work;
+  out.push_back([work, params](double n) { return work(static_cast<std::uint64_t>(n), *params).bytes; });
+  out.push_back([work, params](double n) { return work(static_cast<std::uint64_t>(n), *params).ops; });
+  for (const auto& a : p.algorithm_floors)
+    if (algorithm == a.algorithm) out.push_back(a.ops);
+  return out;
+}
+
 std::string reference_algorithm(std::string_view problem) {
   const auto* p = lookup_problem(problem);
   const auto* ref = p && p->reference_variant ? lookup_variant(problem, p->reference_variant) : nullptr;

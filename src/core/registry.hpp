@@ -5,6 +5,8 @@
 // OBJECT library so that no registration can be dropped by the linker.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -52,6 +54,14 @@ struct variant_identity {
 
 /// The identity this build registers for a variant, or one with no algorithm when it has none.
 variant_identity identity_of(std::string_view problem, std::string_view variant);
+
+/// The work a variant of `algorithm` must do at size n, as floors of its cost's growth
+/// (analysis_options::work): the problem's work model's bytes and operations with these
+/// parameters, and the algorithm's own (problem_desc::algorithm_floors); none for an algorithm
+/// that estimates (problem_desc::estimators) or a problem without a work model. A size the work
+/// model refuses throws usage_error from the function called.
+std::vector<std::function<double(double)>> work_floors(const problem_desc& p, std::shared_ptr<const param_set> params,
+                                                       std::string_view algorithm);
 
 /// The algorithm of a problem's reference variant in this build ("" when unknown).
 std::string reference_algorithm(std::string_view problem);

@@ -243,34 +243,21 @@ std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_requ
     // The stored parameters as the problem declares them (none where they were changed by hand).
     const auto* desc = lookup_problem(problem);
     std::shared_ptr<param_set> declared;
-    if (desc) {
-      param_map pm;
-      auto pj = nlohmann::json::parse(params, nullptr, false);
-      if (pj.is_object())
-        for (const auto& [k, val] : pj.items())
-          if (val.is_string()) pm[k] = val.get<std::string>();
-      try {
-        declared = std::make_shared<param_set>(param_set::restore(desc->name, desc->params, pm));
-      } catch (const usage_error&) {
-      }
-    }
+    if (desc)
+      if (auto p = param_set::restore_json(desc->name, desc->params, params)) declared = std::make_shared<param_set>(std::move(*p));
     // The working set from the problem's work model (the bytes it must read), for the regimes.
     if (desc && declared && desc->work && r.metric != "host_peak_rss") {
       try {
         const auto work = desc->work;
         options.working_set = [work, declared](double n) { return work(static_cast<std::uint64_t>(n), *declared).bytes; };
-        // The work as floors of the cost's growth: the bytes that must move, the operations (not
-        // for an algorithm that estimates the answer by doing less).
-        // The algorithm as the points recorded it, so every build of ema (with CUDA or without)
-        // fits the same.
+        // The work as floors of the cost's growth: the bytes that must move, the operations, and
+        // what the variant's algorithm must do beyond them (a comparison sort's n log n); none for
+        // an algorithm that estimates the answer by doing less. The algorithm as the points
+        // recorded it, so every build of ema (with CUDA or without) fits the same.
         std::string algorithm;
         for (const auto& id : variant_identities(v, problem))
           if (id.name == variant) algorithm = id.algorithm;
-        const bool estimates = std::any_of(desc->estimators.begin(), desc->estimators.end(),
-                                           [&](const char* a) { return algorithm == a; });
-        if (!estimates)
-          options.work = {options.working_set,
-                          [work, declared](double n) { return work(static_cast<std::uint64_t>(n), *declared).ops; }};
+        options.work = work_floors(*desc, declared, algorithm);
         options.caches = memory_levels(v.experiment.machine, backend);
         const auto largest = static_cast<std::uint64_t>(data.sizes().back());
         const auto w = work(largest, *declared);

@@ -82,16 +82,7 @@ std::string render_tables(const experiment_view& v, table_style style) {
     // The work model needs the parameters as the problem declares them; stored ones that are not
     // (a row changed by hand) leave the bandwidth columns empty.
     auto declared_of = [&](const std::string& stored) -> std::optional<param_set> {
-      param_map pm;
-      auto pj = nlohmann::json::parse(stored, nullptr, false);
-      if (pj.is_object())
-        for (const auto& [k, val] : pj.items())
-          if (val.is_string()) pm[k] = val.get<std::string>();
-      if (desc) try {
-          return param_set::restore(desc->name, desc->params, pm);
-        } catch (const usage_error&) {
-        }
-      return std::nullopt;
+      return desc ? param_set::restore_json(desc->name, desc->params, stored) : std::nullopt;
     };
 
     const auto shown = params_text(params_json, ",", problem);

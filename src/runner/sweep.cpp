@@ -6,6 +6,7 @@
 #include <chrono>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <csignal>
 #include <cstdlib>
@@ -479,6 +480,12 @@ class sweeper {
         }
         fit::analysis_options o;
         o.noise = noise;
+        // The work as floors of the growth, as `ema fit` weighs it, so that the size run to settle
+        // a verdict is the one `ema fit` names (a registered problem's; none for `ema exec`).
+        if (const auto* problem = lookup_problem(t.problem)) {
+          const auto* variant = lookup_variant(t.problem, t.variant);
+          o.work = work_floors(*problem, std::make_shared<const param_set>(t.params), variant ? variant->algorithm : "");
+        }
         o.groups.budget = std::max(0.0, cal.budget - reserve - spent_);
         o.groups.cost = [&obs, this](double n) { return predict_wall(obs, n, policy()) * p_.instances; };
         fit::analysis a;

@@ -185,3 +185,47 @@ TEST(ClassSet, GrowthSteepeningOverTheLargestSizesIsNotFirm) {
   for (const auto& r : a.verdict.reasons) said = said || r.find("the data steepen over the largest 3 sizes") != std::string::npos;
   EXPECT_TRUE(said) << answer_text(a);
 }
+
+TEST(ClassSet, TheWorkChoosesBetweenClassesTheDataCannotTellApartAndNeverMakesItFirm) {
+  // n log n with 15% scatter between sizes over 2^15..2^21 (a 16-core sort): n is not excluded,
+  // and parsimony answers it. With the work a comparison sort must do (n log n comparisons), the
+  // answer is the work's class, Θ(n) left beside it.
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> z(0, 0.15), w(0, 0.01);
+  series s;
+  for (int k = 15; k <= 21; ++k) {
+    const double n = std::exp2(k), shift = std::exp(z(rng));
+    for (int r = 0; r < 5; ++r) s.add(n, 1e-9 * n * std::log2(n) * shift * std::exp(w(rng)));
+  }
+  const auto plain = weigh_classes(s, 0.005);
+  ASSERT_TRUE(plain);
+  ASSERT_EQ(plain->answer().cls.text(), "Θ(n)");
+  ASSERT_FALSE(plain->by_work);
+  auto comparisons = [](double n) { return n * std::log2(n); };
+  const auto weighed = weigh_classes(s, 0.005, {.work = {comparisons}});
+  ASSERT_TRUE(weighed);
+  EXPECT_EQ(weighed->answer().cls.text(), "Θ(n log n)");
+  ASSERT_TRUE(weighed->by_work);
+  EXPECT_EQ(weighed->classes[*weighed->by_work].cls.text(), "Θ(n)");
+  EXPECT_FALSE(weighed->firm());
+  const auto a = analyze(s, {.bootstrap = 40, .work = {comparisons}});
+  EXPECT_EQ(a.groups.best.theta().text(), "Θ(n log n)");
+  EXPECT_NE(a.verdict.level, verdict_level::firm);
+  bool said = false;
+  for (const auto& r : a.verdict.reasons) said |= r.find("the work's is the answer") != std::string::npos;
+  EXPECT_TRUE(said);
+  // A work the answer already meets changes nothing.
+  const auto linear_work = weigh_classes(s, 0.005, {.work = {[](double n) { return n; }}});
+  ASSERT_TRUE(linear_work);
+  EXPECT_EQ(linear_work->answer().cls.text(), "Θ(n)");
+  EXPECT_FALSE(linear_work->by_work);
+}
+
+TEST(ClassSet, TheWorkNeverOverridesWhatTheDataExclude) {
+  // Clean Θ(n) over 14 octaves excludes n log n: with a work of n log n the answer stays Θ(n).
+  const auto s = make([](double n) { return 1e-9 * n; }, 0.01);
+  const auto set = weigh_classes(s, 0.01 / std::sqrt(3.0), {.work = {[](double n) { return n * std::log2(n); }}});
+  ASSERT_TRUE(set);
+  EXPECT_EQ(set->answer().cls.text(), "Θ(n)");
+  EXPECT_FALSE(set->by_work);
+}

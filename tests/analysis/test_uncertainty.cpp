@@ -53,6 +53,29 @@ TEST(Uncertainty, AWrongClassDoesNotClipTheInterval) {
   EXPECT_GT(b.interval->hi, 2.0);
 }
 
+TEST(Uncertainty, AConstantTheDataDoNotWantDoesNotFreezeTheResamples) {
+  // n^0.4 with 5% noise, judged against Θ(n) + c: freed, the exponent goes to 0.4 and c to its
+  // bound 0, where it has no slope. Resamples started there once all returned the centre's
+  // exponent, an interval of zero width.
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> z(0, 0.05);
+  series d;
+  for (int i = 0; i < 12; ++i)
+    for (int r = 0; r < 5; ++r) {
+      const double n = 4096 * std::exp2(i / 5.5);
+      d.add(n, 1e-6 * std::pow(n, 0.4) * std::exp(z(rng)));
+    }
+  auto linear = equation::of({.a1 = 1, .constant = true});
+  linear.a0 = 1e-9, linear.c = 1e-5;
+  const auto fitted = fit_shape(d, linear);
+  ASSERT_TRUE(fitted);
+  const auto b = bootstrap(d, *fitted, 100, 5, {});
+  ASSERT_TRUE(b.interval);
+  EXPECT_GT(b.interval->hi - b.interval->lo, 0.02) << b.interval->lo << " " << b.interval->hi;
+  EXPECT_LT(b.interval->lo, 0.4);
+  EXPECT_GT(b.interval->hi, 0.4);
+}
+
 TEST(Uncertainty, ResidualBootstrapWithoutReplicates) {
   auto a = analyze(noisy_square(1, 0.03, 9));
   ASSERT_TRUE(a.uncertainty.interval);

@@ -2,6 +2,7 @@
 // model and the registration; the verifier is in verify.cpp. The keys come from inputs/keys.hpp
 // (eight distributions, `dist=`; the study's quicksort with a middle pivot behaves very differently
 // across them) or from a file (`input=`, one key per line; n is its count).
+#include <cmath>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -46,6 +47,16 @@ work_model work(std::uint64_t n, const param_set& p) {
   const double d = static_cast<double>(n);
   return {2 * d * static_cast<double>(key_bytes(type_of(p))), d};
 }
+
+/// A comparison sort's comparisons: at least log₂ n! ≈ n log₂ n, whatever the keys (the lower bound
+/// of sorting by comparisons); the radix sorts and thrust's sort of integer keys (a radix sort) do
+/// not compare.
+double comparisons(double n) { return n > 1 ? n * std::log2(n) : n; }
+constexpr algorithm_work algorithm_floors[] = {
+    {"merge", &comparisons, "comparisons (n log2 n, the lower bound of sorting by comparisons)"},
+    {"quick", &comparisons, "comparisons (n log2 n, the lower bound of sorting by comparisons)"},
+    {"std", &comparisons, "comparisons (n log2 n, the lower bound of sorting by comparisons)"},
+};
 
 std::size_t count_in_file(const param_set& p) {
   const std::string& path = p.text("input");
@@ -146,5 +157,6 @@ EMA_PROBLEM(sort, ema::sort::kit::problem({
     .size_from_input = &ema::sort::size_from_input,
     .test_sizes = ema::sort::test_sizes,
     .test_params = ema::sort::test_params,
+    .algorithm_floors = ema::sort::algorithm_floors,
     .table_notes = ema::sort::table_notes,
 }));
