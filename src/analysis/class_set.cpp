@@ -21,22 +21,6 @@ series per_size_means(const series& d) {
   return s;
 }
 
-/// The growth exponent of f from lo to hi: ln f(hi)/f(lo) over ln(hi/lo) (NaN where f is not
-/// positive at both or refuses a size).
-double growth_over(const std::function<double(double)>& f, double lo, double hi) {
-  try {
-    const double a = f(lo), b = f(hi);
-    return a > 0 && b > 0 && std::isfinite(a) && std::isfinite(b) && hi > lo ? std::log(b / a) / std::log(hi / lo) : nan;
-  } catch (const std::exception&) {
-    return nan;
-  }
-}
-
-/// The growth exponent of a polynomial class n^a log^b n from lo to hi (both above 1).
-double class_growth(const theta_class& c, double lo, double hi) {
-  return c.n + c.log * std::log(std::log(hi) / std::log(lo)) / std::log(hi / lo);
-}
-
 series without(const series& s, std::size_t i) {
   series out;
   for (std::size_t k = 0; k < s.size(); ++k)
@@ -207,211 +191,229 @@ std::vector<off_size> off_neighbours(const series& data) {
   return out;
 }
 
-std::optional<class_set> weigh_classes(const series& regime, double replicate_noise, const class_set_options& o) {
-  const auto means = per_size_means(regime);
-  const std::size_t m = means.size();
-  if (m < 4) return std::nullopt;
-  const bool logs_ok = means.n.front() >= 2;
-  class_set out;
-  out.between = between_size_noise(regime);
-  out.replicates = replicate_noise;
-  out.noise = std::max({std::isfinite(out.between) ? out.between : 0.0, std::isfinite(replicate_noise) ? replicate_noise : 0.0,
-                        0.002});
+namespace {
 
-  // What a coarse class may also be fitted as: with steps up in its cost, or with a lower-order
-  // term beside it. Used in place of the plain fits when they predict the held-out sizes better
-  // enough (below).
-  struct alternative {
-    bool valid = false;
-    double cv = INFINITY;
-    std::vector<double> errors;
-    std::vector<cost_step> steps;
-    equation eq;
+/// What a coarse class may also be fitted as: with steps up in its cost, or with a lower-order term
+/// beside it. Used in place of the plain fits when they predict the held-out sizes better enough.
+struct alternative {
+  bool valid = false;
+  double cv = INFINITY;
+  std::vector<double> errors;
+  std::vector<cost_step> steps;
+  equation eq;
+};
+
+/// One class of the lattice as fitted: plainly (the better of with and without c, held out), and
+/// its alternatives.
+struct candidate {
+  judged_class judged;
+  std::vector<double> errors;  ///< held out, per size
+  alternative steps, terms;
+};
+
+/// The class n^a · log^b n fitted plainly: of with and without c, the one whose held-out error is
+/// least. Nullopt when neither can be fitted or held out.
+std::optional<candidate> plain_fit(const series& means, double a, double b) {
+  const std::size_t m = means.size();
+  std::optional<candidate> best;
+  for (bool c : {false, true}) {
+    if (c && a == 0 && b == 0) continue;
+    const shape s{.a1 = a, .a5 = b, .constant = c};
+    if (s.coefficient_count() >= static_cast<int>(m)) continue;
+    auto whole = fit_shape(means, equation::of(s));
+    if (!whole || (c && !identified(*whole, means.n))) continue;
+    auto e = held_out_errors(means, s);
+    if (!e) continue;
+    if (const double cv = mean_square(*e); !best || cv < best->judged.cv) {
+      best = candidate{};
+      best->judged.eq = *whole;
+      best->judged.cv = cv;
+      best->errors = std::move(*e);
+    }
+  }
+  if (!best) return std::nullopt;
+  auto& j = best->judged;
+  j.cls = j.eq.theta();
+  j.cls.n = a, j.cls.log = b;
+  j.coarse = is_coarse(a, b);
+  return best;
+}
+
+/// A coarse class with up to two steps up in its cost (class_set.hpp).
+alternative with_steps(const series& means, double a, double b) {
+  alternative st;
+  auto e = stepped_errors(means, a, b);
+  if (!e) return st;
+  st.errors = *e;
+  st.cv = mean_square(*e);
+  const auto z = class_residuals(means, a, b);
+  if (auto sp = best_split(z, 2, 3)) {
+    st.valid = true;
+    for (std::size_t k = 0; k < sp->starts.size(); ++k) {
+      const auto at = sp->starts[k];
+      st.steps.push_back({std::sqrt(means.n[at - 1] * means.n[at]), std::exp(sp->levels[k + 1] - sp->levels[k])});
+    }
+    st.eq = equation::of(shape{.a1 = a, .a5 = b});
+    st.eq.a0 = std::exp(sp->levels.back());
+    score(st.eq, means.within(means.n[sp->starts.back()], INFINITY));
+  }
+  return st;
+}
+
+/// A coarse class with a coarse lower-order term beside it (and c or not): the best by held-out
+/// error of those both of whose terms carry the value at three sizes or more, whose leading term
+/// grows at least `two_term_spread` times more than the lower one over the sizes (else the two are
+/// near parallel there, and a slight curvature, a cache's or the noise's, passes for the leading
+/// class), and carries at least half the value at the largest size (else the data show the lower
+/// class with a bend, not the leading class).
+alternative with_lower_term(const series& means, double a, double b, const class_set_options& o) {
+  const std::size_t m = means.size();
+  const bool logs_ok = means.n.front() >= 2;
+  alternative two;
+  auto growth = [&](double ea, double eb) {  // of n^ea · log2(n)^eb over the sizes, in ln
+    const double lo = means.n.front(), hi = means.n.back();
+    return ea * std::log(hi / lo) + (eb != 0 ? eb * std::log(std::log2(hi) / std::log2(lo)) : 0.0);
   };
-  std::vector<std::vector<double>> errors;
-  std::vector<alternative> steps, terms;
+  for (const auto& [la, lb] : coarse_classes) {
+    if ((la == 0 && lb == 0) || (lb > 0 && !logs_ok) || !(la < a || (la == a && lb < b))) continue;
+    if (growth(a, b) - growth(la, lb) < std::log(o.two_term_spread)) continue;
+    for (bool c : {false, true}) {
+      const shape s{.a1 = a, .a5 = b, .constant = c, .lower = true, .l1 = la, .l5 = lb};
+      if (s.coefficient_count() >= static_cast<int>(m)) continue;
+      auto whole = fit_shape(means, equation::of(s));
+      if (!whole || !identified(*whole, means.n)) continue;
+      if (std::exp(whole->log_term(means.n.back())) < 0.5 * (*whole)(means.n.back())) continue;
+      auto e = held_out_errors(means, s);
+      if (!e) continue;
+      if (const double cv = mean_square(*e); cv < two.cv) {
+        two.valid = true;
+        two.cv = cv;
+        two.errors = *e;
+        two.eq = *whole;
+      }
+    }
+  }
+  return two;
+}
+
+/// Every class of the lattice fitted, with its alternatives where it is coarse, by held-out
+/// error ascending.
+std::vector<candidate> fit_lattice(const series& means, const class_set_options& o) {
+  const std::size_t m = means.size();
+  const bool logs_ok = means.n.front() >= 2;
+  std::vector<candidate> out;
   for (double a = 0; a <= o.max_n_exponent + 1e-9; a += 0.5)
     for (double b = 0; b <= o.max_log_exponent + 1e-9; b += 0.5) {
       if (b > 0 && !logs_ok) continue;
-      judged_class best;
-      std::vector<double> best_errors;
-      bool have = false;
-      for (bool c : {false, true}) {
-        if (c && a == 0 && b == 0) continue;
-        const shape s{.a1 = a, .a5 = b, .constant = c};
-        if (s.coefficient_count() >= static_cast<int>(m)) continue;
-        auto whole = fit_shape(means, equation::of(s));
-        if (!whole || (c && !identified(*whole, means.n))) continue;
-        auto e = held_out_errors(means, s);
-        if (!e) continue;
-        const double cv = mean_square(*e);
-        if (!have || cv < best.cv) {
-          best.eq = *whole;
-          best.cv = cv;
-          best_errors = *e;
-          have = true;
-        }
-      }
-      if (!have) continue;
-      best.cls = best.eq.theta();
-      best.cls.n = a, best.cls.log = b;
-      best.coarse = is_coarse(a, b);
-      // A coarse class with steps.
-      alternative st;
-      if (best.coarse && m >= 7)
-        if (auto e = stepped_errors(means, a, b)) {
-          st.errors = *e;
-          st.cv = mean_square(*e);
-          const auto z = class_residuals(means, a, b);
-          if (auto sp = best_split(z, 2, 3)) {
-            st.valid = true;
-            for (std::size_t k = 0; k < sp->starts.size(); ++k) {
-              const auto at = sp->starts[k];
-              st.steps.push_back({std::sqrt(means.n[at - 1] * means.n[at]), std::exp(sp->levels[k + 1] - sp->levels[k])});
-            }
-            st.eq = equation::of(shape{.a1 = a, .a5 = b});
-            st.eq.a0 = std::exp(sp->levels.back());
-            score(st.eq, means.within(means.n[sp->starts.back()], INFINITY));
-          }
-        }
-      // A coarse class with a coarse lower-order term beside it (and c or not): the best by
-      // held-out error of those both of whose terms carry the value at three sizes or more, whose
-      // leading term grows at least `two_term_spread` times more than the lower one over the
-      // sizes (else the two are near parallel there, and a slight curvature, a cache's or the
-      // noise's, passes for the leading class), and carries at least half the value at the
-      // largest size (else the data show the lower class with a bend, not the leading class).
-      alternative two;
-      if (best.coarse && m >= o.two_term_sizes)
-        for (const auto& [la, lb] : coarse_classes) {
-          if ((la == 0 && lb == 0) || (lb > 0 && !logs_ok) || !(la < a || (la == a && lb < b))) continue;
-          auto growth = [&](double ea, double eb) {  // of n^ea · log2(n)^eb over the sizes, in ln
-            const double lo = means.n.front(), hi = means.n.back();
-            return ea * std::log(hi / lo) + (eb != 0 ? eb * std::log(std::log2(hi) / std::log2(lo)) : 0.0);
-          };
-          if (growth(a, b) - growth(la, lb) < std::log(o.two_term_spread)) continue;
-          for (bool c : {false, true}) {
-            const shape s{.a1 = a, .a5 = b, .constant = c, .lower = true, .l1 = la, .l5 = lb};
-            if (s.coefficient_count() >= static_cast<int>(m)) continue;
-            auto whole = fit_shape(means, equation::of(s));
-            if (!whole || !identified(*whole, means.n)) continue;
-            if (std::exp(whole->log_term(means.n.back())) < 0.5 * (*whole)(means.n.back())) continue;
-            auto e = held_out_errors(means, s);
-            if (!e) continue;
-            if (const double cv = mean_square(*e); cv < two.cv) {
-              two.valid = true;
-              two.cv = cv;
-              two.errors = *e;
-              two.eq = *whole;
-            }
-          }
-        }
-      out.classes.push_back(best);
-      errors.push_back(best_errors);
-      steps.push_back(std::move(st));
-      terms.push_back(std::move(two));
+      auto c = plain_fit(means, a, b);
+      if (!c) continue;
+      if (c->judged.coarse && m >= 7) c->steps = with_steps(means, a, b);
+      if (c->judged.coarse && m >= o.two_term_sizes) c->terms = with_lower_term(means, a, b, o);
+      out.push_back(std::move(*c));
     }
-  if (out.classes.empty()) return std::nullopt;
+  std::stable_sort(out.begin(), out.end(), [](const candidate& x, const candidate& y) { return x.judged.cv < y.judged.cv; });
+  return out;
+}
 
-  // By held-out error, ascending (the errors and alternatives follow the classes).
-  auto sort_by_cv = [&](std::vector<judged_class>& c, std::vector<std::vector<double>>& e, std::vector<alternative>* st,
-                        std::vector<alternative>* tt) {
-    std::vector<std::size_t> order(c.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](auto i, auto j) { return c[i].cv < c[j].cv; });
-    std::vector<judged_class> c2;
-    std::vector<std::vector<double>> e2;
-    std::vector<alternative> st2, tt2;
-    for (auto i : order) {
-      c2.push_back(std::move(c[i])), e2.push_back(std::move(e[i]));
-      if (st) st2.push_back(std::move((*st)[i]));
-      if (tt) tt2.push_back(std::move((*tt)[i]));
-    }
-    c = std::move(c2), e = std::move(e2);
-    if (st) *st = std::move(st2);
-    if (tt) *tt = std::move(tt2);
-  };
-  sort_by_cv(out.classes, errors, &steps, &terms);
-
-  // Steps, or a lower-order term: when a coarse class so fitted predicts the held-out sizes
-  // step_gain (steps) or two_term_gain (a lower term) times better than every class without, and
-  // still predicts better than all of them with any one size left out of the sums (an advantage
-  // owed to one size alone, a cache's edge at the largest, is not a faster class), the set is
-  // judged that way: each coarse class by the better of its plain fit and that one. Of the two
-  // kinds, the one predicting better.
-  {
-    double plain = INFINITY, stepped = INFINITY, two_term = INFINITY;
-    for (std::size_t k = 0; k < out.classes.size(); ++k) {
-      plain = std::min(plain, out.classes[k].cv);
-      if (steps[k].valid) stepped = std::min(stepped, steps[k].cv);
-      if (terms[k].valid) two_term = std::min(two_term, terms[k].cv);
-    }
-    // Whether the best of `alt` still predicts better than every plain class without any one size.
-    auto robust = [&](const std::vector<alternative>& alt) {
-      for (std::size_t skip = 0; skip < m; ++skip) {
-        auto sum = [&](const std::vector<double>& e) {
-          double s = 0;
-          for (std::size_t i = 0; i < m; ++i)
-            if (i != skip) s += e[i] * e[i];
-          return s;
-        };
-        double best_plain = INFINITY, best_alt = INFINITY;
-        for (std::size_t k = 0; k < out.classes.size(); ++k) {
-          best_plain = std::min(best_plain, sum(errors[k]));
-          if (alt[k].valid) best_alt = std::min(best_alt, sum(alt[k].errors));
-        }
-        if (!(best_alt < best_plain)) return false;
-      }
-      return true;
-    };
-    const bool use_steps = std::isfinite(stepped) && stepped * o.step_gain <= plain && robust(steps);
-    const bool use_terms = std::isfinite(two_term) && two_term * o.two_term_gain <= plain && robust(terms);
-    if (use_steps || use_terms) {
-      const bool by_steps = use_steps && (!use_terms || stepped <= two_term);
-      const auto& alt = by_steps ? steps : terms;
-      (by_steps ? out.stepped : out.two_term) = true;
-      std::vector<judged_class> c;
-      std::vector<std::vector<double>> e;
-      for (std::size_t k = 0; k < out.classes.size(); ++k) {
-        if (!out.classes[k].coarse) continue;
-        auto j = out.classes[k];
-        if (alt[k].valid && alt[k].cv < j.cv) {
-          j.cv = alt[k].cv;
-          j.eq = alt[k].eq;
-          j.steps = alt[k].steps;
-          e.push_back(alt[k].errors);
-        } else {
-          e.push_back(errors[k]);
-        }
-        c.push_back(std::move(j));
-      }
-      sort_by_cv(c, e, nullptr, nullptr);
-      out.classes = std::move(c);
-      errors = std::move(e);
-    }
+/// Steps, or a lower-order term: when a coarse class so fitted predicts the held-out sizes
+/// step_gain (steps) or two_term_gain (a lower term) times better than every class without, and
+/// still predicts better than all of them with any one size left out of the sums (an advantage
+/// owed to one size alone, a cache's edge at the largest, is not a faster class), the set is
+/// judged that way: each coarse class by the better of its plain fit and that one. Of the two
+/// kinds, the one predicting better. Sets `stepped` or `two_term` where it does so.
+void use_alternatives(std::vector<candidate>& all, class_set& out, const class_set_options& o) {
+  const std::size_t m = all.front().errors.size();
+  double plain = INFINITY, stepped = INFINITY, two_term = INFINITY;
+  for (const auto& c : all) {
+    plain = std::min(plain, c.judged.cv);
+    if (c.steps.valid) stepped = std::min(stepped, c.steps.cv);
+    if (c.terms.valid) two_term = std::min(two_term, c.terms.cv);
   }
-
-  // The evidence against a class is scaled by the noise, or by the held-out error of the class it
-  // is weighed against when that is larger: a class that itself misses the sizes by more than the
-  // noise (a machine's steps and bends that no class of the lattice follows) cannot exclude others
-  // by differences of the same size as its own misses.
-  // `skip`: a size left out of the sum (m: none).
-  auto evidence = [&](std::size_t k, std::size_t against, std::size_t skip = SIZE_MAX) {
-    double s = 0;
-    for (std::size_t i = 0; i < m; ++i)
-      if (i != skip) s += errors[k][i] * errors[k][i] - errors[against][i] * errors[against][i];
-    return s / std::max(out.noise * out.noise, out.classes[against].cv);
-  };
-  // Excluded by every size together and by all but any one of them: a class that one size alone
-  // (a step at the top, a slow outlier) excludes is not excluded.
-  auto excluded = [&](std::size_t k, std::size_t against) {
-    if (evidence(k, against) <= o.exclude) return false;
-    for (std::size_t j = 0; j < m; ++j)
-      if (evidence(k, against, j) <= o.exclude) return false;
+  // Whether the best alternative still predicts better than every plain class without any one size.
+  auto robust = [&](alternative candidate::*kind) {
+    for (std::size_t skip = 0; skip < m; ++skip) {
+      auto sum = [&](const std::vector<double>& e) {
+        double s = 0;
+        for (std::size_t i = 0; i < m; ++i)
+          if (i != skip) s += e[i] * e[i];
+        return s;
+      };
+      double best_plain = INFINITY, best_alt = INFINITY;
+      for (const auto& c : all) {
+        best_plain = std::min(best_plain, sum(c.errors));
+        if ((c.*kind).valid) best_alt = std::min(best_alt, sum((c.*kind).errors));
+      }
+      if (!(best_alt < best_plain)) return false;
+    }
     return true;
   };
+  const bool use_steps = std::isfinite(stepped) && stepped * o.step_gain <= plain && robust(&candidate::steps);
+  const bool use_terms = std::isfinite(two_term) && two_term * o.two_term_gain <= plain && robust(&candidate::terms);
+  if (!use_steps && !use_terms) return;
+  const bool by_steps = use_steps && (!use_terms || stepped <= two_term);
+  const auto kind = by_steps ? &candidate::steps : &candidate::terms;
+  (by_steps ? out.stepped : out.two_term) = true;
+  std::vector<candidate> kept;
+  for (auto& c : all) {
+    if (!c.judged.coarse) continue;
+    if (const auto& alt = c.*kind; alt.valid && alt.cv < c.judged.cv) {
+      c.judged.cv = alt.cv;
+      c.judged.eq = alt.eq;
+      c.judged.steps = alt.steps;
+      c.errors = alt.errors;
+    }
+    kept.push_back(std::move(c));
+  }
+  std::stable_sort(kept.begin(), kept.end(), [](const candidate& x, const candidate& y) { return x.judged.cv < y.judged.cv; });
+  all = std::move(kept);
+}
 
-  // From coarse to fine: the coarse class predicting best, unless a finer one excludes every coarse
-  // class and cuts the held-out error fine_gain times.
+/// The evidence between classes of a set, from their held-out errors.
+struct evidence_of {
+  const class_set& set;
+  const std::vector<std::vector<double>>& errors;
+  const class_set_options& o;
+
+  /// Against `against`, scaled by the noise, or by the held-out error of the class it is weighed
+  /// against when that is larger: a class that itself misses the sizes by more than the noise (a
+  /// machine's steps and bends that no class of the lattice follows) cannot exclude others by
+  /// differences of the same size as its own misses. `skip`: a size left out of the sum.
+  double operator()(std::size_t k, std::size_t against, std::size_t skip = SIZE_MAX) const {
+    double s = 0;
+    for (std::size_t i = 0; i < errors[k].size(); ++i)
+      if (i != skip) s += errors[k][i] * errors[k][i] - errors[against][i] * errors[against][i];
+    return s / std::max(set.noise * set.noise, set.classes[against].cv);
+  }
+  /// Excluded by every size together and by all but any one of them: a class that one size alone
+  /// (a step at the top, a slow outlier) excludes is not excluded.
+  bool excluded(std::size_t k, std::size_t against) const {
+    if ((*this)(k, against) <= o.exclude) return false;
+    for (std::size_t j = 0; j < errors[k].size(); ++j)
+      if ((*this)(k, against, j) <= o.exclude) return false;
+    return true;
+  }
+};
+
+/// The growth exponent of f from lo to hi: ln f(hi)/f(lo) over ln(hi/lo) (NaN where f is not
+/// positive at both or refuses a size).
+double growth_over(const std::function<double(double)>& f, double lo, double hi) {
+  try {
+    const double a = f(lo), b = f(hi);
+    return a > 0 && b > 0 && std::isfinite(a) && std::isfinite(b) && hi > lo ? std::log(b / a) / std::log(hi / lo) : nan;
+  } catch (const std::exception&) {
+    return nan;
+  }
+}
+
+/// The growth exponent of a polynomial class n^a log^b n from lo to hi (both above 1).
+double class_growth(const theta_class& c, double lo, double hi) {
+  return c.n + c.log * std::log(std::log(hi) / std::log(lo)) / std::log(hi / lo);
+}
+
+/// The answer, from coarse to fine: the coarse class predicting best, unless a finer one excludes
+/// every coarse class and cuts the held-out error fine_gain times; then parsimony, then the work
+/// (class_set.hpp). Sets `chosen` and `by_work`.
+void choose(class_set& out, const evidence_of& ev, const series& means, const class_set_options& o) {
   std::optional<std::size_t> coarse_best, fine_best;
   for (std::size_t k = 0; k < out.classes.size(); ++k) {
     if (out.classes[k].coarse && !coarse_best) coarse_best = k;
@@ -421,7 +423,7 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
   if (coarse_best && fine_best && out.classes[*fine_best].cv * o.fine_gain <= out.classes[*coarse_best].cv) {
     bool all_out = true;
     for (std::size_t k = 0; k < out.classes.size(); ++k)
-      if (out.classes[k].coarse && !excluded(k, *fine_best)) all_out = false;
+      if (out.classes[k].coarse && !ev.excluded(k, *fine_best)) all_out = false;
     if (all_out) out.chosen = *fine_best;
   }
 
@@ -433,77 +435,103 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
     for (std::size_t k = 0; k < out.classes.size(); ++k) {
       const auto& c = out.classes[k];
       const auto& now = out.classes[out.chosen];
-      if (c.coarse && c.cls.n == now.cls.n && c.cls.log < now.cls.log && !excluded(k, lead)) out.chosen = k;
+      if (c.coarse && c.cls.n == now.cls.n && c.cls.log < now.cls.log && !ev.excluded(k, lead)) out.chosen = k;
     }
   }
-  // The work as the tie breaker (above): no class growing slower than the work over the sizes, of
-  // those the data cannot tell from the class predicting best.
-  if (!o.work.empty() && logs_ok) {
-    const double lo = means.n.front(), hi = means.n.back();
-    double floor = -INFINITY;
-    for (const auto& w : o.work) floor = std::max(floor, growth_over(w, lo, hi));
-    auto below = [&](std::size_t k) { return class_growth(out.classes[k].cls, lo, hi) < floor - 0.02; };
-    if (std::isfinite(floor) && below(out.chosen)) {
-      const auto lead = out.chosen;
-      // The slowest-growing class at the work's growth that the data leave; where they leave none,
-      // the fastest-growing power of n below it that is faster than the lead (as near the work as
-      // the data allow; never by a log factor alone, which is what a step or a bend fakes).
-      auto growth = [&](std::size_t k) { return class_growth(out.classes[k].cls, lo, hi); };
-      std::optional<std::size_t> at_work, toward;
-      for (std::size_t k = 0; k < out.classes.size(); ++k) {
-        const auto& c = out.classes[k];
-        if (!c.coarse || k == lead || excluded(k, lead)) continue;
-        if (!below(k)) {
-          if (!at_work || growth(k) < growth(*at_work)) at_work = k;
-        } else if (c.cls.log == 0 && growth(k) > growth(lead) && (!toward || growth(k) > growth(*toward))) {
-          toward = k;
-        }
-      }
-      if (const auto pick = at_work ? at_work : toward) out.chosen = *pick, out.by_work = lead;
+
+  // The work as the tie breaker: no class growing slower than the work over the sizes, of those
+  // the data cannot tell from the class chosen without it.
+  if (o.work.empty() || means.n.front() < 2) return;
+  const double lo = means.n.front(), hi = means.n.back();
+  double floor = -INFINITY;
+  for (const auto& w : o.work) floor = std::max(floor, growth_over(w, lo, hi));
+  auto growth = [&](std::size_t k) { return class_growth(out.classes[k].cls, lo, hi); };
+  const auto lead = out.chosen;
+  if (!std::isfinite(floor) || !(growth(lead) < floor - 0.02)) return;
+  // The slowest-growing class at the work's growth that the data leave; where they leave none, the
+  // fastest-growing power of n below it that is faster than the lead (as near the work as the data
+  // allow; never by a log factor alone, which is what a step or a bend fakes).
+  std::optional<std::size_t> at_work, toward;
+  for (std::size_t k = 0; k < out.classes.size(); ++k) {
+    const auto& c = out.classes[k];
+    if (!c.coarse || k == lead || ev.excluded(k, lead)) continue;
+    if (!(growth(k) < floor - 0.02)) {
+      if (!at_work || growth(k) < growth(*at_work)) at_work = k;
+    } else if (c.cls.log == 0 && growth(k) > growth(lead) && (!toward || growth(k) > growth(*toward))) {
+      toward = k;
     }
   }
+  if (const auto pick = at_work ? at_work : toward) out.chosen = *pick, out.by_work = lead;
+}
+
+/// How the data's slope departs from the answer's along the range and over the largest sizes
+/// (class_set::bend, top_bend), from 8 sizes.
+void measure_bends(class_set& out, const series& means) {
+  const std::size_t m = means.size();
+  if (m < 8) return;
   const auto& chosen = out.classes[out.chosen];
-  if (m >= 8) {
-    // The residuals' slope over each half of the sizes, and its standard error.
-    auto half_slope = [&](std::size_t from, std::size_t to, double& se) {
-      double sx = 0, sy = 0, sxx = 0, sxy = 0;
-      const double k = static_cast<double>(to - from);
-      std::vector<double> x, r;
-      for (std::size_t i = from; i < to; ++i) {
-        x.push_back(std::log(means.n[i]));
-        r.push_back(std::log(means.y[i] / chosen.value(means.n[i])));
-        sx += x.back(), sy += r.back(), sxx += x.back() * x.back(), sxy += x.back() * r.back();
-      }
-      const double vx = sxx - sx * sx / k, b = (sxy - sx * sy / k) / vx, a = (sy - b * sx) / k;
-      double ss = 0;
-      for (std::size_t i = 0; i < x.size(); ++i) ss += (r[i] - a - b * x[i]) * (r[i] - a - b * x[i]);
-      const double var = std::max(ss / std::max(1.0, k - 2), out.noise * out.noise);
-      se = std::sqrt(var / vx);
-      return b;
-    };
-    double se_lo = 0, se_hi = 0;
-    const double lo = half_slope(0, m / 2, se_lo), hi = half_slope(m - m / 2, m, se_hi);
-    out.bend = hi - lo;
-    out.bend_se = std::hypot(se_lo, se_hi);
-    // And over the largest sizes alone, against the answer's own slope there: the 3 largest, the
-    // 4 largest, up to a quarter of the sizes; the window that departs most, in standard errors.
-    double most = -INFINITY;
-    for (std::size_t k = 3; k <= std::max<std::size_t>(4, m / 4); ++k) {
-      double se = 0;
-      const double b = half_slope(m - k, m, se);
-      if (b / se > most) most = b / se, out.top_sizes = k, out.top_bend = b, out.top_bend_se = se;
+  // The residuals' slope over each half of the sizes, and its standard error.
+  auto half_slope = [&](std::size_t from, std::size_t to, double& se) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    const double k = static_cast<double>(to - from);
+    std::vector<double> x, r;
+    for (std::size_t i = from; i < to; ++i) {
+      x.push_back(std::log(means.n[i]));
+      r.push_back(std::log(means.y[i] / chosen.value(means.n[i])));
+      sx += x.back(), sy += r.back(), sxx += x.back() * x.back(), sxy += x.back() * r.back();
     }
+    const double vx = sxx - sx * sx / k, b = (sxy - sx * sy / k) / vx, a = (sy - b * sx) / k;
+    double ss = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) ss += (r[i] - a - b * x[i]) * (r[i] - a - b * x[i]);
+    const double var = std::max(ss / std::max(1.0, k - 2), out.noise * out.noise);
+    se = std::sqrt(var / vx);
+    return b;
+  };
+  double se_lo = 0, se_hi = 0;
+  const double lo = half_slope(0, m / 2, se_lo), hi = half_slope(m - m / 2, m, se_hi);
+  out.bend = hi - lo;
+  out.bend_se = std::hypot(se_lo, se_hi);
+  // And over the largest sizes alone, against the answer's own slope there: the 3 largest, the
+  // 4 largest, up to a quarter of the sizes; the window that departs most, in standard errors.
+  double most = -INFINITY;
+  for (std::size_t k = 3; k <= std::max<std::size_t>(4, m / 4); ++k) {
+    double se = 0;
+    const double b = half_slope(m - k, m, se);
+    if (b / se > most) most = b / se, out.top_sizes = k, out.top_bend = b, out.top_bend_se = se;
   }
-  const bool coarse_answer = chosen.coarse;
+}
+
+}  // namespace
+
+std::optional<class_set> weigh_classes(const series& regime, double replicate_noise, const class_set_options& o) {
+  const auto means = per_size_means(regime);
+  if (means.size() < 4) return std::nullopt;
+  class_set out;
+  out.between = between_size_noise(regime);
+  out.replicates = replicate_noise;
+  out.noise = std::max({std::isfinite(out.between) ? out.between : 0.0, std::isfinite(replicate_noise) ? replicate_noise : 0.0,
+                        0.002});
+  auto all = fit_lattice(means, o);
+  if (all.empty()) return std::nullopt;
+  use_alternatives(all, out, o);
+  std::vector<std::vector<double>> errors;
+  for (auto& c : all) out.classes.push_back(std::move(c.judged)), errors.push_back(std::move(c.errors));
+  const evidence_of ev{out, errors, o};
+  choose(out, ev, means, o);
+  measure_bends(out, means);
+
+  // Every other class: its evidence against the answer, whether excluded, and where not, the size
+  // at which it would differ from the answer by max(4σ, 5%); a rival of a coarse answer is coarse.
+  const auto& chosen = out.classes[out.chosen];
   const double tell = std::max(4 * out.noise, std::log(1.05));  // in ln T
   for (std::size_t k = 0; k < out.classes.size(); ++k) {
     auto& c = out.classes[k];
     if (k == out.chosen) continue;
-    c.evidence = evidence(k, out.chosen);
-    c.excluded = excluded(k, out.chosen);
+    c.evidence = ev(k, out.chosen);
+    c.excluded = ev.excluded(k, out.chosen);
     if (c.excluded) continue;
     c.settle = find_tie_breaker(c.eq, chosen.eq, means.n.back(), std::expm1(tell));
-    if (!coarse_answer || c.coarse) out.rivals.push_back(k);
+    if (!chosen.coarse || c.coarse) out.rivals.push_back(k);
   }
   return out;
 }
