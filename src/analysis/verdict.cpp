@@ -105,39 +105,29 @@ double measured_noise(const std::vector<double>& n, const std::vector<double>& y
                                                              : replicates;
 }
 
-verdict judge(const analysis& a, double noise) {
+namespace {
+
+/// A verdict being built: the analysis it judges, the noise it judges by, the sizes of the fitted
+/// regime, and the reasons raised so far.
+struct judging {
+  const analysis& a;
   verdict v;
-  // The replicates' spread within the fitted regime: points in separate processes differ more at
-  // launch-bound sizes below a knee than where the fit is judged.
-  std::vector<double> rn, ry;
-  for (std::size_t i = 0; i < a.data.size(); ++i)
-    if (a.data.n[i] >= a.regime_from) rn.push_back(a.data.n[i]), ry.push_back(a.data.y[i]);
-  v.noise = measured_noise(rn, ry, noise);
-  // With the class set, σ also holds the scatter between neighbouring sizes (class_set.hpp).
-  const auto& set = a.classes;
-  if (set && std::isfinite(set->between)) v.noise = std::isfinite(v.noise) ? std::max(v.noise, set->noise) : set->noise;
-  // An exponential answer has no class set: the scatter between sizes is measured against n itself
-  // (ln T of bⁿ is a line in n).
-  const bool exponential = a.groups.best.theta().exp_base.has_value();
-  if (!set && exponential) {
-    if (const double between = between_size_noise(a.data.within(a.regime_from, INFINITY), true); std::isfinite(between))
-      v.noise = std::isfinite(v.noise) ? std::max(v.noise, between) : between;
-  }
-  const double sigma = std::isfinite(v.noise) ? v.noise : 0.02;  // unmeasured: a quiet machine's
-  const double mild = std::max(4 * sigma, 0.02), severe = std::max(10 * sigma, 0.10);
-  auto raise = [&](verdict_level l, std::string why) {
+  double sigma = 0.02;  ///< the noise judged by (unmeasured: a quiet machine's 2%)
+  bool exponential = false;
+  std::vector<double> regime;  ///< the sizes of the fitted regime
+  void raise(verdict_level l, std::string why) {
     v.level = std::max(v.level, l);
     v.reasons.push_back(std::move(why));
-  };
-  if (!std::isfinite(v.noise))
-    raise(verdict_level::tentative, "no replicates or repetitions to measure the noise by; 2% assumed");
+  }
+};
 
-  const auto& best = a.groups.best;
-  const double lo = a.regime_from;
-  std::vector<double> regime;
-  for (double n : a.data.sizes())
-    if (n >= lo) regime.push_back(n);
-
+/// Enough sizes over enough range (or, for an exponential, growth) to tell classes apart.
+void judge_sizes(judging& j) {
+  const auto& a = j.a;
+  const auto& best = j.a.groups.best;
+  const auto& regime = j.regime;
+  const bool exponential = j.exponential;
+  auto raise = [&j](verdict_level l, std::string why) { j.raise(l, std::move(why)); };
   // The fitted regime must hold enough sizes over enough range to tell classes apart.
   const auto k = regime.size();
   const double range = k ? regime.back() / regime.front() : 1;
@@ -158,7 +148,16 @@ verdict judge(const analysis& a, double noise) {
     raise(verdict_level::tentative, fmt::format("the sizes{} span only a factor of {:.3g} in n (at least 8 tells log factors apart)",
                                                 where, range));
   }
+}
 
+/// How far the best equation misses the data, against the noise.
+void judge_misfit(judging& j) {
+  const auto& a = j.a;
+  const auto& best = j.a.groups.best;
+  const double sigma = j.sigma;
+  const double lo = j.a.regime_from;
+  const double mild = std::max(4 * sigma, 0.02), severe = std::max(10 * sigma, 0.10);
+  auto raise = [&j](verdict_level l, std::string why) { j.raise(l, std::move(why)); };
   // The best equation must describe the data within the noise. Scatter far beyond it that keeps
   // no trend along n (the residuals change sign as often as chance has them) is the machine's
   // size-to-size variation, not a wrong class: the class stands, tentatively.
@@ -184,7 +183,14 @@ verdict judge(const analysis& a, double noise) {
     raise(verdict_level::tentative,
           fmt::format("the best equation misses a measured size by {}, above 4σ of the noise (σ = {})", percent(best.max_rel_err),
                       percent(sigma)));
+}
 
+/// The class set: the answer held-out prediction chose, the classes it could not exclude, the work, the bends.
+void judge_classes(judging& j) {
+  auto& v = j.v;
+  const auto& best = j.a.groups.best;
+  const auto& set = j.a.classes;
+  auto raise = [&j](verdict_level l, std::string why) { j.raise(l, std::move(why)); };
   // The best equation must be the class held-out prediction chooses (it is, unless the source's
   // literal rule picked another).
   if (set && !(best.theta() == set->answer().eq.theta()))
@@ -224,7 +230,15 @@ verdict judge(const analysis& a, double noise) {
           fmt::format("the data steepen over the largest {} sizes against {}: their slope of ln T over ln n is {:+.2f} beside the "
                       "class's there (±{:.2f}); the class at larger n may be higher",
                       set->top_sizes, best.theta().text(), set->top_bend, set->top_bend_se));
+}
 
+/// The exponent's interval and the checks without the largest and the smallest sizes.
+void judge_checks(judging& j) {
+  const auto& a = j.a;
+  const auto& best = j.a.groups.best;
+  const auto& set = j.a.classes;
+  const double sigma = j.sigma;
+  auto raise = [&j](verdict_level l, std::string why) { j.raise(l, std::move(why)); };
   // The leading exponent's interval must lie within one class.
   if (const auto& ci = a.uncertainty.interval; ci && ci->what == "exponent of n") {
     if (ci->hi - ci->lo > 1)
@@ -255,7 +269,13 @@ verdict judge(const analysis& a, double noise) {
   if (a.without_smallest && !same_class(a.without_smallest->theta(), best.theta()))
     raise(verdict_level::tentative, fmt::format("without the smallest sizes of the regime the best class is {}",
                                                 a.without_smallest->theta().text()));
+}
 
+/// What the measured range cannot show: a cache-resident cost, a cost below the work, an exotic form.
+void judge_limits(judging& j) {
+  const auto& a = j.a;
+  const auto& best = j.a.groups.best;
+  auto raise = [&j](verdict_level l, std::string why) { j.raise(l, std::move(why)); };
   // A memory-bound cost measured only while its data fit a cache describes the cache, not memory.
   if (const auto& r = a.resident)
     raise(verdict_level::tentative,
@@ -274,7 +294,15 @@ verdict judge(const analysis& a, double noise) {
   if (exotic(best))
     raise(verdict_level::tentative,
           fmt::format("an exotic form ({}) wins; a simpler class is rejected only by differences near the noise", best.theta().text()));
+}
 
+/// The size that would settle a verdict that is not firm.
+void name_next_size(judging& j) {
+  const auto& a = j.a;
+  auto& v = j.v;
+  const auto& best = j.a.groups.best;
+  const auto& set = j.a.classes;
+  const auto& regime = j.regime;
   // What would settle it: the tie breaker's size, else four times the largest.
   if (v.level != verdict_level::firm && !regime.empty()) {
     // The nearest tie breaker; with the class set, the size that tells the answer from every class
@@ -293,6 +321,39 @@ verdict judge(const analysis& a, double noise) {
                                                            : told;
     v.predicted = best(*v.next_size);
   }
+}
+
+}  // namespace
+
+verdict judge(const analysis& a, double noise) {
+  judging j{a, {}};
+  auto& v = j.v;
+  // The replicates' spread within the fitted regime: points in separate processes differ more at
+  // launch-bound sizes below a knee than where the fit is judged.
+  std::vector<double> rn, ry;
+  for (std::size_t i = 0; i < a.data.size(); ++i)
+    if (a.data.n[i] >= a.regime_from) rn.push_back(a.data.n[i]), ry.push_back(a.data.y[i]);
+  v.noise = measured_noise(rn, ry, noise);
+  // With the class set, σ also holds the scatter between neighbouring sizes (class_set.hpp).
+  const auto& set = a.classes;
+  if (set && std::isfinite(set->between)) v.noise = std::isfinite(v.noise) ? std::max(v.noise, set->noise) : set->noise;
+  // An exponential answer has no class set: the scatter between sizes is measured against n itself
+  // (ln T of bⁿ is a line in n).
+  j.exponential = a.groups.best.theta().exp_base.has_value();
+  if (!set && j.exponential) {
+    if (const double between = between_size_noise(a.data.within(a.regime_from, INFINITY), true); std::isfinite(between))
+      v.noise = std::isfinite(v.noise) ? std::max(v.noise, between) : between;
+  }
+  if (std::isfinite(v.noise)) j.sigma = v.noise;
+  else j.raise(verdict_level::tentative, "no replicates or repetitions to measure the noise by; 2% assumed");
+  for (double n : a.data.sizes())
+    if (n >= a.regime_from) j.regime.push_back(n);
+  judge_sizes(j);
+  judge_misfit(j);
+  judge_classes(j);
+  judge_checks(j);
+  judge_limits(j);
+  name_next_size(j);
   return v;
 }
 
