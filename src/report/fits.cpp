@@ -167,121 +167,140 @@ fit::series variant_series(const experiment_view& v, const std::string& problem,
   return s;
 }
 
+namespace {
+
+/// One fitted series of an experiment: a variant at one parameter set.
+struct series_key {
+  std::string problem, params, variant, backend;
+  bool operator==(const series_key&) const = default;
+  bool holds(const point_view& p) const {
+    return p.record.problem == problem && p.record.params_json == params && p.record.variant == variant;
+  }
+};
+
+/// The experiment's series in plan order; usage_error for a --problem or --variant it lacks.
+std::vector<series_key> series_of(const experiment_view& v, const fit_request& r) {
+  std::vector<series_key> groups;
+  for (const auto& p : v.points) {
+    const auto& rec = p.record;
+    series_key key{rec.problem, rec.params_json, rec.variant, rec.backend};
+    if (std::find(groups.begin(), groups.end(), key) == groups.end()) groups.push_back(key);
+  }
+  for (const auto* filter : {&r.problems, &r.variants})
+    for (const auto& name : *filter) {
+      bool found = false;
+      for (const auto& g : groups) found |= name == (filter == &r.problems ? g.problem : g.variant);
+      if (!found)
+        throw usage_error(fmt::format("experiment {} has no {} '{}'", v.experiment.id,
+                                      filter == &r.problems ? "problem" : "variant", name));
+    }
+  return groups;
+}
+
+/// Why a series is not fitted as one curve (its points ran on unlike machines, ema merge), or ""
+/// with a note where --across-machines fits it anyway.
+std::string across_machines(const experiment_view& v, const series_key& g, const fit_request& r, variant_fit& f) {
+  std::set<std::string> kinds;
+  for (const auto& p : v.points)
+    if (g.holds(p) && p.notes.is_object() && p.notes.contains("machine") && p.notes["machine"].is_string())
+      kinds.insert(p.notes["machine"].get<std::string>());
+  if (kinds.size() <= 1) return "";
+  const auto which = fmt::format("{} kinds of machine ({})", kinds.size(), fmt::join(kinds, "; "));
+  if (!r.across_machines)
+    return fmt::format("its points ran on {}: one curve across unlike machines mixes their speeds; fit each machine's shards apart, "
+                       "or pass --across-machines",
+                       which);
+  f.notes.push_back("fitted across " + which + " (--across-machines)");
+  return "";
+}
+
+/// The problem's work model for the regimes and as floors of the growth: the working set (the
+/// bytes it must read), the work (the bytes that must move, the operations, and what the variant's
+/// algorithm must do beyond them, a comparison sort's n log n; none for an algorithm that
+/// estimates the answer by doing less), the caches the data pass through and whether the cost is
+/// bound by memory. The algorithm as the points recorded it, so every build of ema (with CUDA or
+/// without) fits the same. Nothing where the model refuses the parameters.
+void add_work_model(fit::analysis_options& options, const experiment_view& v, const series_key& g, const problem_desc& desc,
+                    const std::shared_ptr<param_set>& declared, double largest) {
+  if (!desc.work) return;
+  try {
+    const auto work = desc.work;
+    options.working_set = [work, declared](double n) { return work(static_cast<std::uint64_t>(n), *declared).bytes; };
+    std::string algorithm;
+    for (const auto& id : variant_identities(v, g.problem))
+      if (id.name == g.variant) algorithm = id.algorithm;
+    options.work = work_floors(desc, declared, algorithm);
+    options.caches = memory_levels(v.experiment.machine, g.backend);
+    const auto w = work(static_cast<std::uint64_t>(largest), *declared);
+    options.memory_bound = w.bytes > 0 && w.ops / w.bytes < 1;
+  } catch (const usage_error&) {
+    // a work model that refuses the parameters: no regimes
+  }
+}
+
+/// Fits one series whose data are in hand: the options from the request, the points' noise and the
+/// problem's work model; the size that would settle the verdict as the problem can run it (kron
+/// graphs: a power of two), and what the best equation predicts there.
+void fit_series(variant_fit& f, const experiment_view& v, const series_key& g, const fit_request& r, const fit::series& data) {
+  auto options = r.options;
+  options.noise = repetition_noise(v, g.problem, g.params, g.variant, r.metric);
+  // The stored parameters as the problem declares them (none where they were changed by hand).
+  const auto* desc = lookup_problem(g.problem);
+  std::shared_ptr<param_set> declared;
+  if (desc)
+    if (auto p = param_set::restore_json(desc->name, desc->params, g.params)) declared = std::make_shared<param_set>(std::move(*p));
+  if (desc && declared && r.metric != "host_peak_rss") add_work_model(options, v, g, *desc, declared, data.sizes().back());
+  options.groups.budget = f.budget;
+  options.groups.cost = cost_model(v, g.problem, g.params, g.variant);
+  if (!options.groups.cost) f.notes.push_back("tie-breaker costs read the fitted metric itself as seconds");
+  try {
+    f.analysis = fit::analyze(data, options);
+  } catch (const std::invalid_argument& e) {
+    f.skipped = e.what();
+  }
+  if (f.analysis && f.analysis->verdict.next_size && desc && declared && desc->size_near) {
+    auto& vd = f.analysis->verdict;
+    const auto n = desc->size_near(*declared, static_cast<std::uint64_t>(std::llround(std::min(*vd.next_size, 0x1p62))));
+    vd.next_size = static_cast<double>(n);
+    vd.predicted = f.analysis->groups.best(static_cast<double>(n));
+  }
+}
+
+}  // namespace
+
 std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_request& r) {
   const auto metrics = experiment_metrics(v);
   if (!metrics.count(r.metric))
     throw usage_error(fmt::format("experiment {} has no samples of metric '{}'; it has: {}", v.experiment.id, r.metric,
                                   fmt::join(metrics, ", ")));
-  // Groups in plan order: (problem, parameters, variant).
-  std::vector<std::tuple<std::string, std::string, std::string, std::string>> groups;
-  for (const auto& p : v.points) {
-    const auto& rec = p.record;
-    std::tuple key{rec.problem, rec.params_json, rec.variant, rec.backend};
-    if (std::find(groups.begin(), groups.end(), key) == groups.end()) groups.push_back(key);
-  }
   auto selected = [](const std::vector<std::string>& filter, const std::string& name) {
     return filter.empty() || std::find(filter.begin(), filter.end(), name) != filter.end();
   };
-  for (const auto* filter : {&r.problems, &r.variants})
-    for (const auto& name : *filter) {
-      bool found = false;
-      for (const auto& [problem, params, variant, backend] : groups) found |= name == (filter == &r.problems ? problem : variant);
-      if (!found)
-        throw usage_error(fmt::format("experiment {} has no {} '{}'", v.experiment.id,
-                                      filter == &r.problems ? "problem" : "variant", name));
-    }
-
   std::vector<variant_fit> out;
   const auto& gpus = v.experiment.machine.value("gpus", nlohmann::json::array());
-  for (const auto& [problem, params, variant, backend] : groups) {
-    if (!selected(r.problems, problem) || !selected(r.variants, variant)) continue;
+  for (const auto& g : series_of(v, r)) {
+    if (!selected(r.problems, g.problem) || !selected(r.variants, g.variant)) continue;
     variant_fit f;
-    f.problem = problem;
-    f.variant = variant;
-    f.backend = backend;
-    f.params_json = params;
+    f.problem = g.problem;
+    f.variant = g.variant;
+    f.backend = g.backend;
+    f.params_json = g.params;
     f.metric = r.metric;
     f.unit = find_metric(r.metric).unit;
     f.budget = r.budget ? *r.budget : default_budget(v.experiment);
-    if (const int used = devices_used(backend, static_cast<int>(gpus.size())); used > 0) {
+    if (const int used = devices_used(g.backend, static_cast<int>(gpus.size())); used > 0) {
       double threads = 0;
       for (int i = 0; i < used; ++i) threads += gpus[static_cast<std::size_t>(i)].value("resident_threads", 0.0);
       if (threads > 0) f.resident_threads = threads;
     }
     // A variant that does not report the metric at all (a CPU variant's kernel time) has nothing
     // to fit (unless it was asked for by name); one whose points all failed is reported as not fitted.
-    bool reports = false;
-    for (const auto& p : v.points)
-      if (p.record.problem == problem && p.record.params_json == params && p.record.variant == variant)
-        reports |= p.metrics.count(r.metric) > 0;
+    const bool reports = std::any_of(v.points.begin(), v.points.end(), [&](const auto& p) { return g.holds(p) && p.metrics.count(r.metric); });
     if (!reports && r.variants.empty()) continue;
-    // Points merged from shards (ema merge) name the kind of machine each ran on.
-    std::set<std::string> kinds;
-    for (const auto& p : v.points)
-      if (p.record.problem == problem && p.record.params_json == params && p.record.variant == variant && p.notes.is_object() &&
-          p.notes.contains("machine") && p.notes["machine"].is_string())
-        kinds.insert(p.notes["machine"].get<std::string>());
-    if (kinds.size() > 1) {
-      const auto which = fmt::format("{} kinds of machine ({})", kinds.size(), fmt::join(kinds, "; "));
-      if (!r.across_machines) {
-        f.skipped = fmt::format("its points ran on {}: one curve across unlike machines mixes their speeds; fit each machine's "
-                                "shards apart, or pass --across-machines",
-                                which);
-        out.push_back(std::move(f));
-        continue;
-      }
-      f.notes.push_back("fitted across " + which + " (--across-machines)");
-    }
-    const auto data = variant_series(v, problem, params, variant, r.metric, r.stat, &f.notes);
-    if (data.size() == 0) {
-      f.skipped = fmt::format("no point of {} that ran ok has samples of {}", variant, r.metric);
-      out.push_back(std::move(f));
-      continue;
-    }
-    auto options = r.options;
-    options.noise = repetition_noise(v, problem, params, variant, r.metric);
-    // The stored parameters as the problem declares them (none where they were changed by hand).
-    const auto* desc = lookup_problem(problem);
-    std::shared_ptr<param_set> declared;
-    if (desc)
-      if (auto p = param_set::restore_json(desc->name, desc->params, params)) declared = std::make_shared<param_set>(std::move(*p));
-    // The working set from the problem's work model (the bytes it must read), for the regimes.
-    if (desc && declared && desc->work && r.metric != "host_peak_rss") {
-      try {
-        const auto work = desc->work;
-        options.working_set = [work, declared](double n) { return work(static_cast<std::uint64_t>(n), *declared).bytes; };
-        // The work as floors of the cost's growth: the bytes that must move, the operations, and
-        // what the variant's algorithm must do beyond them (a comparison sort's n log n); none for
-        // an algorithm that estimates the answer by doing less. The algorithm as the points
-        // recorded it, so every build of ema (with CUDA or without) fits the same.
-        std::string algorithm;
-        for (const auto& id : variant_identities(v, problem))
-          if (id.name == variant) algorithm = id.algorithm;
-        options.work = work_floors(*desc, declared, algorithm);
-        options.caches = memory_levels(v.experiment.machine, backend);
-        const auto largest = static_cast<std::uint64_t>(data.sizes().back());
-        const auto w = work(largest, *declared);
-        options.memory_bound = w.bytes > 0 && w.ops / w.bytes < 1;
-      } catch (const usage_error&) {
-        // a work model that refuses the parameters: no regimes
-      }
-    }
-    options.groups.budget = f.budget;
-    options.groups.cost = cost_model(v, problem, params, variant);
-    if (!options.groups.cost) f.notes.push_back("tie-breaker costs read the fitted metric itself as seconds");
-    try {
-      f.analysis = fit::analyze(data, options);
-    } catch (const std::invalid_argument& e) {
-      f.skipped = e.what();
-    }
-    // The size that would settle the verdict, as the problem can run it (kron graphs: a power of
-    // two), and what the best equation predicts there.
-    if (f.analysis && f.analysis->verdict.next_size && desc && declared && desc->size_near) {
-      auto& vd = f.analysis->verdict;
-      const auto n = desc->size_near(*declared, static_cast<std::uint64_t>(std::llround(std::min(*vd.next_size, 0x1p62))));
-      vd.next_size = static_cast<double>(n);
-      vd.predicted = f.analysis->groups.best(static_cast<double>(n));
-    }
+    f.skipped = across_machines(v, g, r, f);
+    const auto data = f.skipped.empty() ? variant_series(v, g.problem, g.params, g.variant, r.metric, r.stat, &f.notes) : fit::series{};
+    if (f.skipped.empty() && data.size() == 0) f.skipped = fmt::format("no point of {} that ran ok has samples of {}", g.variant, r.metric);
+    if (f.skipped.empty()) fit_series(f, v, g, r, data);
     out.push_back(std::move(f));
   }
   return out;
@@ -413,101 +432,126 @@ std::string render_fit_summary(const std::vector<variant_fit>& fits, table_style
   return render(t, style);
 }
 
-std::string render_fits(const std::vector<variant_fit>& fits, table_style style, bool all_equations) {
+namespace {
+
+/// A fit's heading: the series, and its metric.
+std::string fit_heading(const variant_fit& f, table_style style) {
   const bool md = style == table_style::markdown;
+  const auto ptext = params_text(f.params_json, ",", f.problem);
+  const std::string title = f.problem.empty()  ? (ptext.empty() ? f.variant : fmt::format("{} ({})", f.variant, ptext))
+                            : ptext.empty()    ? fmt::format("{} · {}", f.problem, f.variant)
+                                               : fmt::format("{} ({}) · {}", f.problem, ptext, f.variant);
+  return md ? fmt::format("\n#### {} — {}\n\n", stored_text(title, style), stored_text(f.metric, style))
+            : fmt::format("\n{} — {}\n", title, f.metric);
+}
+
+/// The sizes, the answer first, then the verdict: how far it can be quoted (analysis/verdict.hpp).
+std::string fit_answer(const variant_fit& f, const fit::analysis& a, table_style style, const char* ind) {
+  const auto sizes = a.data.sizes();
+  std::string out = fmt::format("{}{} sizes from {} to {}, {} values; {} equations fitted\n", ind, sizes.size(),
+                                format_size(sizes.front()), format_size(sizes.back()), a.data.size(), a.groups.candidates);
+  out += fmt::format("{}answer: {}\n", ind, stored_text(fit::answer_text(a), style));
+  const auto& vd = a.verdict;
+  out += fmt::format("{}verdict: {}{}\n", ind, fit::to_string(vd.level),
+                     std::isfinite(vd.noise) ? fmt::format(" (noise of a measured value σ = {})", fit::percent(vd.noise)) : std::string());
+  for (const auto& why : vd.reasons) out += fmt::format("{}  - {}\n", ind, stored_text(why, style));
+  if (vd.next_size)
+    out += fmt::format("{}  to settle it: run n = {} (the best equation predicts {} there)\n", ind, format_size(*vd.next_size),
+                       vd.predicted ? format_value(*vd.predicted, f.unit) : std::string("?"));
+  return out;
+}
+
+/// EMA's groups as a table (the best equation, the minimum-error one, up to 8 more or all of
+/// them) and the groups' sizes.
+std::string fit_groups_table(const variant_fit& f, const fit::equation_groups& g, table_style style, bool all_equations,
+                             const char* ind) {
+  const bool md = style == table_style::markdown;
+  grid t;
+  t.columns = {{"group", false}, {"equation", false}, {"Θ", false}, {"coef", true}, {"max err", true}, {"tie breaker", true}};
+  auto row = [&](const std::string& group, const fit::equation& e, const std::string& tie) {
+    t.rows.push_back({group, e.formula(), e.theta().text(), std::to_string(e.coefficient_count()), format_percent(e.max_rel_err), tie});
+  };
+  auto tie_text = [&](const fit::tie_break& tb) {
+    if (!tb.n) return std::string("never");
+    return fmt::format("n = {} ({})", format_size(*tb.n), std::isfinite(tb.cost) ? format_time(tb.cost) : "?");
+  };
+  const auto best_key = g.best.formula();
+  std::string best_tie;
+  for (const auto* list : {&g.distinguishable, &g.non_distinguishable})
+    for (const auto& tb : *list)
+      if (tb.eq.formula() == best_key) best_tie = (list == &g.distinguishable ? "" : "non-distinguishable: ") + tie_text(tb);
+  if (best_key == g.min_error.formula()) {
+    row("best and minimum error", g.best, "");
+  } else {
+    row("best", g.best, best_tie);
+    row("minimum error", g.min_error, "");
+  }
+  std::size_t shown = best_key == g.min_error.formula() ? 0 : 1;
+  for (const auto* list : {&g.distinguishable, &g.non_distinguishable})
+    for (const auto& tb : *list) {
+      if (tb.eq.formula() == best_key || (!all_equations && shown >= 8)) continue;
+      ++shown;
+      row(list == &g.distinguishable ? "distinguishable" : "non-distinguishable", tb.eq, tie_text(tb));
+    }
+  std::string out = md ? "\n" + render(t, style) + "\n" : render(t, style);
+  if (g.equivalent.size() > shown)
+    out += fmt::format("{}… and {} more equivalent equations (--all-equations lists them)\n", ind, g.equivalent.size() - shown);
+  out += fmt::format("{}equivalent: {} (within {} of the minimum-error one at every size); distinguishable: {}, "
+                     "non-distinguishable: {} (tie breaker beyond the budget of {})\n",
+                     ind, g.equivalent.size(), format_percent(0.05), g.distinguishable.size(), g.non_distinguishable.size(),
+                     format_time(f.budget));
+  return out;
+}
+
+/// The knee, the breakpoints, the regime, the exponent's interval, the held-out check and the
+/// sizes off their neighbours.
+std::string fit_details(const variant_fit& f, const fit::analysis& a, table_style style, const char* ind) {
+  std::string out;
+  if (a.knee) {
+    out += fmt::format("{}knee at n ≈ {}: {} below, {} above (slopes {:.2f} and {:.2f} in log-log); the groups describe "
+                       "the regime above it",
+                       ind, format_size(std::round(a.knee->where.n)), a.knee->below.text(), a.knee->above.text(),
+                       a.knee->where.slope_below, a.knee->where.slope_above);
+    if (f.resident_threads) out += fmt::format("; GPU resident threads (SMs × threads per SM): {:.0f}", *f.resident_threads);
+    out += "\n";
+  }
+  if (!a.breakpoints.empty()) {
+    std::vector<std::string> texts;
+    for (const auto& b : a.breakpoints) texts.push_back(b.text());
+    out += fmt::format("{}breakpoints: {}\n", ind, stored_text(fmt::format("{}", fmt::join(texts, "; ")), style));
+  }
+  if (!a.regime.empty() && !a.knee) out += fmt::format("{}the groups describe the regime {}\n", ind, a.regime);
+  if (const auto& ci = a.uncertainty.interval)
+    out += fmt::format("{}{}: {:.3g}, 95% interval [{:.3g}, {:.3g}] ({} bootstrap resamples)\n", ind, ci->what, ci->estimate, ci->lo,
+                       ci->hi, ci->resamples);
+  if (a.check) {
+    std::vector<std::string> held;
+    for (const auto& p : a.check->points) held.push_back(format_size(p.n));
+    out += fmt::format("{}held out n = {}: the best equation of the other sizes ({}) predicts them within {}\n", ind,
+                       fmt::join(held, ", "), a.check->best.theta().text(), format_percent(a.check->max_rel_err));
+  }
+  if (!a.off.empty()) {
+    std::vector<std::string> texts;
+    for (const auto& o : a.off) texts.push_back(fmt::format("n = {} ({:+.0f}%)", format_size(o.n), 100 * o.departure));
+    out += fmt::format("{}off both neighbours (a disturbance?): {}{}\n", ind, fmt::join(texts, ", "),
+                       f.problem.empty() ? "" : "; `ema run --rerun-noisy` measures them again");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_fits(const std::vector<variant_fit>& fits, table_style style, bool all_equations) {
+  const char* ind = style == table_style::markdown ? "- " : "  ";
   std::string out;
   for (const auto& f : fits) {
-    const auto ptext = params_text(f.params_json, ",", f.problem);
-    const std::string title = f.problem.empty()  ? (ptext.empty() ? f.variant : fmt::format("{} ({})", f.variant, ptext))
-                              : ptext.empty()    ? fmt::format("{} · {}", f.problem, f.variant)
-                                                 : fmt::format("{} ({}) · {}", f.problem, ptext, f.variant);
-    out += md ? fmt::format("\n#### {} — {}\n\n", stored_text(title, style), stored_text(f.metric, style))
-              : fmt::format("\n{} — {}\n", title, f.metric);
-    const char* ind = md ? "- " : "  ";
+    out += fit_heading(f, style);
     if (!f.analysis) {
       out += fmt::format("{}not fitted: {}\n", ind, stored_text(f.skipped, style));
-      for (const auto& n : f.notes) out += fmt::format("{}note: {}\n", ind, stored_text(n, style));
-      continue;
-    }
-    const auto& a = *f.analysis;
-    const auto& g = a.groups;
-    const auto sizes = a.data.sizes();
-    out += fmt::format("{}{} sizes from {} to {}, {} values; {} equations fitted\n", ind, sizes.size(),
-                       format_size(sizes.front()), format_size(sizes.back()), a.data.size(), g.candidates);
-    // The answer first, then the verdict: how far it can be quoted (analysis/verdict.hpp).
-    out += fmt::format("{}answer: {}\n", ind, stored_text(fit::answer_text(a), style));
-    const auto& vd = a.verdict;
-    out += fmt::format("{}verdict: {}{}\n", ind, fit::to_string(vd.level),
-                       std::isfinite(vd.noise) ? fmt::format(" (noise of a measured value σ = {})", fit::percent(vd.noise)) : std::string());
-    for (const auto& why : vd.reasons) out += fmt::format("{}  - {}\n", ind, stored_text(why, style));
-    if (vd.next_size)
-      out += fmt::format("{}  to settle it: run n = {} (the best equation predicts {} there)\n", ind, format_size(*vd.next_size),
-                         vd.predicted ? format_value(*vd.predicted, f.unit) : std::string("?"));
-    grid t;
-    t.columns = {{"group", false}, {"equation", false}, {"Θ", false}, {"coef", true}, {"max err", true},
-                 {"tie breaker", true}};
-    auto row = [&](const std::string& group, const fit::equation& e, const std::string& tie) {
-      t.rows.push_back({group, e.formula(), e.theta().text(), std::to_string(e.coefficient_count()),
-                        format_percent(e.max_rel_err), tie});
-    };
-    auto tie_text = [&](const fit::tie_break& tb) {
-      if (!tb.n) return std::string("never");
-      return fmt::format("n = {} ({})", format_size(*tb.n), std::isfinite(tb.cost) ? format_time(tb.cost) : "?");
-    };
-    const auto best_key = g.best.formula();
-    std::string best_tie;
-    for (const auto* list : {&g.distinguishable, &g.non_distinguishable})
-      for (const auto& tb : *list)
-        if (tb.eq.formula() == best_key)
-          best_tie = (list == &g.distinguishable ? "" : "non-distinguishable: ") + tie_text(tb);
-    if (best_key == g.min_error.formula()) {
-      row("best and minimum error", g.best, "");
     } else {
-      row("best", g.best, best_tie);
-      row("minimum error", g.min_error, "");
-    }
-    std::size_t shown = best_key == g.min_error.formula() ? 0 : 1;
-    for (const auto* list : {&g.distinguishable, &g.non_distinguishable})
-      for (const auto& tb : *list) {
-        if (tb.eq.formula() == best_key || (!all_equations && shown >= 8)) continue;
-        ++shown;
-        row(list == &g.distinguishable ? "distinguishable" : "non-distinguishable", tb.eq, tie_text(tb));
-      }
-    out += md ? "\n" + render(t, style) + "\n" : render(t, style);
-    if (g.equivalent.size() > shown)
-      out += fmt::format("{}… and {} more equivalent equations (--all-equations lists them)\n", ind, g.equivalent.size() - shown);
-    out += fmt::format("{}equivalent: {} (within {} of the minimum-error one at every size); distinguishable: {}, "
-                       "non-distinguishable: {} (tie breaker beyond the budget of {})\n",
-                       ind, g.equivalent.size(), format_percent(0.05), g.distinguishable.size(),
-                       g.non_distinguishable.size(), format_time(f.budget));
-    if (a.knee) {
-      out += fmt::format("{}knee at n ≈ {}: {} below, {} above (slopes {:.2f} and {:.2f} in log-log); the groups describe "
-                         "the regime above it",
-                         ind, format_size(std::round(a.knee->where.n)), a.knee->below.text(), a.knee->above.text(),
-                         a.knee->where.slope_below, a.knee->where.slope_above);
-      if (f.resident_threads) out += fmt::format("; GPU resident threads (SMs × threads per SM): {:.0f}", *f.resident_threads);
-      out += "\n";
-    }
-    if (!a.breakpoints.empty()) {
-      std::vector<std::string> texts;
-      for (const auto& b : a.breakpoints) texts.push_back(b.text());
-      out += fmt::format("{}breakpoints: {}\n", ind, stored_text(fmt::format("{}", fmt::join(texts, "; ")), style));
-    }
-    if (!a.regime.empty() && !a.knee) out += fmt::format("{}the groups describe the regime {}\n", ind, a.regime);
-    if (const auto& ci = a.uncertainty.interval)
-      out += fmt::format("{}{}: {:.3g}, 95% interval [{:.3g}, {:.3g}] ({} bootstrap resamples)\n", ind, ci->what,
-                         ci->estimate, ci->lo, ci->hi, ci->resamples);
-    if (a.check) {
-      std::vector<std::string> held;
-      for (const auto& p : a.check->points) held.push_back(format_size(p.n));
-      out += fmt::format("{}held out n = {}: the best equation of the other sizes ({}) predicts them within {}\n", ind,
-                         fmt::join(held, ", "), a.check->best.theta().text(), format_percent(a.check->max_rel_err));
-    }
-    if (!a.off.empty()) {
-      std::vector<std::string> texts;
-      for (const auto& o : a.off) texts.push_back(fmt::format("n = {} ({:+.0f}%)", format_size(o.n), 100 * o.departure));
-      out += fmt::format("{}off both neighbours (a disturbance?): {}{}\n", ind, fmt::join(texts, ", "),
-                         f.problem.empty() ? "" : "; `ema run --rerun-noisy` measures them again");
+      out += fit_answer(f, *f.analysis, style, ind);
+      out += fit_groups_table(f, f.analysis->groups, style, all_equations, ind);
+      out += fit_details(f, *f.analysis, style, ind);
     }
     for (const auto& n : f.notes) out += fmt::format("{}note: {}\n", ind, stored_text(n, style));
   }
