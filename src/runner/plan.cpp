@@ -105,20 +105,230 @@ void check_sweep_shape(const plan_request& r) {
     throw usage_error(fmt::format("--start {} is larger than --max-size {}", *r.start, *r.max_size));
 }
 
-plan make_plan(const plan_request& r) {
+namespace {
+
+/// The problems a request names (or all of them), each once.
+std::vector<const problem_desc*> chosen_problems(const plan_request& r) {
+  if (r.all) return problems();
+  if (r.problems.empty()) throw usage_error("name a problem or give --all (see `ema list`)");
   std::vector<const problem_desc*> chosen;
-  if (r.all) {
-    chosen = problems();
-  } else {
-    if (r.problems.empty()) throw usage_error("name a problem or give --all (see `ema list`)");
-    for (const auto& name : r.problems) {
-      const auto* p = &find_problem(name);
-      if (std::find(chosen.begin(), chosen.end(), p) != chosen.end())
-        throw usage_error(fmt::format("problem '{}' is named twice; each runs once", name));
-      chosen.push_back(p);
+  for (const auto& name : r.problems) {
+    const auto* p = &find_problem(name);
+    if (std::find(chosen.begin(), chosen.end(), p) != chosen.end())
+      throw usage_error(fmt::format("problem '{}' is named twice; each runs once", name));
+    chosen.push_back(p);
+  }
+  return chosen;
+}
+
+/// What one problem of a plan is given: its share of the request's parameters, as parameter sets
+/// (each combination of its axes' values, core/axes.hpp), and the launch overrides for its variants.
+struct problem_share {
+  std::vector<param_set> sets;
+  std::vector<std::string> launch;
+};
+
+/// A parameter must belong to at least one chosen problem; with several problems each takes the
+/// ones it declares. Those taken are added to `claimed`.
+problem_share share_of(const problem_desc& p, const plan_request& r, bool several, std::set<std::string>& claimed) {
+  problem_share out;
+  std::vector<std::string> mine;
+  for (const auto& a : r.params) {
+    auto key = a.substr(0, a.find('='));
+    if (key.starts_with(launch_prefix)) {  // a variant's launch override: checked once the variants are known
+      out.launch.push_back(a);
+      continue;
+    }
+    bool declared = false;
+    for (const auto& s : p.params) declared |= key == s.name;
+    if (declared || !several) {
+      mine.push_back(a);
+      claimed.insert(a);
     }
   }
+  auto spec_of = [&](std::string_view key) -> const param_spec* {
+    for (const auto& s : p.params)
+      if (key == s.name) return &s;
+    return nullptr;
+  };
+  const auto axes = group_assignments(
+      mine,
+      [&](std::string_view k) {
+        const auto* s = spec_of(k);
+        return !s || (s->kind != param_kind::text && s->kind != param_kind::path && s->kind != param_kind::output);
+      },
+      [&](std::string_view k) {
+        const auto* s = spec_of(k);
+        return s && s->kind == param_kind::integer;
+      });
+  for (const auto& c : combinations(axes, max_plan_points)) out.sets.push_back(param_set::resolve(p.name, p.params, c));
+  return out;
+}
 
+/// The variants of `p` the request runs: those named (with several problems, those of this one),
+/// else every one this machine can run, with a note for each left out.
+std::vector<const variant_desc*> chosen_variants(const problem_desc& p, const plan_request& r, bool several,
+                                                 std::vector<std::string>& notes) {
+  std::vector<const variant_desc*> vs;
+  if (r.variants.empty()) {
+    for (const auto* v : variants_of(p.name)) {
+      if (auto a = available(v->backend); !a.ok) {
+        notes.push_back(fmt::format("{} {}: left out ({})", p.name, v->name, a.reason));
+        continue;
+      }
+      vs.push_back(v);
+    }
+    return vs;
+  }
+  for (const auto& name : r.variants) {
+    if (several && !lookup_variant(p.name, name)) continue;
+    vs.push_back(&find_variant(p.name, name));
+  }
+  return vs;
+}
+
+/// Launch overrides, axes too, go to the variants that declare the setting, each value checked
+/// against its range: each variant's launch axes. Those taken are added to `claimed`.
+std::map<const variant_desc*, std::vector<param_axis>> launch_axes_of(const problem_desc& p, std::span<const variant_desc* const> vs,
+                                                                      const std::vector<std::string>& launch, bool several,
+                                                                      std::set<std::string>& claimed) {
+  std::map<const variant_desc*, std::vector<param_axis>> own_axes;
+  for (const auto& axis : group_assignments(launch, [](std::string_view) { return true; }, [](std::string_view) { return true; })) {
+    const std::string field = axis.key.substr(launch_prefix.size());
+    bool taken = false;
+    std::set<std::string> offered;
+    for (const auto* v : vs)
+      for (const auto& f : v->launch) {
+        offered.insert(fmt::format("launch.{}", f.name));
+        if (field != f.name) continue;
+        for (const auto& value : axis.values) check_launch_value(f, fmt::format("{} {}", p.name, v->name), value);
+        own_axes[v].push_back(axis);
+        taken = true;
+      }
+    if (!taken && several) continue;  // another chosen problem's, or none's (said by make_plan)
+    if (!taken) {
+      std::vector<std::string> names;
+      for (const auto* v : vs) names.emplace_back(v->name);
+      throw usage_error(fmt::format("'{}' is a launch setting of none of the chosen variants of {} ({}); {}", axis.key, p.name,
+                                    fmt::join(names, ", "),
+                                    offered.empty() ? std::string("they have none (`ema list` shows each variant's)")
+                                                    : fmt::format("theirs: {}", fmt::join(offered, ", "))));
+    }
+    for (const auto& a : launch)
+      if (a.substr(0, a.find('=')) == axis.key) claimed.insert(a);
+  }
+  return own_axes;
+}
+
+using variant_sets = std::map<const variant_desc*, std::vector<param_set>>;
+
+/// Per variant, its parameter sets in plan order, each once: the problem's times its launch axes; a
+/// tuning parameter the variant does not read keeps its default, so an axis over it does not
+/// multiply the variant's points.
+variant_sets sets_of_variants(const problem_desc& p, std::span<const variant_desc* const> vs, const std::vector<param_set>& sets,
+                              std::map<const variant_desc*, std::vector<param_axis>>& own_axes) {
+  variant_sets own;
+  for (const auto* v : vs) {
+    std::set<std::string> seen;
+    const auto launch_combos = combinations(own_axes[v], max_plan_points);
+    for (const auto& given : sets)
+      for (const auto& lc : launch_combos) {
+        auto set = given;
+        for (const auto& spec : p.params)
+          if (spec.tuning && std::none_of(v->tuning.begin(), v->tuning.end(), [&](const char* t) { return std::string_view(t) == spec.name; }))
+            set = set.with(spec.name, spec.default_value);
+        for (const auto& kv : lc) {
+          const auto eq = kv.find('=');
+          set = set.with(kv.substr(0, eq), kv.substr(eq + 1));
+        }
+        if (seen.insert(set.canonical_json()).second) own[v].push_back(std::move(set));
+      }
+  }
+  return own;
+}
+
+/// One problem's part of a plan, its variants and their parameter sets chosen.
+struct problem_part {
+  const problem_desc& p;
+  std::vector<const variant_desc*> vs;
+  std::vector<param_set> sets;  ///< the problem's own
+  variant_sets own;
+
+  void too_large(std::uint64_t n, const char* what) const {
+    if (p.max_size && n > p.max_size)
+      throw usage_error(fmt::format("{} {} is larger than the largest size problem {} can represent ({})", what, n, p.name, p.max_size));
+  }
+  /// Checks the parameter sets for the sizes (problem_desc::validate).
+  void validate(std::span<const std::uint64_t> sizes) const {
+    for (const auto& set : sets)
+      if (p.validate) p.validate(set, sizes);
+  }
+  /// What each variant's launch settings, as overridden, cannot run: the command's error, not a
+  /// point's failure (variant_desc::launch_refuses).
+  void check_launches(std::span<const std::uint64_t> sizes) const {
+    for (const auto* v : vs) {
+      if (!v->launch_refuses) continue;
+      for (const auto& set : own.at(v))
+        for (const auto n : sizes)
+          if (const auto why = v->launch_refuses(set, n); !why.empty()) throw usage_error(fmt::format("{} {} at n = {}: {}", p.name, v->name, n, why));
+    }
+  }
+};
+
+/// A calibrated sweep's tracks for one problem: every variant and parameter set from its start.
+void plan_tracks(plan& out, const problem_part& part, const plan_request& r) {
+  const auto& p = part.p;
+  if (!out.calibrated) out.calibrated = calibration{.budget = *r.budget};
+  const auto start = r.start.value_or(parse_sizes(p.default_sizes).front());
+  part.too_large(start, "--start");
+  const auto largest = p.max_size && r.max_size ? std::min(*r.max_size, p.max_size) : r.max_size.value_or(p.max_size);
+  part.validate(std::span<const std::uint64_t>(&start, 1));
+  part.check_launches(std::span<const std::uint64_t>(&start, 1));
+  for (const auto* v : part.vs)
+    for (const auto& set : part.own.at(v)) out.calibrated->tracks.push_back({p.name, v->name, set, start, largest, "", ""});
+}
+
+/// A fixed sweep's points for one problem, within the plan's limits of points and memory.
+void plan_points(plan& out, const problem_part& part, const plan_request& r, std::uint64_t from_file) {
+  const auto& p = part.p;
+  const auto sizes = r.sizes ? parse_sizes(*r.sizes)
+                     : from_file ? std::vector<std::uint64_t>{from_file}
+                                 : parse_sizes(std::string(p.default_sizes));
+  for (auto n : sizes) part.too_large(n, "size");
+  part.validate(sizes);
+  double per_size = 0;
+  for (const auto* v : part.vs) per_size += static_cast<double>(part.own.at(v).size());
+  const double total = static_cast<double>(sizes.size()) * per_size * r.instances + static_cast<double>(out.points.size());
+  if (total > static_cast<double>(max_plan_points))
+    throw usage_error(fmt::format("the plan would have more than {} points ({} sizes, {} variant and parameter sets, {} "
+                                  "instances of {}); run fewer at a time",
+                                  max_plan_points, sizes.size(), per_size, r.instances, p.name));
+  // And no more than this process can hold: planning takes about plan_point_bytes a point (the
+  // points, their parameters, the stored plan's text), measured on a 750 000-point plan.
+  if (const double left = static_cast<double>(memory_this_process_may_add()); total * plan_point_bytes > left)
+    throw usage_error(fmt::format("the plan's {:.0f} points need about {} to plan and store, more than the {} this process may still "
+                                  "use (the machine's available memory, ulimit, control group); run fewer at a time",
+                                  total, format_bytes(total * plan_point_bytes), format_bytes(left)));
+  part.check_launches(sizes);
+  // Sizes outermost (interleaved unless --order ascending), then parameter sets, then variants:
+  // every variant at one setting side by side.
+  for (auto n : run_order(sizes, r.order))
+    for (std::size_t k = 0;; ++k) {
+      bool any = false;
+      for (const auto* v : part.vs)
+        if (const auto& sets = part.own.at(v); k < sets.size()) {
+          out.add(p.name, v->name, n, sets[k]);
+          any = true;
+        }
+      if (!any) break;
+    }
+}
+
+}  // namespace
+
+plan make_plan(const plan_request& r) {
+  const auto chosen = chosen_problems(r);
+  const bool several = chosen.size() > 1;
   check_sweep_shape(r);
   for (std::size_t i = 0; i < r.variants.size(); ++i)
     for (std::size_t k = 0; k < i; ++k)
@@ -127,174 +337,21 @@ plan make_plan(const plan_request& r) {
   plan out;
   out.seed = r.seed;
   out.instances = r.instances;
-  // A parameter must belong to at least one chosen problem; with several problems each takes
-  // the ones it declares.
   for (const auto* p : chosen) {
-    std::vector<std::string> mine, launch;
-    for (const auto& a : r.params) {
-      auto key = a.substr(0, a.find('='));
-      if (key.starts_with(launch_prefix)) {  // a variant's launch override: checked once the variants are known
-        launch.push_back(a);
-        continue;
-      }
-      bool declared = false;
-      for (const auto& s : p->params) declared |= key == s.name;
-      if (declared || chosen.size() == 1) {
-        mine.push_back(a);
-        claimed.insert(a);
-      }
-    }
-    // Parameter axes (core/axes.hpp): each combination of their values is a parameter set.
-    auto spec_of = [&](std::string_view key) -> const param_spec* {
-      for (const auto& s : p->params)
-        if (key == s.name) return &s;
-      return nullptr;
-    };
-    const auto axes = group_assignments(
-        mine,
-        [&](std::string_view k) {
-          const auto* s = spec_of(k);
-          return !s || (s->kind != param_kind::text && s->kind != param_kind::path && s->kind != param_kind::output);
-        },
-        [&](std::string_view k) {
-          const auto* s = spec_of(k);
-          return s && s->kind == param_kind::integer;
-        });
-    std::vector<param_set> sets;
-    for (const auto& c : combinations(axes, max_plan_points)) sets.push_back(param_set::resolve(p->name, p->params, c));
-
-    std::vector<const variant_desc*> vs;
-    if (r.variants.empty()) {
-      for (const auto* v : variants_of(p->name)) {
-        if (auto a = available(v->backend); !a.ok) {
-          out.notes.push_back(fmt::format("{} {}: left out ({})", p->name, v->name, a.reason));
-          continue;
-        }
-        vs.push_back(v);
-      }
-    } else {
-      for (const auto& name : r.variants) {
-        if (chosen.size() > 1) {
-          if (!lookup_variant(p->name, name)) continue;
-        }
-        vs.push_back(&find_variant(p->name, name));
-      }
-    }
-    // Launch overrides, axes too, go to the variants that declare the setting, each value checked
-    // against its range; a variant's own parameter sets are the problem's times its launch axes.
-    const auto launch_axes = group_assignments(launch, [](std::string_view) { return true; }, [](std::string_view) { return true; });
-    std::map<const variant_desc*, std::vector<param_axis>> own_axes;
-    for (const auto& axis : launch_axes) {
-      const std::string field = axis.key.substr(launch_prefix.size());
-      bool taken = false;
-      std::set<std::string> offered;
-      for (const auto* v : vs)
-        for (const auto& f : v->launch) {
-          offered.insert(fmt::format("launch.{}", f.name));
-          if (field != f.name) continue;
-          for (const auto& value : axis.values) check_launch_value(f, fmt::format("{} {}", p->name, v->name), value);
-          own_axes[v].push_back(axis);
-          taken = true;
-        }
-      if (!taken && chosen.size() > 1) continue;  // another chosen problem's, or none's (said below)
-      if (!taken) {
-        std::vector<std::string> names;
-        for (const auto* v : vs) names.emplace_back(v->name);
-        throw usage_error(fmt::format("'{}' is a launch setting of none of the chosen variants of {} ({}); {}", axis.key, p->name,
-                                      fmt::join(names, ", "),
-                                      offered.empty() ? std::string("they have none (`ema list` shows each variant's)")
-                                                      : fmt::format("theirs: {}", fmt::join(offered, ", "))));
-      }
-      for (const auto& a : launch)
-        if (a.substr(0, a.find('=')) == axis.key) claimed.insert(a);
-    }
-    // Per variant, its parameter sets in plan order, each once: a tuning parameter the variant does
-    // not read keeps its default, so an axis over it does not multiply the variant's points.
-    std::map<const variant_desc*, std::vector<param_set>> own;
-    for (const auto* v : vs) {
-      std::set<std::string> seen;
-      const auto launch_combos = combinations(own_axes[v], max_plan_points);
-      for (const auto& given : sets)
-        for (const auto& lc : launch_combos) {
-          auto set = given;
-          for (const auto& spec : p->params)
-            if (spec.tuning && std::none_of(v->tuning.begin(), v->tuning.end(), [&](const char* t) { return std::string_view(t) == spec.name; }))
-              set = set.with(spec.name, spec.default_value);
-          for (const auto& kv : lc) {
-            const auto eq = kv.find('=');
-            set = set.with(kv.substr(0, eq), kv.substr(eq + 1));
-          }
-          if (seen.insert(set.canonical_json()).second) own[v].push_back(std::move(set));
-        }
-    }
-    auto too_large = [&](std::uint64_t n, const char* what) {
-      if (p->max_size && n > p->max_size)
-        throw usage_error(fmt::format("{} {} is larger than the largest size problem {} can represent ({})", what, n, p->name,
-                                      p->max_size));
-    };
-    // What a variant's launch settings, as overridden, cannot run: the command's error, not a
-    // point's failure (variant_desc::launch_refuses).
-    auto check_launches = [&](std::span<const std::uint64_t> sizes) {
-      for (const auto* v : vs) {
-        if (!v->launch_refuses) continue;
-        for (const auto& set : own[v])
-          for (const auto n : sizes)
-            if (const auto why = v->launch_refuses(set, n); !why.empty())
-              throw usage_error(fmt::format("{} {} at n = {}: {}", p->name, v->name, n, why));
-      }
-    };
+    auto share = share_of(*p, r, several, claimed);
+    problem_part part{*p, chosen_variants(*p, r, several, out.notes), std::move(share.sets), {}};
+    auto own_axes = launch_axes_of(*p, part.vs, share.launch, several, claimed);
+    part.own = sets_of_variants(*p, part.vs, part.sets, own_axes);
+    for (const auto* v : part.vs) part.own[v];  // every variant has its entry, empty or not
     // An input read from a file sets n: it is the one size, and a calibration has nothing to grow.
-    const std::uint64_t from_file = p->size_from_input ? p->size_from_input(sets.front()) : 0;
+    const std::uint64_t from_file = p->size_from_input ? p->size_from_input(part.sets.front()) : 0;
     if (from_file && r.budget)
       throw usage_error(fmt::format("{}: the input file sets n = {}; give no --budget with it", p->name, from_file));
-    if (r.budget) {
-      if (!out.calibrated) out.calibrated = calibration{.budget = *r.budget};
-      const auto start = r.start.value_or(parse_sizes(p->default_sizes).front());
-      too_large(start, "--start");
-      const auto largest = p->max_size && r.max_size ? std::min(*r.max_size, p->max_size) : r.max_size.value_or(p->max_size);
-      for (const auto& set : sets)
-        if (p->validate) p->validate(set, std::span<const std::uint64_t>(&start, 1));
-      check_launches(std::span<const std::uint64_t>(&start, 1));
-      for (const auto* v : vs)
-        for (const auto& set : own[v]) out.calibrated->tracks.push_back({p->name, v->name, set, start, largest, "", ""});
-      continue;
-    }
-    const auto sizes = r.sizes ? parse_sizes(*r.sizes)
-                       : from_file ? std::vector<std::uint64_t>{from_file}
-                                   : parse_sizes(std::string(p->default_sizes));
-    for (auto n : sizes) too_large(n, "size");
-    for (const auto& set : sets)
-      if (p->validate) p->validate(set, sizes);
-    double per_size = 0;
-    for (const auto* v : vs) per_size += static_cast<double>(own[v].size());
-    const double total = static_cast<double>(sizes.size()) * per_size * r.instances + static_cast<double>(out.points.size());
-    if (total > static_cast<double>(max_plan_points))
-      throw usage_error(fmt::format("the plan would have more than {} points ({} sizes, {} variant and parameter sets, {} "
-                                    "instances of {}); run fewer at a time",
-                                    max_plan_points, sizes.size(), per_size, r.instances, p->name));
-    // And no more than this process can hold: planning takes about plan_point_bytes a point (the
-    // points, their parameters, the stored plan's text), measured on a 750 000-point plan.
-    if (const double left = static_cast<double>(memory_this_process_may_add()); total * plan_point_bytes > left)
-      throw usage_error(fmt::format("the plan's {:.0f} points need about {} to plan and store, more than the {} this process may still "
-                                    "use (the machine's available memory, ulimit, control group); run fewer at a time",
-                                    total, format_bytes(total * plan_point_bytes), format_bytes(left)));
-    check_launches(sizes);
-    // Sizes outermost (interleaved unless --order ascending), then parameter sets, then variants:
-    // every variant at one setting side by side.
-    for (auto n : run_order(sizes, r.order))
-      for (std::size_t k = 0;; ++k) {
-        bool any = false;
-        for (const auto* v : vs)
-          if (k < own[v].size()) {
-            out.add(p->name, v->name, n, own[v][k]);
-            any = true;
-          }
-        if (!any) break;
-      }
+    if (r.budget) plan_tracks(out, part, r);
+    else plan_points(out, part, r, from_file);
   }
   for (const auto& a : r.params)
-    if (!claimed.count(a))
-      throw usage_error(fmt::format("parameter '{}' belongs to none of the chosen problems", a));
+    if (!claimed.count(a)) throw usage_error(fmt::format("parameter '{}' belongs to none of the chosen problems", a));
   if (!r.variants.empty() && out.points.empty() && (!out.calibrated || out.calibrated->tracks.empty()))
     throw usage_error(fmt::format("none of the variants {} belongs to the chosen problems", fmt::join(r.variants, ",")));
   return out;
