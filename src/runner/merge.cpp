@@ -277,7 +277,21 @@ std::string array_list(std::vector<int> tasks) {
   return out;
 }
 
-merge_result merge_shards(const std::string& output, const std::vector<std::string>& inputs, const std::string& command_line) {
+namespace {
+
+/// What a merge reads before it writes: the inputs and the earlier merges of the plan in the
+/// output, every point of them placed in the union of their plans.
+struct merge_sources {
+  plan_union u;
+  std::vector<source> shards, earlier;
+  std::vector<source*> order;  ///< the earlier merges first: their copy of a point is kept
+  int shard_count = 0;
+  const shard_spec* split_by = nullptr;
+  bool output_exists = false;
+};
+
+/// The inputs as given (`FILE` or `FILE:ID`), none of them the output or one of its files.
+std::vector<input_spec> parse_inputs(const std::string& output, const std::vector<std::string>& inputs) {
   if (output.empty()) throw usage_error("the output path is empty; give the database to merge into");
   if (inputs.empty()) throw usage_error("ema merge needs at least one database to merge");
   std::vector<input_spec> specs;
@@ -288,64 +302,54 @@ merge_result merge_shards(const std::string& output, const std::vector<std::stri
       throw usage_error(fmt::format("{} is both the output and an input ({}), or one of its files (its journal); merge into a new database",
                                     output, in));
   }
+  return specs;
+}
 
-  // Read and check everything first: the inputs, then the earlier merges of this plan in the output.
-  plan_union u;
-  std::vector<source> shards;
+/// Reads and checks everything first: the inputs (shards of one split), then the earlier merges
+/// of this plan in the output.
+void read_all(merge_sources& m, const std::vector<input_spec>& specs, const std::string& output) {
   for (const auto& spec : specs) {
     auto db = database::open_read(spec.path);
-    const auto before = shards.size();
-    read_sources(db, spec.path, spec.experiment, false, "", u, shards);
-    if (shards.size() == before) throw usage_error(fmt::format("{} holds no experiment to merge", spec.path));
+    const auto before = m.shards.size();
+    read_sources(db, spec.path, spec.experiment, false, "", m.u, m.shards);
+    if (m.shards.size() == before) throw usage_error(fmt::format("{} holds no experiment to merge", spec.path));
   }
-  const auto& first = shards.front();  // every input is of its plan (plan_union::add)
-  int shard_count = 0;
-  const shard_spec* split_by = nullptr;
-  for (const auto& s : shards)
+  for (const auto& s : m.shards)
     if (s.shard) {
-      if (split_by && split_by->basis != s.shard->basis)
+      if (m.split_by && m.split_by->basis != s.shard->basis)
         throw usage_error(fmt::format("{} was split by {}, another shard by {}: their parts overlap; give every task the same --costs-from",
-                                      s.from, s.shard->basis, split_by->basis));
-      split_by = &*s.shard;
-      if (shard_count && shard_count != s.shard->count)
-        throw usage_error(fmt::format("{} is a shard of {} parts, another input of {}", s.from, s.shard->count, shard_count));
-      shard_count = s.shard->count;
+                                      s.from, s.shard->basis, m.split_by->basis));
+      m.split_by = &*s.shard;
+      if (m.shard_count && m.shard_count != s.shard->count)
+        throw usage_error(fmt::format("{} is a shard of {} parts, another input of {}", s.from, s.shard->count, m.shard_count));
+      m.shard_count = s.shard->count;
     }
   std::error_code ec;
   const auto st = fs::status(output, ec);
   if (fs::exists(st) && !fs::is_regular_file(st)) throw database_error(fmt::format("{} is not a regular file; give a database file", output));
-  const bool exists = fs::is_regular_file(st) && fs::file_size(output, ec) > 0;
-  std::vector<source> earlier;
-  if (exists) {  // an earlier merge of this plan there is read first: every point it holds stays
+  m.output_exists = fs::is_regular_file(st) && fs::file_size(output, ec) > 0;
+  if (m.output_exists) {  // an earlier merge of this plan there is read first: every point it holds stays
     auto db = database::open_read(output);
-    read_sources(db, output, std::nullopt, true, first.digest, u, earlier);
+    read_sources(db, output, std::nullopt, true, m.shards.front().digest, m.u, m.earlier);
   }
-  u.finish();
-  std::vector<source*> order;
-  for (auto& s : earlier) order.push_back(&s);
-  for (auto& s : shards) order.push_back(&s);
-  plan& merged = u.merged;
+  m.u.finish();
+  for (auto& s : m.earlier) m.order.push_back(&s);
+  for (auto& s : m.shards) m.order.push_back(&s);
+}
 
-  // The machines.
-  merge_result result;
-  result.shard_count = shard_count;
+/// The merged experiment's record: the earliest creation, the first source's build and machine,
+/// every kind of machine the sources ran on, and the merged plan.
+experiment_record merged_record(merge_sources& m, const std::string& command_line, merge_result& result) {
   std::map<std::string, nlohmann::json> machines;
-  for (const auto* s : order) {
+  for (const auto* s : m.order) {
     const auto key = machine_kind(s->e.machine);
     if (!machines.count(key)) machines[key] = {{"machine", s->e.machine}, {"ceilings", s->e.ceilings}};
   }
   result.machines = static_cast<int>(machines.size());
-
-  // Write: one new experiment, every point once, in one transaction.
-  merge_target target(output, exists);
-  std::vector<experiment_claim> claims;  // no resume of an earlier merge may add points while it is replaced
-  for (const auto& s : earlier) claims.push_back(experiment_claim::take(output, s.id));
-  auto& out = *target.db;
-  database::batch batch(out);
-  const auto& head = order.front()->e;
+  const auto& head = m.order.front()->e;
   experiment_record e;
   e.created_at = head.created_at;
-  for (const auto* s : order) e.created_at = std::min(e.created_at, s->e.created_at);
+  for (const auto* s : m.order) e.created_at = std::min(e.created_at, s->e.created_at);
   e.state = "running";
   e.command_line = command_line;
   e.ema_version = head.ema_version;
@@ -354,116 +358,154 @@ merge_result merge_shards(const std::string& output, const std::vector<std::stri
   e.machine.erase("machines");
   if (machines.size() > 1) {
     e.machine["machines"] = nlohmann::json::object();
-    for (const auto& [key, m] : machines) e.machine["machines"][key] = m;
+    for (const auto& [key, machine] : machines) e.machine["machines"][key] = machine;
   }
   e.ceilings = head.ceilings;
   e.idle_power = head.idle_power;
-  merged.merged = merge_spec{first.digest, plan_digest(merged), shard_count, merged.calibrated ? 0 : u.size};
+  plan& merged = m.u.merged;
+  merged.merged = merge_spec{m.shards.front().digest, plan_digest(merged), m.shard_count, merged.calibrated ? 0 : m.u.size};
   e.plan = merged.to_json();
-  result.experiment = out.create_experiment(e);
+  return e;
+}
 
-  std::vector<int> kept_by(merged.points.size(), -1);  // the source whose copy was kept
-  std::vector<std::uint64_t> print(merged.points.size());
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    auto& s = *order[k];
-    std::optional<database> own;
-    if (!s.earlier_merge) own.emplace(database::open_read(s.path));
-    database& db = s.earlier_merge ? out : *own;  // the output through the writer's own connection
-    const auto stored = db.experiment(s.id);
-    if (!stored) throw database_error(fmt::format("{} is gone: it changed while the merge read it", s.from));
-    const auto p = read_plan(s, stored->plan);
-    std::vector<int> to(p.points.size());  // each of its points' place in the merged plan
-    for (std::size_t i = 0; i < p.points.size(); ++i) {
-      const auto at = u.find(p.points[i]);
-      if (!at) throw database_error(fmt::format("{} changed while the merge read it; merge again", s.from));
-      to[i] = *at;
-    }
-    for (auto& r : db.points(s.id)) {
-      // Its points are in the order of their ordinals (plan::from_json checks it).
-      const auto it = std::lower_bound(p.points.begin(), p.points.end(), r.ordinal, [](const plan_point& pt, int o) { return pt.ordinal < o; });
-      if (it == p.points.end() || it->ordinal != r.ordinal)
-        throw database_error(fmt::format("{}: point {} is not in its experiment's plan; the database was changed by hand or is damaged", s.from,
-                                         r.ordinal));
-      const auto& pt = *it;
-      if (r.problem != pt.problem || r.variant != pt.variant || r.n != pt.n)
-        throw database_error(fmt::format("{}: point {} is {} {} n={} where its plan says {}; the database was changed by hand or is damaged",
-                                         s.from, r.ordinal, valid_utf8(r.problem), valid_utf8(r.variant), r.n, describe(pt)));
-      const auto target = static_cast<std::size_t>(to[static_cast<std::size_t>(it - p.points.begin())]);
-      const auto fingerprint = measurement_print(r);
-      if (const int held = kept_by[target]; held >= 0) {
-        const auto& keeper = *order[static_cast<std::size_t>(held)];
-        const bool same = print[target] == fingerprint;
-        if (!(same && (keeper.earlier_merge || s.earlier_merge)))
-          result.dropped.push_back(fmt::format("{} ({}): in {} and {}; kept {}'s", describe(pt), to_string(r.status), keeper.from, s.from,
-                                               keeper.from));
-        if (!same) s.carried_whole = false;
-        continue;
-      }
-      kept_by[target] = static_cast<int>(k);
-      print[target] = fingerprint;
-      auto notes = nlohmann::json::parse(r.notes_json, nullptr, false);
-      if (!notes.is_object()) notes = nlohmann::json::object();
-      if (!notes.contains("merged_from")) notes["merged_from"] = s.from;
-      if (!notes.contains("machine")) notes["machine"] = machine_kind(s.e.machine);
-      if (s.shard && !notes.contains("shard")) notes["shard"] = fmt::format("{}/{}", s.shard->index, s.shard->count);
-      r.notes_json = notes.dump();
-      r.ordinal = merged.points[target].ordinal;
-      r.experiment_id = result.experiment;
-      out.record_point(r);
-      ++result.points;
-    }
+/// Which source's copy of each merged point was kept, and its measurement's fingerprint.
+struct kept_copies {
+  std::vector<int> by;  ///< the source (index into order), -1: none
+  std::vector<std::uint64_t> print;
+};
+
+/// Copies one source's points into the merged experiment: each once, the first copy kept (a later
+/// different one named in result.dropped), its notes saying where it came from.
+void copy_source(merge_sources& m, std::size_t k, database& out, kept_copies& kept, merge_result& result) {
+  auto& s = *m.order[k];
+  const plan& merged = m.u.merged;
+  std::optional<database> own;
+  if (!s.earlier_merge) own.emplace(database::open_read(s.path));
+  database& db = s.earlier_merge ? out : *own;  // the output through the writer's own connection
+  const auto stored = db.experiment(s.id);
+  if (!stored) throw database_error(fmt::format("{} is gone: it changed while the merge read it", s.from));
+  const auto p = read_plan(s, stored->plan);
+  std::vector<int> to(p.points.size());  // each of its points' place in the merged plan
+  for (std::size_t i = 0; i < p.points.size(); ++i) {
+    const auto at = m.u.find(p.points[i]);
+    if (!at) throw database_error(fmt::format("{} changed while the merge read it; merge again", s.from));
+    to[i] = *at;
   }
+  for (auto& r : db.points(s.id)) {
+    // Its points are in the order of their ordinals (plan::from_json checks it).
+    const auto it = std::lower_bound(p.points.begin(), p.points.end(), r.ordinal, [](const plan_point& pt, int o) { return pt.ordinal < o; });
+    if (it == p.points.end() || it->ordinal != r.ordinal)
+      throw database_error(fmt::format("{}: point {} is not in its experiment's plan; the database was changed by hand or is damaged", s.from,
+                                       r.ordinal));
+    const auto& pt = *it;
+    if (r.problem != pt.problem || r.variant != pt.variant || r.n != pt.n)
+      throw database_error(fmt::format("{}: point {} is {} {} n={} where its plan says {}; the database was changed by hand or is damaged",
+                                       s.from, r.ordinal, valid_utf8(r.problem), valid_utf8(r.variant), r.n, describe(pt)));
+    const auto target = static_cast<std::size_t>(to[static_cast<std::size_t>(it - p.points.begin())]);
+    const auto fingerprint = measurement_print(r);
+    if (const int held = kept.by[target]; held >= 0) {
+      const auto& keeper = *m.order[static_cast<std::size_t>(held)];
+      const bool same = kept.print[target] == fingerprint;
+      if (!(same && (keeper.earlier_merge || s.earlier_merge)))
+        result.dropped.push_back(fmt::format("{} ({}): in {} and {}; kept {}'s", describe(pt), to_string(r.status), keeper.from, s.from,
+                                             keeper.from));
+      if (!same) s.carried_whole = false;
+      continue;
+    }
+    kept.by[target] = static_cast<int>(k);
+    kept.print[target] = fingerprint;
+    auto notes = nlohmann::json::parse(r.notes_json, nullptr, false);
+    if (!notes.is_object()) notes = nlohmann::json::object();
+    if (!notes.contains("merged_from")) notes["merged_from"] = s.from;
+    if (!notes.contains("machine")) notes["machine"] = machine_kind(s.e.machine);
+    if (s.shard && !notes.contains("shard")) notes["shard"] = fmt::format("{}/{}", s.shard->index, s.shard->count);
+    r.notes_json = notes.dump();
+    r.ordinal = merged.points[target].ordinal;
+    r.experiment_id = result.experiment;
+    out.record_point(r);
+    ++result.points;
+  }
+}
 
-  // What no input recorded, by shard: each point of a fixed plan belongs to the shard that holds
-  // it; a shard that left no database owns the rest (recomputed where the plan is held whole and the
-  // split was the work model's; else "one of the absent shards"). A calibrated shard's points are
-  // its own, so one that left no database is missing whole.
+/// Each point of the whole plan's shard (-1: none recorded): a fixed plan's points belong to the
+/// shard that holds them; a shard that left no database owns the rest, recomputed where the plan is
+/// held whole and the split was the work model's.
+std::vector<int> shard_owners(const merge_sources& m, const std::vector<int>& absent) {
+  std::vector<int> owner;  // by ordinal of the whole plan
+  const plan& merged = m.u.merged;
+  if (!m.shard_count || merged.calibrated) return owner;
+  owner.assign(static_cast<std::size_t>(m.u.size), -1);
+  for (const auto& s : m.shards)
+    if (s.shard)
+      for (const int o : s.shard->ordinals) {
+        if (o < 0 || o >= m.u.size)
+          throw database_error(fmt::format("{}: its shard holds point {}, beyond the plan's {}; the database was changed by hand or is "
+                                           "damaged",
+                                           s.from, o, m.u.size));
+        owner[static_cast<std::size_t>(o)] = s.shard->index;
+      }
+  if (!absent.empty() && m.split_by->basis == "work model" && !m.u.unheld()) {
+    plan base = merged;  // the plan the shards split: its points without a phase, which come first
+    base.points.resize(static_cast<std::size_t>(m.u.size));
+    const auto computed = split_points(base, m.shard_count);
+    for (std::size_t i = 0; i < owner.size(); ++i)
+      if (owner[i] < 0) owner[i] = computed[i];
+  }
+  return owner;
+}
+
+/// What no input recorded, by shard (else "one of the absent shards"). A calibrated shard's points
+/// are its own, so one that left no database is missing whole.
+void count_missing(const merge_sources& m, const kept_copies& kept, merge_result& result) {
   std::set<int> missing_shards, present;
   int tracks = 0;
-  for (const auto& s : shards)
+  for (const auto& s : m.shards)
     if (s.shard) present.insert(s.shard->index), tracks = s.shard->tracks;
   std::vector<int> absent;
-  for (int i = 0; i < shard_count; ++i)
+  for (int i = 0; i < m.shard_count; ++i)
     if (!present.count(i)) absent.push_back(i);
-  const int unheld = u.unheld();
-  std::vector<int> owner;  // by ordinal of the whole plan
-  if (shard_count && !merged.calibrated) {
-    owner.assign(static_cast<std::size_t>(u.size), -1);
-    for (const auto& s : shards)
-      if (s.shard)
-        for (const int o : s.shard->ordinals) {
-          if (o < 0 || o >= u.size)
-            throw database_error(fmt::format("{}: its shard holds point {}, beyond the plan's {}; the database was changed by hand or is "
-                                             "damaged",
-                                             s.from, o, u.size));
-          owner[static_cast<std::size_t>(o)] = s.shard->index;
-        }
-    if (!absent.empty() && split_by->basis == "work model" && !unheld) {
-      plan base = merged;  // the plan the shards split: its points without a phase, which come first
-      base.points.resize(static_cast<std::size_t>(u.size));
-      const auto computed = split_points(base, shard_count);
-      for (std::size_t i = 0; i < owner.size(); ++i)
-        if (owner[i] < 0) owner[i] = computed[i];
-    }
-  }
+  const auto owner = shard_owners(m, absent);
+  const int unheld = m.u.unheld();
+  const plan& merged = m.u.merged;
   result.missing = unheld;
   result.unheld = unheld;
   if (unheld) missing_shards.insert(absent.begin(), absent.end());
   for (std::size_t i = 0; i < merged.points.size(); ++i) {
-    if (kept_by[i] >= 0) continue;
+    if (kept.by[i] >= 0) continue;
     ++result.missing;
     const auto ordinal = static_cast<std::size_t>(merged.points[i].ordinal);
     if (ordinal >= owner.size()) continue;  // not a shard's, or added later
     if (const int shard = owner[ordinal]; shard >= 0) missing_shards.insert(shard);
     else missing_shards.insert(absent.begin(), absent.end());
   }
-  if (shard_count && merged.calibrated)
+  if (m.shard_count && merged.calibrated)
     for (const int i : absent)
       if (i < tracks) missing_shards.insert(i);
   result.missing_shards.assign(missing_shards.begin(), missing_shards.end());
+}
+
+}  // namespace
+
+merge_result merge_shards(const std::string& output, const std::vector<std::string>& inputs, const std::string& command_line) {
+  const auto specs = parse_inputs(output, inputs);
+  merge_sources m;
+  read_all(m, specs, output);
+  merge_result result;
+  result.shard_count = m.shard_count;
+
+  // Write: one new experiment, every point once, in one transaction.
+  merge_target target(output, m.output_exists);
+  std::vector<experiment_claim> claims;  // no resume of an earlier merge may add points while it is replaced
+  for (const auto& s : m.earlier) claims.push_back(experiment_claim::take(output, s.id));
+  auto& out = *target.db;
+  database::batch batch(out);
+  result.experiment = out.create_experiment(merged_record(m, command_line, result));
+  kept_copies kept{std::vector<int>(m.u.merged.points.size(), -1), std::vector<std::uint64_t>(m.u.merged.points.size())};
+  for (std::size_t k = 0; k < m.order.size(); ++k) copy_source(m, k, out, kept, result);
+  count_missing(m, kept, result);
 
   // The earlier merges: replaced where the new experiment holds all they held.
-  for (const auto& s : earlier) {
+  for (const auto& s : m.earlier) {
     result.earlier.push_back({s.id, s.points, s.carried_whole});
     if (s.carried_whole) out.delete_experiment(s.id);
   }
