@@ -69,6 +69,138 @@ std::vector<double> idle_watts(const nlohmann::json& idle, int gpus) {
 
 }  // namespace
 
+namespace {
+
+/// A point being measured: its variant, input and context, and what it has gathered.
+struct measuring {
+  const point_spec& spec;
+  const variant_desc& variant;
+  workload& work;
+  run_context& ctx;
+  point_answer& answer;
+  int gpus = 0;
+  std::map<std::string, std::vector<double>> samples;
+  outcome last;
+
+  void fail(point_status s, const std::string& why) {
+    answer.status = std::string(to_string(s));
+    answer.reason = why;
+  }
+  /// One checked run.
+  bool once() {
+    ctx.begin_repetition();
+    last = variant.run(work, ctx);
+    if (!last.verified) fail(point_status::unverified, last.reason);
+    return last.verified;
+  }
+};
+
+/// The energy window, on its own: runs back to back without their checks, so the meter sees the
+/// variant and not the verifier (whose pass over the output can take longer than a GPU run); the
+/// last run's output is checked once the window is closed. The window starts and ends on counter
+/// updates, unless each run is long next to the update period. False when that output is wrong.
+bool energy_window(measuring& m, const std::vector<energy_source>& meters, double slowest_update) {
+  const double window = m.spec.energy.window;
+  wait_for_counter_update(meters);
+  const auto e0 = read_all(meters);
+  const auto t0 = clock_type::now();
+  int window_reps = 0;
+  std::optional<std::vector<double>> mark;
+  while (true) {
+    const auto rep_start = clock_type::now();
+    m.ctx.begin_repetition();
+    m.variant.run_unchecked(m.work, m.ctx);
+    const double rep_time = seconds_since(rep_start);
+    ++window_reps;
+    if (seconds_since(t0) < window) continue;
+    if (rep_time >= 10 * slowest_update) break;
+    if (!mark) mark = read_all(meters);
+    else if (counters_moved(meters, *mark)) break;
+  }
+  const auto e1 = read_all(meters);
+  const double span = seconds_since(t0);
+  m.last = m.variant.check_last(m.work);
+  if (!m.last.verified) {
+    m.fail(point_status::unverified, m.last.reason);
+    return false;
+  }
+  const auto idle = idle_watts(m.spec.idle, m.gpus);
+  for (std::size_t i = 0; i < meters.size(); ++i) {
+    if (!meters[i].read) continue;
+    const double per_op = (e1[i] - e0[i]) / window_reps;
+    m.samples[meters[i].metric].push_back(per_op);
+    const auto above = meters[i].metric + "_above_idle";
+    if (std::isnan(idle[i]))
+      m.answer.unavailable[above] = "idle power was not measured";
+    else
+      m.samples[above].push_back(per_op - idle[i] * span / window_reps);
+  }
+  m.answer.notes["energy_window_s"] = span;
+  m.answer.notes["energy_window_reps"] = window_reps;
+  return true;
+}
+
+/// The warm-up runs, the timed repetitions (each checked) until the policy is satisfied, and the
+/// energy window where a meter reads. False when a run's output is wrong.
+bool measure(measuring& m) {
+  const auto& policy = m.spec.repetitions;
+  bool ok = true;
+  for (int i = 0; i < policy.warmup && ok; ++i) ok = m.once();
+  auto meters = open_meters(m.variant, m.gpus, m.spec.energy.enabled, m.spec.energy.off);
+  bool metering = false;
+  double slowest_update = 0;
+  for (const auto& meter : meters) {
+    if (meter.read) metering = true, slowest_update = std::max(slowest_update, meter.update_period);
+    else m.answer.unavailable[meter.metric] = meter.unavailable;
+  }
+  const auto timing_start = clock_type::now();
+  while (ok) {
+    if (!(ok = m.once())) break;
+    for (const auto& [metric, value] : m.ctx.phases()) m.samples[metric].push_back(value);
+    if (policy.satisfied(m.samples["total"], seconds_since(timing_start))) break;
+  }
+  if (ok && metering) ok = energy_window(m, meters, slowest_update);
+  return ok;
+}
+
+/// The point: its input prepared, measured, its samples and notes in `answer`.
+void run_variant(const point_spec& spec, point_answer& answer) {
+  auto fail = [&](point_status s, const std::string& why) {
+    answer.status = std::string(to_string(s));
+    answer.reason = why;
+  };
+  const auto& problem = find_problem(spec.problem);
+  const auto& variant = find_variant(problem.name, spec.variant);
+  // Stored with the point, so a report reads the same speedups in every build of ema.
+  answer.notes["algorithm"] = variant.algorithm;
+  answer.notes["role"] = std::string(to_string(variant.role));
+  if (auto a = available(variant.backend); !a.ok) return fail(point_status::skipped, a.reason);
+  const auto n = spec.n;
+  param_map pm(spec.params.begin(), spec.params.end());
+  const auto params = param_set::from_map(std::move(pm));
+  if (variant.not_applicable)
+    if (const char* why = variant.not_applicable(params, n)) return fail(point_status::skipped, why);
+  const int gpus = devices_used(variant.backend, gpu::device_count());
+  if (gpus) gpu::initialise(gpus);
+  point_request request{n, &params, spec.seed, gpus ? host_memory_kind::pinned : host_memory_kind::pageable};
+  request.cache_dir = spec.cache_dir;
+  request.cache_cap = spec.cache_cap;
+  std::map<std::string, std::string> input_notes;
+  request.notes = &input_notes;
+  auto work = problem.prepare(request);
+  for (const auto& [k, v] : input_notes) answer.notes[k] = v;
+  run_context ctx(n, params, gpus);
+  measuring m{spec, variant, *work, ctx, answer, gpus, {}, {}};
+  const bool ok = measure(m);
+  if (gpus) m.samples["device_peak"].push_back(static_cast<double>(ctx.device_memory().peak()));
+  for (const auto& [k, v] : ctx.notes()) answer.notes[k] = v;
+  answer.samples = std::move(m.samples);
+  answer.verified = ok;
+  if (!m.last.result_json.empty()) answer.result = nlohmann::json::parse(m.last.result_json, nullptr, false);
+}
+
+}  // namespace
+
 point_answer run_point(const point_spec& spec) {
   point_answer answer;
   auto fail = [&](point_status s, const std::string& why) {
@@ -76,112 +208,7 @@ point_answer run_point(const point_spec& spec) {
     answer.reason = why;
   };
   try {
-    const auto& problem = find_problem(spec.problem);
-    const auto& variant = find_variant(problem.name, spec.variant);
-    // Stored with the point, so a report reads the same speedups in every build of ema.
-    answer.notes["algorithm"] = variant.algorithm;
-    answer.notes["role"] = std::string(to_string(variant.role));
-    if (auto a = available(variant.backend); !a.ok) {
-      fail(point_status::skipped, a.reason);
-      return answer;
-    }
-    const auto n = spec.n;
-    param_map pm(spec.params.begin(), spec.params.end());
-    const auto params = param_set::from_map(std::move(pm));
-    if (variant.not_applicable)
-      if (const char* why = variant.not_applicable(params, n)) {
-        fail(point_status::skipped, why);
-        return answer;
-      }
-    const auto& policy = spec.repetitions;
-    const int gpus = devices_used(variant.backend, gpu::device_count());
-
-    if (gpus) gpu::initialise(gpus);
-    point_request request{n, &params, spec.seed, gpus ? host_memory_kind::pinned : host_memory_kind::pageable};
-    request.cache_dir = spec.cache_dir;
-    request.cache_cap = spec.cache_cap;
-    std::map<std::string, std::string> input_notes;
-    request.notes = &input_notes;
-    auto work = problem.prepare(request);
-    for (const auto& [k, v] : input_notes) answer.notes[k] = v;
-    run_context ctx(n, params, gpus);
-    std::map<std::string, std::vector<double>> samples;
-    outcome last;
-    auto once = [&] {
-      ctx.begin_repetition();
-      last = variant.run(*work, ctx);
-      if (!last.verified) fail(point_status::unverified, last.reason);
-      return last.verified;
-    };
-
-    bool ok = true;
-    for (int i = 0; i < policy.warmup && ok; ++i) ok = once();
-
-    auto meters = open_meters(variant, gpus, spec.energy.enabled, spec.energy.off);
-    bool metering = false;
-    double slowest_update = 0;
-    for (const auto& m : meters) {
-      if (m.read) metering = true, slowest_update = std::max(slowest_update, m.update_period);
-      else answer.unavailable[m.metric] = m.unavailable;
-    }
-    const double window = spec.energy.window;
-
-    // The timed repetitions, each checked.
-    const auto timing_start = clock_type::now();
-    while (ok) {
-      if (!(ok = once())) break;
-      for (const auto& [metric, value] : ctx.phases()) samples[metric].push_back(value);
-      if (policy.satisfied(samples["total"], seconds_since(timing_start))) break;
-    }
-
-    // The energy window, on its own: runs back to back without their checks, so the meter sees the
-    // variant and not the verifier (whose pass over the output can take longer than a GPU run);
-    // the last run's output is checked once the window is closed. The window starts and ends on
-    // counter updates, unless each run is long next to the update period.
-    if (ok && metering) {
-      wait_for_counter_update(meters);
-      const auto e0 = read_all(meters);
-      const auto t0 = clock_type::now();
-      int window_reps = 0;
-      std::optional<std::vector<double>> mark;
-      while (true) {
-        const auto rep_start = clock_type::now();
-        ctx.begin_repetition();
-        variant.run_unchecked(*work, ctx);
-        const double rep_time = seconds_since(rep_start);
-        ++window_reps;
-        if (seconds_since(t0) < window) continue;
-        if (rep_time >= 10 * slowest_update) break;
-        if (!mark) mark = read_all(meters);
-        else if (counters_moved(meters, *mark)) break;
-      }
-      const auto e1 = read_all(meters);
-      const double span = seconds_since(t0);
-      last = variant.check_last(*work);
-      if (!last.verified) {
-        fail(point_status::unverified, last.reason);
-        ok = false;
-      } else {
-        const auto idle = idle_watts(spec.idle, gpus);
-        for (std::size_t i = 0; i < meters.size(); ++i) {
-          if (!meters[i].read) continue;
-          const double per_op = (e1[i] - e0[i]) / window_reps;
-          samples[meters[i].metric].push_back(per_op);
-          const auto above = meters[i].metric + "_above_idle";
-          if (std::isnan(idle[i]))
-            answer.unavailable[above] = "idle power was not measured";
-          else
-            samples[above].push_back(per_op - idle[i] * span / window_reps);
-        }
-        answer.notes["energy_window_s"] = span;
-        answer.notes["energy_window_reps"] = window_reps;
-      }
-    }
-    if (gpus) samples["device_peak"].push_back(static_cast<double>(ctx.device_memory().peak()));
-    for (const auto& [k, v] : ctx.notes()) answer.notes[k] = v;
-    answer.samples = std::move(samples);
-    answer.verified = ok;
-    if (!last.result_json.empty()) answer.result = nlohmann::json::parse(last.result_json, nullptr, false);
+    run_variant(spec, answer);
   } catch (const output_error& e) {  // the run's error: the sweep stops, the point is not recorded
     answer.output_error = e.what();
     fail(point_status::failed, e.what());
