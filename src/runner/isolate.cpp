@@ -351,6 +351,189 @@ child_outcome run_isolated(const std::vector<std::string>& argv, const std::stri
   return run_isolated(argv, input, how);
 }
 
+namespace {
+
+/// ema's side of an isolated run, once the guard is forked: its pipes polled until they close (the
+/// input written without blocking, the answer, stderr and the guard's reports read), the stop flag
+/// and the deadline watched, and the outcome built from the guard's final report.
+class supervisor {
+ public:
+  using clock = std::chrono::steady_clock;
+
+  supervisor(const isolation& how, const std::string& input, pid_t guard, fd_pair& in, fd_pair& answer, fd_pair& err,
+             fd_pair& report, clock::time_point start)
+      : how_(how), input_(input), guard_(guard), in_(in.w), answer_(answer.r), err_(err.r), report_(report.r), start_(start),
+        deadline_(start + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(how.timeout))), lines_(how) {
+    // The input is small (a point's specification), but write it without blocking forever.
+    fcntl(in_, F_SETFL, O_NONBLOCK);
+  }
+
+  /// Polls until every pipe has closed (or a holder of one escaped the command's end).
+  void run() {
+    while (answer_ >= 0 || err_ >= 0 || report_ >= 0) {
+      const auto now = clock::now();
+      if (ended_ && seconds_between(ended_at_, now) > drain_grace) break;  // a holder escaped: stop waiting on it
+      watch(now);
+      if (in_ >= 0 && written_ == input_.size()) close_fd(in_);
+      if (!poll_once()) break;
+    }
+  }
+
+  /// Closes what is open, ends the guard where the loop broke early, and reaps it.
+  child_outcome finish() {
+    close_fd(in_);
+    close_fd(answer_);
+    close_fd(err_);
+    close_fd(report_);
+    if (!ended_) {  // the loop broke on a poll error: end the guard and its command
+      kill(guard_, SIGKILL);
+      if (command_ > 0) kill(-command_, SIGKILL), kill(command_, SIGKILL);
+    }
+    int guard_status = 0;
+    while (waitpid(guard_, &guard_status, 0) < 0 && errno == EINTR) {}
+    if (final_.ended) {
+      const int status = final_.wait_status;
+      out_.wall = static_cast<double>(final_.wall_ns) * 1e-9;
+      out_.user = static_cast<double>(final_.user_us) * 1e-6;
+      out_.sys = static_cast<double>(final_.sys_us) * 1e-6;
+      out_.max_rss_kib = final_.max_rss_kib;
+      if (WIFEXITED(status)) {
+        out_.exited = true;
+        out_.exit_code = WEXITSTATUS(status);
+      } else if (WIFSIGNALED(status)) {
+        out_.signal = WTERMSIG(status);
+      }
+    } else {
+      // The guard itself was killed (by us, past its grace, or by someone else): the command went
+      // with it (PR_SET_PDEATHSIG), by SIGKILL.
+      out_.wall = seconds_between(start_, clock::now());
+      out_.signal = WIFSIGNALED(guard_status) ? WTERMSIG(guard_status) : SIGKILL;
+    }
+    if (out_.stderr_tail.size() > tail_keep) out_.stderr_tail.erase(0, out_.stderr_tail.size() - tail_keep);
+    if (out_.stdout_tail.size() > tail_keep) out_.stdout_tail.erase(0, out_.stdout_tail.size() - tail_keep);
+    return std::move(out_);
+  }
+
+ private:
+  /// The stop flag and the deadline end the command through the guard; a guard that does not act
+  /// within its grace is killed from here, with the command's process group.
+  void watch(clock::time_point now) {
+    if (!killed_) {
+      if (how_.stop && how_.stop->load()) {
+        out_.interrupted = true;
+        stop_child();
+      } else if (now > deadline_) {
+        out_.timed_out = true;
+        stop_child();
+      }
+    } else if (!ended_ && !forced_ && seconds_between(killed_at_, now) > guard_grace) {
+      forced_ = true;  // the guard did not end the command in time: do it from here
+      kill(guard_, SIGKILL);
+      if (command_ > 0) kill(-command_, SIGKILL), kill(command_, SIGKILL);
+    }
+  }
+
+  /// One poll of the open pipes, 100 ms at most; false on a poll error.
+  bool poll_once() {
+    pollfd fds[4];
+    int nfds = 0;
+    for (int fd : {answer_, err_, report_})
+      if (fd >= 0) fds[nfds++] = {fd, POLLIN, 0};
+    if (in_ >= 0) fds[nfds++] = {in_, POLLOUT, 0};
+    const int rc = poll(fds, static_cast<nfds_t>(nfds), 100);
+    if (rc < 0 && errno != EINTR) return false;
+    for (int i = 0; i < nfds && rc > 0; ++i) {
+      if (!fds[i].revents) continue;
+      const int fd = fds[i].fd;
+      if (fd == in_) {
+        const auto k = write(in_, input_.data() + written_, input_.size() - written_);
+        if (k > 0) written_ += static_cast<std::size_t>(k);
+        if (k < 0 && errno != EAGAIN) close_fd(in_);
+        continue;
+      }
+      const auto k = read(fd, buf_, sizeof buf_);
+      if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (k <= 0) on_end(fd);
+      else on_bytes(fd, static_cast<std::size_t>(k));
+    }
+    return true;
+  }
+
+  /// A pipe closed: the guard's reports (the command has ended), the answer (its last line
+  /// checked), or stderr.
+  void on_end(int fd) {
+    if (fd == report_) {
+      close_fd(report_);
+      ended_ = true;
+      ended_at_ = clock::now();
+    } else if (fd == answer_) {
+      if (how_.channel == answer_channel::stdout_)
+        if (auto why = lines_.close(out_.answer); !why.empty()) problem(why);
+      close_fd(answer_);
+    } else {
+      close_fd(err_);
+    }
+  }
+
+  /// Bytes read from a pipe: the guard's reports (the command's pid, its end), stderr's tail, or
+  /// the answer (on file descriptor 3 within its limit, or as lines on stdout).
+  void on_bytes(int fd, std::size_t size) {
+    if (fd == report_) {
+      report_bytes_.append(buf_, size);
+      while (report_bytes_.size() >= sizeof(guard_report)) {
+        guard_report r;
+        std::memcpy(&r, report_bytes_.data(), sizeof r);
+        report_bytes_.erase(0, sizeof r);
+        if (r.ended) final_ = r;
+        else command_ = r.pid;
+      }
+    } else if (fd == err_) {
+      keep_tail(out_.stderr_tail, buf_, size);
+    } else {
+      out_.output_bytes += size;
+      if (how_.channel == answer_channel::fd3) {
+        if (out_.answer.size() + size > how_.answer_limit)
+          problem(fmt::format("its answer on file descriptor 3 exceeded {} MiB", how_.answer_limit >> 20));
+        else
+          out_.answer.append(buf_, size);
+      } else {
+        keep_tail(out_.stdout_tail, buf_, size);
+        if (auto why = lines_.feed(buf_, size, out_.answer); !why.empty()) problem(why);
+      }
+    }
+  }
+
+  void stop_child() {
+    if (killed_) return;
+    killed_ = true;
+    killed_at_ = clock::now();
+    kill(guard_, SIGTERM);
+  }
+
+  /// What is wrong with the command's output: the first is kept, the answer closed, the command ended.
+  void problem(std::string why) {
+    if (out_.output_problem.empty()) out_.output_problem = std::move(why);
+    close_fd(answer_);
+    stop_child();
+  }
+
+  const isolation& how_;
+  const std::string& input_;
+  pid_t guard_;
+  int &in_, &answer_, &err_, &report_;
+  clock::time_point start_, deadline_, ended_at_{}, killed_at_{};
+  line_keeper lines_;
+  child_outcome out_;
+  std::string report_bytes_;
+  guard_report final_{};
+  pid_t command_ = 0;
+  std::size_t written_ = 0;
+  bool ended_ = false, killed_ = false, forced_ = false;
+  char buf_[65536];
+};
+
+}  // namespace
+
 child_outcome run_isolated(const std::vector<std::string>& argv, const std::string& input, const isolation& how) {
   if (argv.empty()) throw std::runtime_error("run_isolated: no command");
   fd_pair in, answer, err, report;
@@ -360,8 +543,7 @@ child_outcome run_isolated(const std::vector<std::string>& argv, const std::stri
   const char* cwd = how.cwd.empty() ? nullptr : how.cwd.c_str();
   const int answer_to = how.channel == answer_channel::fd3 ? 3 : 1;
 
-  using clock = std::chrono::steady_clock;
-  const auto start = clock::now();
+  const auto start = std::chrono::steady_clock::now();
   const pid_t ema_pid = getpid();
   const pid_t guard = fork();
   if (guard < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
@@ -377,139 +559,9 @@ child_outcome run_isolated(const std::vector<std::string>& argv, const std::stri
   close_fd(answer.w);
   close_fd(err.w);
   close_fd(report.w);
-
-  // The input is small (a point's specification), but write it without blocking forever.
-  fcntl(in.w, F_SETFL, O_NONBLOCK);
-  std::size_t written = 0;
-
-  child_outcome out;
-  const auto deadline = start + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(how.timeout));
-  line_keeper lines(how);
-  std::string report_bytes;
-  guard_report final_report;
-  pid_t command = 0;
-  bool ended = false, killed = false, forced = false;
-  clock::time_point ended_at{}, killed_at{};
-  auto stop_child = [&] {
-    if (killed) return;
-    killed = true;
-    killed_at = clock::now();
-    kill(guard, SIGTERM);
-  };
-  auto problem = [&](std::string why) {
-    if (out.output_problem.empty()) out.output_problem = std::move(why);
-    close_fd(answer.r);
-    stop_child();
-  };
-
-  char buf[65536];
-  while (answer.r >= 0 || err.r >= 0 || report.r >= 0) {
-    const auto now = clock::now();
-    if (ended && seconds_between(ended_at, now) > drain_grace) break;  // a holder escaped: stop waiting on it
-    if (!killed) {
-      if (how.stop && how.stop->load()) {
-        out.interrupted = true;
-        stop_child();
-      } else if (now > deadline) {
-        out.timed_out = true;
-        stop_child();
-      }
-    } else if (!ended && !forced && seconds_between(killed_at, now) > guard_grace) {
-      forced = true;  // the guard did not end the command in time: do it from here
-      kill(guard, SIGKILL);
-      if (command > 0) kill(-command, SIGKILL), kill(command, SIGKILL);
-    }
-    if (in.w >= 0 && written == input.size()) close_fd(in.w);
-    pollfd fds[4];
-    int nfds = 0;
-    for (int fd : {answer.r, err.r, report.r})
-      if (fd >= 0) fds[nfds++] = {fd, POLLIN, 0};
-    if (in.w >= 0) fds[nfds++] = {in.w, POLLOUT, 0};
-    const int rc = poll(fds, static_cast<nfds_t>(nfds), 100);
-    if (rc < 0 && errno != EINTR) break;
-    for (int i = 0; i < nfds && rc > 0; ++i) {
-      if (!fds[i].revents) continue;
-      const int fd = fds[i].fd;
-      if (fd == in.w) {
-        const auto k = write(in.w, input.data() + written, input.size() - written);
-        if (k > 0) written += static_cast<std::size_t>(k);
-        if (k < 0 && errno != EAGAIN) close_fd(in.w);
-        continue;
-      }
-      const auto k = read(fd, buf, sizeof buf);
-      if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-      if (k <= 0) {
-        if (fd == report.r) {
-          close_fd(report.r);
-          ended = true;
-          ended_at = clock::now();
-        } else if (fd == answer.r) {
-          if (how.channel == answer_channel::stdout_)
-            if (auto why = lines.close(out.answer); !why.empty()) problem(why);
-          close_fd(answer.r);
-        } else {
-          close_fd(err.r);
-        }
-        continue;
-      }
-      const auto size = static_cast<std::size_t>(k);
-      if (fd == report.r) {
-        report_bytes.append(buf, size);
-        while (report_bytes.size() >= sizeof(guard_report)) {
-          guard_report r;
-          std::memcpy(&r, report_bytes.data(), sizeof r);
-          report_bytes.erase(0, sizeof r);
-          if (r.ended) final_report = r;
-          else command = r.pid;
-        }
-      } else if (fd == err.r) {
-        keep_tail(out.stderr_tail, buf, size);
-      } else {
-        out.output_bytes += size;
-        if (how.channel == answer_channel::fd3) {
-          if (out.answer.size() + size > how.answer_limit)
-            problem(fmt::format("its answer on file descriptor 3 exceeded {} MiB", how.answer_limit >> 20));
-          else
-            out.answer.append(buf, size);
-        } else {
-          keep_tail(out.stdout_tail, buf, size);
-          if (auto why = lines.feed(buf, size, out.answer); !why.empty()) problem(why);
-        }
-      }
-    }
-  }
-  close_fd(in.w);
-  close_fd(answer.r);
-  close_fd(err.r);
-  close_fd(report.r);
-  if (!ended) {  // the loop broke on a poll error: end the guard and its command
-    kill(guard, SIGKILL);
-    if (command > 0) kill(-command, SIGKILL), kill(command, SIGKILL);
-  }
-  int guard_status = 0;
-  while (waitpid(guard, &guard_status, 0) < 0 && errno == EINTR) {}
-
-  if (final_report.ended) {
-    const int status = final_report.wait_status;
-    out.wall = static_cast<double>(final_report.wall_ns) * 1e-9;
-    out.user = static_cast<double>(final_report.user_us) * 1e-6;
-    out.sys = static_cast<double>(final_report.sys_us) * 1e-6;
-    out.max_rss_kib = final_report.max_rss_kib;
-    if (WIFEXITED(status)) {
-      out.exited = true;
-      out.exit_code = WEXITSTATUS(status);
-    } else if (WIFSIGNALED(status)) {
-      out.signal = WTERMSIG(status);
-    }
-  } else {
-    // The guard itself was killed (by us, past its grace, or by someone else): the command went
-    // with it (PR_SET_PDEATHSIG), by SIGKILL.
-    out.wall = seconds_between(start, clock::now());
-    out.signal = WIFSIGNALED(guard_status) ? WTERMSIG(guard_status) : SIGKILL;
-  }
-  if (out.stderr_tail.size() > tail_keep) out.stderr_tail.erase(0, out.stderr_tail.size() - tail_keep);
-  if (out.stdout_tail.size() > tail_keep) out.stdout_tail.erase(0, out.stdout_tail.size() - tail_keep);
-  return out;
+  supervisor s(how, input, guard, in, answer, err, report, start);
+  s.run();
+  return s.finish();
 }
 
 }  // namespace ema
