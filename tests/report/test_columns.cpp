@@ -1,0 +1,169 @@
+// The column families of a result table (report/columns.hpp) and the formatting of tagged values
+// by hint (report/values.hpp), each on hand-made points.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/registry.hpp"
+#include "report/columns.hpp"
+#include "report/values.hpp"
+
+namespace ema {
+namespace {
+
+point_view point(const std::string& variant, std::uint64_t n, std::vector<double> totals, const std::string& backend = "seq") {
+  point_view p;
+  p.record.problem = "sort";
+  p.record.variant = variant;
+  p.record.n = n;
+  p.record.backend = backend;
+  p.record.status = point_status::ok;
+  p.record.params_json = R"({"dist":"uniform","input":"","type":"u32"})";
+  metric_view m;
+  m.unit = "s";
+  m.values = totals;
+  m.stats = summarize(totals);
+  p.metrics["total"] = m;
+  return p;
+}
+
+row_context context_of(const std::vector<const point_view*>& pts) {
+  row_context r;
+  r.points = pts;
+  r.label = pts.front()->record.variant;
+  for (auto* p : pts) r.point_labels.push_back(p->record.variant);
+  return r;
+}
+
+const tagged_value& column(const value_row& row, const std::string& name) {
+  for (const auto& v : row)
+    if (v.column == name) return v;
+  throw std::runtime_error("no column " + name);
+}
+
+TEST(Values, EachHintFormatsItsOwnWay) {
+  tagged_value v;
+  v.hint = hint::duration, v.x = 0.00125;
+  EXPECT_EQ(format_value_by_hint(v), "1.25 ms");
+  v.noisy = true;
+  EXPECT_EQ(format_value_by_hint(v), "1.25 ms !");
+  v = {};
+  v.hint = hint::speedup, v.x = 2.5;
+  EXPECT_EQ(format_value_by_hint(v), "2.50x");
+  v.hint = hint::percent, v.x = 0.789;
+  EXPECT_EQ(format_value_by_hint(v), "78.9%");
+  v.hint = hint::rate, v.x = 1234.5;
+  EXPECT_EQ(format_value_by_hint(v), "1.23e+03");
+  v.hint = hint::size, v.x = 4096;
+  EXPECT_EQ(format_value_by_hint(v), "4096");
+  v.hint = hint::bytes, v.x = 2048;
+  EXPECT_EQ(format_value_by_hint(v), "2 KiB");
+  v.hint = hint::energy, v.x = NAN;
+  EXPECT_EQ(format_value_by_hint(v), "-");
+  EXPECT_TRUE(shows_nothing(v));
+  v.unavailable = true;
+  EXPECT_EQ(format_value_by_hint(v), "unavailable");
+  EXPECT_TRUE(shows_nothing(v));
+  v = {};
+  v.hint = hint::note;
+  EXPECT_EQ(format_value_by_hint(v), "-");
+  v.text = "12";
+  EXPECT_EQ(format_value_by_hint(v), "12");
+  EXPECT_FALSE(right_aligned(hint::label));
+  EXPECT_FALSE(right_aligned(hint::status));
+  EXPECT_TRUE(right_aligned(hint::note));
+}
+
+TEST(Columns, IdentityNamesThePooledInstances) {
+  const auto a = point("std-sort", 1024, {1e-3, 1e-3, 1e-3}), b = point("std-sort", 1024, {2e-3, 2e-3, 2e-3});
+  value_row row;
+  identity_values(context_of({&a, &b}), row);
+  ASSERT_EQ(row.size(), 2u);
+  EXPECT_EQ(format_value_by_hint(row[0]), "1024");
+  EXPECT_EQ(format_value_by_hint(row[1]), "std-sort ×2");
+}
+
+TEST(Columns, TotalIsTheMedianOfTheInstancesMediansAndFlagsNoise) {
+  const auto quiet = point("std-sort", 1024, {1e-3, 1e-3, 1e-3, 1e-3, 1e-3});
+  table_notes notes;
+  value_row row;
+  total_value(context_of({&quiet}), notes, row);
+  EXPECT_DOUBLE_EQ(row[0].x, 1e-3);
+  EXPECT_FALSE(row[0].noisy);
+  EXPECT_TRUE(notes.noisy_rows.empty());
+  const auto noisy = point("std-sort", 1024, {1e-3, 1.3e-3, 0.7e-3, 1.6e-3, 0.5e-3});
+  row.clear();
+  total_value(context_of({&noisy}), notes, row);
+  EXPECT_TRUE(row[0].noisy);
+  ASSERT_EQ(notes.noisy_rows.size(), 1u);
+  EXPECT_NE(notes.noisy_rows[0].find("std-sort n=1024"), std::string::npos) << notes.noisy_rows[0];
+}
+
+TEST(Columns, SpeedupIsAgainstTheBaselinesTotal) {
+  const auto p = point("quick-omp", 1024, {0.5e-3, 0.5e-3, 0.5e-3}, "omp");
+  auto r = context_of({&p});
+  const std::map<std::string, double> totals{{"std-sort", 2e-3}, {"quick-omp", 0.5e-3}};
+  const std::vector<variant_identity> ids{{"std-sort", "std", backend::seq, variant_role::anchor},
+                                          {"quick-omp", "quick", backend::omp, variant_role::source}};
+  r.totals = &totals;
+  r.identities = &ids;
+  value_row row;
+  speedup_values(r, row);
+  EXPECT_EQ(format_value_by_hint(column(row, "vs seq")), "4.00x");  // the reference algorithm's seq: std-sort
+  EXPECT_EQ(format_value_by_hint(column(row, "vs omp")), "1.00x");
+}
+
+TEST(Columns, EnergyUnavailableSaysWhyOnce) {
+  auto p = point("std-sort", 1024, {1e-3, 1e-3, 1e-3});
+  p.unavailable = {{"energy_cpu", "no powercap interface"}};
+  table_notes notes;
+  value_row row;
+  energy_values(context_of({&p}), notes, row);
+  ASSERT_EQ(row.size(), 3u);
+  for (const auto& v : row) EXPECT_EQ(format_value_by_hint(v), "unavailable");
+  EXPECT_EQ(notes.unavailable["energy_cpu"].count("no powercap interface"), 1u);
+  // Measured: energy per run, and the energy-delay product with the total time.
+  auto q = point("std-sort", 1024, {2e-3, 2e-3, 2e-3});
+  metric_view e;
+  e.values = {0.5, 0.5, 0.5};
+  e.stats = summarize(e.values);
+  q.metrics["energy_cpu"] = e;
+  q.notes = {{"energy_window_s", 1.0}, {"energy_window_reps", 4}};
+  row.clear();
+  energy_values(context_of({&q}), notes, row);
+  EXPECT_EQ(format_value_by_hint(column(row, "energy/op")), "500 mJ");
+  EXPECT_EQ(format_value_by_hint(column(row, "avg W")), "2");
+  EXPECT_EQ(format_value_by_hint(column(row, "EDP J·s")), "0.001");
+}
+
+TEST(Columns, RateIsTheWorkOverTheKernelTimeElseTheTotal) {
+  const auto p = point("std-sort", 1 << 20, {0.01, 0.01, 0.01});
+  auto r = context_of({&p});
+  r.desc = &find_problem("sort");
+  r.declared = param_set::restore_json("sort", r.desc->params, p.record.params_json);
+  const nlohmann::json ceilings = nlohmann::json::object();
+  r.ceilings = &ceilings;
+  value_row row;
+  rate_values(r, row);
+  EXPECT_EQ(row[0].column, "Mkeys/s");
+  EXPECT_EQ(format_value_by_hint(row[0]), "105");  // 2^20 keys in 10 ms
+  EXPECT_TRUE(shows_nothing(column(row, "eff. GB/s")));  // keys are no bandwidth
+  EXPECT_TRUE(shows_nothing(column(row, "% ceil")));
+}
+
+TEST(Columns, StatusNumbersEveryReasonAsAFootnote) {
+  auto ok = point("std-sort", 1024, {1e-3, 1e-3, 1e-3});
+  auto late = point("std-sort", 1024, {});
+  late.record.status = point_status::timeout;
+  late.record.reason = "over the per-point timeout of 1 s";
+  late.record.instance = 1;
+  table_notes notes;
+  value_row row;
+  status_value(context_of({&ok, &late}), notes, row);
+  EXPECT_EQ(format_value_by_hint(row[0]), "1 of 2 ok; timeout [1]");
+  ASSERT_EQ(notes.footnotes.size(), 1u);
+  EXPECT_EQ(notes.footnotes[0], "[1] std-sort n=1024 input 1: over the per-point timeout of 1 s");
+}
+
+}  // namespace
+}  // namespace ema
