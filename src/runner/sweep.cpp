@@ -454,6 +454,76 @@ class sweeper {
     return {s, errors.empty() ? std::numeric_limits<double>::quiet_NaN() : median(errors)};
   }
 
+  /// A size a track's verdict wants measured to settle it, and its predicted cost.
+  struct settle_want {
+    std::size_t track;
+    std::uint64_t n;
+    double cost;
+  };
+
+  /// What settling track `i` wants this round: the size its total time's verdict names, where the
+  /// verdict is not firm and the size is new and fits the timeout and the memory; else nothing, with
+  /// the track's `settled` saying why.
+  std::optional<settle_want> wanted(std::size_t i, int round, double reserve) {
+    constexpr int max_rounds = 6;
+    auto& cal = *p_.calibrated;
+    auto& t = cal.tracks[i];
+    std::string failure;
+    const auto obs = growth_of(t, &failure, true);
+    const auto [data, noise] = total_series(t);
+    if (data.sizes().size() < 3) {
+      t.settled = "not fitted: fewer than 3 sizes ran ok";
+      return std::nullopt;
+    }
+    fit::analysis_options o;
+    o.noise = noise;
+    // The work as floors of the growth, as `ema fit` weighs it, so that the size run to settle
+    // a verdict is the one `ema fit` names (a registered problem's; none for `ema exec`).
+    if (const auto* problem = lookup_problem(t.problem)) {
+      const auto* variant = lookup_variant(t.problem, t.variant);
+      o.work = work_floors(*problem, std::make_shared<const param_set>(t.params), variant ? variant->algorithm : "");
+    }
+    o.groups.budget = std::max(0.0, cal.budget - reserve - spent_);
+    o.groups.cost = [&obs, this](double n) { return predict_wall(obs, n, policy()) * p_.instances; };
+    fit::analysis a;
+    try {
+      a = fit::analyze(data, o);
+    } catch (const std::invalid_argument& e) {
+      t.settled = fmt::format("not fitted: {}", e.what());
+      return std::nullopt;
+    }
+    const auto& vd = a.verdict;
+    t.settled = fmt::format("{}, {}", fit::to_string(vd.level), a.groups.best.theta().text());
+    if (vd.level == fit::verdict_level::firm || !vd.next_size) return std::nullopt;
+    if (!vd.reasons.empty())
+      t.settled += fmt::format(" ({} reason{}: `ema fit` lists them)", vd.reasons.size(), vd.reasons.size() == 1 ? "" : "s");
+    auto n = static_cast<std::uint64_t>(std::llround(std::min(*vd.next_size, 0x1p62)));
+    if (const auto snap = snap_of(t)) n = snap(n);
+    if (t.max_size && n > t.max_size) n = t.max_size;
+    if (const auto snap = snap_of(t); snap && snap(n) != n) {  // the largest allowed is not a size it takes
+      t.settled += fmt::format("; n = {} would settle it, past the largest size allowed", format_size(static_cast<double>(n)));
+      return std::nullopt;
+    }
+    if (planned_sizes(t).count(n)) {
+      t.settled += fmt::format("; n = {}, which would settle it, is measured", format_size(static_cast<double>(n)));
+      return std::nullopt;
+    }
+    if (obs.empty() || round == max_rounds) return std::nullopt;
+    const double cost = predict_wall(obs, static_cast<double>(n), policy()) * p_.instances;
+    const double host = predict_bytes(obs, static_cast<double>(n), &observation::host_bytes);
+    const double device = predict_bytes(obs, static_cast<double>(n), &observation::device_bytes);
+    const double host_free = static_cast<double>(available_memory_bytes()), device_free = device_free_bytes(backend_of(t));
+    if (cost / p_.instances > p_.timeout)
+      t.settled += fmt::format("; n = {} would settle it but would take about {}, over the per-point timeout", format_size(static_cast<double>(n)), format_time(cost));
+    else if (host_free > 0 && host > 0.8 * host_free)
+      t.settled += fmt::format("; n = {} would settle it but would need about {} of host memory", format_size(static_cast<double>(n)), format_bytes(host));
+    else if (device_free > 0 && device > 0.8 * device_free)
+      t.settled += fmt::format("; n = {} would settle it but would need about {} of device memory", format_size(static_cast<double>(n)), format_bytes(device));
+    else
+      return settle_want{i, n, cost};
+    return std::nullopt;
+  }
+
   // After growth, while the budget lasts: each track whose verdict on its total time is not firm
   // runs the size that verdict names (analysis/verdict.hpp: the tie breaker's size, else four
   // times the largest), round after round, until it is firm, the size is already measured, or the
@@ -461,73 +531,13 @@ class sweeper {
   // ended.
   bool settle(double reserve) {
     auto& cal = *p_.calibrated;
-    constexpr int max_rounds = 6;
     for (int round = 0;; ++round) {
-      struct want {
-        std::size_t track;
-        std::uint64_t n;
-        double cost;
-      };
-      std::vector<want> wants;
-      for (std::size_t i = 0; i < cal.tracks.size(); ++i) {
-        auto& t = cal.tracks[i];
-        std::string failure;
-        const auto obs = growth_of(t, &failure, true);
-        const auto [data, noise] = total_series(t);
-        if (data.sizes().size() < 3) {
-          t.settled = "not fitted: fewer than 3 sizes ran ok";
-          continue;
-        }
-        fit::analysis_options o;
-        o.noise = noise;
-        // The work as floors of the growth, as `ema fit` weighs it, so that the size run to settle
-        // a verdict is the one `ema fit` names (a registered problem's; none for `ema exec`).
-        if (const auto* problem = lookup_problem(t.problem)) {
-          const auto* variant = lookup_variant(t.problem, t.variant);
-          o.work = work_floors(*problem, std::make_shared<const param_set>(t.params), variant ? variant->algorithm : "");
-        }
-        o.groups.budget = std::max(0.0, cal.budget - reserve - spent_);
-        o.groups.cost = [&obs, this](double n) { return predict_wall(obs, n, policy()) * p_.instances; };
-        fit::analysis a;
-        try {
-          a = fit::analyze(data, o);
-        } catch (const std::invalid_argument& e) {
-          t.settled = fmt::format("not fitted: {}", e.what());
-          continue;
-        }
-        const auto& vd = a.verdict;
-        t.settled = fmt::format("{}, {}", fit::to_string(vd.level), a.groups.best.theta().text());
-        if (vd.level == fit::verdict_level::firm || !vd.next_size) continue;
-        if (!vd.reasons.empty())
-          t.settled += fmt::format(" ({} reason{}: `ema fit` lists them)", vd.reasons.size(), vd.reasons.size() == 1 ? "" : "s");
-        auto n = static_cast<std::uint64_t>(std::llround(std::min(*vd.next_size, 0x1p62)));
-        if (const auto snap = snap_of(t)) n = snap(n);
-        if (t.max_size && n > t.max_size) n = t.max_size;
-        if (const auto snap = snap_of(t); snap && snap(n) != n) {  // the largest allowed is not a size it takes
-          t.settled += fmt::format("; n = {} would settle it, past the largest size allowed", format_size(static_cast<double>(n)));
-          continue;
-        }
-        if (planned_sizes(t).count(n)) {
-          t.settled += fmt::format("; n = {}, which would settle it, is measured", format_size(static_cast<double>(n)));
-          continue;
-        }
-        if (obs.empty() || round == max_rounds) continue;
-        const double cost = predict_wall(obs, static_cast<double>(n), policy()) * p_.instances;
-        const double host = predict_bytes(obs, static_cast<double>(n), &observation::host_bytes);
-        const double device = predict_bytes(obs, static_cast<double>(n), &observation::device_bytes);
-        const double host_free = static_cast<double>(available_memory_bytes()), device_free = device_free_bytes(backend_of(t));
-        if (cost / p_.instances > p_.timeout)
-          t.settled += fmt::format("; n = {} would settle it but would take about {}, over the per-point timeout", format_size(static_cast<double>(n)), format_time(cost));
-        else if (host_free > 0 && host > 0.8 * host_free)
-          t.settled += fmt::format("; n = {} would settle it but would need about {} of host memory", format_size(static_cast<double>(n)), format_bytes(host));
-        else if (device_free > 0 && device > 0.8 * device_free)
-          t.settled += fmt::format("; n = {} would settle it but would need about {} of device memory", format_size(static_cast<double>(n)), format_bytes(device));
-        else
-          wants.push_back({i, n, cost});
-      }
+      std::vector<settle_want> wants;
+      for (std::size_t i = 0; i < cal.tracks.size(); ++i)
+        if (auto w = wanted(i, round, reserve)) wants.push_back(*w);
       if (wants.empty()) break;
       // The cheapest first, each with an equal share of what the ones before it left.
-      std::sort(wants.begin(), wants.end(), [](const want& a, const want& b) { return a.cost < b.cost; });
+      std::sort(wants.begin(), wants.end(), [](const settle_want& a, const settle_want& b) { return a.cost < b.cost; });
       const auto from = p_.points.size();
       double left = cal.budget - reserve - spent_;
       for (std::size_t k = 0; k < wants.size(); ++k) {
