@@ -123,9 +123,20 @@ bool chart::empty() const {
   return true;
 }
 
-std::string chart::svg(const std::string& id) const {
+namespace {
+
+/// Where a chart is drawn: its axes and its width with the legend's column.
+struct frame {
+  axis x, y;
+  double width = 0, right = 0;
+  std::function<std::string(double)> fx, fy;
+};
+
+/// The axes, sized to every drawable point, curve, band, marker and level, and the width the
+/// legend's longest entry needs (no entry is clipped).
+frame frame_of(const chart& c) {
   std::vector<double> xs, ys;
-  for (const auto& s : series) {
+  for (const auto& s : c.series) {
     for (const auto& p : s.points) {
       if (!drawable(p.x, p.y)) continue;
       xs.push_back(p.x);
@@ -137,46 +148,61 @@ std::string chart::svg(const std::string& id) const {
       for (const auto& [x, y] : *line)
         if (drawable(x, y)) xs.push_back(x), ys.push_back(y);
   }
-  for (const auto& m : markers)
+  for (const auto& m : c.markers)
     if (m.x > 0) xs.push_back(m.x);
-  for (const auto& l : levels)
+  for (const auto& l : c.levels)
     if (l.x > 0) ys.push_back(l.x);
   // The legend's column is as wide as its longest entry, so that no entry is clipped.
   std::size_t longest = 20;
-  for (const auto& s : series) longest = std::max(longest, utf8_length(s.name));
+  for (const auto& s : c.series) longest = std::max(longest, utf8_length(s.name));
   const double right = 40 + legend_char * static_cast<double>(longest), width = left + plot_width + right;
-  const axis x = make_axis(xs, left, width - right);
-  axis y = make_axis(ys, height - bottom, top);
-  y.binary = binary_y;
-  auto fx = format_x ? format_x : format_count;
-  auto fy = format_y ? format_y : [](double v) { return fmt::format("{:.3g}", v); };
+  frame f{make_axis(xs, left, width - right), make_axis(ys, height - bottom, top), width, right, {}, {}};
+  f.y.binary = c.binary_y;
+  f.fx = c.format_x ? c.format_x : format_count;
+  f.fy = c.format_y ? c.format_y : [](double v) { return fmt::format("{:.3g}", v); };
+  return f;
 
+}
+
+/// The opening tag, the title, the plot's box, the ticks with their grid lines, and the axes' labels.
+std::string axes_svg(const chart& c, const frame& f, const std::string& id) {
+  const auto& x = f.x;
+  const auto& y = f.y;
+  const double width = f.width, right = f.right;
   std::string o = fmt::format(
       "<svg class=\"chart\" id=\"{}\" viewBox=\"0 0 {} {}\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" "
       "aria-label=\"{}\">\n",
-      html_escape(id), width, height, html_escape(title));
-  o += fmt::format("<text class=\"title\" x=\"{}\" y=\"20\">{}<title>{}</title></text>\n", left, html_escape(title),
-                   html_escape(subtitle.empty() ? title : subtitle));
+      html_escape(id), width, height, html_escape(c.title));
+  o += fmt::format("<text class=\"title\" x=\"{}\" y=\"20\">{}<title>{}</title></text>\n", left, html_escape(c.title),
+                   html_escape(c.subtitle.empty() ? c.title : c.subtitle));
   o += fmt::format("<rect class=\"plot\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>\n", left, top,
                    width - left - right, height - top - bottom);
   for (double t : x.ticks()) {
     o += fmt::format("<line class=\"grid\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\"/>", x(t), top, height - bottom);
     o += fmt::format("<text class=\"tick\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x(t),
-                     height - bottom + 16, html_escape(fx(t)));
+                     height - bottom + 16, html_escape(f.fx(t)));
   }
   for (double t : y.ticks()) {
     o += fmt::format("<line class=\"grid\" x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\"/>", left, width - right, y(t));
     o += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", left - 6, y(t) + 4,
-                     html_escape(fy(t)));
+                     html_escape(f.fy(t)));
   }
   o += fmt::format("<text class=\"label\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                   (left + width - right) / 2, height - 8, html_escape(x_label));
+                   (left + width - right) / 2, height - 8, html_escape(c.x_label));
   o += fmt::format("<text class=\"label\" transform=\"translate(14,{:.1f}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
-                   (top + height - bottom) / 2, html_escape(y_label));
+                   (top + height - bottom) / 2, html_escape(c.y_label));
 
-  for (std::size_t i = 0; i < series.size(); ++i) {
-    const auto& s = series[i];
-    const char* c = color_of(s.color);
+  return o;
+}
+
+/// Each series: its band, its curve, its points with whiskers, in a group the legend can hide.
+std::string series_svg(const chart& c, const frame& f, const std::string& id) {
+  const auto& x = f.x;
+  const auto& y = f.y;
+  std::string o;
+  for (std::size_t i = 0; i < c.series.size(); ++i) {
+    const auto& s = c.series[i];
+    const char* colour = color_of(s.color);
     o += fmt::format("<g class=\"series\" data-series=\"{}-s{}\">\n", html_escape(id), i);
     if (!s.band_lo.empty() && s.band_lo.size() == s.band_hi.size()) {
       std::string d = path_of(s.band_lo, x, y);
@@ -184,24 +210,34 @@ std::string chart::svg(const std::string& id) const {
       const auto upper = path_of(back, x, y);
       if (!d.empty() && !upper.empty()) {
         d += " L" + upper.substr(1) + " Z";
-        o += fmt::format("<path class=\"band\" d=\"{}\" fill=\"{}\"/>\n", d, c);
+        o += fmt::format("<path class=\"band\" d=\"{}\" fill=\"{}\"/>\n", d, colour);
       }
     }
     if (const auto d = path_of(s.curve, x, y); !d.empty())
-      o += fmt::format("<path class=\"curve{}\" d=\"{}\" stroke=\"{}\"/>\n", s.dashed ? " dashed" : "", d, c);
+      o += fmt::format("<path class=\"curve{}\" d=\"{}\" stroke=\"{}\"/>\n", s.dashed ? " dashed" : "", d, colour);
     for (const auto& p : s.points) {
       if (!drawable(p.x, p.y)) continue;
       if (p.lo > 0 && p.hi > 0 && (p.lo < p.y || p.hi > p.y))
         o += fmt::format("<line class=\"whisker\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\"/>",
-                         x(p.x), y(p.lo), y(p.hi), c);
+                         x(p.x), y(p.lo), y(p.hi), colour);
       o += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.2\" fill=\"{}\"><title>{}</title></circle>\n", x(p.x),
-                       y(p.y), c, html_escape(p.tip));
+                       y(p.y), colour, html_escape(p.tip));
     }
     o += "</g>\n";
   }
-  // Vertical markers, each label on its own row, on the side of its line with the room.
+  return o;
+}
+
+/// Vertical markers, each label on its own row on the side of its line with the room, and
+/// horizontal levels.
+std::string markers_svg(const chart& c, const frame& f) {
+  const auto& x = f.x;
+  const auto& y = f.y;
+  const double width = f.width, right = f.right;
+  std::string o;
+  // Vertical c.markers, each label on its own row, on the side of its line with the room.
   int row = 0;
-  for (const auto& m : markers) {
+  for (const auto& m : c.markers) {
     if (!(m.x > 0)) continue;
     const double label_y = top + 12 + 12 * row++;
     const bool right_half = x(m.x) > left + plot_width / 2;
@@ -211,25 +247,38 @@ std::string chart::svg(const std::string& id) const {
                      right_half ? x(m.x) - 3 : x(m.x) + 3, label_y, color_of(m.color), right_half ? "end" : "start",
                      html_escape(m.label));
   }
-  for (const auto& l : levels) {
+  for (const auto& l : c.levels) {
     if (!(l.x > 0)) continue;
     o += fmt::format("<line class=\"marker\" x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\"/>", left,
                      width - right, y(l.x), color_of(l.color));
     o += fmt::format("<text class=\"marker-label\" x=\"{:.1f}\" y=\"{:.1f}\" fill=\"{}\" text-anchor=\"end\">{}</text>\n",
                      width - right - 4, y(l.x) - 4, color_of(l.color), html_escape(l.label));
   }
-  // Legend: a click shows or hides the series.
+  return o;
+}
+
+/// The legend: a click shows or hides the series.
+std::string legend_svg(const chart& c, const frame& f, const std::string& id) {
+  const double width = f.width, right = f.right;
+  std::string o;
+  // Legend: a click shows or hides the c.series.
   double ly = top + 8;
-  for (std::size_t i = 0; i < series.size(); ++i) {
-    const auto& s = series[i];
+  for (std::size_t i = 0; i < c.series.size(); ++i) {
+    const auto& s = c.series[i];
     o += fmt::format("<g class=\"legend\" data-target=\"{}-s{}\" tabindex=\"0\"><rect x=\"{}\" y=\"{:.1f}\" width=\"12\" "
                      "height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"{:.1f}\">{}</text></g>\n",
                      html_escape(id), i, width - right + 12, ly, color_of(s.color), width - right + 30, ly + 10,
                      html_escape(s.name));
     ly += 18;
   }
-  o += "</svg>\n";
   return o;
+}
+
+}  // namespace
+
+std::string chart::svg(const std::string& id) const {
+  const auto f = frame_of(*this);
+  return axes_svg(*this, f, id) + series_svg(*this, f, id) + markers_svg(*this, f) + legend_svg(*this, f, id) + "</svg>\n";
 }
 
 }  // namespace ema
