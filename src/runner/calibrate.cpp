@@ -113,9 +113,11 @@ std::vector<std::uint64_t> affordable_fill(const std::vector<observation>& obs, 
   return out;
 }
 
-growth_step next_size(const std::vector<observation>& obs, const growth_limits& l, const cost_policy& policy) {
-  growth_step s;
-  const auto last = static_cast<std::uint64_t>(obs.back().n);
+namespace {
+
+/// The size after `last`: `growth` times it, as the problem takes it (snapped), within the largest
+/// allowed and 2^62; 0 with `stop` saying why there is none.
+std::uint64_t size_after(std::uint64_t last, const growth_limits& l, std::string& stop) {
   auto next = static_cast<std::uint64_t>(std::ceil(static_cast<double>(last) * l.growth));
   if (next <= last) next = last + 1;
   if (l.snap) {
@@ -124,51 +126,64 @@ growth_step next_size(const std::vector<observation>& obs, const growth_limits& 
     next = l.snap(proposed);
     if (next <= last) next = l.snap(2 * proposed);
     if (next <= last) {
-      s.stop = fmt::format("the problem takes no size past n = {} near the next one ({})", format_size(static_cast<double>(last)),
-                           format_size(static_cast<double>(proposed)));
-      return s;
+      stop = fmt::format("the problem takes no size past n = {} near the next one ({})", format_size(static_cast<double>(last)),
+                         format_size(static_cast<double>(proposed)));
+      return 0;
     }
   }
   if (l.max_size && next > l.max_size) {
     if (last >= l.max_size) {
-      s.stop = fmt::format("reached the largest size the problem allows ({})", l.max_size);
-      return s;
+      stop = fmt::format("reached the largest size the problem allows ({})", l.max_size);
+      return 0;
     }
     next = l.max_size;
     if (l.snap) {  // the largest size the problem takes at or below the largest allowed
       auto taken = l.snap(next);
       if (taken > next) taken = l.snap(next / 2);
       if (taken <= last || taken > next) {
-        s.stop = fmt::format("reached the largest size allowed ({}) that the problem takes", l.max_size);
-        return s;
+        stop = fmt::format("reached the largest size allowed ({}) that the problem takes", l.max_size);
+        return 0;
       }
       next = taken;
     }
   }
   if (next > (1ull << 62)) {
-    s.stop = "reached n = 2^62";
-    return s;
+    stop = "reached n = 2^62";
+    return 0;
   }
+  return next;
+}
+
+/// Why one point at n would not fit the per-point timeout or the free host or device memory ("" when
+/// it would), and its predicted wall time.
+std::string point_refused(const std::vector<observation>& obs, double n, const growth_limits& l, const cost_policy& policy,
+                          double& one) {
+  const auto n_text = format_size(n);
+  one = predict_wall(obs, n, policy);
+  if (one > l.timeout)
+    return fmt::format("a point at n = {} would take about {}, over the per-point timeout of {}", n_text, format_time(one),
+                       format_time(l.timeout));
+  const double host = predict_bytes(obs, n, &observation::host_bytes);
+  if (l.host_free > 0 && host > l.memory_fraction * l.host_free)
+    return fmt::format("a point at n = {} would need about {} of host memory; {} is free", n_text, format_bytes(host),
+                       format_bytes(l.host_free));
+  const double device = predict_bytes(obs, n, &observation::device_bytes);
+  if (l.device_free > 0 && device > l.memory_fraction * l.device_free)
+    return fmt::format("a point at n = {} would need about {} of device memory; {} is free", n_text, format_bytes(device),
+                       format_bytes(l.device_free));
+  return "";
+}
+
+}  // namespace
+
+growth_step next_size(const std::vector<observation>& obs, const growth_limits& l, const cost_policy& policy) {
+  growth_step s;
+  const auto next = size_after(static_cast<std::uint64_t>(obs.back().n), l, s.stop);
+  if (!next) return s;
   const double n = static_cast<double>(next);
   const auto n_text = format_size(n);
-  const double one = predict_wall(obs, n, policy);
-  if (one > l.timeout) {
-    s.stop = fmt::format("a point at n = {} would take about {}, over the per-point timeout of {}", n_text,
-                         format_time(one), format_time(l.timeout));
-    return s;
-  }
-  const double host = predict_bytes(obs, n, &observation::host_bytes);
-  if (l.host_free > 0 && host > l.memory_fraction * l.host_free) {
-    s.stop = fmt::format("a point at n = {} would need about {} of host memory; {} is free", n_text, format_bytes(host),
-                         format_bytes(l.host_free));
-    return s;
-  }
-  const double device = predict_bytes(obs, n, &observation::device_bytes);
-  if (l.device_free > 0 && device > l.memory_fraction * l.device_free) {
-    s.stop = fmt::format("a point at n = {} would need about {} of device memory; {} is free", n_text, format_bytes(device),
-                         format_bytes(l.device_free));
-    return s;
-  }
+  double one = 0;
+  if (s.stop = point_refused(obs, n, l, policy, one); !s.stop.empty()) return s;
   std::vector<std::uint64_t> sizes;
   for (const auto& o : obs) sizes.push_back(static_cast<std::uint64_t>(o.n));
   sizes.push_back(next);
