@@ -428,69 +428,59 @@ std::vector<std::string> report_metrics(const experiment_view& v) {
   return out;
 }
 
-std::string render_html(const experiment_view& v, const fits_by_metric& fits) {
-  const auto& e = v.experiment;
-  std::string o = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  o += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  o += fmt::format("<title>ema report — experiment {}</title>\n<style>{}</style>\n</head>\n<body>\n", e.id, style_sheet);
-  o += fmt::format("<h1>ema report — experiment {}</h1>\n", e.id);
-  o += fmt::format("<p class=\"meta\">{} · started {} · finished {}</p>\n", html_escape(e.state), html_escape(e.created_at),
-                   html_escape(e.finished_at.empty() ? "-" : e.finished_at));
-  o += fmt::format("<p class=\"meta\">command: <code>{}</code></p>\n", html_escape(e.command_line));
-  o += fmt::format("<p class=\"meta\">ema {} (commit {})</p>\n", html_escape(e.ema_version), html_escape(e.git_commit));
-  const auto groups = groups_of(v);
-  o += "<nav>";
-  for (std::size_t i = 0; i < groups.size(); ++i)
-    o += fmt::format("<a href=\"#g{}\">{}{}</a>", i, html_escape(groups[i].problem),
-                     params_text(groups[i].params_json, ", ", groups[i].problem).empty()
-                         ? ""
-                         : " (" + html_escape(params_text(groups[i].params_json, ", ", groups[i].problem)) + ")");
-  o += "<a href=\"#tables\">tables</a><a href=\"#machine\">machine</a></nav>\n";
+namespace {
 
-  int chart_id = 0;
-  const auto metrics = report_metrics(v);
-  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-    const auto& g = groups[gi];
-    const problem_desc* desc = nullptr;
-    for (auto* d : problems())
-      if (g.problem == d->name) desc = d;
-    o += fmt::format("<section id=\"g{}\">\n<h2>{}{}</h2>\n", gi, html_escape(g.problem),
-                     params_text(g.params_json, ", ", g.problem).empty() ? "" : " (" + html_escape(params_text(g.params_json, ", ", g.problem)) + ")");
-    if (desc) o += fmt::format("<p class=\"meta\">{} — n: {} — source: {}</p>\n", html_escape(desc->title),
-                               html_escape(desc->size_meaning), html_escape(desc->source));
-    {
-      const auto it = fits.find("total");
-      const auto summary = render_summary(v, g.problem, g.params_json, it == fits.end() ? std::vector<variant_fit>{} : it->second,
-                                          table_style::markdown);
-      if (!summary.empty()) o += "<h3>Summary</h3>\n" + markdown_to_html(summary, 2);
-    }
-    o += "<div class=\"charts\">\n";
-    auto add = [&](const chart& c) {
-      if (!c.empty()) o += c.svg(fmt::format("c{}", chart_id++));
-    };
-    for (const auto& m : metrics) add(metric_chart(g, m, fits));
-    const auto identities = variant_identities(v, g.problem);
-    const auto speedups = speedup_chart(g, identities, backend::seq);
-    add(speedups);
-    if (speedups.empty() && g.variants.size() > 1 && g.variants.front().second == "external") add(relative_chart(g));
-    for (const auto& [variant, backend] : g.variants)
-      if (!g.medians(variant, "kernel").empty()) add(phase_chart(g, variant));
-    o += "</div>\n";
-    o += "<p class=\"meta\">Points: the median of each point's samples, whiskers its interquartile range (hover for the "
-         "minimum and maximum); "
-         "lines: the best equation of `ema fit` with its 95% bootstrap band, drawn above the knee when there is one. "
-         "Click a legend entry to hide or show its series.</p>\n";
-    for (const auto& m : metrics) {
-      const auto f = fits_of(fits, m, g);
-      if (f.empty()) continue;
-      const bool open = m == "total";
-      o += fmt::format("<details{}><summary>equations of {}</summary>\n{}</details>\n", open ? " open" : "", html_escape(m),
-                       markdown_to_html(render_fits(f, table_style::markdown), 2));
-    }
-    o += "</section>\n";
+/// One problem and parameter set's section of the HTML report: its summary, its charts, and the
+/// equations of every metric fitted.
+std::string group_section(const experiment_view& v, const fits_by_metric& fits, const std::vector<std::string>& metrics,
+                          const std::vector<group>& groups, std::size_t gi, int& chart_id) {
+  std::string o;
+  const auto& g = groups[gi];
+  const problem_desc* desc = nullptr;
+  for (auto* d : problems())
+    if (g.problem == d->name) desc = d;
+  o += fmt::format("<section id=\"g{}\">\n<h2>{}{}</h2>\n", gi, html_escape(g.problem),
+                   params_text(g.params_json, ", ", g.problem).empty() ? "" : " (" + html_escape(params_text(g.params_json, ", ", g.problem)) + ")");
+  if (desc) o += fmt::format("<p class=\"meta\">{} — n: {} — source: {}</p>\n", html_escape(desc->title),
+                             html_escape(desc->size_meaning), html_escape(desc->source));
+  {
+    const auto it = fits.find("total");
+    const auto summary = render_summary(v, g.problem, g.params_json, it == fits.end() ? std::vector<variant_fit>{} : it->second,
+                                        table_style::markdown);
+    if (!summary.empty()) o += "<h3>Summary</h3>\n" + markdown_to_html(summary, 2);
   }
-  // Parameter axes: per problem and swept parameter, the best value per size and variant, and the
-  // time against the axis where its values are numbers.
+  o += "<div class=\"charts\">\n";
+  auto add = [&](const chart& c) {
+    if (!c.empty()) o += c.svg(fmt::format("c{}", chart_id++));
+  };
+  for (const auto& m : metrics) add(metric_chart(g, m, fits));
+  const auto identities = variant_identities(v, g.problem);
+  const auto speedups = speedup_chart(g, identities, backend::seq);
+  add(speedups);
+  if (speedups.empty() && g.variants.size() > 1 && g.variants.front().second == "external") add(relative_chart(g));
+  for (const auto& [variant, backend] : g.variants)
+    if (!g.medians(variant, "kernel").empty()) add(phase_chart(g, variant));
+  o += "</div>\n";
+  o += "<p class=\"meta\">Points: the median of each point's samples, whiskers its interquartile range (hover for the "
+       "minimum and maximum); "
+       "lines: the best equation of `ema fit` with its 95% bootstrap band, drawn above the knee when there is one. "
+       "Click a legend entry to hide or show its series.</p>\n";
+  for (const auto& m : metrics) {
+    const auto f = fits_of(fits, m, g);
+    if (f.empty()) continue;
+    const bool open = m == "total";
+    o += fmt::format("<details{}><summary>equations of {}</summary>\n{}</details>\n", open ? " open" : "", html_escape(m),
+                     markdown_to_html(render_fits(f, table_style::markdown), 2));
+  }
+  o += "</section>\n";
+
+  return o;
+}
+
+/// Parameter axes: per problem and swept parameter, the best value per size and variant, and the
+/// time against the axis where its values are numbers.
+std::string axes_sections(const experiment_view& v, const std::vector<group>& groups, int& chart_id) {
+  std::string o;
   {
     std::set<std::string> seen;
     for (const auto& g : groups) {
@@ -518,6 +508,34 @@ std::string render_html(const experiment_view& v, const fits_by_metric& fits) {
       }
     }
   }
+  return o;
+}
+
+}  // namespace
+
+std::string render_html(const experiment_view& v, const fits_by_metric& fits) {
+  const auto& e = v.experiment;
+  std::string o = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  o += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  o += fmt::format("<title>ema report — experiment {}</title>\n<style>{}</style>\n</head>\n<body>\n", e.id, style_sheet);
+  o += fmt::format("<h1>ema report — experiment {}</h1>\n", e.id);
+  o += fmt::format("<p class=\"meta\">{} · started {} · finished {}</p>\n", html_escape(e.state), html_escape(e.created_at),
+                   html_escape(e.finished_at.empty() ? "-" : e.finished_at));
+  o += fmt::format("<p class=\"meta\">command: <code>{}</code></p>\n", html_escape(e.command_line));
+  o += fmt::format("<p class=\"meta\">ema {} (commit {})</p>\n", html_escape(e.ema_version), html_escape(e.git_commit));
+  const auto groups = groups_of(v);
+  o += "<nav>";
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    o += fmt::format("<a href=\"#g{}\">{}{}</a>", i, html_escape(groups[i].problem),
+                     params_text(groups[i].params_json, ", ", groups[i].problem).empty()
+                         ? ""
+                         : " (" + html_escape(params_text(groups[i].params_json, ", ", groups[i].problem)) + ")");
+  o += "<a href=\"#tables\">tables</a><a href=\"#machine\">machine</a></nav>\n";
+
+  int chart_id = 0;
+  const auto metrics = report_metrics(v);
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) o += group_section(v, fits, metrics, groups, gi, chart_id);
+  o += axes_sections(v, groups, chart_id);
   o += "<section id=\"tables\">\n<h2>Tables</h2>\n";
   o += markdown_to_html(render_tables(v, table_style::markdown), 1);
   o += markdown_to_html(render_analysis_tables(v, table_style::markdown), 1);
