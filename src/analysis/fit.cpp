@@ -305,6 +305,25 @@ std::optional<equation> fit_shape(const series& d, const equation& start) {
   return fit_nonlinear(d, start);
 }
 
+namespace {
+
+/// An exponential shape fitted from its start; with a constant, from several starts for it (a
+/// share of the smallest value), the best kept.
+std::optional<equation> fit_exponential(const series& d, const shape& s) {
+  const auto start = exponential_start(d, s);
+  if (!s.constant) return fit_nonlinear(d, start);
+  std::optional<equation> fit;
+  const double ymin = *std::min_element(d.y.begin(), d.y.end());
+  for (double share : {0.01, 0.3, 0.8}) {
+    auto st = start;
+    st.c = share * ymin;
+    if (auto e = fit_nonlinear(d, st); better(e, fit)) fit = e;
+  }
+  return fit;
+}
+
+}  // namespace
+
 std::vector<equation> fit_family(const series& d, const family_options& o) {
   const auto sizes = d.sizes();
   const int m = static_cast<int>(sizes.size());
@@ -342,20 +361,7 @@ std::vector<equation> fit_family(const series& d, const family_options& o) {
       for (bool c : {false, true}) {
         shape s{.exp_term = true, .a3 = a3, .a4 = a4, .constant = c};
         if (!allowed(s)) continue;
-        auto start = exponential_start(d, s);
-        std::optional<equation> fit;
-        if (c) {
-          // Several starts for the constant: none of it, and a share of the smallest value.
-          double ymin = *std::min_element(d.y.begin(), d.y.end());
-          for (double share : {0.01, 0.3, 0.8}) {
-            auto st = start;
-            st.c = share * ymin;
-            if (auto e = fit_nonlinear(d, st); better(e, fit)) fit = e;
-          }
-        } else {
-          fit = fit_nonlinear(d, start);
-        }
-        if (fit) {
+        if (auto fit = fit_exponential(d, s)) {
           exponentials.push_back(*fit);
           consider(fit);
         }
