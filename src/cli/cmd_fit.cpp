@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "analysis/series_csv.hpp"
-#include "analysis/tool_results.hpp"
+#include "inputs/tool_results.hpp"
 #include "cli/commands.hpp"
 #include "core/registry.hpp"
 #include "cli/exit_codes.hpp"
@@ -122,10 +122,10 @@ int fit_csv(const fit_options& o, fit_request r) {
 int fit_tool(const fit_options& o, fit_request r) {
   refuse_with_file(o, "--from");
   const auto& path = o.from[1];
-  fit::tool_results got;
+  tool_results got;
   try {
-    const auto tool = fit::parse_result_tool(o.from[0]);
-    got = fit::read_tool_results(tool, path, o.size.value_or(""), r.metric);
+    const auto tool = parse_result_tool(o.from[0]);
+    got = read_tool_results(tool, path, o.size.value_or(""), r.metric);
   } catch (const std::invalid_argument& e) {
     throw usage_error(e.what());
   }

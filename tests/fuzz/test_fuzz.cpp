@@ -16,7 +16,7 @@
 
 #include "analysis/analyze.hpp"
 #include "analysis/series_csv.hpp"
-#include "analysis/tool_results.hpp"
+#include "inputs/tool_results.hpp"
 #include "core/duration.hpp"
 #include "core/errors.hpp"
 #include "core/registry.hpp"
@@ -213,9 +213,9 @@ TEST(Fuzz, ToolResults) {
                                              bool deep = false;
                                              const auto doc = parse_json(text, &deep);
                                              if (deep || doc.is_discarded()) return;
-                                             for (const auto tool : {fit::result_tool::gbench, fit::result_tool::nvbench, fit::result_tool::hyperfine}) {
+                                             for (const auto tool : {result_tool::gbench, result_tool::nvbench, result_tool::hyperfine}) {
                                                try {
-                                                 (void)fit::parse_tool_results(tool, doc, "fuzzed.json", "", "");
+                                                 (void)parse_tool_results(tool, doc, "fuzzed.json", "", "");
                                                } catch (const std::invalid_argument&) {
                                                } catch (const usage_error&) {
                                                }

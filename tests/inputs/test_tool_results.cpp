@@ -1,5 +1,5 @@
-// Results of other benchmark tools (analysis/tool_results.hpp), read from small files written to
-// each tool's documented JSON schema (tests/analysis/tools/): Google Benchmark's
+// Results of other benchmark tools (inputs/tool_results.hpp), read from small files written to
+// each tool's documented JSON schema (tests/inputs/tools/): Google Benchmark's
 // --benchmark_format=json, nvbench's --json (file version 1) and hyperfine's --export-json.
 #include <algorithm>
 #include <fmt/format.h>
@@ -8,18 +8,17 @@
 #include <string>
 
 #include "analysis/analyze.hpp"
-#include "analysis/tool_results.hpp"
+#include "inputs/tool_results.hpp"
 #include "core/errors.hpp"
 
 namespace ema {
 namespace {
 
-using fit::result_tool;
 
 std::string file(const char* name) { return std::string(EMA_TOOLS_DIR) + "/" + name; }
 
-const fit::tool_series& named(const fit::tool_results& r, const std::string& benchmark) {
-  auto it = std::find_if(r.series.begin(), r.series.end(), [&](const fit::tool_series& s) { return s.benchmark == benchmark; });
+const tool_series& named(const tool_results& r, const std::string& benchmark) {
+  auto it = std::find_if(r.series.begin(), r.series.end(), [&](const tool_series& s) { return s.benchmark == benchmark; });
   if (it == r.series.end()) throw std::runtime_error("no series " + benchmark);
   return *it;
 }
@@ -38,12 +37,12 @@ std::string error_of(F&& f) {
   return "no error";
 }
 
-fit::tool_results parse(result_tool t, const char* text, const std::string& size = "", const std::string& metric = "") {
-  return fit::parse_tool_results(t, nlohmann::json::parse(text), "test.json", size, metric);
+tool_results parse(result_tool t, const char* text, const std::string& size = "", const std::string& metric = "") {
+  return parse_tool_results(t, nlohmann::json::parse(text), "test.json", size, metric);
 }
 
 TEST(GoogleBenchmark, RepetitionsAreSamplesAndOtherArgumentsParameters) {
-  const auto r = fit::read_tool_results(result_tool::gbench, file("gbench.json"), "", "");
+  const auto r = read_tool_results(result_tool::gbench, file("gbench.json"), "", "");
   EXPECT_EQ(r.metric, "real_time");
   ASSERT_EQ(r.series.size(), 2u);
   const auto& scan = named(r, "BM_Scan");
@@ -60,7 +59,7 @@ TEST(GoogleBenchmark, RepetitionsAreSamplesAndOtherArgumentsParameters) {
 }
 
 TEST(GoogleBenchmark, AggregatesOnlyGiveTheMedianAndTheNoise) {
-  const auto r = fit::read_tool_results(result_tool::gbench, file("gbench.json"), "n", "");
+  const auto r = read_tool_results(result_tool::gbench, file("gbench.json"), "n", "");
   const auto& sort = named(r, "BM_Sort");
   EXPECT_EQ(sort.params, R"({"threads":"2"})");
   ASSERT_EQ(sort.points.size(), 8u);
@@ -76,7 +75,7 @@ TEST(GoogleBenchmark, AggregatesOnlyGiveTheMedianAndTheNoise) {
 }
 
 TEST(GoogleBenchmark, FitsTheScanAsLinear) {
-  const auto r = fit::read_tool_results(result_tool::gbench, file("gbench.json"), "", "");
+  const auto r = read_tool_results(result_tool::gbench, file("gbench.json"), "", "");
   fit::series s;
   for (const auto& p : named(r, "BM_Scan").points)
     for (double v : p.samples) s.add(p.n, v);
@@ -85,13 +84,13 @@ TEST(GoogleBenchmark, FitsTheScanAsLinear) {
 }
 
 TEST(GoogleBenchmark, SizeAndMetricChoicesAndTheirErrors) {
-  const auto cpu = fit::read_tool_results(result_tool::gbench, file("gbench.json"), "", "cpu_time");
+  const auto cpu = read_tool_results(result_tool::gbench, file("gbench.json"), "", "cpu_time");
   EXPECT_EQ(cpu.metric, "cpu_time");
   EXPECT_NEAR(named(cpu, "BM_Scan").points.front().samples.front(), (0.5 * 1024 + 400) * 1.01e-9, 1e-12);
-  EXPECT_NE(error_of([] { fit::read_tool_results(result_tool::gbench, file("gbench.json"), "", "bytes"); })
+  EXPECT_NE(error_of([] { read_tool_results(result_tool::gbench, file("gbench.json"), "", "bytes"); })
                 .find("real_time and cpu_time"),
             std::string::npos);
-  EXPECT_NE(error_of([] { fit::read_tool_results(result_tool::gbench, file("gbench.json"), "m", ""); })
+  EXPECT_NE(error_of([] { read_tool_results(result_tool::gbench, file("gbench.json"), "m", ""); })
                 .find("has no argument 'm' (its arguments: arg0, arg1)"),
             std::string::npos);
   EXPECT_NE(error_of([] { parse(result_tool::gbench, R"({"benchmarks":[{"name":"BM_X","run_type":"iteration","real_time":1}]})"); })
@@ -108,7 +107,7 @@ TEST(GoogleBenchmark, SizeAndMetricChoicesAndTheirErrors) {
 }
 
 TEST(NvBench, TheOneVaryingInt64AxisIsN) {
-  const auto r = fit::read_tool_results(result_tool::nvbench, file("nvbench.json"), "", "");
+  const auto r = read_tool_results(result_tool::nvbench, file("nvbench.json"), "", "");
   EXPECT_EQ(r.series.at(0).size, "Elements");
   EXPECT_EQ(r.metric, "nv/cold/time/gpu/mean");
   ASSERT_EQ(r.series.size(), 2u);  // T = F32 and T = F64
@@ -124,15 +123,15 @@ TEST(NvBench, TheOneVaryingInt64AxisIsN) {
 }
 
 TEST(NvBench, MetricsAreTagsWithAliases) {
-  const auto cpu = fit::read_tool_results(result_tool::nvbench, file("nvbench.json"), "Elements", "cpu");
+  const auto cpu = read_tool_results(result_tool::nvbench, file("nvbench.json"), "Elements", "cpu");
   EXPECT_EQ(cpu.metric, "nv/cold/time/cpu/mean");
   EXPECT_NEAR(cpu.series[0].points[0].samples[0], 4.0 * 1024 * 2 / 2.0e12 + 3e-6 + 5e-6, 1e-12);
-  const auto batch = fit::read_tool_results(result_tool::nvbench, file("nvbench.json"), "", "nv/batch/time/gpu/mean");
+  const auto batch = read_tool_results(result_tool::nvbench, file("nvbench.json"), "", "nv/batch/time/gpu/mean");
   EXPECT_EQ(batch.series[0].points.size(), 8u);
-  EXPECT_NE(error_of([] { fit::read_tool_results(result_tool::nvbench, file("nvbench.json"), "", "nv/cold/bw/global/bytes_per_second"); })
+  EXPECT_NE(error_of([] { read_tool_results(result_tool::nvbench, file("nvbench.json"), "", "nv/cold/bw/global/bytes_per_second"); })
                 .find("no state has the summary"),
             std::string::npos);
-  EXPECT_NE(error_of([] { fit::read_tool_results(result_tool::nvbench, file("nvbench.json"), "Blocks", ""); }).find("has no axis 'Blocks'"),
+  EXPECT_NE(error_of([] { read_tool_results(result_tool::nvbench, file("nvbench.json"), "Blocks", ""); }).find("has no axis 'Blocks'"),
             std::string::npos);
   // Two varying int64 axes: the reader asks which one is n.
   const char* two = R"({"benchmarks":[{"name":"b","states":[
@@ -146,7 +145,7 @@ TEST(NvBench, MetricsAreTagsWithAliases) {
 }
 
 TEST(Hyperfine, TheParameterIsNAndTheCommandATemplate) {
-  const auto r = fit::read_tool_results(result_tool::hyperfine, file("hyperfine.json"), "", "");
+  const auto r = read_tool_results(result_tool::hyperfine, file("hyperfine.json"), "", "");
   EXPECT_EQ(r.series.at(0).size, "n");
   EXPECT_EQ(r.metric, "time");
   ASSERT_EQ(r.series.size(), 1u) << "the commands differ only in n";
@@ -158,7 +157,7 @@ TEST(Hyperfine, TheParameterIsNAndTheCommandATemplate) {
   for (const auto& p : s.points)
     for (double v : p.samples) data.add(p.n, v);
   EXPECT_EQ(fit::analyze(data).groups.best.theta().text(), "Θ(n²)");
-  const auto user = fit::read_tool_results(result_tool::hyperfine, file("hyperfine.json"), "n", "user");
+  const auto user = read_tool_results(result_tool::hyperfine, file("hyperfine.json"), "n", "user");
   EXPECT_EQ(user.series[0].points[0].samples.size(), 1u);
   EXPECT_TRUE(mentions(user.notes, "only the mean of user"));
 }
@@ -201,13 +200,13 @@ TEST(Hyperfine, WithoutAParameterScanThereIsNoN) {
 }
 
 TEST(ToolResults, FilesThatAreNotTheToolsAreRefusedByName) {
-  EXPECT_THROW(fit::parse_result_tool("criterion"), std::invalid_argument);
-  EXPECT_THROW(fit::read_tool_results(result_tool::nvbench, file("missing.json"), "", ""), usage_error);
-  EXPECT_NE(error_of([] { fit::read_tool_results(result_tool::hyperfine, file("gbench.json"), "", ""); }).find("not hyperfine JSON"),
+  EXPECT_THROW(parse_result_tool("criterion"), std::invalid_argument);
+  EXPECT_THROW(read_tool_results(result_tool::nvbench, file("missing.json"), "", ""), usage_error);
+  EXPECT_NE(error_of([] { read_tool_results(result_tool::hyperfine, file("gbench.json"), "", ""); }).find("not hyperfine JSON"),
             std::string::npos);
-  EXPECT_NE(error_of([] { fit::read_tool_results(result_tool::nvbench, file("hyperfine.json"), "", ""); }).find("not nvbench JSON"),
+  EXPECT_NE(error_of([] { read_tool_results(result_tool::nvbench, file("hyperfine.json"), "", ""); }).find("not nvbench JSON"),
             std::string::npos);
-  EXPECT_NE(error_of([] { fit::read_tool_results(result_tool::gbench, EMA_TOOLS_DIR, "", ""); }).find("folder"), std::string::npos);
+  EXPECT_NE(error_of([] { read_tool_results(result_tool::gbench, EMA_TOOLS_DIR, "", ""); }).find("folder"), std::string::npos);
 }
 
 }  // namespace

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-namespace ema::fit {
+namespace ema {
 
 enum class result_tool { gbench, nvbench, hyperfine };
 
@@ -68,4 +68,4 @@ tool_results parse_tool_results(result_tool tool, const nlohmann::json& doc, con
 tool_results read_tool_results(result_tool tool, const std::string& path, const std::string& size,
                                const std::string& metric);
 
-}  // namespace ema::fit
+}  // namespace ema

@@ -1,4 +1,4 @@
-#include "analysis/tool_results.hpp"
+#include "inputs/tool_results.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -18,7 +18,7 @@
 #include "inputs/text_file.hpp"
 #include "measure/memory.hpp"
 
-namespace ema::fit {
+namespace ema {
 namespace {
 
 using json = nlohmann::json;
@@ -525,4 +525,4 @@ tool_results read_tool_results(result_tool tool, const std::string& path, const 
   }
 }
 
-}  // namespace ema::fit
+}  // namespace ema
