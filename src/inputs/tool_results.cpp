@@ -136,35 +136,23 @@ gbench_name split_gbench_name(const std::string& name) {
   return g;
 }
 
-tool_results read_gbench(const json& doc, const std::string& file, const std::string& size, const std::string& metric) {
-  require_array(doc, "benchmarks", "Google Benchmark", file);
-  tool_results r;
-  r.metric = metric.empty() || metric == "total" ? "real_time" : metric;
-  if (r.metric != "real_time" && r.metric != "cpu_time")
-    bad(fmt::format("Google Benchmark's results have real_time and cpu_time, not '{}'", metric));
-  // Runs reported by their iterations, and those reported by aggregates only.
-  std::set<std::string> iterated;
-  for (const auto& e : doc["benchmarks"])
-    if (e.is_object() && e.value("run_type", std::string("iteration")) == "iteration" && !e.value("error_occurred", false))
-      iterated.insert(e.value("run_name", e.value("name", std::string())));
-  struct aggregate {
-    std::optional<double> median, mean, stddev;
-    double repetitions = 0, scale = 1;
-  };
-  std::map<std::string, aggregate> aggregates;
-  std::map<std::string, std::string> size_of_run;  // run name → the argument read as n, for errors
-  int errors = 0, complexity = 0;
-  collector c;
-  std::size_t index = 0;
-  struct located {
-    std::string family;
-    std::map<std::string, std::string> params;
-    std::string size;
-    double n = 0;
-  };
-  std::set<std::string> lacking;  // runs without the argument named by `size`
+/// A run of Google Benchmark placed in a series: its family, its other arguments and options as
+/// parameters, the argument read as n and n.
+struct gbench_place {
+  std::string family;
+  std::map<std::string, std::string> params;
+  std::string size;
+  double n = 0;
+};
+
+/// Places runs by their names; a run without the argument named by `size` is left out, its family
+/// remembered (with one example) for the note that says so.
+struct gbench_placer {
+  const std::string& size;
+  std::set<std::string> lacking;
   std::string lacking_example;
-  auto place = [&](const std::string& run, const std::string& where) -> std::optional<located> {
+
+  std::optional<gbench_place> operator()(const std::string& run, const std::string& where) {
     const auto g = split_gbench_name(run);
     if (g.args.empty())
       bad(fmt::format("{}: benchmark '{}' has no argument to read n from; register it with ->Arg(n) or ->Range(lo, hi)", where, run));
@@ -184,8 +172,50 @@ tool_results read_gbench(const json& doc, const std::string& file, const std::st
     std::map<std::string, std::string> params = g.options;
     for (std::size_t i = 0; i < g.args.size(); ++i)
       if (i != pick) params[g.args[i].first] = g.args[i].second;
-    return located{g.family, params, g.args[pick].first, size_of(json(g.args[pick].second), where)};
-  };
+    return gbench_place{g.family, params, g.args[pick].first, size_of(json(g.args[pick].second), where)};
+  }
+};
+
+/// A run reported by its aggregates only (--benchmark_report_aggregates_only).
+struct gbench_aggregate {
+  std::optional<double> median, mean, stddev;
+  double repetitions = 0, scale = 1;
+};
+
+/// The runs reported by aggregates only, as points: the median (else mean) is the value, the
+/// stddev over the repetitions its noise.
+void add_aggregates(const std::map<std::string, gbench_aggregate>& aggregates, gbench_placer& place, const std::string& file,
+                    collector& c) {
+  for (const auto& [run, a] : aggregates) {
+    const auto value = a.median ? a.median : a.mean;
+    if (!value) continue;
+    const auto at = place(run, file);
+    if (!at) continue;
+    auto& p = c.at(at->family, at->params, at->size, at->n);
+    p.samples = {*value * a.scale};
+    if (a.stddev && a.mean && *a.mean > 0 && a.repetitions > 1) p.rse = *a.stddev / *a.mean / std::sqrt(a.repetitions);
+    auto& notes = c.series(at->family, at->params, at->size).notes;
+    const std::string how = "reported by aggregates only: the median (else mean) of its repetitions is the value";
+    if (notes.empty()) notes.push_back(how);
+  }
+}
+
+tool_results read_gbench(const json& doc, const std::string& file, const std::string& size, const std::string& metric) {
+  require_array(doc, "benchmarks", "Google Benchmark", file);
+  tool_results r;
+  r.metric = metric.empty() || metric == "total" ? "real_time" : metric;
+  if (r.metric != "real_time" && r.metric != "cpu_time")
+    bad(fmt::format("Google Benchmark's results have real_time and cpu_time, not '{}'", metric));
+  // Runs reported by their iterations, and those reported by aggregates only.
+  std::set<std::string> iterated;
+  for (const auto& e : doc["benchmarks"])
+    if (e.is_object() && e.value("run_type", std::string("iteration")) == "iteration" && !e.value("error_occurred", false))
+      iterated.insert(e.value("run_name", e.value("name", std::string())));
+  std::map<std::string, gbench_aggregate> aggregates;
+  int errors = 0, complexity = 0;
+  collector c;
+  gbench_placer place{size, {}, {}};
+  std::size_t index = 0;
   for (const auto& e : doc["benchmarks"]) {
     const auto where = fmt::format("{}: benchmarks[{}]", file, index++);
     if (!e.is_object()) bad(fmt::format("{} is not an object", where));
@@ -216,25 +246,14 @@ tool_results read_gbench(const json& doc, const std::string& file, const std::st
     const double t = seconds_of(e[r.metric], gbench_unit(e, where), where);
     if (const auto at = place(run, where)) c.at(at->family, at->params, at->size, at->n).samples.push_back(t);
   }
-  for (const auto& [run, a] : aggregates) {
-    const auto value = a.median ? a.median : a.mean;
-    if (!value) continue;
-    const auto at = place(run, file);
-    if (!at) continue;
-    auto& p = c.at(at->family, at->params, at->size, at->n);
-    p.samples = {*value * a.scale};
-    if (a.stddev && a.mean && *a.mean > 0 && a.repetitions > 1) p.rse = *a.stddev / *a.mean / std::sqrt(a.repetitions);
-    auto& notes = c.series(at->family, at->params, at->size).notes;
-    const std::string how = "reported by aggregates only: the median (else mean) of its repetitions is the value";
-    if (notes.empty()) notes.push_back(how);
-  }
+  add_aggregates(aggregates, place, file, c);
   note_left_out(r.notes, errors, "the benchmark reported an error");
   note_left_out(r.notes, complexity, "Google Benchmark's own complexity fit (BigO, RMS)");
   r.series = c.take();
-  if (!lacking.empty()) {
-    if (r.series.empty()) bad(fmt::format("{}: {}", file, lacking_example));
-    r.notes.push_back(fmt::format("{} benchmark famil{} without the argument '{}' left out: {}", lacking.size(),
-                                  lacking.size() == 1 ? "y" : "ies", size, fmt::join(lacking, ", ")));
+  if (!place.lacking.empty()) {
+    if (r.series.empty()) bad(fmt::format("{}: {}", file, place.lacking_example));
+    r.notes.push_back(fmt::format("{} benchmark famil{} without the argument '{}' left out: {}", place.lacking.size(),
+                                  place.lacking.size() == 1 ? "y" : "ies", size, fmt::join(place.lacking, ", ")));
   }
   return r;
 }
