@@ -277,6 +277,24 @@ std::optional<double> nvbench_summary(const json& summaries, const std::string& 
   return std::nullopt;
 }
 
+/// The axis of an nvbench benchmark that is n when none is named: its one int64 axis whose value
+/// varies.
+std::string nvbench_size_axis(const json& b, const std::string& bwhere, const std::string& name) {
+  std::map<std::string, std::set<std::string>> values;
+  for (const auto& st : b["states"])
+    if (st.is_object() && st.contains("axis_values") && st["axis_values"].is_array())
+      for (const auto& v : st["axis_values"])
+        if (v.is_object() && v.value("type", std::string()) == "int64")
+          values[v.value("name", std::string())].insert(text_of(v.value("value", json())));
+  std::vector<std::string> varying;
+  for (const auto& [k, vs] : values)
+    if (vs.size() > 1) varying.push_back(k);
+  if (varying.size() != 1)
+    bad(fmt::format("{}: benchmark '{}' has {} int64 axes that vary ({}); name the one that is n with --size", bwhere, name,
+                    varying.size(), varying.empty() ? std::string("none") : fmt::format("{}", fmt::join(varying, ", "))));
+  return varying.front();
+}
+
 tool_results read_nvbench(const json& doc, const std::string& file, const std::string& size, const std::string& metric) {
   require_array(doc, "benchmarks", "nvbench", file);
   tool_results r;
@@ -300,23 +318,7 @@ tool_results read_nvbench(const json& doc, const std::string& file, const std::s
     if (!b.is_object() || !b.contains("states") || !b["states"].is_array())
       bad(fmt::format("{} is not an nvbench benchmark: it has no \"states\" array", bwhere));
     const auto name = b.value("name", fmt::format("benchmark {}", bi));
-    // The axis that is n: the one named, else the one int64 axis whose value varies.
-    std::string axis = size;
-    if (axis.empty()) {
-      std::map<std::string, std::set<std::string>> values;
-      for (const auto& st : b["states"])
-        if (st.is_object() && st.contains("axis_values") && st["axis_values"].is_array())
-          for (const auto& v : st["axis_values"])
-            if (v.is_object() && v.value("type", std::string()) == "int64")
-              values[v.value("name", std::string())].insert(text_of(v.value("value", json())));
-      std::vector<std::string> varying;
-      for (const auto& [k, vs] : values)
-        if (vs.size() > 1) varying.push_back(k);
-      if (varying.size() != 1)
-        bad(fmt::format("{}: benchmark '{}' has {} int64 axes that vary ({}); name the one that is n with --size", bwhere, name,
-                        varying.size(), varying.empty() ? std::string("none") : fmt::format("{}", fmt::join(varying, ", "))));
-      axis = varying.front();
-    }
+    const std::string axis = size.empty() ? nvbench_size_axis(b, bwhere, name) : size;
     for (std::size_t si = 0; si < b["states"].size(); ++si) {
       const auto& st = b["states"][si];
       const auto where = fmt::format("{}.states[{}]", bwhere, si);
@@ -390,65 +392,71 @@ std::string templated(std::string command, const std::string& value, const std::
   return command;
 }
 
+/// One result of hyperfine: its command, the parameter read as n, every parameter, and its times.
+struct hyperfine_entry {
+  std::string command, axis, where;
+  std::map<std::string, std::string> params;  ///< every parameter, n's included
+  double n = 0;
+  std::vector<double> samples;
+};
+
+/// Reads one of hyperfine's results; `means_only` is set where it kept only a mean of the metric.
+hyperfine_entry read_hyperfine_entry(const json& e, std::string where_text, const std::string& size, const std::string& metric,
+                                     bool& means_only) {
+  hyperfine_entry x;
+  x.where = std::move(where_text);
+  const auto& where = x.where;
+  if (!e.is_object()) bad(fmt::format("{} is not an object", where));
+  const auto command = e.value("command", std::string());
+  std::map<std::string, std::string> params;
+  if (e.contains("parameters") && e["parameters"].is_object())
+    for (const auto& [k, v] : e["parameters"].items()) params[k] = text_of(v);
+  if (params.empty())
+    bad(fmt::format("{}: '{}' has no parameter to read n from; run hyperfine with a parameter scan, -P NAME LOW HIGH or "
+                    "-L NAME LIST, and export it with --export-json",
+                    where, command));
+  std::string axis = size;
+  if (axis.empty()) {
+    if (params.size() != 1) {
+      std::vector<std::string> names;
+      for (const auto& kv : params) names.push_back(kv.first);
+      bad(fmt::format("{}: the results have {} parameters ({}); name the one that is n with --size", where, params.size(),
+                      fmt::join(names, ", ")));
+    }
+    axis = params.begin()->first;
+  }
+  auto it = params.find(axis);
+  if (it == params.end()) bad(fmt::format("{}: '{}' has no parameter '{}'", where, command, axis));
+  x.n = size_of(json(it->second), where);
+  x.command = command;
+  x.axis = axis;
+  x.params = std::move(params);
+  if (metric == "time" && e.contains("times") && e["times"].is_array() && !e["times"].empty()) {
+    for (const auto& t : e["times"]) x.samples.push_back(seconds_of(t, 1, where));
+  } else {
+    const auto key = metric == "time" ? std::string(e.contains("median") ? "median" : "mean") : metric;
+    if (!e.contains(key)) bad(fmt::format("{} has no {}", where, key));
+    x.samples.push_back(seconds_of(e[key], 1, where));
+    means_only = true;
+  }
+  return x;
+}
+
 tool_results read_hyperfine(const json& doc, const std::string& file, const std::string& size, const std::string& metric) {
   require_array(doc, "results", "hyperfine", file);
   tool_results r;
   r.metric = metric.empty() || metric == "total" ? "time" : metric;
   if (r.metric != "time" && r.metric != "user" && r.metric != "system")
     bad(fmt::format("hyperfine's results have time, user and system, not '{}'", metric));
-  struct entry {
-    std::string command, axis, where;
-    std::map<std::string, std::string> params;  ///< every parameter, n's included
-    double n = 0;
-    std::vector<double> samples;
-  };
-  std::vector<entry> entries;
+  std::vector<hyperfine_entry> entries;
   bool means_only = false;
-  for (std::size_t i = 0; i < doc["results"].size(); ++i) {
-    const auto& e = doc["results"][i];
-    entry x;
-    x.where = fmt::format("{}: results[{}]", file, i);
-    const auto& where = x.where;
-    if (!e.is_object()) bad(fmt::format("{} is not an object", where));
-    const auto command = e.value("command", std::string());
-    std::map<std::string, std::string> params;
-    if (e.contains("parameters") && e["parameters"].is_object())
-      for (const auto& [k, v] : e["parameters"].items()) params[k] = text_of(v);
-    if (params.empty())
-      bad(fmt::format("{}: '{}' has no parameter to read n from; run hyperfine with a parameter scan, -P NAME LOW HIGH or "
-                      "-L NAME LIST, and export it with --export-json",
-                      where, command));
-    std::string axis = size;
-    if (axis.empty()) {
-      if (params.size() != 1) {
-        std::vector<std::string> names;
-        for (const auto& kv : params) names.push_back(kv.first);
-        bad(fmt::format("{}: the results have {} parameters ({}); name the one that is n with --size", where, params.size(),
-                        fmt::join(names, ", ")));
-      }
-      axis = params.begin()->first;
-    }
-    auto it = params.find(axis);
-    if (it == params.end()) bad(fmt::format("{}: '{}' has no parameter '{}'", where, command, axis));
-    x.n = size_of(json(it->second), where);
-    x.command = command;
-    x.axis = axis;
-    x.params = std::move(params);
-    if (r.metric == "time" && e.contains("times") && e["times"].is_array() && !e["times"].empty()) {
-      for (const auto& t : e["times"]) x.samples.push_back(seconds_of(t, 1, where));
-    } else {
-      const auto key = r.metric == "time" ? std::string(e.contains("median") ? "median" : "mean") : r.metric;
-      if (!e.contains(key)) bad(fmt::format("{} has no {}", where, key));
-      x.samples.push_back(seconds_of(e[key], 1, where));
-      means_only = true;
-    }
-    entries.push_back(std::move(x));
-  }
+  for (std::size_t i = 0; i < doc["results"].size(); ++i)
+    entries.push_back(read_hyperfine_entry(doc["results"][i], fmt::format("{}: results[{}]", file, i), size, r.metric, means_only));
   // A command's series is its template: each parameter's value replaced by its name. A value is
   // found as a whole word ("-n 1024") or, a number, inside a word ("nums_1024.txt"); each command
   // takes the template more of the results share (the whole word on a tie), so every size of
   // `sort -n nums_{n}.txt` is one series and `./prog2 {n}` keeps its 2.
-  auto key_of = [](const entry& x, value_bounds bounds) {
+  auto key_of = [](const hyperfine_entry& x, value_bounds bounds) {
     std::string key = x.command;
     for (const auto& [k, v] : x.params) key = templated(key, v, k, bounds);
     std::string label = key;
