@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <functional>
 #include <set>
 
 #include "core/format.hpp"
@@ -13,6 +14,22 @@ namespace {
 double log_slope(double n0, double v0, double n1, double v1, double lo, double hi) {
   if (!(v0 > 0) || !(v1 > 0) || !(n1 > n0)) return std::clamp(1.0, lo, hi);
   return std::clamp(std::log(v1 / v0) / std::log(n1 / n0), lo, hi);
+}
+
+/// The slope of ln v over ln n to extrapolate from the last observation: the last step's, but never
+/// more than one power of n steeper than the median of the (up to three) steps before it. A point
+/// slowed by a busy machine makes its step steep, and extrapolated from it alone the next size
+/// looked 16 times dearer per doubling and growth stopped (a 6 s bfs sweep at 2 sizes); a real bend
+/// still raises the slope by a power of n per step.
+double recent_slope(const std::vector<observation>& obs, const std::function<double(const observation&)>& v, double lo, double hi) {
+  const std::size_t m = obs.size();
+  if (m < 2) return std::clamp(1.0, lo, hi);
+  const double last = log_slope(obs[m - 2].n, v(obs[m - 2]), obs[m - 1].n, v(obs[m - 1]), lo, hi);
+  std::vector<double> before;
+  for (std::size_t i = m - 2; i >= 1 && before.size() < 3; --i) before.push_back(log_slope(obs[i - 1].n, v(obs[i - 1]), obs[i].n, v(obs[i]), lo, hi));
+  if (before.empty()) return last;
+  std::sort(before.begin(), before.end());
+  return std::min(last, before[before.size() / 2] + 1);
 }
 
 // Seconds of a point spent in runs: warm-up, the timed repetitions, then the energy window (its
@@ -44,10 +61,9 @@ double predict_wall(const std::vector<observation>& obs, double n, const cost_po
   const auto& last = obs.back();
   if (n <= last.n) return interpolate(obs, n, &observation::wall);
   const int warmup = policy.reps.warmup;
-  const observation* prev = obs.size() >= 2 ? &obs[obs.size() - 2] : nullptr;
   const double ratio = n / last.n;
-  const double run_slope = prev ? log_slope(prev->n, prev->run, last.n, last.run, 0, 4) : 1;
-  const double other_slope = prev ? log_slope(prev->n, other_of(*prev, warmup), last.n, other_of(last, warmup), 0, 3) : 1;
+  const double run_slope = recent_slope(obs, [](const observation& o) { return o.run; }, 0, 4);
+  const double other_slope = recent_slope(obs, [warmup](const observation& o) { return other_of(o, warmup); }, 0, 3);
   const double run = last.run * std::pow(ratio, run_slope);
   const auto& r = policy.reps;
   double timed;

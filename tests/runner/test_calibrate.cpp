@@ -29,6 +29,21 @@ TEST(Calibrate, WallTimeFollowsTheRunsOnceTheyDominate) {
   EXPECT_GT(next, obs.back().wall * 3);
 }
 
+TEST(Calibrate, OneSlowPointDoesNotMakeTheNextSizeLookUnaffordable) {
+  // Runs linear in n from 0.1 s, then a point slowed 4 times by a busy machine: its step alone
+  // has slope 3 (x8 a doubling); the steps before it cap the slope one power of n above theirs.
+  std::vector<observation> obs = {point(1000, 0.1), point(2000, 0.2), point(4000, 0.4), point(8000, 3.2)};
+  const double next = predict_wall(obs, 16000, policy());
+  EXPECT_GT(next, 3.2 * 4 * 6);  // runs of 12.8 s (slope 2), a warm-up and five timed, and the rest
+  EXPECT_LT(next, 3.2 * 4 * 6 + 1);
+  EXPECT_LT(next, 3.2 * 8 * 6);  // not 25.6 s a run (slope 3), which stopped growth
+  // A steady bend is followed: runs going from n to n^2 keep their slope of 2 (1 + 1).
+  std::vector<observation> bend = {point(1000, 0.1), point(2000, 0.2), point(4000, 0.8)};
+  const double after_bend = predict_wall(bend, 8000, policy());
+  EXPECT_GT(after_bend, 3.2 * 6);
+  EXPECT_LT(after_bend, 3.2 * 6 + 0.5);
+}
+
 TEST(Calibrate, FastRunsCostTheMinimumTime) {
   std::vector<observation> obs = {point(1000, 1e-6), point(2000, 2e-6)};
   const double next = predict_wall(obs, 4000, policy());
