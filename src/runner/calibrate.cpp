@@ -20,14 +20,15 @@ double log_slope(double n0, double v0, double n1, double v1, double lo, double h
 /// more than one power of n steeper than the median of the (up to three) steps before it. A point
 /// slowed by a busy machine makes its step steep, and extrapolated from it alone the next size
 /// looked 16 times dearer per doubling and growth stopped (a 6 s bfs sweep at 2 sizes); a real bend
-/// still raises the slope by a power of n per step.
+/// still raises the slope by a power of n per step. From a single step, no steeper than n² (an n³
+/// cost shows its slope at the next step, when that point has been measured).
 double recent_slope(const std::vector<observation>& obs, const std::function<double(const observation&)>& v, double lo, double hi) {
   const std::size_t m = obs.size();
   if (m < 2) return std::clamp(1.0, lo, hi);
   const double last = log_slope(obs[m - 2].n, v(obs[m - 2]), obs[m - 1].n, v(obs[m - 1]), lo, hi);
   std::vector<double> before;
   for (std::size_t i = m - 2; i >= 1 && before.size() < 3; --i) before.push_back(log_slope(obs[i - 1].n, v(obs[i - 1]), obs[i].n, v(obs[i]), lo, hi));
-  if (before.empty()) return last;
+  if (before.empty()) return std::min(last, std::max(lo, 2.0));  // one step: no steeper than n² until a second shows it
   std::sort(before.begin(), before.end());
   return std::min(last, before[before.size() / 2] + 1);
 }

@@ -187,7 +187,7 @@ TEST(CliRun, ACalibratedSweepOfKronGraphsRunsOnlyPowersOfTwo) {
                 "--no-cache", "--db", db, "--json", json});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto stored = nlohmann::json::parse(slurp(json));
-  ASSERT_GE(stored["points"].size(), 3u) << r.err;
+  ASSERT_GE(stored["points"].size(), 3u) << r.err << r.out;
   for (const auto& p : stored["points"]) {
     const auto n = p["n"].get<std::uint64_t>();
     EXPECT_EQ(n & (n - 1), 0u) << n;

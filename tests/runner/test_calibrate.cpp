@@ -42,6 +42,9 @@ TEST(Calibrate, OneSlowPointDoesNotMakeTheNextSizeLookUnaffordable) {
   const double after_bend = predict_wall(bend, 8000, policy());
   EXPECT_GT(after_bend, 3.2 * 6);
   EXPECT_LT(after_bend, 3.2 * 6 + 0.5);
+  // From a single step, no steeper than n^2: a first point slowed 8 times (slope 3) predicts x4.
+  std::vector<observation> two = {point(1000, 0.1), point(2000, 0.8)};
+  EXPECT_LT(predict_wall(two, 4000, policy()), 0.8 * 4 * 6 + 1);
 }
 
 TEST(Calibrate, FastRunsCostTheMinimumTime) {
