@@ -45,17 +45,6 @@ double quiet_top(const series& d) {
   return 0;
 }
 
-/// The growth exponent of f from lo to hi (NaN where f is not positive at both, or refuses a size:
-/// a problem's work model may throw for parameters it does not take).
-double growth_exponent(const std::function<double(double)>& f, double lo, double hi) {
-  try {
-    const double a = f(lo), b = f(hi);
-    return a > 0 && b > 0 && std::isfinite(a) && std::isfinite(b) && hi > lo ? std::log(b / a) / std::log(hi / lo) : NAN;
-  } catch (const std::exception&) {
-    return NAN;
-  }
-}
-
 /// Whether `best` grows more slowly than the fastest-growing work over [lo, hi], by more than a
 /// quarter of a power of n (a log factor's worth over most ranges).
 std::optional<work_floor> below_work(const equation& best, const std::vector<std::function<double(double)>>& work, double lo, double hi) {

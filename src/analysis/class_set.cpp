@@ -394,17 +394,6 @@ struct evidence_of {
   }
 };
 
-/// The growth exponent of f from lo to hi: ln f(hi)/f(lo) over ln(hi/lo) (NaN where f is not
-/// positive at both or refuses a size).
-double growth_over(const std::function<double(double)>& f, double lo, double hi) {
-  try {
-    const double a = f(lo), b = f(hi);
-    return a > 0 && b > 0 && std::isfinite(a) && std::isfinite(b) && hi > lo ? std::log(b / a) / std::log(hi / lo) : nan;
-  } catch (const std::exception&) {
-    return nan;
-  }
-}
-
 /// The growth exponent of a polynomial class n^a log^b n from lo to hi (both above 1).
 double class_growth(const theta_class& c, double lo, double hi) {
   return c.n + c.log * std::log(std::log(hi) / std::log(lo)) / std::log(hi / lo);
@@ -444,7 +433,7 @@ void choose(class_set& out, const evidence_of& ev, const series& means, const cl
   if (o.work.empty() || means.n.front() < 2) return;
   const double lo = means.n.front(), hi = means.n.back();
   double floor = -INFINITY;
-  for (const auto& w : o.work) floor = std::max(floor, growth_over(w, lo, hi));
+  for (const auto& w : o.work) floor = std::max(floor, growth_exponent(w, lo, hi));
   auto growth = [&](std::size_t k) { return class_growth(out.classes[k].cls, lo, hi); };
   const auto lead = out.chosen;
   if (!std::isfinite(floor) || !(growth(lead) < floor - 0.02)) return;
@@ -502,6 +491,15 @@ void measure_bends(class_set& out, const series& means) {
 }
 
 }  // namespace
+
+double growth_exponent(const std::function<double(double)>& f, double lo, double hi) {
+  try {
+    const double a = f(lo), b = f(hi);
+    return a > 0 && b > 0 && std::isfinite(a) && std::isfinite(b) && hi > lo ? std::log(b / a) / std::log(hi / lo) : nan;
+  } catch (const std::exception&) {
+    return nan;
+  }
+}
 
 std::optional<class_set> weigh_classes(const series& regime, double replicate_noise, const class_set_options& o) {
   const auto means = per_size_means(regime);

@@ -163,6 +163,11 @@ struct off_size {
 /// alike). The first and last sizes have one neighbour and are never named.
 std::vector<off_size> off_neighbours(const series& data);
 
+/// The growth exponent of f from lo to hi, ln f(hi)/f(lo) over ln(hi/lo): NaN where f is not
+/// positive at both or refuses a size (a problem's work model may throw for parameters it does not
+/// take).
+double growth_exponent(const std::function<double(double)>& f, double lo, double hi);
+
 /// Judges the lattice's classes on a regime. `replicate_noise` is the relative standard error of a
 /// size's value measured within it (NaN: unmeasured). Nullopt when fewer than 4 sizes or no class
 /// can be fitted.

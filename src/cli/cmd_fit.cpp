@@ -98,12 +98,14 @@ int fit_csv(const fit_options& o, fit_request r) {
     auto options = r.options;
     // Rows of `ema show --csv` name their problem, variant and parameters: without --work, the
     // work this build's registration declares for them, as `ema fit` on the experiment weighs it.
-    if (!plain && !o.work)
-      if (const auto* problem = lookup_problem(s.problem))
-        if (auto p = param_set::restore_json(problem->name, problem->params, s.params)) {
-          const auto* variant = lookup_variant(s.problem, s.variant);
-          options.work = work_floors(*problem, std::make_shared<const param_set>(std::move(*p)), variant ? variant->algorithm : "");
-        }
+    if (const auto* problem = !plain && !o.work ? lookup_problem(s.problem) : nullptr) {
+      if (auto p = param_set::restore_json(problem->name, problem->params, s.params)) {
+        const auto* variant = lookup_variant(s.problem, s.variant);
+        options.work = work_floors(*problem, std::make_shared<const param_set>(std::move(*p)), variant ? variant->algorithm : "");
+      } else {
+        f.notes.push_back(fmt::format("its parameters are not ones {} declares: its work is not weighed", s.problem));
+      }
+    }
     try {
       f.analysis = fit::analyze(s.data, options);
     } catch (const std::invalid_argument& e) {

@@ -50,7 +50,7 @@ void identity_values(const row_context& r, value_row& out) {
 }
 
 void total_value(const row_context& r, table_notes& notes, value_row& out) {
-  const double total = r.pooled("total");
+  const double total = r.total;
   std::size_t outliers = 0, samples = 0;
   double worst_rse = 0;
   for (auto* p : r.points)
@@ -86,7 +86,7 @@ void rate_values(const row_context& r, value_row& out) {
   double per_s = std::nan(""), bytes_per_s = std::nan("");
   if (r.ok() && r.declared && r.desc) {
     const double kernel = r.pooled("kernel");
-    const double t = std::isfinite(kernel) ? kernel : r.pooled("total");
+    const double t = std::isfinite(kernel) ? kernel : r.total;
     const auto w = r.desc->work(r.record().n, *r.declared);
     per_s = (rate.of_bytes ? w.bytes : w.ops) / t;
     bytes_per_s = w.bytes / t;
@@ -107,7 +107,7 @@ void rate_values(const row_context& r, value_row& out) {
 }
 
 void speedup_values(const row_context& r, value_row& out) {
-  const double total = r.pooled("total");
+  const double total = r.total;
   auto speedup = [&](backend ref) {
     if (!r.totals || !r.identities) return std::nan("");
     const auto& at_n = *r.totals;
@@ -123,7 +123,7 @@ void speedup_values(const row_context& r, value_row& out) {
 void energy_values(const row_context& r, table_notes& notes, value_row& out) {
   const auto& rec = r.record();
   const std::string metric = uses_gpu(backend_from_string(rec.backend).value_or(backend::seq)) ? "energy_gpu" : "energy_cpu";
-  const double energy = r.pooled(metric), total = r.pooled("total");
+  const double energy = r.pooled(metric), total = r.total;
   const bool ok = std::isfinite(total);
   if (!std::isfinite(energy)) {
     std::string why;

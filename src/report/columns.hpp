@@ -37,10 +37,17 @@ struct row_context {
   const std::map<std::string, double>* totals = nullptr;  ///< each variant's pooled total at this n
   const std::vector<variant_identity>* identities = nullptr;
 
+  double total = std::nan("");  ///< pooled("total"), computed once for every family (with_total)
+
   /// A metric over the row: the median of its points' medians (those that ran ok).
   double pooled(const std::string& metric) const;
+  /// The context with `total` pooled.
+  row_context& with_total() {
+    total = pooled("total");
+    return *this;
+  }
   /// Whether the row has a total time (a point ran ok).
-  bool ok() const { return std::isfinite(pooled("total")); }
+  bool ok() const { return std::isfinite(total); }
   const point_record& record() const { return points.front()->record; }
 };
 

@@ -247,8 +247,10 @@ void fit_series(variant_fit& f, const experiment_view& v, const series_key& g, c
   // The stored parameters as the problem declares them (none where they were changed by hand).
   const auto* desc = lookup_problem(g.problem);
   std::shared_ptr<param_set> declared;
-  if (desc)
+  if (desc) {
     if (auto p = param_set::restore_json(desc->name, desc->params, g.params)) declared = std::make_shared<param_set>(std::move(*p));
+    else f.notes.push_back(fmt::format("its stored parameters are not ones {} declares: its work is not weighed", g.problem));
+  }
   if (desc && declared && r.metric != "host_peak_rss") add_work_model(options, v, g, *desc, declared, data.sizes().back());
   options.groups.budget = f.budget;
   options.groups.cost = cost_model(v, g.problem, g.params, g.variant);

@@ -130,6 +130,7 @@ grid table_of(const experiment_view& v, const std::string& problem, const std::v
     r.declared = declared_of(points.front()->record.params_json);
     r.ceilings = &e.ceilings;
     r.identities = &identities;
+    r.with_total();
     return r;
   };
   std::map<std::uint64_t, std::map<std::string, double>> totals;
@@ -137,7 +138,7 @@ grid table_of(const experiment_view& v, const std::string& problem, const std::v
   for (const auto& row : rows) {
     auto& at = totals[row.front()->record.n];
     const auto& name = row.front()->record.variant;
-    if (!at.count(name) || split[row.front()].tuning.empty()) at[name] = context(row).pooled("total");
+    if (!at.count(name) || split[row.front()].tuning.empty()) at[name] = context(row).total;
   }
   // Each row's values, family by family in column order.
   std::vector<value_row> values;

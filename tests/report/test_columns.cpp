@@ -32,6 +32,7 @@ row_context context_of(const std::vector<const point_view*>& pts) {
   r.points = pts;
   r.label = pts.front()->record.variant;
   for (auto* p : pts) r.point_labels.push_back(p->record.variant);
+  r.with_total();
   return r;
 }
 
