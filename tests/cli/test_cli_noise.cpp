@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -115,7 +116,9 @@ TEST(CliNoise, ABusyPointIsMeasuredAgainAndReplacesTheOldInTablesAndFits) {
   EXPECT_EQ(at_4096, 1) << show.out;
   fit = run_ema({"fit", "--db", db});
   EXPECT_EQ(fit.out.find("the machine was busy"), std::string::npos) << fit.out;
-  EXPECT_NE(fit.out.find("1 earlier measurement of its points set aside"), std::string::npos) << fit.out;
+  // At least the one marked; a point whose time lay off its neighbours on this busy machine may
+  // have been measured again as well (CI once set aside 2).
+  EXPECT_TRUE(std::regex_search(fit.out, std::regex(R"(\b[1-7] earlier measurements? of its points set aside)"))) << fit.out;
 
   // Nothing is left that ran on a busy machine (whatever lies off its neighbours is measured again).
   again = run_ema({"run", "--db", db, "--rerun-noisy", "1"});
@@ -147,7 +150,9 @@ TEST(CliNoise, APointWhileOtherProcessesTookTheCpusIsWarnedOfNamedAndMeasuredAga
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("measuring again busy sh n=2000: other processes kept"), std::string::npos) << r.err;
   fit = run_ema({"fit", "--db", db});
-  EXPECT_NE(fit.out.find("1 earlier measurement of its points set aside"), std::string::npos) << fit.out;
+  // At least the one marked; a point whose time lay off its neighbours on this busy machine may
+  // have been measured again as well (CI once set aside 2).
+  EXPECT_TRUE(std::regex_search(fit.out, std::regex(R"(\b[1-7] earlier measurements? of its points set aside)"))) << fit.out;
 }
 
 TEST(CliNoise, RerunNoisyRefusesWhatItCannotMeasureAgain) {
