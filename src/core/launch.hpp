@@ -20,6 +20,8 @@
 #include <span>
 #include <string_view>
 
+#include "core/host_device.hpp"
+
 namespace ema {
 
 struct launch_field {
@@ -34,6 +36,20 @@ struct launch_field {
 inline constexpr std::string_view launch_prefix = "launch.";
 
 class param_set;
+
+/// ⌈a / b⌉ for b > 0: the tiles, blocks or waves that cover `a` items `b` at a time.
+template <class A, class B>
+EMA_HD constexpr A ceil_div(A a, B b) {
+  return static_cast<A>((a + static_cast<A>(b) - 1) / static_cast<A>(b));
+}
+
+/// The grid that covers `items` with blocks of `per_block` (threads, or items a block takes): at
+/// least one block (a kernel launched over nothing still runs its bookkeeping), at most
+/// `max_blocks` (a grid-stride kernel covers the rest). The one place ema sizes a grid.
+EMA_HD constexpr unsigned grid_for(std::uint64_t items, std::uint64_t per_block, std::uint64_t max_blocks = 0x7fffffffu) {
+  const std::uint64_t blocks = ceil_div(items, per_block);
+  return static_cast<unsigned>(blocks < 1 ? 1 : blocks > max_blocks ? max_blocks : blocks);
+}
 
 /// An override's value checked against its field: usage_error naming the setting, the variant and
 /// what it must be.

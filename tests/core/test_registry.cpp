@@ -56,6 +56,29 @@ TEST(Registry, EveryVariantNamesItsProblemAlgorithmRoleProvenanceAndDescription)
   }
 }
 
+// Issue 30, item 4: a hand-written CUDA variant's geometry is a launch struct (core/launch.hpp),
+// recorded with every point and overridable, or the variant says why its source dictates it.
+// Library variants (role anchor) launch nothing of their own.
+TEST(Registry, EveryHandWrittenGpuVariantDeclaresItsLaunchSettingsOrWhyItHasNone) {
+  int gpu = 0;
+  for (const auto* v : variants()) {
+    if (!uses_gpu(v->backend) || v->role == variant_role::anchor) continue;
+    ++gpu;
+    const bool fixed = v->launch_fixed && std::string_view(v->launch_fixed).size() > 10;
+    EXPECT_TRUE(!v->launch.empty() || fixed) << v->problem << " " << v->name << " declares no launch settings and no reason";
+    EXPECT_FALSE(!v->launch.empty() && v->launch_fixed) << v->problem << " " << v->name << ": settings and a reason for none";
+    for (const auto& f : v->launch) {
+      EXPECT_GT(std::string_view(f.help).size(), 10u) << v->name << " launch." << f.name;
+      EXPECT_LE(f.min, f.max) << v->name << " launch." << f.name;
+    }
+  }
+#ifdef EMA_WITH_CUDA
+  EXPECT_EQ(gpu, 23);  // every CUDA variant above but the five libraries
+#else
+  EXPECT_EQ(gpu, 0);
+#endif
+}
+
 TEST(Registry, AlgorithmsAndRolesAreFieldsNotNames) {
   // Variants every build has (seq); the others' fields are checked wherever they are built.
   EXPECT_STREQ(find_variant("rqa", "exact-seq").algorithm, "exact");

@@ -54,18 +54,34 @@ void* session::managed_bytes(std::size_t count, std::size_t size) {
 void* session::result_bytes(std::size_t bytes) { return pinned_scratch(device_, std::max<std::size_t>(bytes, 1)); }
 
 session::scope session::phase(std::string_view name) {
-  spans_.emplace_back(std::string(name), false);
+  spans_.push_back({std::string(name)});
   open_.push_back(spans_.size() - 1);
   timeline_.begin();  // the names live in spans_, in the same order
   return scope(*this);
 }
 
 session::scope session::kernel_part(std::string_view name) {
-  const bool inside_kernel = std::any_of(open_.begin(), open_.end(), [&](std::size_t i) { return spans_[i].first == "kernel"; });
-  spans_.emplace_back(std::string(name), !inside_kernel);
+  const bool inside_kernel = std::any_of(open_.begin(), open_.end(), [&](std::size_t i) { return spans_[i].name == "kernel"; });
+  spans_.push_back({std::string(name), !inside_kernel});
   open_.push_back(spans_.size() - 1);
   timeline_.begin();
   return scope(*this);
+}
+
+session::scope session::lap_on(std::string_view name, cudaStream_t stream) {
+  spans_.push_back({std::string(name), false, true});
+  open_.push_back(spans_.size() - 1);
+  timeline_.begin(stream);
+  return scope(*this);
+}
+
+std::vector<double> session::lap_times(std::string_view name) {
+  EMA_CUDA_CHECK(cudaSetDevice(device_));
+  const auto t = timeline_.elapsed();
+  std::vector<double> out;
+  for (std::size_t i = 0; i < t.size(); ++i)
+    if (spans_[i].lap && spans_[i].name == name) out.push_back(t[i]);
+  return out;
 }
 
 void session::end_phase() {
@@ -80,8 +96,9 @@ std::map<std::string, double> session::phase_times() {
   const auto t = timeline_.elapsed();
   std::map<std::string, double> out;
   for (std::size_t i = 0; i < t.size(); ++i) {
-    out[spans_[i].first] += t[i];
-    if (spans_[i].second) out["kernel"] += t[i];
+    if (spans_[i].lap) continue;
+    out[spans_[i].name] += t[i];
+    if (spans_[i].to_kernel) out["kernel"] += t[i];
   }
   return out;
 }

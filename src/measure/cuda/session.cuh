@@ -83,6 +83,15 @@ class session {
   /// classify, scatter, ...) it is stored under its name alone, as `kernel` already holds it.
   [[nodiscard]] scope kernel_part(std::string_view name);
 
+  /// A span on the session's timeline that is not a phase: the time of each lap of a name, in
+  /// order, comes from lap_times() (the per-root times of a graph search, gauss's profile by kind of
+  /// work). `lap_on` times work on another stream of the session's device (gauss's look-ahead
+  /// panel stream).
+  [[nodiscard]] scope lap(std::string_view name) { return lap_on(name, stream_); }
+  [[nodiscard]] scope lap_on(std::string_view name, cudaStream_t stream);
+  /// Each lap named `name`, in seconds, in the order they began (waits until the streams passed them).
+  std::vector<double> lap_times(std::string_view name);
+
   /// Asynchronous copies on the session's stream (inside an h2d or d2h phase).
   template <class T>
   void upload(T* device, const T* host, std::size_t count) {
@@ -91,6 +100,22 @@ class session {
   template <class T>
   void download(T* host, const T* device, std::size_t count) {
     if (count) EMA_CUDA_CHECK(cudaMemcpyAsync(host, device, count * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+  }
+  /// One value read back from the device: copied on the stream after everything enqueued before
+  /// it, the stream waited for. The host's turn in a loop the host steers (a frontier's size, a
+  /// done flag); results go through download() in the d2h phase.
+  template <class T>
+  T read(const T* device) {
+    T value{};
+    EMA_CUDA_CHECK(cudaMemcpyAsync(&value, device, sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    wait();
+    return value;
+  }
+  /// One value written to the device on the stream (from pageable memory: the copy has taken the
+  /// value when this returns).
+  template <class T>
+  void write(T* device, const T& value) {
+    EMA_CUDA_CHECK(cudaMemcpyAsync(device, &value, sizeof(T), cudaMemcpyHostToDevice, stream_));
   }
   /// Sets `count` elements' bytes to `byte` on the stream.
   template <class T>
@@ -121,7 +146,14 @@ class session {
   int device_;
   cudaStream_t stream_;
   event_timeline timeline_;
-  std::vector<std::pair<std::string, bool>> spans_;  // in timeline order: name, added to `kernel`
+  /// What a span of the timeline is: a phase, a kernel part (its time also added to `kernel`,
+  /// unless inside it), or a lap (read by lap_times, never published).
+  struct span_kind {
+    std::string name;
+    bool to_kernel = false;
+    bool lap = false;
+  };
+  std::vector<span_kind> spans_;  // in timeline order
   std::vector<std::size_t> open_;                     // spans begun and not ended, innermost last
   std::vector<std::pair<void*, std::size_t>> buffers_;
   bool published_ = false;

@@ -37,17 +37,17 @@ event_timeline::~event_timeline() {
   }
 }
 
-void event_timeline::begin() {
-  span s{take(device_), take(device_)};
+void event_timeline::begin(cudaStream_t other) {
+  span s{take(device_), take(device_), other ? other : stream_};
   spans_.push_back(s);
   open_.push_back(spans_.size() - 1);
-  EMA_CUDA_CHECK(cudaEventRecord(s.start, stream_));
+  EMA_CUDA_CHECK(cudaEventRecord(s.start, s.stream));
 }
 
 void event_timeline::end() {
   const std::size_t i = open_.back();
   open_.pop_back();
-  EMA_CUDA_CHECK(cudaEventRecord(spans_[i].stop, stream_));
+  EMA_CUDA_CHECK(cudaEventRecord(spans_[i].stop, spans_[i].stream));
 }
 
 std::vector<double> event_timeline::elapsed() {

@@ -17,8 +17,9 @@ class event_timeline {
   event_timeline(const event_timeline&) = delete;
   event_timeline& operator=(const event_timeline&) = delete;
 
-  /// Opens a span; spans nest (a span opened inside another closes first).
-  void begin();
+  /// Opens a span; spans nest (a span opened inside another closes first). On `other`, a
+  /// stream of the same device, where given (its stop is recorded there too).
+  void begin(cudaStream_t other = nullptr);
   /// Closes the innermost open span.
   void end();
   /// The elapsed time of each phase in order, in seconds (after the stream reached them).
@@ -27,6 +28,7 @@ class event_timeline {
  private:
   struct span {
     cudaEvent_t start, stop;
+    cudaStream_t stream;
   };
   cudaStream_t stream_;
   int device_ = 0;

@@ -33,8 +33,6 @@
 namespace ema::bfs {
 namespace {
 
-constexpr unsigned block = 256;
-constexpr unsigned device_block = 512;  // top_down_device: a block per multiprocessor
 constexpr std::uint64_t alpha = 15, beta = 18;
 
 /// What the host reads back after a top-down level.
@@ -44,7 +42,7 @@ struct level_counts {
   unsigned long long widest;  ///< the largest of their degrees (top-down levels)
 };
 
-__global__ void __launch_bounds__(block) top_down(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
+__global__ void __launch_bounds__(level_launch::max_threads) top_down(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
                                                   std::uint32_t* depth, std::uint32_t* parent, const std::uint32_t* __restrict__ queue,
                                                   std::uint64_t queue_size, const std::uint64_t* __restrict__ starts, std::uint32_t* next_queue,
                                                   level_counts* counts, std::uint32_t level) {
@@ -93,7 +91,7 @@ struct local_state {
 /// rotate over three sets: a level appends into one, the threads read the one the last level
 /// filled, and thread 0 clears the third for the next level. The queues and counts other
 /// multiprocessors wrote are read past L1 (__ldcg): a line cached two levels ago would be stale.
-__global__ void __launch_bounds__(device_block) top_down_device(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
+__global__ void __launch_bounds__(level_launch::max_loop_threads) top_down_device(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
                                                                 std::uint32_t* depth, std::uint32_t* parent, std::uint32_t* queue,
                                                                 std::uint32_t* next, level_counts* counts, local_state in, std::uint64_t max_edges,
                                                                 bool may_switch, local_state* out) {
@@ -133,7 +131,7 @@ __global__ void __launch_bounds__(device_block) top_down_device(const std::uint6
   if (first == 0) *out = {size, scout, unchecked, level, levels & 1u};
 }
 
-__global__ void __launch_bounds__(block) bottom_up(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
+__global__ void __launch_bounds__(level_launch::max_threads) bottom_up(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
                                                    std::uint32_t* depth, std::uint32_t* parent, const unsigned long long* __restrict__ front,
                                                    unsigned long long* next, std::uint64_t n, level_counts* counts, std::uint32_t level) {
   const std::uint64_t v = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -175,8 +173,6 @@ __global__ void start(std::uint32_t* depth, std::uint32_t* parent, std::uint32_t
   queue[0] = root;
 }
 
-unsigned blocks_for(std::uint64_t threads) { return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>((threads + block - 1) / block, 1u << 30))); }
-
 output run(const input& in, run_context& ctx) {
   const csr_graph& host = in.g;
   const std::uint64_t n = in.n(), k = in.roots.size(), words = (n + 63) / 64;
@@ -184,6 +180,9 @@ output run(const input& in, run_context& ctx) {
   output o;
   o.depth.resize(k * n);
   o.parent.resize(k * n);
+  const auto l = ctx.launch(level_launch{});
+  const auto block = static_cast<unsigned>(l.threads);
+  auto blocks_for = [block](std::uint64_t threads) { return grid_for(threads, block, 1u << 30); };
   cuda::session gpu(ctx);
   const auto g = upload_graph(gpu, host);
   std::uint32_t* depth = gpu.alloc<std::uint32_t>(k * n);
@@ -193,16 +192,14 @@ output run(const input& in, run_context& ctx) {
   level_counts* counts = gpu.alloc<level_counts>(1);
   local_state* local = gpu.alloc<local_state>(1);
   level_counts* device_counts = gpu.alloc<level_counts>(3);
+  const auto device_block = static_cast<unsigned>(l.loop_threads);
   const device_loop loop(gpu, ctx, top_down_device, device_block, graph_problem::local_edges_of(ctx.params(), "bfs"));
   const std::uint64_t local_edges = loop.local_edges;
   frontier_expander expand(gpu, n);
   std::int64_t levels = 0, bottom_up_levels = 0, round_trips = 0, local_runs = 0;
   auto read_counts = [&] {
-    level_counts c{};
-    EMA_CUDA_CHECK(cudaMemcpyAsync(&c, counts, sizeof c, cudaMemcpyDeviceToHost, gpu.stream()));
-    gpu.wait();
     ++round_trips;
-    return c;
+    return gpu.read(counts);
   };
   each_root_on_device(
       gpu, ctx, k,
@@ -253,9 +250,7 @@ output run(const input& in, run_context& ctx) {
             bool may_switch = !host.directed;
             void* args[] = {&offsets, &adj, &d, &p, &queues[0], &queues[1], &device_counts, &from, &max_edges, &may_switch, &local};
             loop.launch(gpu, top_down_device, device_block, args);
-            local_state st{};
-            EMA_CUDA_CHECK(cudaMemcpyAsync(&st, local, sizeof st, cudaMemcpyDeviceToHost, gpu.stream()));
-            gpu.wait();
+            const local_state st = gpu.read(local);
             ++round_trips;
             ++local_runs;
             levels += st.level - level;
@@ -303,6 +298,7 @@ EMA_VARIANT(bfs_cuda, ema::bfs::kit::variant<&ema::bfs::run>({
     .role = ema::variant_role::ours,
     .description = "ours: direction-optimising on the GPU (load-balanced top-down queue, bottom-up bitmap, GAP's switch), depths and parents",
     .provenance = "Beamer et al. SC 2012, on the GPU as Enterprise (SC 2015) and Gunrock",
+    .launch = ema::level_launch::fields,
     .tuning = ema::bfs::local_edges_tuning,
     .not_applicable = &ema::bfs::too_many_vertices,
 }));

@@ -13,6 +13,8 @@
 // Depths only (no parents). Per root: the distances set to unreached and the root's to 0 on the
 // device, then the host loop. Notes: `levels` (kernel launches) and `round_trips` (counter reads),
 // summed over the roots.
+#include <array>
+
 #include "core/errors.hpp"
 #include "core/registry.hpp"
 #include "problems/graph/device_graph.cuh"
@@ -21,7 +23,13 @@
 namespace ema::bfs {
 namespace {
 
-constexpr unsigned block = 256;
+/// The listing's one free choice, threads per block (core/launch.hpp); the blocks follow from the
+/// queue's size.
+struct seed_launch {
+  int threads = 256;
+  static constexpr launch_field fields[] = {{"threads", "threads per block, a thread per queued vertex (ema: 256; the listing leaves it open)", 32, 1024, 32}};
+  std::array<int*, 1> members() { return {&threads}; }
+};
 
 __global__ void expand(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj, std::uint32_t* distance,
                        const std::uint32_t* __restrict__ queue, std::uint32_t queue_size, std::uint32_t* next_queue,
@@ -48,6 +56,7 @@ output run(const input& in, run_context& ctx) {
   if (n > 0xfffffffeull) throw usage_error("bfs cuda-seed: at most 2^32 - 2 vertices");
   output o;
   o.depth.resize(k * n);
+  const auto block = static_cast<unsigned>(ctx.launch(seed_launch{}).threads);
   cuda::session gpu(ctx);
   const auto g = upload_graph(gpu, in.g);
   std::uint32_t* distance = gpu.alloc<std::uint32_t>(k * n);
@@ -64,11 +73,10 @@ output run(const input& in, run_context& ctx) {
         gpu.fill_bytes(next_size, 0, 1);
         std::uint32_t queue_size = 1;
         for (std::uint32_t nivel = 0; queue_size != 0; ++nivel) {
-          expand<<<(queue_size + block - 1) / block, block, 0, gpu.stream()>>>(g.offsets, g.neighbours, d, queues[0], queue_size, queues[1],
+          expand<<<grid_for(queue_size, block), block, 0, gpu.stream()>>>(g.offsets, g.neighbours, d, queues[0], queue_size, queues[1],
                                                                              next_size, nivel);
           EMA_CUDA_CHECK_LAUNCH();
-          EMA_CUDA_CHECK(cudaMemcpyAsync(&queue_size, next_size, sizeof queue_size, cudaMemcpyDeviceToHost, gpu.stream()));
-          gpu.wait();
+          queue_size = gpu.read(next_size);
           gpu.fill_bytes(next_size, 0, 1);
           std::swap(queues[0], queues[1]);
           ++levels;
@@ -92,5 +100,6 @@ EMA_VARIANT(bfs_cuda_seed, ema::bfs::kit::variant<&ema::bfs::run>({
     .role = ema::variant_role::source,
     .description = "Algorithm 7 as written: a queue, atomicMin claims, an atomic counter for the next queue, a host loop per level",
     .provenance = "Algorithm 7 of 004_96c7929830a11cf7.txt",
+    .launch = ema::bfs::seed_launch::fields,
     .not_applicable = &ema::bfs::too_many_vertices,
 }));

@@ -9,6 +9,7 @@
 #include <cuda_pipeline.h>
 
 #include "measure/cuda/check.cuh"
+#include "measure/cuda/session.cuh"
 #include "problems/gauss/blocked_lu.cuh"
 #include "problems/gauss/libraries.cuh"
 
@@ -271,40 +272,20 @@ int max_panel_blocks() {
   return sms;  // one block per SM: k_panel's shared memory allows no more
 }
 
-/// Event pairs around launches, summed by kind once the streams have run them (profiling only).
-class launch_timer {
+/// Laps on the GPU session's timeline around launches, by kind of work (profile_kinds; profiling
+/// only: without a session, the work alone).
+class launch_laps {
  public:
-  explicit launch_timer(profile* p) : prof_(p) {}
-  ~launch_timer() {
-    if (!prof_) return;
-    for (auto& [slot, a, z] : marks_) {
-      float ms = 0;
-      EMA_CUDA_CHECK_NOTHROW(cudaEventSynchronize(z));
-      EMA_CUDA_CHECK_NOTHROW(cudaEventElapsedTime(&ms, a, z));
-      *slot += ms * 1e-3;
-      cudaEventDestroy(a);
-      cudaEventDestroy(z);
-    }
-  }
+  explicit launch_laps(cuda::session* gpu) : gpu_(gpu) {}
   template <class F>
-  void operator()(double profile::*slot, cudaStream_t stream, F&& work) {
-    if (!prof_) return work();
-    cudaEvent_t a, z;
-    EMA_CUDA_CHECK(cudaEventCreate(&a));
-    EMA_CUDA_CHECK(cudaEventCreate(&z));
-    EMA_CUDA_CHECK(cudaEventRecord(a, stream));
+  void operator()(const char* kind, cudaStream_t stream, F&& work) {
+    if (!gpu_) return work();
+    auto lap = gpu_->lap_on(kind, stream);
     work();
-    EMA_CUDA_CHECK(cudaEventRecord(z, stream));
-    marks_.push_back({&(prof_->*slot), a, z});
   }
 
  private:
-  struct mark {
-    double* slot;
-    cudaEvent_t a, z;
-  };
-  profile* prof_;
-  std::vector<mark> marks_;
+  cuda::session* gpu_;
 };
 
 /// The second stream of the look-ahead (the highest priority, so the panels' blocks are scheduled
@@ -333,34 +314,34 @@ lookahead_resources& lookahead() {
 
 /// Factors the strips of panel [k0, k0 + kb) on `stream`; interchanges are applied inside the panel only.
 template <class T>
-void factor_panel(T* m, int n, int k0, int kb, const workspace<T>& ws, cublasHandle_t h, cudaStream_t stream, launch_timer& timed) {
+void factor_panel(T* m, int n, int k0, int kb, const workspace<T>& ws, cublasHandle_t h, cudaStream_t stream, launch_laps& timed) {
   const int n1 = n + 1;
   for (int j0 = k0; j0 < k0 + kb; j0 += strip) {
     const int jb = std::min(strip, k0 + kb - j0);
     const int rows = n - j0;
-    const int blocks = (rows + rows_per_block_max<T> - 1) / rows_per_block_max<T>;
+    const int blocks = ceil_div(rows, rows_per_block_max<T>);
     if (blocks > ws.max_blocks)
       throw std::runtime_error("gauss/cuda: n = " + std::to_string(n) + " needs " + std::to_string(blocks) +
                                " blocks for a strip; this device runs " + std::to_string(ws.max_blocks) + " at once");
-    int rpb = (rows + blocks - 1) / blocks;
+    int rpb = ceil_div(rows, blocks);
     const int shared = rpb * (strip + 1) * static_cast<int>(sizeof(T)) + rpb * static_cast<int>(sizeof(int));
     enable_shared<T>(shared);
     long long ld = n1;
     int first = j0, width = jb, order = n;
     workspace<T> w = ws;
     void* args[] = {&m, &ld, &order, &first, &width, &rpb, &w};
-    timed(&profile::strip, stream, [&] {
+    timed("strip", stream, [&] {
       EMA_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(k_panel<T>), dim3(static_cast<unsigned>(blocks)),
                                                  dim3(panel_threads), args, static_cast<std::size_t>(shared), stream));
     });
     const int done = j0 + jb, rest = k0 + kb - done;
     // The strip's interchanges reach the rest of its panel: its earlier strips' L (the panel's L21
     // feeds the updates right of the panel) and the columns still to be factored.
-    timed(&profile::swap, stream, [&] {
+    timed("swap", stream, [&] {
       swap_rows(m, n1, k0, j0, j0, jb, ws.ipiv, stream);
       swap_rows(m, n1, done, k0 + kb, j0, jb, ws.ipiv, stream);
     });
-    timed(&profile::panel_update, stream, [&] {
+    timed("panel_update", stream, [&] {
       solve_lower(h, m, n1, j0, jb, done, rest);
       update(h, m, n1, done, n - done, done, rest, j0, jb);
     });
@@ -370,25 +351,25 @@ void factor_panel(T* m, int n, int k0, int kb, const workspace<T>& ws, cublasHan
 /// Applies panel [k0, k0 + kb)'s interchanges and elimination to the columns [c0, c1) on `stream`.
 template <class T>
 void update_columns(T* m, int n, int k0, int kb, int c0, int c1, const int* ipiv, cublasHandle_t h, cudaStream_t stream,
-                    launch_timer& timed, double profile::*slot) {
+                    launch_laps& timed, const char* kind) {
   if (c1 <= c0) return;
   const int n1 = n + 1;
-  timed(&profile::swap, stream, [&] { swap_rows(m, n1, c0, c1, k0, kb, ipiv, stream); });
-  timed(slot, stream, [&] {
+  timed("swap", stream, [&] { swap_rows(m, n1, c0, c1, k0, kb, ipiv, stream); });
+  timed(kind, stream, [&] {
     solve_lower(h, m, n1, k0, kb, c0, c1 - c0);
     update(h, m, n1, k0 + kb, n - k0 - kb, c0, c1 - c0, k0, kb);
   });
 }
 
 template <class T>
-void factor(T* m, int n, int nb, const workspace<T>& ws, cudaStream_t stream, profile* prof) {
+void factor(T* m, int n, int nb, const workspace<T>& ws, cudaStream_t stream, cuda::session* profiled) {
   // Look-ahead (Strazdins; MAGMA's getrf): panel k + 1 is updated by panel k first, on the panel
   // stream, and factored there while the main stream updates the columns right of it. The column
   // sets are disjoint, so the two streams never touch the same element; every interchange of a
   // panel reaches a column just before that panel's update of it, after the updates of the panels
   // before it. L below the diagonal is left unpermuted outside its own panel: nothing reads it
   // again, since b is eliminated with the rows.
-  launch_timer timed(prof);
+  launch_laps timed(profiled);
   auto& la = lookahead();
   cublasHandle_t main_blas = cublas_handle();  // bound to `stream`, the device's ema stream
   const int n1 = n + 1;
@@ -402,10 +383,10 @@ void factor(T* m, int n, int nb, const workspace<T>& ws, cudaStream_t stream, pr
     EMA_CUDA_CHECK(cudaEventRecord(la.factored, la.panel));
     if (next < n) {
       if (k0 > 0) EMA_CUDA_CHECK(cudaStreamWaitEvent(la.panel, la.updated));  // panel k - 1's trailing update
-      update_columns(m, n, k0, kb, next, next_end, ws.ipiv, la.blas, la.panel, timed, &profile::panel_update);
+      update_columns(m, n, k0, kb, next, next_end, ws.ipiv, la.blas, la.panel, timed, "panel_update");
     }
     EMA_CUDA_CHECK(cudaStreamWaitEvent(stream, la.factored));
-    update_columns(m, n, k0, kb, next < n ? next_end : next, n1, ws.ipiv, main_blas, stream, timed, &profile::trailing_update);
+    update_columns(m, n, k0, kb, next < n ? next_end : next, n1, ws.ipiv, main_blas, stream, timed, "trailing_update");
     EMA_CUDA_CHECK(cudaEventRecord(la.updated, stream));
   }
   EMA_CUDA_CHECK(cudaEventRecord(la.factored, la.panel));
@@ -423,8 +404,8 @@ void substitute(T* m, int n, T* x, cudaStream_t) {
 
 template struct workspace<float>;
 template struct workspace<double>;
-template void factor<float>(float*, int, int, const workspace<float>&, cudaStream_t, profile*);
-template void factor<double>(double*, int, int, const workspace<double>&, cudaStream_t, profile*);
+template void factor<float>(float*, int, int, const workspace<float>&, cudaStream_t, cuda::session*);
+template void factor<double>(double*, int, int, const workspace<double>&, cudaStream_t, cuda::session*);
 template void substitute<float>(float*, int, float*, cudaStream_t);
 template void substitute<double>(double*, int, double*, cudaStream_t);
 

@@ -26,6 +26,10 @@
 
 #include "core/device_memory.hpp"
 
+namespace ema::cuda {
+class session;
+}
+
 namespace ema::gauss::blocked {
 
 constexpr int strip = 32;  // columns per k_panel launch
@@ -59,16 +63,16 @@ struct launch {
 inline launch choose_launch(int n) { return {n >= 8192 ? 256 : 128}; }
 
 /// Device time by kind of work, for tuning (EMA_GAUSS_PROFILE=1 in the environment makes the
-/// `cuda` variant record these as extra phases): strip kernels, interchanges, updates inside a
-/// panel, updates right of a panel. Costs an event pair per launch.
-struct profile {
-  double strip = 0, swap = 0, panel_update = 0, trailing_update = 0;
-};
+/// `cuda` variant record these as extra phases `profile_<kind>`): strip kernels, interchanges,
+/// updates inside a panel, updates right of a panel; laps on the session's timeline (an event pair
+/// per launch).
+inline constexpr const char* profile_kinds[] = {"strip", "swap", "panel_update", "trailing_update"};
 
 /// Factors the n x (n + 1) row-major [A|b] at `m` in place: on return the upper triangle holds U,
-/// the column n holds L^-1 P b, and *ws.info the first zero pivot's step + 1 (0: none).
+/// the column n holds L^-1 P b, and *ws.info the first zero pivot's step + 1 (0: none). With
+/// `profiled`, each launch is a lap of its kind (profile_kinds) on that session's timeline.
 template <class T>
-void factor(T* m, int n, int nb, const workspace<T>& ws, cudaStream_t stream, profile* prof = nullptr);
+void factor(T* m, int n, int nb, const workspace<T>& ws, cudaStream_t stream, cuda::session* profiled = nullptr);
 
 /// Solves U x = c (c = column n of the factored matrix) into x[0, n).
 template <class T>

@@ -4,6 +4,8 @@
 // stage 2 (a triangular solve), the solution back.
 #include <cmath>
 #include <cstdlib>
+#include <numeric>
+#include <string>
 
 #include "core/registry.hpp"
 #include "problems/gauss/blocked_lu.cuh"
@@ -29,10 +31,9 @@ struct blocked_solver {
     auto* info_back = reinterpret_cast<int*>(back + in.n);
     sys.upload(gpu, in);
     static const bool profiling = std::getenv("EMA_GAUSS_PROFILE") != nullptr;
-    blocked::profile prof;
     {
       auto part = gpu.kernel_part("stage1");
-      blocked::factor(sys.data(), n, nb, ws, gpu.stream(), profiling ? &prof : nullptr);
+      blocked::factor(sys.data(), n, nb, ws, gpu.stream(), profiling ? &gpu : nullptr);
     }
     {
       auto part = gpu.kernel_part("stage2");
@@ -44,12 +45,11 @@ struct blocked_solver {
       gpu.download(info_back, ws.info, 1);
     }
     gpu.finish();
-    if (profiling) {
-      ctx.add_phase("profile_strip", prof.strip);
-      ctx.add_phase("profile_swap", prof.swap);
-      ctx.add_phase("profile_panel_update", prof.panel_update);
-      ctx.add_phase("profile_trailing_update", prof.trailing_update);
-    }
+    if (profiling)
+      for (const char* kind : blocked::profile_kinds) {
+        const auto laps = gpu.lap_times(kind);
+        ctx.add_phase(std::string("profile_") + kind, std::accumulate(laps.begin(), laps.end(), 0.0));
+      }
     return from_lu(*info_back, back, in.n);
   }
 };

@@ -47,7 +47,7 @@ struct goncalves {
     {
       auto part = gpu.kernel_part("stage1");
       for (int k = 0; k + 1 < n; ++k) {
-        k_eliminate_rows<<<(n - k - 1 + threads - 1) / threads, threads, 0, gpu.stream()>>>(sys.data(), n, k);
+        k_eliminate_rows<<<grid_for(n - k - 1, threads), threads, 0, gpu.stream()>>>(sys.data(), n, k);
         EMA_CUDA_CHECK_LAUNCH();
       }
     }

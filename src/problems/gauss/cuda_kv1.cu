@@ -18,7 +18,7 @@ struct kv1 {
     return source::solve<T>(in, ctx, [nthread](const T* s, T* r, int n, cudaStream_t stream) {
       for (int l = n - 1; l >= 0; --l) {
         const int k = n - 1 - l;
-        source::k_subs_tras1<<<(k + 1 + nthread - 1) / nthread, nthread, 0, stream>>>(s, r, n, l, k);
+        source::k_subs_tras1<<<grid_for(k + 1, nthread), nthread, 0, stream>>>(s, r, n, l, k);
         EMA_CUDA_CHECK_LAUNCH();
         source::k_divide<<<1, 1, 0, stream>>>(s, r, n, l, k);
         EMA_CUDA_CHECK_LAUNCH();

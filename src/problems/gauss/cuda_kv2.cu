@@ -20,8 +20,7 @@ struct kv2 {
     return source::solve<T>(in, ctx, [nthread](const T* s, T* r, int n, cudaStream_t stream) {
       for (int l = n - 1; l >= 0; --l) {
         const int k = n - 1 - l;
-        const int blocks = std::max(1, (k + nthread - 1) / nthread);
-        source::k_subs_tras2<<<blocks, nthread, 0, stream>>>(s, r, n, l, k);
+        source::k_subs_tras2<<<grid_for(k, nthread), nthread, 0, stream>>>(s, r, n, l, k);
         EMA_CUDA_CHECK_LAUNCH();
       }
     });

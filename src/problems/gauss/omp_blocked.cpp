@@ -55,7 +55,7 @@ struct blocked_lu {
         }
         if (k1 >= n1) break;
         const std::size_t right = n1 - k1;  // columns right of the panel, b included
-        const auto col_tiles = static_cast<std::int64_t>((right + tile - 1) / tile);
+        const auto col_tiles = static_cast<std::int64_t>(ceil_div(right, tile));
         const auto L11 = block(k0, k0, kb, kb);
 #pragma omp parallel for schedule(dynamic, 1)
         for (std::int64_t t = 0; t < col_tiles; ++t) {
@@ -65,7 +65,7 @@ struct blocked_lu {
         }
         if (k1 >= n) continue;
         const std::size_t below = n - k1;
-        const auto row_tiles = static_cast<std::int64_t>((below + tile - 1) / tile);
+        const auto row_tiles = static_cast<std::int64_t>(ceil_div(below, tile));
 #pragma omp parallel for collapse(2) schedule(dynamic, 1)
         for (std::int64_t rt = 0; rt < row_tiles; ++rt)
           for (std::int64_t ct = 0; ct < col_tiles; ++ct) {

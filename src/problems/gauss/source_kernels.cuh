@@ -80,11 +80,11 @@ __global__ void k_escalona(T* sistema, int n, int l, int k) {
 /// Stage 1 as the source runs it: n - 1 launches of k_escalona over the whole matrix.
 template <class T>
 void stage1(T* s, int n, cudaStream_t stream) {
-  const dim3 mirror_grid(static_cast<unsigned>(std::max(1, std::min((n / 2 + 255) / 256, 64))), static_cast<unsigned>(n));
+  const dim3 mirror_grid(grid_for(n / 2, 256, 64), static_cast<unsigned>(n));
   k_mirror<<<mirror_grid, 256, 0, stream>>>(s, n);
   EMA_CUDA_CHECK_LAUNCH();
   const dim3 block(stage1_block, stage1_block);
-  const dim3 grid(static_cast<unsigned>((n + 1 + stage1_block - 1) / stage1_block), static_cast<unsigned>((n + stage1_block - 1) / stage1_block));
+  const dim3 grid(grid_for(n + 1, stage1_block), grid_for(n, stage1_block));
   for (int l = 0; l + 1 < n; ++l) {
     k_escalona<<<grid, block, 0, stream>>>(s, n, l, n - 1 - l);
     EMA_CUDA_CHECK_LAUNCH();

@@ -1,7 +1,7 @@
 // A graph problem's graph on the GPU (bfs, sssp; problems/graph/graph_problem.hpp), through the GPU
 // session every CUDA variant measures with (measure/cuda/session.cuh): the CSR copied in its own
 // `h2d` phase (the issue's "the CSR's copy to the device is its own phase"), and per-root event
-// timing for the note `root_ms`, as the CPU variants record it (graph_problem::each_root): the
+// timing for the note `root_ms` (laps on the session's timeline), as the CPU variants record it (graph_problem::each_root): the
 // roots' loop, its phases and the download in one place, each_root_on_device.
 #pragma once
 
@@ -43,48 +43,17 @@ inline device_graph upload_graph(cuda::session& gpu, const csr_graph& g, const s
   return d;
 }
 
-namespace detail {
-
-/// Event pairs around each root's search on the session's stream; note() records `root_ms` once
-/// the stream has passed them.
-class root_timer {
- public:
-  explicit root_timer(cuda::session& gpu) : gpu_(gpu) {}
-  ~root_timer() {
-    for (auto& [a, b] : events_) {
-      cudaEventDestroy(a);
-      cudaEventDestroy(b);
-    }
+/// The note `root_ms`: each root's time in milliseconds, comma-separated, as the CPU variants
+/// record it.
+inline void note_root_ms(run_context& ctx, const std::vector<double>& seconds) {
+  std::string times;
+  for (double t : seconds) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%s%.4g", times.empty() ? "" : ",", t * 1e3);
+    times += text;
   }
-  root_timer(const root_timer&) = delete;
-  root_timer& operator=(const root_timer&) = delete;
-  void start() {
-    cudaEvent_t a, b;
-    EMA_CUDA_CHECK(cudaEventCreate(&a));
-    EMA_CUDA_CHECK(cudaEventCreate(&b));
-    events_.push_back({a, b});
-    EMA_CUDA_CHECK(cudaEventRecord(a, gpu_.stream()));
-  }
-  void stop() { EMA_CUDA_CHECK(cudaEventRecord(events_.back().second, gpu_.stream())); }
-  void note(run_context& ctx) {
-    std::string times;
-    for (auto& [a, b] : events_) {
-      EMA_CUDA_CHECK(cudaEventSynchronize(b));
-      float ms = 0;
-      EMA_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-      char text[32];
-      std::snprintf(text, sizeof text, "%s%.4g", times.empty() ? "" : ",", static_cast<double>(ms));
-      times += text;
-    }
-    ctx.note("root_ms", times);
-  }
-
- private:
-  cuda::session& gpu_;
-  std::vector<std::pair<cudaEvent_t, cudaEvent_t>> events_;
-};
-
-}  // namespace detail
+  ctx.note("root_ms", times);
+}
 
 /// The shape every GPU variant of a graph problem shares: `search(r)` for each of `roots` roots in
 /// the `kernel` phase, each between events that time it for the note `root_ms` (as the CPU
@@ -92,13 +61,11 @@ class root_timer {
 /// finished. The variant's own notes follow.
 template <class Search, class Download>
 void each_root_on_device(cuda::session& gpu, run_context& ctx, std::uint64_t roots, Search&& search, Download&& download) {
-  detail::root_timer timer(gpu);
   {
     auto kernel = gpu.phase("kernel");
     for (std::uint64_t r = 0; r < roots; ++r) {
-      timer.start();
+      auto lap = gpu.lap("root");
       search(r);
-      timer.stop();
     }
   }
   {
@@ -106,7 +73,7 @@ void each_root_on_device(cuda::session& gpu, run_context& ctx, std::uint64_t roo
     download();
   }
   gpu.finish();
-  timer.note(ctx);
+  note_root_ms(ctx, gpu.lap_times("root"));
 }
 
 }  // namespace ema

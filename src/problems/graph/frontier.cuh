@@ -16,15 +16,30 @@
 // without the host (the parameter `local_edges`).
 #pragma once
 
+#include <array>
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 #include <cstdint>
 
+#include "core/launch.hpp"
 #include "measure/cuda/check.cuh"
 #include "core/run_context.hpp"
 #include "measure/cuda/session.cuh"
 
 namespace ema {
+
+/// The launch settings of bfs and sssp `cuda` (core/launch.hpp): threads per block of the level
+/// kernels and of the cooperative grid that runs the small levels (a block per multiprocessor),
+/// each at most the kernels' launch bounds.
+struct level_launch {
+  static constexpr int max_threads = 256, max_loop_threads = 512;
+  int threads = max_threads, loop_threads = max_loop_threads;
+  static constexpr launch_field fields[] = {
+      {"threads", "threads per block of the level kernels (ema: 256, their launch bounds)", 32, max_threads, 32},
+      {"loop_threads", "threads per block of the cooperative grid that runs the small levels, a block per multiprocessor (ema: 512, its launch bounds)",
+       32, max_loop_threads, 32}};
+  std::array<int*, 2> members() { return {&threads, &loop_threads}; }
+};
 
 namespace frontier_detail {
 namespace {  // a copy per translation unit: kernels cannot be inline
@@ -79,7 +94,7 @@ class frontier_expander {
 
   /// starts[k] = the degrees of queue[0, k) summed, for k <= size; on the session's stream.
   const std::uint64_t* scan(const std::uint64_t* offsets, const std::uint32_t* queue, std::uint64_t size) {
-    frontier_detail::degrees_of<<<static_cast<unsigned>((size + 1 + 255) / 256), 256, 0, gpu_.stream()>>>(offsets, queue, size, degrees_);
+    frontier_detail::degrees_of<<<grid_for(size + 1, 256), 256, 0, gpu_.stream()>>>(offsets, queue, size, degrees_);
     EMA_CUDA_CHECK_LAUNCH();
     std::size_t bytes = temp_bytes_;
     EMA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_, bytes, degrees_, starts_, size + 1, gpu_.stream()));

@@ -36,9 +36,4 @@ struct device_series {
   }
 };
 
-/// A launch's grid size for `count` items of `block` threads, at least 1.
-inline unsigned blocks_for(std::size_t count, unsigned block) {
-  return static_cast<unsigned>(count ? (count + block - 1) / block : 1);
-}
-
 }  // namespace ema::rqa

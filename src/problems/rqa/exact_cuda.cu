@@ -121,18 +121,18 @@ output exact_cuda(const input& in, run_context& ctx) {
   unsigned long long* vertical = hist;
   unsigned long long* upper = hist + N + 1;
   ctx.launch(exact_launch{});
-  ctx.note("column_blocks", static_cast<std::int64_t>(blocks_for(N, block)));
-  ctx.note("diagonal_blocks", static_cast<std::int64_t>(blocks_for(diagonals_count, block)));
+  ctx.note("column_blocks", static_cast<std::int64_t>(grid_for(N, block)));
+  ctx.note("diagonal_blocks", static_cast<std::int64_t>(grid_for(diagonals_count, block)));
   dev.upload(gpu, in);
   {
     auto kernel = gpu.phase("kernel");
     gpu.fill_bytes(hist, 0, 2 * (N + 1));
     if (N) {
       with_norm(p.norm, [&](auto k) {
-        columns<decltype(k)::value><<<blocks_for(N, block), block, 0, gpu.stream()>>>(p, vertical);
+        columns<decltype(k)::value><<<grid_for(N, block), block, 0, gpu.stream()>>>(p, vertical);
         EMA_CUDA_CHECK_LAUNCH();
         if (diagonals_count) {
-          diagonals<decltype(k)::value><<<blocks_for(diagonals_count, block), block, 0, gpu.stream()>>>(p, first, upper);
+          diagonals<decltype(k)::value><<<grid_for(diagonals_count, block), block, 0, gpu.stream()>>>(p, first, upper);
           EMA_CUDA_CHECK_LAUNCH();
         }
       });

@@ -5,6 +5,8 @@
 #include <bit>
 #include <cstring>
 
+#include "core/launch.hpp"
+
 namespace ema::rqa::lines {
 namespace {
 
@@ -214,9 +216,9 @@ histograms assemble(const plot& p, std::vector<std::uint64_t> vertical, const st
 
 plan plan_for(const plot& p) {
   plan pl;
-  pl.column_tasks = (p.N + plan::group - 1) / plan::group;
+  pl.column_tasks = ceil_div(p.N, plan::group);
   const std::size_t first = first_diagonal(p), diagonals = p.N > first ? p.N - first : 0;
-  pl.tasks = pl.column_tasks + (diagonals + plan::group - 1) / plan::group;
+  pl.tasks = pl.column_tasks + ceil_div(diagonals, plan::group);
   return pl;
 }
 

@@ -83,7 +83,7 @@ output motif_cuda(const input& in, run_context& ctx) {
   EMA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu.device()));
   // Enough blocks for 8 per SM over the 100 batches, none with nothing to draw.
   const auto launch = ctx.launch(motif_launch{static_cast<int>(std::clamp<std::uint64_t>(
-      (8ull * sms + motif_batches - 1) / motif_batches, 1, std::max<std::uint64_t>(1, (per + block - 1) / block)))});
+      ceil_div(8ull * sms, motif_batches), 1, grid_for(per, block)))});
   const auto wide = static_cast<unsigned>(launch.blocks);
   dev.upload(gpu, in);
   {

@@ -137,5 +137,6 @@ EMA_VARIANT(rqa_seed_cuda, ema::rqa::kit::variant<&ema::rqa::seed_cuda>({
     .role = ema::variant_role::source,
     .description = "the source's kernel: a block per Q x Q microstate in shared memory, LAM averaged",
     .provenance = "section 1 (steps 1-5) and equation 1 of 000_d2722dce0c10bad2.txt",
+    .launch_fixed = "the source's kernel: a block per microstate, a thread per column of it (Q threads, a multiple of 32)",
     .not_applicable = &ema::rqa::microstates_fit_a_block,
 }));

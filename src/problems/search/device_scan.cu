@@ -60,7 +60,7 @@ scan_config choose_scan_config(const gpu::device_info& d, std::uint64_t n) {
   scan_config c;
   c.threads = 256;
   const std::uint64_t tile_elements = 4ull * c.threads * scan_config::unroll;
-  const std::uint64_t tiles = std::max<std::uint64_t>(1, (n + tile_elements - 1) / tile_elements);
+  const std::uint64_t tiles = std::max<std::uint64_t>(1, ceil_div(n, tile_elements));
   // Resident blocks as the occupancy calculator gives them for this kernel's registers, not the
   // thread limit alone (40 registers allow 6 blocks of 256 per SM, not 8).
   int per_sm = 0;
@@ -68,8 +68,8 @@ scan_config choose_scan_config(const gpu::device_info& d, std::uint64_t n) {
   const std::uint64_t resident = static_cast<std::uint64_t>(d.sm_count) * static_cast<std::uint64_t>(std::max(1, per_sm));
   // As few blocks as give every block the same number of tiles (to within one) in as few waves
   // as the resident limit allows, so no block is left with a long tail alone.
-  const std::uint64_t waves = (tiles + resident - 1) / resident;
-  c.blocks = static_cast<int>((tiles + waves - 1) / waves);
+  const std::uint64_t waves = ceil_div(tiles, resident);
+  c.blocks = static_cast<int>(ceil_div(tiles, waves));
   return c;
 }
 

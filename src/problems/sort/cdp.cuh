@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/launch.hpp"
 #include "problems/sort/device.cuh"
 #include "problems/sort/tiles.cuh"
 
@@ -49,23 +50,26 @@ inline void reserve_launches(std::size_t pending) {
 
 /// merge-cdp's tree (merge_cdp.cu), shared with bench/cdp_launch_tree.cu, which launches the same
 /// grids with no work in them to time the launches alone. The range [lo, hi) is halved (mid =
-/// lo + (hi - lo) / 2) down to `levels`, where every leaf holds at most leaf_keys keys; the nodes at
-/// depth batch_depth(levels) are batches: one grid sorts all of a batch's leaves (a block a leaf) and
-/// a chain of merge grids, one per level, merges them up to the batch.
+/// lo + (hi - lo) / 2) down to `levels`, where every leaf holds at most 2^leaf_log2 keys; the nodes
+/// at depth batch_depth(levels, batch_levels) are batches: one grid sorts all of a batch's leaves (a
+/// block a leaf) and a chain of merge grids, one per level, merges them up to the batch. The two
+/// shapes are merge-cdp's launch settings (merge_cdp.cu); the defaults here are ema's.
 namespace merge_tree {
-constexpr std::size_t leaf_keys = std::size_t{1} << 15;  ///< a node of at most this many keys is a leaf
-constexpr int batch_levels = 6;                          ///< a batch holds up to 2^6 leaves
-/// Depth of the leaves: the tree is halved until every leaf holds at most leaf_keys keys.
-inline int levels(std::size_t n) {
-  const std::size_t leaves = (n + leaf_keys - 1) / leaf_keys;
+constexpr int default_leaf_log2 = 15;    ///< a node of at most 2^15 keys is a leaf
+constexpr int default_batch_levels = 6;  ///< a batch holds up to 2^6 leaves
+/// Depth of the leaves: the tree is halved until every leaf holds at most 2^leaf_log2 keys.
+inline int levels(std::size_t n, int leaf_log2 = default_leaf_log2) {
+  const std::size_t leaves = ceil_div(n, std::size_t{1} << leaf_log2);
   return leaves <= 1 ? 0 : static_cast<int>(std::bit_width(leaves - 1));
 }
 /// Depth of the batches.
-__host__ __device__ inline int batch_depth(int levels) { return levels > batch_levels ? levels - batch_levels : 0; }
+__host__ __device__ inline int batch_depth(int levels, int batch_levels = default_batch_levels) {
+  return levels > batch_levels ? levels - batch_levels : 0;
+}
 /// Device launches: two halves and a merge per node above the batches, and one merge grid per
 /// level inside each batch.
-inline std::size_t launches(int levels) {
-  const int b = batch_depth(levels);
+inline std::size_t launches(int levels, int batch_levels = default_batch_levels) {
+  const int b = batch_depth(levels, batch_levels);
   return 3 * ((std::size_t{1} << b) - 1) + (std::size_t{1} << b) * static_cast<std::size_t>(levels - b);
 }
 /// Node j (0-based, left to right) of those `steps` halvings below [lo, hi): its range.

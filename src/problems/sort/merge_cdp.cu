@@ -8,9 +8,9 @@
 //   starts only when both halves, and everything they launched, are done;
 // - the merge is a grid of merge_blocks(hi - lo) blocks, each writing 4096 outputs by merge path
 //   (tiles.cuh), so the top levels are as parallel as the bottom ones;
-// - the cutoff: a node of at most 2^15 keys is a leaf, which one block sorts alone (tiles of 4096 by
+// - the cutoff: a node of at most 2^15 keys is a leaf (the launch setting leaf_log2), which one block sorts alone (tiles of 4096 by
 //   cub::BlockRadixSort, then merged within the block);
-// - the bottom six levels are batched: the nodes at depth L - 6 are launched as one grid of a block
+// - the bottom six levels are batched (the launch setting batch_levels): the nodes at depth L - 6 are launched as one grid of a block
 //   per leaf below them, and that grid's tail launch is the merge of the deepest level, a single grid
 //   over all of the batch's pairs, whose own tail launch merges the next level up, and so on to the
 //   batch. Without batching, each leaf and each small merge was a grid of its own, and the GPU keeps
@@ -24,6 +24,8 @@
 // the one before, at most L - 6 levels below it; the deepest grids are at level L (13 at 2^28).
 // Device launches (cdp::merge_tree::launches, all counted): 3 per node above the batches, one merge
 // grid per level within each batch: 3 (2^B - 1) + 2^B (L - B) for B = max(0, L - 6).
+#include <array>
+
 #include "core/registry.hpp"
 #include "problems/sort/cdp.cuh"
 #include "problems/sort/tiles.cuh"
@@ -79,11 +81,10 @@ __global__ void __launch_bounds__(tiles::threads) sort_batch(K* keys, K* buffer,
   }
 }
 
-/// A node above the batches, one block: the halves fire-and-forget (nodes, or batches one level
-/// down), their merge as the tail launch.
+/// A node above the batches (at depth `batch`), one block: the halves fire-and-forget (nodes, or
+/// batches one level down), their merge as the tail launch.
 template <class K>
-__global__ void node(K* keys, K* buffer, std::size_t lo, std::size_t hi, int depth, int levels, cdp::stats* st) {
-  const int batch = cdp::merge_tree::batch_depth(levels);
+__global__ void node(K* keys, K* buffer, std::size_t lo, std::size_t hi, int depth, int levels, int batch, cdp::stats* st) {
   const std::size_t mid = lo + (hi - lo) / 2;
   if (depth + 1 == batch) {
     const auto leaves = static_cast<unsigned>(std::size_t{1} << (levels - batch));
@@ -92,9 +93,9 @@ __global__ void node(K* keys, K* buffer, std::size_t lo, std::size_t hi, int dep
     sort_batch<K><<<leaves, tiles::threads, 0, cudaStreamFireAndForget>>>(keys, buffer, mid, hi, batch, levels, st);
     cdp::launched(st, depth);
   } else {
-    node<K><<<1, 1, 0, cudaStreamFireAndForget>>>(keys, buffer, lo, mid, depth + 1, levels, st);
+    node<K><<<1, 1, 0, cudaStreamFireAndForget>>>(keys, buffer, lo, mid, depth + 1, levels, batch, st);
     cdp::launched(st, depth);
-    node<K><<<1, 1, 0, cudaStreamFireAndForget>>>(keys, buffer, mid, hi, depth + 1, levels, st);
+    node<K><<<1, 1, 0, cudaStreamFireAndForget>>>(keys, buffer, mid, hi, depth + 1, levels, batch, st);
     cdp::launched(st, depth);
   }
   tiles::merge_runs<K><<<static_cast<unsigned>(tiles::merge_blocks(hi - lo)), tiles::threads, 0, cudaStreamTailLaunch>>>(
@@ -102,12 +103,23 @@ __global__ void node(K* keys, K* buffer, std::size_t lo, std::size_t hi, int dep
   cdp::launched(st, depth);
 }
 
+/// The tree's shape (core/launch.hpp): the leaf size, and how many levels a batch's one grid sorts
+/// and merges (cdp::merge_tree).
+struct tree_launch {
+  int leaf_log2 = cdp::merge_tree::default_leaf_log2, batch_levels = cdp::merge_tree::default_batch_levels;
+  static constexpr launch_field fields[] = {
+      {"leaf_log2", "a node of at most 2^leaf_log2 keys is a leaf, which one block sorts alone (ema: 15)", 12, 24},
+      {"batch_levels", "the levels below a batch, whose leaves one grid sorts (a block a leaf) and whose merges chain as tail launches (ema: 6)", 0, 10}};
+  std::array<int*, 2> members() { return {&leaf_log2, &batch_levels}; }
+};
+
 template <class K>
 struct recursive {
   static output run(const input& in, run_context& ctx) {
-    const int levels = cdp::merge_tree::levels(in.n);
+    const auto l = ctx.launch(tree_launch{});
+    const int levels = cdp::merge_tree::levels(in.n, l.leaf_log2);
     if (levels > cdp::max_nesting) throw usage_error("merge-cdp: n is too large for 24 levels of device launches");
-    const std::size_t launches = cdp::merge_tree::launches(levels);
+    const std::size_t launches = cdp::merge_tree::launches(levels, l.batch_levels);
     cdp::stats* st = nullptr;
     auto o = run_on_device<K>(in, ctx, [&](cuda::session& gpu, device_keys<K>& d) {
       K* buffer = gpu.alloc<K>(d.n);
@@ -116,17 +128,15 @@ struct recursive {
       return [&, buffer]() -> const K* {
         gpu.fill_bytes(st, 0, 1);
         if (d.n > 1) {
-          const int batch = cdp::merge_tree::batch_depth(levels);
+          const int batch = cdp::merge_tree::batch_depth(levels, l.batch_levels);
           if (batch == 0) sort_batch<K><<<1u << levels, tiles::threads, 0, gpu.stream()>>>(d.keys, buffer, 0, d.n, 0, levels, st);
-          else node<K><<<1, 1, 0, gpu.stream()>>>(d.keys, buffer, 0, d.n, 0, levels, st);
+          else node<K><<<1, 1, 0, gpu.stream()>>>(d.keys, buffer, 0, d.n, 0, levels, batch, st);
           EMA_CUDA_CHECK_LAUNCH();
         }
         return d.keys;
       };
-    }, [&](cuda::session&) {
-      cdp::stats s{};
-      EMA_CUDA_CHECK(cudaMemcpy(&s, st, sizeof s, cudaMemcpyDeviceToHost));
-      cdp::record(ctx, s, "merge-cdp");
+    }, [&](cuda::session& gpu) {
+      cdp::record(ctx, gpu.read(st), "merge-cdp");
     });
     ctx.note("levels", levels);
     return o;
@@ -145,4 +155,5 @@ EMA_VARIANT(sort_merge_cdp, ema::sort::kit::variant<&ema::sort::run>({
     .role = ema::variant_role::source,
     .description = "recursive mergesort with CUDA dynamic parallelism: halves fire-and-forget, their merge a tail launch, blocks sort 2^15-key leaves, the bottom six levels batched",
     .provenance = "the study's CUDA-DP form of 004_96c7929830a11cf7.txt (after Algorithm 6; designed per CDP2)",
+    .launch = ema::sort::tree_launch::fields,
 }));

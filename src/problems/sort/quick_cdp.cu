@@ -88,8 +88,7 @@ __device__ void start_part(const tree<K>& t, bool in_keys, std::size_t lo, std::
   if (len > leaf_keys && level + 1 < t.level_limit) {
     slot = atomicAdd(&t.st->nodes, 1ull) + 1;  // slot 0 is the root's
     if (slot >= t.pool_size) slot = no_slot;
-    else blocks = static_cast<unsigned>(min(static_cast<unsigned long long>((len + tiles::tile_keys - 1) / tiles::tile_keys),
-                                            static_cast<unsigned long long>(t.max_blocks)));
+    else blocks = grid_for(len, tiles::tile_keys, t.max_blocks);
   }
   node<K><<<blocks, tiles::threads, 0, stream>>>(t, in_keys, lo, hi, level + 1, slot);
   cdp::launched(t.st, level);
@@ -215,19 +214,15 @@ struct recursive {
             gpu.fill_bytes(t.pool, 0, t.pool_size);
             if (d.n > 1) {
               const bool big = d.n > leaf_keys;
-              const unsigned blocks = big ? static_cast<unsigned>(std::min<std::size_t>((d.n + tiles::tile_keys - 1) / tiles::tile_keys,
-                                                                                      static_cast<std::size_t>(t.max_blocks)))
-                                          : 1;
+              const unsigned blocks = big ? grid_for(d.n, tiles::tile_keys, t.max_blocks) : 1;
               node<K><<<blocks, tiles::threads, 0, gpu.stream()>>>(t, true, 0, d.n, 0, big ? 0ull : no_slot);
               EMA_CUDA_CHECK_LAUNCH();
             }
             return d.keys;
           };
         },
-        [&](cuda::session&) {
-          cdp::stats s{};
-          EMA_CUDA_CHECK(cudaMemcpy(&s, t.st, sizeof s, cudaMemcpyDeviceToHost));
-          cdp::record(ctx, s, "quick-cdp");
+        [&](cuda::session& gpu) {
+          cdp::record(ctx, gpu.read(t.st), "quick-cdp");
         });
     return o;
   }

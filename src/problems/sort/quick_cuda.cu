@@ -151,16 +151,14 @@ struct algorithm_3 {
         first_part<K><<<1, 1, 0, gpu.stream()>>>(list1, size, desc[0]);
         EMA_CUDA_CHECK_LAUNCH();
         const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(static_cast<std::size_t>(l.blocks), (d.n + l.block - 1) / l.block));
-        const int one = 1;
         int host_done = 0;
         while (!host_done) {
-          EMA_CUDA_CHECK(cudaMemcpyAsync(done, &one, sizeof one, cudaMemcpyHostToDevice, gpu.stream()));
+          gpu.write(done, 1);
           quick_sort<K><<<blocks, l.block, 0, gpu.stream()>>>(size, list1, list2, q, pivot_arr, desc[0]);
           EMA_CUDA_CHECK_LAUNCH();
           arrange_queue_and_pivot<K><<<blocks, l.block, 0, gpu.stream()>>>(size, q, q_copy, list2, pivot_arr, desc[0], desc[1], done);
           EMA_CUDA_CHECK_LAUNCH();
-          EMA_CUDA_CHECK(cudaMemcpyAsync(&host_done, done, sizeof host_done, cudaMemcpyDeviceToHost, gpu.stream()));
-          gpu.wait();
+          host_done = gpu.read(done);
           std::swap(list1, list2);
           std::swap(q, q_copy);
           std::swap(desc[0], desc[1]);

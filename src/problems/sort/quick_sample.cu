@@ -19,6 +19,7 @@
 // write per part: about five passes over the keys, against 2 log2(n) for the source's quicksorts.
 // Each step is timed as a part of the kernel phase: `sample`, `classify`, `scatter`, `blocks`.
 #include <algorithm>
+#include <array>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
@@ -142,15 +143,28 @@ __global__ void __launch_bounds__(tiles::threads) sort_parts(K* keys, K* scratch
   }
 }
 
+/// The launch settings (core/launch.hpp) of the kernels around the part sorts (those take
+/// tiles::threads, the tiles' shape).
+struct sample_launch {
+  int threads = 256, classify_blocks_per_sm = 8;
+  static constexpr launch_field fields[] = {
+      {"threads", "threads per block of the sample, splitter, classify and scatter kernels (ema: 256)", 32, 1024, 32},
+      {"classify_blocks_per_sm", "blocks per multiprocessor of the classify kernel, each copying the splitter tree's top into shared memory first (ema: 8)",
+       1, 64}};
+  std::array<int*, 2> members() { return {&threads, &classify_blocks_per_sm}; }
+};
+
 template <class K>
 struct sample_sort {
   static output run(const input& in, run_context& ctx) {
-    const std::size_t between = std::max<std::size_t>(1, (in.n + part_keys - 1) / part_keys);  // B
+    const std::size_t between = std::max<std::size_t>(1, ceil_div(in.n, part_keys));  // B
     const std::size_t m = between - 1, parts = 2 * between - 1, sample = between * oversample;
     // The splitter tree's height: the least with 2^height - 1 >= m nodes (0 for no splitter).
     int height = 0;
     while (((std::size_t{1} << height) - 1) < m) ++height;
     unsigned* fallbacks = nullptr;
+    const auto l = ctx.launch(sample_launch{});
+    const auto threads = static_cast<unsigned>(l.threads);
     int sms = 0;
     EMA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     auto o = run_on_device<K>(
@@ -175,18 +189,18 @@ struct sample_sort {
             gpu.fill_bytes(fallbacks, 0, 1);
             if (d.n <= 1) return d.keys;
             const cudaStream_t st = gpu.stream();
-            const unsigned grid = static_cast<unsigned>(std::min<std::size_t>((d.n + 255) / 256, 65535));
+            const unsigned grid = grid_for(d.n, threads, 65535);
             {
               auto part = gpu.kernel_part("sample");
-              gather_sample<K><<<static_cast<unsigned>(std::min<std::size_t>((sample + 255) / 256, 65535)), 256, 0, st>>>(d.keys, d.n, drawn, sample);
+              gather_sample<K><<<grid_for(sample, threads, 65535), threads, 0, st>>>(d.keys, d.n, drawn, sample);
               EMA_CUDA_CHECK_LAUNCH();
               std::size_t bytes = temp_bytes;
               EMA_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp, bytes, drawn, sorted, sample, 0, static_cast<int>(8 * sizeof(K)), st));
               if (m) {
-                pick_splitters<K><<<static_cast<unsigned>(std::min<std::size_t>((m + 255) / 256, 65535)), 256, 0, st>>>(sorted, splitters, m);
+                pick_splitters<K><<<grid_for(m, threads, 65535), threads, 0, st>>>(sorted, splitters, m);
                 EMA_CUDA_CHECK_LAUNCH();
                 const std::size_t nodes = (std::size_t{1} << height) - 1;
-                build_tree<K><<<static_cast<unsigned>(std::min<std::size_t>((nodes + 255) / 256, 65535)), 256, 0, st>>>(splitters, m, tree, height);
+                build_tree<K><<<grid_for(nodes, threads, 65535), threads, 0, st>>>(splitters, m, tree, height);
                 EMA_CUDA_CHECK_LAUNCH();
               }
             }
@@ -195,7 +209,7 @@ struct sample_sort {
               gpu.fill_bytes(counts, 0, parts + 1);
               // Every block first copies the tree's top into shared memory: a few blocks per
               // multiprocessor, each looping over many keys, rather than a block per 256 keys.
-              classify_and_count<K><<<std::min(grid, 8u * static_cast<unsigned>(sms)), 256, 0, st>>>(d.keys, d.n, tree, height, m, part_ids, counts);
+              classify_and_count<K><<<std::min(grid, static_cast<unsigned>(l.classify_blocks_per_sm * sms)), threads, 0, st>>>(d.keys, d.n, tree, height, m, part_ids, counts);
               EMA_CUDA_CHECK_LAUNCH();
             }
             {
@@ -203,7 +217,7 @@ struct sample_sort {
               std::size_t bytes = temp_bytes;
               EMA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, bytes, counts, offsets, parts + 1, st));
               EMA_CUDA_CHECK(cudaMemcpyAsync(cursor, offsets, (parts + 1) * sizeof(count_t), cudaMemcpyDeviceToDevice, st));
-              scatter_parts<K><<<grid, 256, 0, st>>>(d.keys, d.n, part_ids, cursor, parted);
+              scatter_parts<K><<<grid, threads, 0, st>>>(d.keys, d.n, part_ids, cursor, parted);
               EMA_CUDA_CHECK_LAUNCH();
             }
             {
@@ -215,10 +229,8 @@ struct sample_sort {
             return parted;
           };
         },
-        [&](cuda::session&) {
-          unsigned f = 0;
-          EMA_CUDA_CHECK(cudaMemcpy(&f, fallbacks, sizeof f, cudaMemcpyDeviceToHost));
-          ctx.note("fallbacks", static_cast<std::int64_t>(f));
+        [&](cuda::session& gpu) {
+          ctx.note("fallbacks", static_cast<std::int64_t>(gpu.read(fallbacks)));
         });
     ctx.note("parts", static_cast<std::int64_t>(between));
     return o;
@@ -237,4 +249,5 @@ EMA_VARIANT(sort_quick_sample, ema::sort::kit::variant<&ema::sort::run>({
     .role = ema::variant_role::ours,
     .description = "ours: sample sort, n/2048 splitters from a sorted sample, keys equal to a splitter set apart, a block per part",
     .provenance = "ours (a quicksort with many pivots at once)",
+    .launch = ema::sort::sample_launch::fields,
 }));

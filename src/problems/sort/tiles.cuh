@@ -15,6 +15,7 @@
 #include <cub/block/block_radix_sort.cuh>
 #include <iterator>
 
+#include "core/launch.hpp"
 #include "problems/sort/device.cuh"
 
 namespace ema::sort::tiles {
@@ -153,7 +154,7 @@ __device__ void merge_tile(const K* a, std::size_t a_len, const K* b, std::size_
 }
 
 /// Blocks needed to merge `keys` outputs.
-__host__ __device__ inline std::size_t merge_blocks(std::size_t keys) { return (keys + tile_keys - 1) / tile_keys; }
+__host__ __device__ inline std::size_t merge_blocks(std::size_t keys) { return ceil_div(keys, tile_keys); }
 
 /// One pass of a bottom-up mergesort, in two launches: src holds sorted runs of `width` keys (a
 /// multiple of tile_keys); each pair becomes one run of 2 width in dst. First a thread per tile

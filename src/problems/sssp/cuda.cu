@@ -30,8 +30,6 @@
 namespace ema::sssp {
 namespace {
 
-constexpr unsigned block = 256;
-constexpr unsigned device_block = 512;  // near_far_device: a block per multiprocessor
 
 struct counters {
   unsigned long long near;         ///< vertices in the queue being built
@@ -74,7 +72,7 @@ __device__ __forceinline__ void push_near(std::uint32_t v, bool yes, std::uint32
   }
 }
 
-__global__ void __launch_bounds__(block) relax_near(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
+__global__ void __launch_bounds__(level_launch::max_threads) relax_near(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
                                                     const std::uint32_t* __restrict__ weight, std::uint32_t* dist,
                                                     const std::uint32_t* __restrict__ near, std::uint64_t near_size,
                                                     const std::uint64_t* __restrict__ starts, std::uint32_t* next_near, std::uint32_t* far,
@@ -150,7 +148,7 @@ struct loop_state {
 /// step fills one, the threads read the one the last step filled, thread 0 clears the next. The
 /// distances, queues and counts other multiprocessors wrote are read past L1 (__ldcg): a line
 /// cached before a barrier could be stale after it, and a stale distance would relax too little.
-__global__ void __launch_bounds__(device_block) near_far_device(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
+__global__ void __launch_bounds__(level_launch::max_loop_threads) near_far_device(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
                                                                 const std::uint32_t* __restrict__ weight, std::uint32_t* dist, std::uint32_t* near,
                                                                 std::uint32_t* next_near, std::uint32_t* far, std::uint32_t* kept, counters* sets,
                                                                 std::uint32_t* near_stamp, std::uint32_t* far_stamp, loop_state st, std::uint64_t delta,
@@ -248,7 +246,6 @@ __global__ void start(std::uint32_t* dist, std::uint32_t* near, std::uint32_t ro
   near[0] = root;
 }
 
-unsigned blocks_for(std::uint64_t threads) { return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>((threads + block - 1) / block, 1u << 30))); }
 
 output run(const input& in, run_context& ctx) {
   const std::uint64_t n = in.n(), k = in.roots.size();
@@ -256,6 +253,9 @@ output run(const input& in, run_context& ctx) {
   ctx.note("delta", static_cast<std::int64_t>(delta));
   output o;
   o.dist.resize(k * n);
+  const auto l = ctx.launch(level_launch{});
+  const auto block = static_cast<unsigned>(l.threads), device_block = static_cast<unsigned>(l.loop_threads);
+  auto blocks_for = [block](std::uint64_t threads) { return grid_for(threads, block, 1u << 30); };
   cuda::session gpu(ctx);
   const auto g = upload_graph(gpu, in.g);
   std::uint32_t* dist = gpu.alloc<std::uint32_t>(k * n);
@@ -269,15 +269,11 @@ output run(const input& in, run_context& ctx) {
   frontier_expander expand(gpu, n);
   std::int64_t iterations = 0, splits = 0, round_trips = 0;
   auto read = [&] {
-    counters h{};
-    EMA_CUDA_CHECK(cudaMemcpyAsync(&h, c, sizeof h, cudaMemcpyDeviceToHost, gpu.stream()));
-    gpu.wait();
     ++round_trips;
-    return h;
+    return gpu.read(c);
   };
   auto reset = [&](unsigned long long far_size) {
-    const counters h{0, far_size, ~0ull, 0, 0};
-    EMA_CUDA_CHECK(cudaMemcpyAsync(c, &h, sizeof h, cudaMemcpyHostToDevice, gpu.stream()));
+    gpu.write(c, counters{0, far_size, ~0ull, 0, 0});
   };
   // The small steps on the device (problems/graph/frontier.cuh): the near queue's edges at most
   // local_edges, the far pile at most 16 times that.
@@ -305,7 +301,7 @@ output run(const input& in, run_context& ctx) {
           const bool near_small = near_size > 0 && near_scout <= local_edges && near_widest <= device_max_degree;
           const bool split_small = near_size == 0 && far_size > 0 && far_size <= local_far;
           if (local_edges == 0 || !(near_small || split_small)) return false;
-          EMA_CUDA_CHECK(cudaMemcpyAsync(sets, fresh_sets, sizeof fresh_sets, cudaMemcpyHostToDevice, gpu.stream()));
+          gpu.upload(sets, fresh_sets, 3);
           const std::uint64_t* offsets = g.offsets;
           const std::uint32_t* adj = g.neighbours;
           const std::uint32_t* weight = g.weights;
@@ -314,9 +310,7 @@ output run(const input& in, run_context& ctx) {
           void* args[] = {&offsets, &adj, &weight, &d, &near[0], &near[1], &far[0], &far[1], &sets, &near_stamp, &far_stamp,
                           &from, &step, &max_edges, &max_far, &state};
           loop.launch(gpu, near_far_device, device_block, args);
-          loop_state st{};
-          EMA_CUDA_CHECK(cudaMemcpyAsync(&st, state, sizeof st, cudaMemcpyDeviceToHost, gpu.stream()));
-          gpu.wait();
+          const loop_state st = gpu.read(state);
           ++round_trips;
           ++local_runs;
           near_size = st.near_size;
@@ -396,5 +390,6 @@ EMA_VARIANT(sssp_cuda, ema::sssp::kit::variant<&ema::sssp::run>({
     .role = ema::variant_role::ours,
     .description = "ours: near-far worklists on the GPU (load-balanced edge expansion, atomicMin, deduplicated queues, delta 64 unless set)",
     .provenance = "Davidson, Baxter, Garland, Owens, IPDPS 2014",
+    .launch = ema::level_launch::fields,
     .tuning = ema::sssp::cuda_tuning,
 }));

@@ -11,8 +11,11 @@
 //   a plain store of one value by any thread (benign);
 // - an origin not yet reached relaxes nothing (INT_MAX + Custo would wrap);
 // - `preNode` (the predecessor) is not kept; the verifier needs distances only.
-// Edges per thread: 4 (the listing leaves it open), 256 threads a block. Notes: `rounds` (kernel
+// Edges per thread: 4 (the listing leaves it open; launch.edges_per_thread), 256 threads a block
+// (launch.threads). Notes: `rounds` (kernel
 // launches) and `round_trips` (reads of `finished`), summed over the roots.
+#include <array>
+
 #include "core/registry.hpp"
 #include "problems/graph/device_graph.cuh"
 #include "problems/sssp/sssp.hpp"
@@ -20,11 +23,19 @@
 namespace ema::sssp {
 namespace {
 
-constexpr unsigned block = 256;
-constexpr std::uint64_t edges_per_thread = 4;
+/// The listing's free choices (core/launch.hpp): threads per block and numEdges, the edges a
+/// thread relaxes; the blocks follow from the edges.
+struct seed_launch {
+  int threads = 256, edges_per_thread = 4;
+  static constexpr launch_field fields[] = {
+      {"threads", "threads per block (ema: 256; the listing leaves it open)", 32, 1024, 32},
+      {"edges_per_thread", "numEdges, the consecutive edges of the list a thread relaxes (ema: 4; the listing leaves it open)", 1, 1 << 20}};
+  std::array<int*, 2> members() { return {&threads, &edges_per_thread}; }
+};
 
 __global__ void relax(const std::uint32_t* __restrict__ origem, const std::uint32_t* __restrict__ destino,
-                      const std::uint32_t* __restrict__ custo, std::uint64_t m, std::uint32_t* dist, int* finished) {
+                      const std::uint32_t* __restrict__ custo, std::uint64_t m, std::uint64_t edges_per_thread, std::uint32_t* dist,
+                      int* finished) {
   const std::uint64_t thread_id = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::uint64_t start_id = thread_id * edges_per_thread;
   const std::uint64_t end_id = start_id + edges_per_thread < m ? start_id + edges_per_thread : m;
@@ -47,8 +58,10 @@ output run(const input& in, run_context& ctx) {
   std::uint32_t* dist = gpu.alloc<std::uint32_t>(k * n);
   int* finished = gpu.alloc<int>(1);
   std::int64_t rounds = 0, round_trips = 0;
-  const std::uint64_t threads = (g.m + edges_per_thread - 1) / edges_per_thread;
-  const auto blocks = static_cast<unsigned>(threads == 0 ? 1 : (threads + block - 1) / block);
+  const auto l = ctx.launch(seed_launch{});
+  const auto block = static_cast<unsigned>(l.threads);
+  const auto edges_per_thread = static_cast<std::uint64_t>(l.edges_per_thread);
+  const auto blocks = grid_for(ceil_div(g.m, edges_per_thread), block);
   each_root_on_device(
       gpu, ctx, k,
       [&](std::uint64_t r) {
@@ -56,13 +69,11 @@ output run(const input& in, run_context& ctx) {
         gpu.fill_bytes(d, 0xff, n);
         start<<<1, 1, 0, gpu.stream()>>>(d, in.roots[r]);
         EMA_CUDA_CHECK_LAUNCH();
-        const int one = 1;
         for (int host_finished = 0; !host_finished;) {
-          EMA_CUDA_CHECK(cudaMemcpyAsync(finished, &one, sizeof one, cudaMemcpyHostToDevice, gpu.stream()));
-          relax<<<blocks, block, 0, gpu.stream()>>>(g.origin, g.neighbours, g.weights, g.m, d, finished);
+          gpu.write(finished, 1);
+          relax<<<blocks, block, 0, gpu.stream()>>>(g.origin, g.neighbours, g.weights, g.m, edges_per_thread, d, finished);
           EMA_CUDA_CHECK_LAUNCH();
-          EMA_CUDA_CHECK(cudaMemcpyAsync(&host_finished, finished, sizeof host_finished, cudaMemcpyDeviceToHost, gpu.stream()));
-          gpu.wait();
+          host_finished = gpu.read(finished);
           ++rounds;
           ++round_trips;
         }
@@ -84,4 +95,5 @@ EMA_VARIANT(sssp_cuda_seed, ema::sssp::kit::variant<&ema::sssp::run, &ema::sssp:
     .role = ema::variant_role::source,
     .description = "Algorithm 1 as written: edge-parallel relaxation (4 edges a thread, atomicMin), a host loop until finished",
     .provenance = "Algorithm 1 of 004_96c7929830a11cf7.txt",
+    .launch = ema::sssp::seed_launch::fields,
 }));

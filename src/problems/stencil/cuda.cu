@@ -62,7 +62,7 @@ struct strip_shape {
 template <class T>
 strip_shape shape_of(int k) {
   const int v = cells_per_thread<T>(k), align = 16 / static_cast<int>(sizeof(T));
-  const int halo = (k + align - 1) / align * align;
+  const int halo = ceil_div(k, align) * align;
   return {32 * v, halo, 32 * v - 2 * halo};
 }
 
@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(32 * warps_per_block) streamed(const T* __rest
                                                                  std::size_t pitch, coefficients<T> c, int strips, int segments,
                                                                  int rows) {
   constexpr int V = cells_per_thread<T>(K);
-  constexpr int align = 16 / static_cast<int>(sizeof(T)), H = (K + align - 1) / align * align, inner = 32 * V - 2 * H;
+  constexpr int align = 16 / static_cast<int>(sizeof(T)), H = ceil_div(K, align) * align, inner = 32 * V - 2 * H;
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const int warp = static_cast<int>(blockIdx.x) * warps_per_block + static_cast<int>(threadIdx.x) / 32;
   if (warp >= strips * segments) return;  // a whole warp leaves: the shuffles stay full
@@ -182,7 +182,7 @@ __global__ void __launch_bounds__(32 * warps_per_block) streamed(const T* __rest
 template <class T, int K, bool Fixed>
 void launch_pass(const device_grids<T>& g, const coefficients<T>& c, int strips, int segments, int rows, cudaStream_t stream) {
   const int warps = strips * segments;
-  const unsigned blocks = static_cast<unsigned>((warps + warps_per_block - 1) / warps_per_block);
+  const unsigned blocks = static_cast<unsigned>(ceil_div(warps, warps_per_block));
   streamed<T, K, Fixed><<<blocks, 32 * warps_per_block, 0, stream>>>(g.src, g.dst, g.n, g.pitch, c, strips, segments, rows);
   EMA_CUDA_CHECK_LAUNCH();
 }
@@ -217,7 +217,7 @@ int default_k() {
 template <class T>
 long long warps_of_pass(std::uint64_t n, int k, int rows) {
   const auto inner = static_cast<std::uint64_t>(shape_of<T>(k).inner), r = static_cast<std::uint64_t>(rows);
-  return static_cast<long long>(((n + inner - 1) / inner) * ((n + r - 1) / r));
+  return static_cast<long long>(ceil_div(n, inner) * ceil_div(n, r));
 }
 
 /// An overridden launch.rows too short for n: more warps than one launch holds
@@ -243,7 +243,7 @@ struct register_pipeline {
   static output run(const input& in, run_context& ctx) {
     const int k = steps_per_load(in.s, default_k<T>());
     const auto shape = shape_of<T>(k);
-    const int n = static_cast<int>(in.n), strips = (n + shape.inner - 1) / shape.inner;
+    const int n = static_cast<int>(in.n), strips = ceil_div(n, shape.inner);
     const auto& devices = gpu::query().devices;
     const int sms = devices.empty() ? 1 : devices.front().sm_count;
     const bool fixed = in.s.boundary == boundary_kind::fixed;
@@ -252,7 +252,7 @@ struct register_pipeline {
     int resident = 1;
     with_k(k, fixed, [&]<int K, bool Fixed>() { resident = resident_warps<T, K, Fixed>(sms); });
     const int segments = std::max(1, resident / strips);
-    const int chosen = std::max(4 * k, ((n + segments - 1) / segments + 7) / 8 * 8);
+    const int chosen = std::max(4 * k, ceil_div(ceil_div(n, segments), 8) * 8);
     const auto l = ctx.launch(streamed_launch{chosen});
     ctx.note("k", k);
     ctx.note("cells_per_thread", cells_per_thread<T>(k));
@@ -263,7 +263,7 @@ struct register_pipeline {
         const int kk = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(k), in.s.steps - done));
         if (warps_of_pass<T>(in.n, kk, l.rows) > (1LL << 31) - 1)
           throw usage_error("cuda: n = " + std::to_string(n) + " needs more warps than a launch holds; use a larger launch.rows");
-        const int pass_strips = (n + shape_of<T>(kk).inner - 1) / shape_of<T>(kk).inner, segments = (n + l.rows - 1) / l.rows;
+        const int pass_strips = ceil_div(n, shape_of<T>(kk).inner), segments = ceil_div(n, l.rows);
         with_k(kk, fixed, [&]<int K, bool Fixed>() { launch_pass<T, K, Fixed>(g, c, pass_strips, segments, l.rows, gpu.stream()); });
         g.swap();
         done += static_cast<std::uint64_t>(kk);

@@ -94,9 +94,8 @@ struct one_launch_per_step {
     const bool fixed = in.s.boundary == boundary_kind::fixed;
     return run_on_device<T>(in, ctx, [&](cuda::session& gpu, device_grids<T>& g) {
       const dim3 block(static_cast<unsigned>(l.block_x), static_cast<unsigned>(l.block_y));
-      const int per_row = (g.n + 16 / static_cast<int>(sizeof(T)) - 1) / (16 / static_cast<int>(sizeof(T)));
-      const dim3 grid(static_cast<unsigned>((per_row + l.block_x - 1) / l.block_x),
-                      static_cast<unsigned>(std::min((g.n + l.block_y * rows_per_thread - 1) / (l.block_y * rows_per_thread), 65535)));
+      const int per_row = ceil_div(g.n, 16 / static_cast<int>(sizeof(T)));
+      const dim3 grid(grid_for(per_row, l.block_x), grid_for(g.n, l.block_y * rows_per_thread, 65535));
       for (std::uint64_t t = 0; t < in.s.steps; ++t) {
         if (fixed) step<T, true><<<grid, block, 0, gpu.stream()>>>(g.src, g.dst, g.n, g.pitch, c);
         else step<T, false><<<grid, block, 0, gpu.stream()>>>(g.src, g.dst, g.n, g.pitch, c);

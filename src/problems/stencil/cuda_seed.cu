@@ -94,7 +94,7 @@ struct code_1 {
     return run_on_device<T>(in, ctx, [&](cuda::session& gpu, device_grids<T>& g) {
       for (std::uint64_t done = 0; done < in.s.steps;) {
         const int kk = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(k), in.s.steps - done));
-        const int inner = l.tile - 2 * kk, tiles = (g.n + inner - 1) / inner;
+        const int inner = l.tile - 2 * kk, tiles = ceil_div(g.n, inner);
         const dim3 block(static_cast<unsigned>(l.tile), static_cast<unsigned>(l.tile));
         const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(std::min(tiles, 65535)));
         if (fixed) calcula<T, true><<<grid, block, shared, gpu.stream()>>>(g.src, g.dst, g.n, g.pitch, c, kk, tiles);

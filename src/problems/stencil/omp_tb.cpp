@@ -45,7 +45,7 @@ tile_launch choose_tiles(std::size_t element, int k, std::int64_t n, int threads
   const double side = std::sqrt(budget / (2.0 * static_cast<double>(element))) - 2 * k;
   int tile = std::clamp(static_cast<int>(side) / 16 * 16, 32, 1024);
   const auto per_side = static_cast<std::int64_t>(std::ceil(std::sqrt(static_cast<double>(std::max(threads, 1)))));
-  const std::int64_t fair = (n + per_side - 1) / per_side;
+  const std::int64_t fair = ceil_div(n, per_side);
   if (fair < tile) tile = static_cast<int>(std::max<std::int64_t>(16, (fair + 15) / 16 * 16));
   return {tile, tile};
 }
@@ -108,7 +108,7 @@ struct overlapped_tiles {
     const geometry g{n, l.tile_x, l.tile_y, in.s.boundary == boundary_kind::fixed};
     host_array<T> a(in.cells(), host_memory_kind::pageable), b(in.cells(), host_memory_kind::pageable);
     first_touch(in.grid<T>(), a.data(), b.data(), in.n);
-    const std::int64_t tiles_y = (n + g.ty - 1) / g.ty, tiles_x = (n + g.tx - 1) / g.tx;
+    const std::int64_t tiles_y = ceil_div(n, g.ty), tiles_x = ceil_div(n, g.tx);
     const auto buffer = static_cast<std::size_t>((std::min(g.ty, n) + 2 * k) * (std::min(g.tx, n) + 2 * k));
     int threads = 1;
     std::uint64_t passes = 0;
