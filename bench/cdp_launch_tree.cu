@@ -93,8 +93,10 @@ int main(int argc, char** argv) {
     for (int rep = 0; rep < 9; ++rep) {
       check(cudaMemsetAsync(st, 0, sizeof *st, stream), "cudaMemsetAsync");
       check(cudaEventRecord(start, stream), "cudaEventRecord");
-      if (tree::batch_depth(levels) == 0) empty_batch<<<1u << levels, threads, 0, stream>>>(n, 0, levels, st);
-      else empty_node<<<1, 1, 0, stream>>>(0, n, 0, levels, st);
+      if (tree::batch_depth(levels) == 0)
+        empty_batch<<<1u << levels, threads, 0, stream>>>(n, 0, levels, st);
+      else
+        empty_node<<<1, 1, 0, stream>>>(0, n, 0, levels, st);
       check(cudaGetLastError(), "launch");
       check(cudaEventRecord(stop, stream), "cudaEventRecord");
       check(cudaEventSynchronize(stop), "cudaEventSynchronize");
@@ -102,8 +104,8 @@ int main(int argc, char** argv) {
       check(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
       check(cudaMemcpy(&s, st, sizeof s, cudaMemcpyDeviceToHost), "cudaMemcpy");
       if (s.failures || s.launches != expected) {
-        std::fprintf(stderr, "cdp_launch_tree: n = 2^%d: %llu launches counted, %zu expected, %u failed (%s)\n", lg, s.launches, expected,
-                     s.failures, cudaGetErrorString(static_cast<cudaError_t>(s.error)));
+        std::fprintf(stderr, "cdp_launch_tree: n = 2^%d: %llu launches counted, %zu expected, %u failed (%s)\n", lg, s.launches, expected, s.failures,
+                     cudaGetErrorString(static_cast<cudaError_t>(s.error)));
         return 1;
       }
       if (rep >= 2) ms.push_back(t);

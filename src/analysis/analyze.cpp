@@ -13,8 +13,7 @@ namespace {
 
 void validate(const series& d) {
   for (std::size_t i = 0; i < d.size(); ++i) {
-    if (!(d.n[i] > 0) || !std::isfinite(d.n[i]))
-      throw std::invalid_argument(fmt::format("size {} is not a positive number", d.n[i]));
+    if (!(d.n[i] > 0) || !std::isfinite(d.n[i])) throw std::invalid_argument(fmt::format("size {} is not a positive number", d.n[i]));
     if (!(d.y[i] > 0) || !std::isfinite(d.y[i]))
       throw std::invalid_argument(fmt::format("the value {} at n = {} is not positive (fits are on relative error)", d.y[i], d.n[i]));
   }
@@ -22,9 +21,7 @@ void validate(const series& d) {
   if (k < 3) throw std::invalid_argument(fmt::format("{} distinct size{}: a fit needs at least 3", k, k == 1 ? "" : "s"));
 }
 
-equation_groups fit_groups(const series& d, const analysis_options& o) {
-  return select_groups(fit_family(d, o.family), d.sizes(), o.groups);
-}
+equation_groups fit_groups(const series& d, const analysis_options& o) { return select_groups(fit_family(d, o.family), d.sizes(), o.groups); }
 
 /// The smallest size of the quiet stretch at the top of `d` (see core), 0 when that is all of it.
 double quiet_top(const series& d) {
@@ -146,8 +143,7 @@ core_result core(const series& d, const analysis_options& o) {
     const auto below = d.within(0, k->n);
     if (below.sizes().size() >= 2) {
       auto slow = o;
-      slow.family = {.max_n_exponent = 0.5, .max_log_exponent = o.family.max_log_exponent, .exponential = false,
-                     .free_exponents = false};
+      slow.family = {.max_n_exponent = 0.5, .max_log_exponent = o.family.max_log_exponent, .exponential = false, .free_exponents = false};
       kr.below = fit_groups(below, slow).best.theta();
     } else {
       kr.below.n = std::round(k->slope_below * 2) / 2;
@@ -190,11 +186,9 @@ analysis analyze(const series& data, const analysis_options& o) {
     a.below_work = below_work(a.groups.best, o.work, sizes.front(), sizes.back());
   std::vector<double> band_sizes;
   constexpr int steps = 48;
-  for (int i = 0; i <= steps; ++i)
-    band_sizes.push_back(sizes.front() * std::pow(sizes.back() / sizes.front(), static_cast<double>(i) / steps));
+  for (int i = 0; i <= steps; ++i) band_sizes.push_back(sizes.front() * std::pow(sizes.back() / sizes.front(), static_cast<double>(i) / steps));
   a.uncertainty = bootstrap(r.regime, a.groups.best, o.bootstrap, o.seed, band_sizes);
-  if (o.held_out)
-    a.check = held_out(data, [&](const series& s) { return s.sizes().size() >= 3 ? best_equation(s, o) : equation{}; });
+  if (o.held_out) a.check = held_out(data, [&](const series& s) { return s.sizes().size() >= 3 ? best_equation(s, o) : equation{}; });
   if (o.held_out && sizes.size() >= 8) {
     const auto drop = std::max<std::size_t>(1, sizes.size() / 5);
     auto upper = o;
@@ -236,8 +230,7 @@ std::string answer_text(const analysis& a) {
                          share(sizes.front()), format_size(sizes.front()), share(sizes.back()), format_size(sizes.back()));
   }
   if (const auto& ci = a.uncertainty.interval; ci && ci->what == "exponent of n")
-    out += fmt::format(": exponent of n {}, 95% interval [{}, {}]", exponent_text(ci->estimate), exponent_text(ci->lo),
-                       exponent_text(ci->hi));
+    out += fmt::format(": exponent of n {}, 95% interval [{}, {}]", exponent_text(ci->estimate), exponent_text(ci->lo), exponent_text(ci->hi));
   if (set && !set->rivals.empty()) {
     std::string names;
     for (auto k : set->rivals) {
@@ -269,17 +262,29 @@ nlohmann::json to_json(const analysis& a) {
     nlohmann::json table = nlohmann::json::array(), rivals = nlohmann::json::array();
     for (std::size_t k = 0; k < cs->classes.size(); ++k) {
       const auto& c = cs->classes[k];
-      table.push_back({{"theta", c.cls.to_json()}, {"formula", c.eq.formula()}, {"held_out_mse", finite(c.cv)},
-                       {"evidence", finite(c.evidence)}, {"coarse", c.coarse}, {"excluded", c.excluded},
+      table.push_back({{"theta", c.cls.to_json()},
+                       {"formula", c.eq.formula()},
+                       {"held_out_mse", finite(c.cv)},
+                       {"evidence", finite(c.evidence)},
+                       {"coarse", c.coarse},
+                       {"excluded", c.excluded},
                        {"settle", c.settle ? nlohmann::json(*c.settle) : nlohmann::json(nullptr)}});
       auto& steps = table.back()["steps"] = nlohmann::json::array();
       for (const auto& st : c.steps) steps.push_back({{"n", st.n}, {"factor", st.factor}});
     }
     for (auto k : cs->rivals) rivals.push_back(cs->classes[k].cls.to_json());
-    j["classes"] = {{"answer", cs->answer().cls.to_json()}, {"firm", cs->firm()}, {"not_excluded", rivals},
-                    {"noise", finite(cs->noise)}, {"between_sizes", finite(cs->between)}, {"replicates", finite(cs->replicates)},
-                    {"bend", finite(cs->bend)}, {"bend_se", finite(cs->bend_se)}, {"stepped", cs->stepped},
-                    {"two_term", cs->two_term}, {"top_bend", finite(cs->top_bend)}, {"top_bend_se", finite(cs->top_bend_se)},
+    j["classes"] = {{"answer", cs->answer().cls.to_json()},
+                    {"firm", cs->firm()},
+                    {"not_excluded", rivals},
+                    {"noise", finite(cs->noise)},
+                    {"between_sizes", finite(cs->between)},
+                    {"replicates", finite(cs->replicates)},
+                    {"bend", finite(cs->bend)},
+                    {"bend_se", finite(cs->bend_se)},
+                    {"stepped", cs->stepped},
+                    {"two_term", cs->two_term},
+                    {"top_bend", finite(cs->top_bend)},
+                    {"top_bend_se", finite(cs->top_bend_se)},
                     {"top_sizes", cs->top_sizes},
                     {"candidates", table}};
   } else {
@@ -310,16 +315,15 @@ nlohmann::json to_json(const analysis& a) {
                                 {"working_set_bytes", b.working_set}});
   j["regime"] = {{"from", a.regime_from}, {"text", a.regime}};
   if (const auto& ci = a.uncertainty.interval)
-    j["leading_exponent"] = {{"what", ci->what}, {"estimate", ci->estimate}, {"lo", ci->lo}, {"hi", ci->hi},
-                             {"confidence", 0.95}, {"resamples", ci->resamples}};
+    j["leading_exponent"] = {{"what", ci->what}, {"estimate", ci->estimate}, {"lo", ci->lo},
+                             {"hi", ci->hi},     {"confidence", 0.95},       {"resamples", ci->resamples}};
   else
     j["leading_exponent"] = nullptr;
   j["band"] = nlohmann::json::array();
   for (const auto& b : a.uncertainty.band) j["band"].push_back({{"n", b.n}, {"lo", b.lo}, {"hi", b.hi}});
   if (a.check) {
     nlohmann::json pj = nlohmann::json::array();
-    for (const auto& p : a.check->points)
-      pj.push_back({{"n", p.n}, {"predicted", p.predicted}, {"measured", p.measured}, {"rel_err", p.rel_err}});
+    for (const auto& p : a.check->points) pj.push_back({{"n", p.n}, {"predicted", p.predicted}, {"measured", p.measured}, {"rel_err", p.rel_err}});
     j["held_out"] = {{"best", a.check->best.to_json()}, {"points", pj}, {"max_rel_err", a.check->max_rel_err}};
   } else {
     j["held_out"] = nullptr;

@@ -135,12 +135,13 @@ std::optional<std::vector<double>> stepped_errors(const series& means, double a,
     const double xi = std::log(means.n[i]);
     bool in_gap = false;
     for (auto start : sp->starts) {
-      if (xi > x[start]) ++stretch;
-      else if (xi > x[start - 1]) in_gap = true;
+      if (xi > x[start])
+        ++stretch;
+      else if (xi > x[start - 1])
+        in_gap = true;
     }
     e[i] = z[i] - sp->levels[stretch];
-    if (in_gap && stretch + 1 < sp->levels.size() && std::abs(z[i] - sp->levels[stretch + 1]) < std::abs(e[i]))
-      e[i] = z[i] - sp->levels[stretch + 1];
+    if (in_gap && stretch + 1 < sp->levels.size() && std::abs(z[i] - sp->levels[stretch + 1]) < std::abs(e[i])) e[i] = z[i] - sp->levels[stretch + 1];
   }
   return e;
 }
@@ -395,9 +396,7 @@ struct evidence_of {
 };
 
 /// The growth exponent of a polynomial class n^a log^b n from lo to hi (both above 1).
-double class_growth(const theta_class& c, double lo, double hi) {
-  return c.n + c.log * std::log(std::log(hi) / std::log(lo)) / std::log(hi / lo);
-}
+double class_growth(const theta_class& c, double lo, double hi) { return c.n + c.log * std::log(std::log(hi) / std::log(lo)) / std::log(hi / lo); }
 
 /// The answer, from coarse to fine: the coarse class predicting best, unless a finer one excludes
 /// every coarse class and cuts the held-out error fine_gain times; then parsimony, then the work
@@ -507,8 +506,7 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
   class_set out;
   out.between = between_size_noise(regime);
   out.replicates = replicate_noise;
-  out.noise = std::max({std::isfinite(out.between) ? out.between : 0.0, std::isfinite(replicate_noise) ? replicate_noise : 0.0,
-                        0.002});
+  out.noise = std::max({std::isfinite(out.between) ? out.between : 0.0, std::isfinite(replicate_noise) ? replicate_noise : 0.0, 0.002});
   auto all = fit_lattice(means, o);
   if (all.empty()) return std::nullopt;
   use_alternatives(all, out, o);

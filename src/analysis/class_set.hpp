@@ -58,10 +58,10 @@
 namespace ema::fit {
 
 struct class_set_options {
-  double exclude = 10;   ///< evidence above which a class is excluded
-  double fine_gain = 4;  ///< how many times a finer class must cut the held-out error
-  double step_gain = 2;  ///< how many times a class with steps must cut it
-  double two_term_gain = 4;  ///< how many times a class with a lower-order term must cut it
+  double exclude = 10;             ///< evidence above which a class is excluded
+  double fine_gain = 4;            ///< how many times a finer class must cut the held-out error
+  double step_gain = 2;            ///< how many times a class with steps must cut it
+  double two_term_gain = 4;        ///< how many times a class with a lower-order term must cut it
   std::size_t two_term_sizes = 6;  ///< the fewest sizes a class with a lower-order term is fitted to
   double two_term_spread = 8;      ///< how many times more its leading term must grow than the lower one
   double max_n_exponent = 4, max_log_exponent = 3;
@@ -74,8 +74,8 @@ struct class_set_options {
 /// A step up in cost per unit of the class: where the working set outgrows a cache, a scan's
 /// cost per element rises by a factor and then grows as before.
 struct cost_step {
-  double n = 0;      ///< where it lies: between the two sizes it separates (geometric mean)
-  double factor = 1; ///< the cost per unit of the class past it over the cost before it
+  double n = 0;       ///< where it lies: between the two sizes it separates (geometric mean)
+  double factor = 1;  ///< the cost per unit of the class past it over the cost before it
 };
 
 struct judged_class {
@@ -83,7 +83,7 @@ struct judged_class {
   /// Fitted to the whole regime (the better of with and without c, held out; with the set judged
   /// with lower-order terms, with one where that predicts better: cls is its leading term's).
   equation eq;
-  double cv = 0;    ///< mean squared held-out error of ln T
+  double cv = 0;        ///< mean squared held-out error of ln T
   double evidence = 0;  ///< against the chosen class (0 for it)
   bool coarse = false;
   bool excluded = false;
@@ -140,9 +140,7 @@ inline bool excludes(const class_set& s, const theta_class& c) {
   return std::any_of(s.classes.begin(), s.classes.end(), [&](const judged_class& j) { return j.cls == c && j.excluded; });
 }
 
-inline bool steepens_at_top(const class_set& s) {
-  return s.top_sizes && s.top_bend > std::max(0.1, 3 * s.top_bend_se);
-}
+inline bool steepens_at_top(const class_set& s) { return s.top_sizes && s.top_bend > std::max(0.1, 3 * s.top_bend_se); }
 
 /// σ of ln T between neighbouring sizes: each interior size against the line through its two
 /// neighbours in log-log space (`semilog`: against n itself, where an exponential is a line),

@@ -41,9 +41,10 @@ std::string exponent_text(double e, bool free) { return free ? fmt::format("{:.4
 std::string theta_class::text() const {
   std::vector<std::string> parts;
   if (n != 0) parts.push_back(power("n", n));
-  if (log != 0) parts.push_back(log == 1 ? "log n" : is_integer(log) && log > 1
-                                                         ? "log" + superscript(static_cast<int>(log)) + " n"
-                                                         : fmt::format("log^{:g} n", log));
+  if (log != 0)
+    parts.push_back(log == 1                     ? "log n"
+                    : is_integer(log) && log > 1 ? "log" + superscript(static_cast<int>(log)) + " n"
+                                                 : fmt::format("log^{:g} n", log));
   if (exp_base) {
     std::vector<std::string> arg;
     if (exp_n != 0) arg.push_back(power("n", exp_n));
@@ -72,9 +73,8 @@ theta_class parse_theta(const std::string& text) {
 }
 
 std::string shape::key() const {
-  return fmt::format("{}{:g}|{}{:g}|{}|{:g},{:g}|{}{}", free_a1 ? "f" : "", free_a1 ? 0.0 : a1, free_a5 ? "f" : "",
-                     free_a5 ? 0.0 : a5, exp_term, exp_term ? a3 : 0.0, exp_term ? a4 : 0.0, constant,
-                     lower ? fmt::format("|+{:g},{:g}", l1, l5) : std::string()) +
+  return fmt::format("{}{:g}|{}{:g}|{}|{:g},{:g}|{}{}", free_a1 ? "f" : "", free_a1 ? 0.0 : a1, free_a5 ? "f" : "", free_a5 ? 0.0 : a5, exp_term,
+                     exp_term ? a3 : 0.0, exp_term ? a4 : 0.0, constant, lower ? fmt::format("|+{:g},{:g}", l1, l5) : std::string()) +
          (free_half != 0.5 ? fmt::format("|~{:g}", free_half) : std::string());
 }
 
@@ -110,8 +110,8 @@ std::string equation::formula() const {
   if (form.exp_term) {
     std::string arg = a3 == 1 ? "n" : "n^" + exponent_text(a3, false);
     if (a4 != 0) arg += a4 == 1 ? " · log2(n)" : " · log2(n)^" + exponent_text(a4, false);
-    s += fmt::format(" · {}^{}", std::abs(a2 - 1) < 0.01 ? fmt::format("{:.10g}", a2) : fmt::format("{:.4g}", a2),
-                     arg == "n" ? arg : "(" + arg + ")");
+    s +=
+        fmt::format(" · {}^{}", std::abs(a2 - 1) < 0.01 ? fmt::format("{:.10g}", a2) : fmt::format("{:.4g}", a2), arg == "n" ? arg : "(" + arg + ")");
   }
   if (form.lower) {
     s += fmt::format(" + {:.3e}", d);
@@ -163,9 +163,8 @@ nlohmann::json equation::to_json() const {
     free.push_back("c");
   }
   auto finite = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
-  return {{"formula", formula()},    {"coefficients", coef},   {"fitted", free},
-          {"count", coefficient_count()}, {"theta", theta().to_json()}, {"mse", finite(mse)},
-          {"mae", finite(mae)},       {"max_rel_err", finite(max_rel_err)}};
+  return {{"formula", formula()},       {"coefficients", coef}, {"fitted", free},     {"count", coefficient_count()},
+          {"theta", theta().to_json()}, {"mse", finite(mse)},   {"mae", finite(mae)}, {"max_rel_err", finite(max_rel_err)}};
 }
 
 }  // namespace ema::fit

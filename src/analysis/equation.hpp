@@ -21,8 +21,8 @@ namespace ema::fit {
 /// The Θ class of an equation: n^n_exp · (log n)^log_exp · base^(n^exp_n · (log n)^exp_log), with
 /// exponents on the lattice of halves and the base to three significant digits.
 struct theta_class {
-  double n = 0;    ///< exponent of n
-  double log = 0;  ///< exponent of log n
+  double n = 0;                    ///< exponent of n
+  double log = 0;                  ///< exponent of log n
   std::optional<double> exp_base;  ///< base of the exponential term, when there is one
   double exp_n = 1, exp_log = 0;   ///< its exponent n^exp_n · (log n)^exp_log
 

@@ -219,9 +219,7 @@ equation exponential_start(const series& d, const shape& s) {
   return e;
 }
 
-bool better(const std::optional<equation>& a, const std::optional<equation>& b) {
-  return a && (!b || a->mse < b->mse);
-}
+bool better(const std::optional<equation>& a, const std::optional<equation>& b) { return a && (!b || a->mse < b->mse); }
 
 }  // namespace
 
@@ -294,8 +292,7 @@ void score(equation& e, const series& d) {
   e.max_rel_err = 0;
   const auto sizes = d.sizes();
   const auto means = d.means();
-  for (std::size_t i = 0; i < sizes.size(); ++i)
-    e.max_rel_err = std::max(e.max_rel_err, std::abs(e(sizes[i]) / means[i] - 1));
+  for (std::size_t i = 0; i < sizes.size(); ++i) e.max_rel_err = std::max(e.max_rel_err, std::abs(e(sizes[i]) / means[i] - 1));
   if (!std::isfinite(e.mse)) e.mse = e.mae = e.max_rel_err = INFINITY;
 }
 
@@ -328,7 +325,7 @@ std::vector<equation> fit_family(const series& d, const family_options& o) {
   const auto sizes = d.sizes();
   const int m = static_cast<int>(sizes.size());
   const bool logs_ok = !sizes.empty() && sizes.front() >= 2;  // log2(1) = 0 makes log terms degenerate
-  std::map<std::string, equation> best;  // one fit per shape
+  std::map<std::string, equation> best;                       // one fit per shape
   // A free exponent that lands on a lattice value is that lattice shape, fitted already.
   auto on_lattice = [](double a) { return std::abs(a - std::round(a * 2) / 2) < 1e-3; };
   auto consider = [&](const std::optional<equation>& e) {

@@ -54,8 +54,7 @@ std::string breakpoint::text() const {
   if (!cache.empty())
     return fmt::format("{} ({}) filled at {} (working set {}; slope {:.2f} → {:.2f})", cache, format_bytes(cache_bytes), where,
                        format_bytes(working_set), slope_below, slope_above);
-  if (working_set > 0)
-    return fmt::format("slope {:.2f} → {:.2f} at {} (working set {})", slope_below, slope_above, where, format_bytes(working_set));
+  if (working_set > 0) return fmt::format("slope {:.2f} → {:.2f} at {} (working set {})", slope_below, slope_above, where, format_bytes(working_set));
   return fmt::format("slope {:.2f} → {:.2f} at {}", slope_below, slope_above, where);
 }
 
@@ -126,8 +125,7 @@ std::vector<breakpoint> find_breakpoints(const series& data, const breakpoint_op
   return out;
 }
 
-void name_breakpoints(std::vector<breakpoint>& points, const std::vector<memory_level>& caches,
-                      const std::function<double(double)>& working_set) {
+void name_breakpoints(std::vector<breakpoint>& points, const std::vector<memory_level>& caches, const std::function<double(double)>& working_set) {
   if (!working_set) return;
   for (auto& b : points) {
     b.working_set = working_set(b.n);

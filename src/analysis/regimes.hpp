@@ -27,16 +27,16 @@ struct memory_level {
 struct breakpoint_options {
   int max_breakpoints = 3;
   int min_sizes_per_segment = 3;
-  double min_f = 20;          ///< F statistic a new breakpoint must reach against the fit without it
-  double min_bend = 0.25;     ///< change of log-log slope a breakpoint must make
+  double min_f = 20;       ///< F statistic a new breakpoint must reach against the fit without it
+  double min_bend = 0.25;  ///< change of log-log slope a breakpoint must make
 };
 
 struct breakpoint {
   double n = 0;  ///< where the slope changes
   double slope_below = 0, slope_above = 0;
-  std::string cache;        ///< the cache whose edge it is, when one matches
+  std::string cache;  ///< the cache whose edge it is, when one matches
   double cache_bytes = 0;
-  double working_set = 0;   ///< bytes at n, when the work model is known (0: unknown)
+  double working_set = 0;  ///< bytes at n, when the work model is known (0: unknown)
   /// "L2 (50 MiB) filled at n ≈ 1.3e+07 (working set 48 MiB)", or "slope 1.02 → 1.84 at n ≈ ...".
   std::string text() const;
 };
@@ -46,8 +46,7 @@ std::vector<breakpoint> find_breakpoints(const series& data, const breakpoint_op
 
 /// Names each breakpoint whose working set lies within a factor of 2 of a cache's capacity (the
 /// nearest in log). `caches` ascending; `working_set` the bytes at n.
-void name_breakpoints(std::vector<breakpoint>& points, const std::vector<memory_level>& caches,
-                      const std::function<double(double)>& working_set);
+void name_breakpoints(std::vector<breakpoint>& points, const std::vector<memory_level>& caches, const std::function<double(double)>& working_set);
 
 /// The smallest n whose working set reaches `bytes` (bisection over [1, 2^62]); 0 when none does.
 double size_for_working_set(const std::function<double(double)>& working_set, double bytes);

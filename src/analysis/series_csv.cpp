@@ -49,9 +49,12 @@ std::vector<std::string> csv_record(std::string line, More&& more, const std::st
     }
     const char c = line[i];
     if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') fields.back() += '"', ++i;
-      else if (c == '"') quoted = false;
-      else fields.back() += c;
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+        fields.back() += '"', ++i;
+      else if (c == '"')
+        quoted = false;
+      else
+        fields.back() += c;
     } else if (c == '"') {
       quoted = true;
     } else if (c == ',') {
@@ -70,22 +73,21 @@ std::vector<labelled_series> parse_long(text_file& in, const std::vector<std::st
     if (it == header.end()) throw std::invalid_argument(fmt::format("{}: the header has no column '{}'", in.name(), name));
     return static_cast<std::size_t>(it - header.begin());
   };
-  const auto problem = column("problem"), variant = column("variant"), params = column("params"), n = column("n"),
-             status = column("status"), metric_col = column("metric"), median = column("median");
+  const auto problem = column("problem"), variant = column("variant"), params = column("params"), n = column("n"), status = column("status"),
+             metric_col = column("metric"), median = column("median");
   std::vector<labelled_series> out;
   std::set<std::string> metrics;
   std::string line;
   while (in.next(line)) {
     if (trim(line).empty()) continue;
     const auto where = fmt::format("{} line {}", in.name(), in.line_number());
-    const auto f = csv_record(line, [&](std::string& next) { return in.next(next); }, where);
-    if (f.size() != header.size())
-      throw std::invalid_argument(fmt::format("{}: {} fields, the header has {}", where, f.size(), header.size()));
+    const auto f = csv_record(
+        line, [&](std::string& next) { return in.next(next); }, where);
+    if (f.size() != header.size()) throw std::invalid_argument(fmt::format("{}: {} fields, the header has {}", where, f.size(), header.size()));
     metrics.insert(f[metric_col]);
     if (f[metric_col] != metric || f[status] != "ok" || f[median].empty()) continue;
-    auto it = std::find_if(out.begin(), out.end(), [&](const labelled_series& s) {
-      return s.problem == f[problem] && s.variant == f[variant] && s.params == f[params];
-    });
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const labelled_series& s) { return s.problem == f[problem] && s.variant == f[variant] && s.params == f[params]; });
     if (it == out.end()) it = out.insert(out.end(), {f[problem], f[variant], f[params], {}});
     it->data.add(number(f[n], "n", where), number(f[median], "median", where));
   }
@@ -93,8 +95,8 @@ std::vector<labelled_series> parse_long(text_file& in, const std::vector<std::st
     metrics.erase("");
     std::string have;
     for (const auto& m : metrics) have += (have.empty() ? "" : ", ") + m;
-    throw std::invalid_argument(fmt::format("{} has no row of metric '{}' that ran ok; its metrics: {}", in.name(), metric,
-                                            have.empty() ? "none" : have));
+    throw std::invalid_argument(
+        fmt::format("{} has no row of metric '{}' that ran ok; its metrics: {}", in.name(), metric, have.empty() ? "none" : have));
   }
   return out;
 }
@@ -146,7 +148,8 @@ std::vector<labelled_series> read_fit_csv(const std::string& path, const std::st
       const auto t = trim(line);
       if (t.empty() || t[0] == '#') continue;
       if (t.rfind("experiment,problem,variant", 0) != 0) break;
-      const auto header = csv_record(t, [](std::string&) { return false; }, path);
+      const auto header = csv_record(
+          t, [](std::string&) { return false; }, path);
       return parse_long(peek, header, metric);
     }
   }

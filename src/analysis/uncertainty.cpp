@@ -68,8 +68,7 @@ class resampler {
 
 }  // namespace
 
-bootstrap_result bootstrap(const series& data, const equation& best, int resamples, std::uint64_t seed,
-                           const std::vector<double>& band_sizes) {
+bootstrap_result bootstrap(const series& data, const equation& best, int resamples, std::uint64_t seed, const std::vector<double>& band_sizes) {
   bootstrap_result out;
   if (resamples <= 0 || data.size() < 3) return out;
   const auto sizes = data.sizes();
@@ -114,11 +113,10 @@ bootstrap_result bootstrap(const series& data, const equation& best, int resampl
   // percentiles. (The exponent freed on the data alone absorbs a step or a bend and can fall
   // outside that interval.)
   if (centre && lead.size() >= 10)
-    out.interval = exponent_interval{exp_lead ? "base of the exponential term" : "exponent of n", percentile(lead, 0.5),
-                                     percentile(lead, 0.025), percentile(lead, 0.975), static_cast<int>(lead.size())};
+    out.interval = exponent_interval{exp_lead ? "base of the exponential term" : "exponent of n", percentile(lead, 0.5), percentile(lead, 0.025),
+                                     percentile(lead, 0.975), static_cast<int>(lead.size())};
   for (std::size_t k = 0; k < band_sizes.size(); ++k)
-    if (curves[k].size() >= 10)
-      out.band.push_back({band_sizes[k], percentile(curves[k], 0.025), percentile(curves[k], 0.975)});
+    if (curves[k].size() >= 10) out.band.push_back({band_sizes[k], percentile(curves[k], 0.025), percentile(curves[k], 0.975)});
   return out;
 }
 

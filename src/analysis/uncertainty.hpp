@@ -35,8 +35,7 @@ struct bootstrap_result {
 };
 
 /// `band_sizes`: where the band is evaluated.
-bootstrap_result bootstrap(const series& data, const equation& best, int resamples, std::uint64_t seed,
-                           const std::vector<double>& band_sizes);
+bootstrap_result bootstrap(const series& data, const equation& best, int resamples, std::uint64_t seed, const std::vector<double>& band_sizes);
 
 struct held_out_point {
   double n = 0, predicted = 0, measured = 0, rel_err = 0;

@@ -21,7 +21,6 @@ std::string bytes_text(double b) { return format_bytes(b); }
 /// The nearest class on the lattice of halves.
 double half(double x) { return std::round(2 * x) / 2; }
 
-
 /// A form the data must earn: an exponential term other than a plain bⁿ (b^√n, b^(n log n), or
 /// bⁿ times a power of n), or a fractional power of log n.
 bool exotic(const equation& e) {
@@ -66,9 +65,12 @@ std::string percent(double x) { return x < 0.01 ? fmt::format("{:.2g}%", 100 * x
 
 const char* to_string(verdict_level l) {
   switch (l) {
-    case verdict_level::firm: return "firm";
-    case verdict_level::tentative: return "tentative";
-    case verdict_level::inconclusive: return "inconclusive";
+    case verdict_level::firm:
+      return "firm";
+    case verdict_level::tentative:
+      return "tentative";
+    case verdict_level::inconclusive:
+      return "inconclusive";
   }
   return "?";
 }
@@ -100,9 +102,7 @@ double replicate_noise(const std::vector<double>& n, const std::vector<double>& 
 
 double measured_noise(const std::vector<double>& n, const std::vector<double>& y, double outside) {
   const double replicates = replicate_noise(n, y);
-  return std::isfinite(outside) && std::isfinite(replicates) ? std::max(outside, replicates)
-         : std::isfinite(outside)                            ? outside
-                                                             : replicates;
+  return std::isfinite(outside) && std::isfinite(replicates) ? std::max(outside, replicates) : std::isfinite(outside) ? outside : replicates;
 }
 
 namespace {
@@ -142,11 +142,9 @@ void judge_sizes(judging& j) {
     const double growth = k ? best(regime.back()) / best(regime.front()) : 1;
     if (k >= 2 && !(growth >= 100))
       raise(verdict_level::tentative,
-            fmt::format("the cost grows only {:.3g} times over the sizes{} (at least 100 tells an exponential from a polynomial)", growth,
-                        where));
+            fmt::format("the cost grows only {:.3g} times over the sizes{} (at least 100 tells an exponential from a polynomial)", growth, where));
   } else if (k >= 2 && range < 8) {
-    raise(verdict_level::tentative, fmt::format("the sizes{} span only a factor of {:.3g} in n (at least 8 tells log factors apart)",
-                                                where, range));
+    raise(verdict_level::tentative, fmt::format("the sizes{} span only a factor of {:.3g} in n (at least 8 tells log factors apart)", where, range));
   }
 }
 
@@ -181,8 +179,7 @@ void judge_misfit(judging& j) {
                       percent(best.max_rel_err), percent(sigma)));
   else if (best.max_rel_err > mild)
     raise(verdict_level::tentative,
-          fmt::format("the best equation misses a measured size by {}, above 4σ of the noise (σ = {})", percent(best.max_rel_err),
-                      percent(sigma)));
+          fmt::format("the best equation misses a measured size by {}, above 4σ of the noise (σ = {})", percent(best.max_rel_err), percent(sigma)));
 }
 
 /// The class set: the answer held-out prediction chose, the classes it could not exclude, the work, the bends.
@@ -194,8 +191,7 @@ void judge_classes(judging& j) {
   // The best equation must be the class held-out prediction chooses (it is, unless the source's
   // literal rule picked another).
   if (set && !(best.theta() == set->answer().eq.theta()))
-    raise(verdict_level::tentative, fmt::format("held-out prediction chooses {}, not the best equation's class",
-                                                set->answer().cls.text()));
+    raise(verdict_level::tentative, fmt::format("held-out prediction chooses {}, not the best equation's class", set->answer().cls.text()));
 
   // The classes the data cannot tell apart from the answer (class_set.hpp).
   if (set && !set->rivals.empty()) {
@@ -205,8 +201,7 @@ void judge_classes(judging& j) {
       names += fmt::format("{}{}{}", names.empty() ? "" : "; ", c.cls.text(),
                            c.settle ? fmt::format(" (n = {} would tell)", format_size(*c.settle)) : std::string(" (no size tells)"));
     }
-    raise(verdict_level::tentative, fmt::format("not excluded by held-out prediction within the noise (σ = {}): {}",
-                                                percent(v.noise), names));
+    raise(verdict_level::tentative, fmt::format("not excluded by held-out prediction within the noise (σ = {}): {}", percent(v.noise), names));
   }
 
   // The work chose between classes the data cannot tell apart (class_set.hpp).
@@ -242,11 +237,10 @@ void judge_checks(judging& j) {
   // The leading exponent's interval must lie within one class.
   if (const auto& ci = a.uncertainty.interval; ci && ci->what == "exponent of n") {
     if (ci->hi - ci->lo > 1)
-      raise(verdict_level::inconclusive, fmt::format("the 95% interval of the exponent of n, [{:.3g}, {:.3g}], spans several classes",
-                                                     ci->lo, ci->hi));
+      raise(verdict_level::inconclusive,
+            fmt::format("the 95% interval of the exponent of n, [{:.3g}, {:.3g}], spans several classes", ci->lo, ci->hi));
     else if (!set && half(ci->lo) != half(ci->hi))
-      raise(verdict_level::tentative,
-            fmt::format("the 95% interval of the exponent of n, [{:.3g}, {:.3g}], spans two classes", ci->lo, ci->hi));
+      raise(verdict_level::tentative, fmt::format("the 95% interval of the exponent of n, [{:.3g}, {:.3g}], spans two classes", ci->lo, ci->hi));
   }
 
   // Fitting without the largest sizes must predict them.
@@ -255,20 +249,17 @@ void judge_checks(judging& j) {
     const bool misses = c->max_rel_err > std::max(6 * sigma, 0.10);
     if (other && misses)
       raise(verdict_level::inconclusive,
-            fmt::format("without the largest sizes the best class is {} and it misses them by {}", c->best.theta().text(),
-                        percent(c->max_rel_err)));
+            fmt::format("without the largest sizes the best class is {} and it misses them by {}", c->best.theta().text(), percent(c->max_rel_err)));
     else if (other)
       raise(verdict_level::tentative, fmt::format("without the largest sizes the best class is {}", c->best.theta().text()));
     else if (misses)
-      raise(verdict_level::tentative,
-            fmt::format("fitted without the largest sizes, it predicts them {} off", percent(c->max_rel_err)));
+      raise(verdict_level::tentative, fmt::format("fitted without the largest sizes, it predicts them {} off", percent(c->max_rel_err)));
   }
 
   // Nor may it hinge on the smallest sizes of the regime (the transition out of a flat stretch
   // bends the curve like a log factor does).
   if (a.without_smallest && !same_class(a.without_smallest->theta(), best.theta()))
-    raise(verdict_level::tentative, fmt::format("without the smallest sizes of the regime the best class is {}",
-                                                a.without_smallest->theta().text()));
+    raise(verdict_level::tentative, fmt::format("without the smallest sizes of the regime the best class is {}", a.without_smallest->theta().text()));
 }
 
 /// What the measured range cannot show: a cache-resident cost, a cost below the work, an exotic form.
@@ -316,9 +307,7 @@ void name_next_size(judging& j) {
         if (const auto& s = set->classes[k].settle; s && !(*s <= n)) n = *s;
     }
     const double told = std::isfinite(n) ? n : 4 * regime.back();
-    v.next_size = a.resident && a.resident->past > 0     ? a.resident->past
-                  : a.below_work && a.below_work->past > 0 ? a.below_work->past
-                                                           : told;
+    v.next_size = a.resident && a.resident->past > 0 ? a.resident->past : a.below_work && a.below_work->past > 0 ? a.below_work->past : told;
     v.predicted = best(*v.next_size);
   }
 }
@@ -344,8 +333,10 @@ verdict judge(const analysis& a, double noise) {
     if (const double between = between_size_noise(a.data.within(a.regime_from, INFINITY), true); std::isfinite(between))
       v.noise = std::isfinite(v.noise) ? std::max(v.noise, between) : between;
   }
-  if (std::isfinite(v.noise)) j.sigma = v.noise;
-  else j.raise(verdict_level::tentative, "no replicates or repetitions to measure the noise by; 2% assumed");
+  if (std::isfinite(v.noise))
+    j.sigma = v.noise;
+  else
+    j.raise(verdict_level::tentative, "no replicates or repetitions to measure the noise by; 2% assumed");
   for (double n : a.data.sizes())
     if (n >= a.regime_from) j.regime.push_back(n);
   judge_sizes(j);

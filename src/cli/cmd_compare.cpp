@@ -35,8 +35,8 @@ double fraction(const std::string& text, const char* option) {
   if (t.empty() || ec != std::errc{} || end != t.data() + t.size() || !std::isfinite(v))
     throw usage_error(fmt::format("{} must be a fraction or a percentage (0.05, 5%), not '{}'", option, one_line(text)));
   if (!percent && v > 1)
-    throw usage_error(fmt::format("{} {}: a bare number is a fraction of at most 1; write {}% for {} percent, or a percentage up to 1000%",
-                                  option, one_line(text), t, t));
+    throw usage_error(fmt::format("{} {}: a bare number is a fraction of at most 1; write {}% for {} percent, or a percentage up to 1000%", option,
+                                  one_line(text), t, t));
   if (percent) v /= 100;
   if (!(v > 0 && v <= 10)) throw usage_error(fmt::format("{} must lie in (0, 1000%], not '{}'", option, one_line(text)));
   return v;
@@ -86,20 +86,22 @@ action add_compare(CLI::App& app, common_options& common) {
     if (c.points.empty() && c.only_a.empty() && c.only_b.empty())
       throw usage_error(fmt::format("neither experiment has a point of metric '{}' that ran ok", o->metric));
     const std::string an = fmt::format("A ({})", o->a), bn = fmt::format("B ({})", o->b);
-    if (o->json) print_text(json_text(comparison_json(c, o->a, o->b), 2) + "\n");
-    else if (o->md != "-") print_text(render_comparison(c, an, bn, table_style::text));
+    if (o->json)
+      print_text(json_text(comparison_json(c, o->a, o->b), 2) + "\n");
+    else if (o->md != "-")
+      print_text(render_comparison(c, an, bn, table_style::text));
     if (o->md) write_text(*o->md, render_comparison(c, an, bn, table_style::markdown));
     if (c.points.empty()) {  // a comparison (and a gate) that compared nothing must not pass
-      fmt::print(stderr, "ema: {} and {} have no point of metric '{}' in common ({} only in A, {} only in B): nothing was compared\n",
-                 one_line(o->a), one_line(o->b), one_line(o->metric), c.only_a.size(), c.only_b.size());
+      fmt::print(stderr, "ema: {} and {} have no point of metric '{}' in common ({} only in A, {} only in B): nothing was compared\n", one_line(o->a),
+                 one_line(o->b), one_line(o->metric), c.only_a.size(), c.only_b.size());
       return exit_code::usage;
     }
     if (std::isfinite(fail)) {
       int slower = 0;
       for (const auto& p : c.points) slower += p.lo > 1 + fail;
       if (slower) {
-        std::fprintf(stderr, "ema: %d point%s of %s slower than %s by more than %s\n", slower, slower == 1 ? "" : "s", o->b.c_str(),
-                     o->a.c_str(), o->fail_if_slower->c_str());
+        std::fprintf(stderr, "ema: %d point%s of %s slower than %s by more than %s\n", slower, slower == 1 ? "" : "s", o->b.c_str(), o->a.c_str(),
+                     o->fail_if_slower->c_str());
         return exit_code::points_failed;
       }
     }

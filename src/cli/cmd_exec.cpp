@@ -47,8 +47,7 @@ std::string name_from_command(const std::string& command) {
 // Text stored in the plan must come back exactly as given, so it must be UTF-8 (JSON's encoding).
 void check_utf8(const char* option, const std::string& text) {
   if (!is_utf8(text))
-    throw usage_error(fmt::format("{} '{}' is not UTF-8 text; ema stores it in JSON, which cannot hold those bytes", option,
-                                  valid_utf8(text)));
+    throw usage_error(fmt::format("{} '{}' is not UTF-8 text; ema stores it in JSON, which cannot hold those bytes", option, valid_utf8(text)));
 }
 
 int exec(const exec_options& o, const common_options& common) {
@@ -77,9 +76,10 @@ int exec(const exec_options& o, const common_options& common) {
   // shell reads as syntax.
   for (const unsigned char c : x.cache_dir)
     if (!(std::isalnum(c) || std::string_view("_./:,+@%=-~").find(static_cast<char>(c)) != std::string_view::npos || c >= 0x80))
-      throw usage_error(fmt::format("--cache {}: its path holds '{}', which a shell reads as syntax; {{input}} lies in it and a command "
-                                    "may pass it to another shell, so choose a folder whose path has only letters, digits and _ . / : , + @ % = - ~",
-                                    one_line(x.cache_dir), one_line(std::string(1, static_cast<char>(c)))));
+      throw usage_error(
+          fmt::format("--cache {}: its path holds '{}', which a shell reads as syntax; {{input}} lies in it and a command "
+                      "may pass it to another shell, so choose a folder whose path has only letters, digits and _ . / : , + @ % = - ~",
+                      one_line(x.cache_dir), one_line(std::string(1, static_cast<char>(c)))));
   x.cache_cap = o.cache.cap_bytes();
   std::error_code ec;
   x.cwd = std::filesystem::current_path(ec).string();
@@ -88,8 +88,7 @@ int exec(const exec_options& o, const common_options& common) {
   for (std::size_t i = 0; i < o.runs.size(); ++i) {
     check_command("--run", o.runs[i], {});
     const auto name = o.variant_names.empty() ? name_from_command(o.runs[i]) : o.variant_names[i];
-    if (!valid_name(name))
-      throw usage_error(fmt::format("--variant '{}' must be letters, digits, '_', '-' or '.'", valid_utf8(name)));
+    if (!valid_name(name)) throw usage_error(fmt::format("--variant '{}' must be letters, digits, '_', '-' or '.'", valid_utf8(name)));
     for (const auto& [other, cmd] : x.runs)
       if (other == name) throw usage_error(fmt::format("two --run commands are both named '{}'; name them with --variant", name));
     x.runs.emplace_back(name, o.runs[i]);
@@ -115,10 +114,8 @@ int exec(const exec_options& o, const common_options& common) {
 action add_exec(CLI::App& app, common_options& common) {
   auto o = std::make_shared<exec_options>();
   app.add_option("--name", o->name, "name of the problem the experiment stores")->required();
-  app.add_option("--gen", o->generator, "generator command; writes the input of size {n} (seed {seed}) to {input}")
-      ->required();
-  app.add_option("--run", o->runs, "program to measure, reading {input} (repeatable: several programs side by side)")
-      ->required();
+  app.add_option("--gen", o->generator, "generator command; writes the input of size {n} (seed {seed}) to {input}")->required();
+  app.add_option("--run", o->runs, "program to measure, reading {input} (repeatable: several programs side by side)")->required();
   app.add_option("--variant", o->variant_names, "names of the --run commands, in order (default: their program's name)");
   app.add_option("--sizes", o->sizes, "sizes: 2^10..2^20, 1000,2000, 1000..64000*2");
   o->cache.add_to(app, false);

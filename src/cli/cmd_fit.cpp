@@ -53,8 +53,10 @@ fit_request make_request(const fit_options& o) {
       throw usage_error(fmt::format("--work: {}", e.what()));
     }
   }
-  if (o.best == "ema") r.options.groups.rule = fit::best_rule::ema;
-  else if (o.best != "parsimony") throw usage_error(fmt::format("--best must be parsimony or ema, got '{}'", o.best));
+  if (o.best == "ema")
+    r.options.groups.rule = fit::best_rule::ema;
+  else if (o.best != "parsimony")
+    throw usage_error(fmt::format("--best must be parsimony or ema, got '{}'", o.best));
   return r;
 }
 
@@ -69,8 +71,7 @@ void print(const std::vector<variant_fit>& fits, const nlohmann::json& source, c
 
 void refuse_with_file(const fit_options& o, const char* option) {
   if (o.experiment || o.run_tie_breaker || !o.variants.empty() || !o.problems.empty())
-    throw usage_error(fmt::format("{} fits the file alone; give no experiment, --variants, --problem or --run-tie-breaker with it",
-                                  option));
+    throw usage_error(fmt::format("{} fits the file alone; give no experiment, --variants, --problem or --run-tie-breaker with it", option));
 }
 
 int fit_csv(const fit_options& o, fit_request r) {
@@ -143,21 +144,22 @@ int fit_tool(const fit_options& o, fit_request r) {
     f.budget = r.options.groups.budget;
     f.notes = s.notes;
     f.notes.insert(f.notes.end(), got.notes.begin(), got.notes.end());
-    f.notes.push_back(fmt::format("n is the {} '{}'", o.from[0] == "gbench" ? "argument" : o.from[0] == "nvbench" ? "axis" : "parameter",
-                                  s.size));
+    f.notes.push_back(fmt::format("n is the {} '{}'", o.from[0] == "gbench" ? "argument" : o.from[0] == "nvbench" ? "axis" : "parameter", s.size));
     fit::series data;
     std::vector<double> errors;
     for (const auto& p : s.points) {
       const auto sum = summarize(p.samples);
-      const double v = r.stat == point_stat::mean ? sum.mean : r.stat == point_stat::best ? sum.min
-                     : r.stat == point_stat::worst ? sum.max : sum.median;
+      const double v = r.stat == point_stat::mean    ? sum.mean
+                       : r.stat == point_stat::best  ? sum.min
+                       : r.stat == point_stat::worst ? sum.max
+                                                     : sum.median;
       if (v > 0 && std::isfinite(v)) data.add(p.n, v);
       const double e = p.samples.size() >= 3 ? median_rse(p.samples) : p.rse;
       if (std::isfinite(e)) errors.push_back(e);
     }
     if (data.size() < s.points.size())
-      f.notes.push_back(fmt::format("{} of {} points left out: a time of 0 cannot be fitted on relative error",
-                                    s.points.size() - data.size(), s.points.size()));
+      f.notes.push_back(
+          fmt::format("{} of {} points left out: a time of 0 cannot be fitted on relative error", s.points.size() - data.size(), s.points.size()));
     auto options = r.options;
     if (!errors.empty()) options.noise = median(errors);
     try {
@@ -188,9 +190,8 @@ bool run_tie_breakers(const common_options& common, std::int64_t experiment_id, 
     double n = INFINITY;
     for (const auto& t : f.analysis->groups.distinguishable) n = std::min(n, *t.n);
     if (!std::isfinite(n)) {
-      fmt::print(stderr, "ema: {} {}: {}, but no tie breaker fits the budget of {}{}\n", f.problem, f.variant,
-                 fit::to_string(vd.level), format_time(f.budget),
-                 vd.next_size ? fmt::format("; n = {:.0f} would settle it (raise --budget)", *vd.next_size) : std::string());
+      fmt::print(stderr, "ema: {} {}: {}, but no tie breaker fits the budget of {}{}\n", f.problem, f.variant, fit::to_string(vd.level),
+                 format_time(f.budget), vd.next_size ? fmt::format("; n = {:.0f} would settle it (raise --budget)", *vd.next_size) : std::string());
       continue;
     }
     param_map values;
@@ -222,15 +223,12 @@ action add_fit(CLI::App& app, common_options& common) {
   auto o = std::make_shared<fit_options>();
   app.add_option("experiment", o->experiment, "experiment number (default: the newest)");
   app.add_option("--db", common.db, "results database")->capture_default_str();
-  app.add_option("--metric", o->metric, "metric to fit: total, kernel, h2d, d2h, host_peak_rss, energy_gpu, ...")
-      ->capture_default_str();
-  app.add_option("--stat", o->stat, "one value per point: median, mean, best (min) or worst (max) of its samples")
-      ->capture_default_str();
+  app.add_option("--metric", o->metric, "metric to fit: total, kernel, h2d, d2h, host_peak_rss, energy_gpu, ...")->capture_default_str();
+  app.add_option("--stat", o->stat, "one value per point: median, mean, best (min) or worst (max) of its samples")->capture_default_str();
   app.add_option("--problem", o->problems, "comma-separated problems to fit (default: all)");
   app.add_option("--variants", o->variants, "comma-separated variants to fit (default: all)");
   app.add_option("--csv", o->csv, "fit a CSV file instead: a header line n,value (a repeated n is a replicate), or what ema show --csv writes");
-  app.add_option("--from", o->from,
-                 "fit another tool's results instead: --from gbench|nvbench|hyperfine FILE.json (or --from csv FILE)")
+  app.add_option("--from", o->from, "fit another tool's results instead: --from gbench|nvbench|hyperfine FILE.json (or --from csv FILE)")
       ->expected(2)
       ->type_name("FORMAT FILE");
   app.add_option("--size", o->size,
@@ -238,8 +236,7 @@ action add_fit(CLI::App& app, common_options& common) {
                  "argument, the one int64 axis that varies, the one parameter)");
   app.add_flag("--json", o->json, "print the result as JSON (schema ema.fit/1) on stdout");
   app.add_option("--threshold", o->threshold, "equivalence threshold, relative (default 0.05)");
-  app.add_option("--budget", o->budget,
-                 "time a tie-breaker point may take, e.g. 2m (default: the experiment's budget, else its per-point timeout)");
+  app.add_option("--budget", o->budget, "time a tie-breaker point may take, e.g. 2m (default: the experiment's budget, else its per-point timeout)");
   app.add_option("--bootstrap", o->bootstrap, "bootstrap resamples for the interval and band (default 200; 0: none)");
   app.add_option("--best", o->best, "rule for the best equation: parsimony (default) or ema (the source's literal rule)");
   app.add_option("--best-of", o->best_of,
@@ -285,8 +282,7 @@ action add_fit(CLI::App& app, common_options& common) {
       }
     }
     add_best();  // after the tie breakers: a best curve is no variant to run
-    const auto heading = fmt::format("Experiment {} — {} ({} of each point's samples)\n", view->experiment.id, r.metric,
-                                     to_string(r.stat));
+    const auto heading = fmt::format("Experiment {} — {} ({} of each point's samples)\n", view->experiment.id, r.metric, to_string(r.stat));
     print(fits, {{"experiment", view->experiment.id}, {"db", common.db}}, r, *o, heading);
     return exit_code::ok;
   };

@@ -16,23 +16,33 @@ action add_list(CLI::App& app) {
     if (*json) {
       nlohmann::json out = nlohmann::json::array();
       for (const auto* p : problems()) {
-        nlohmann::json pj = {{"name", p->name}, {"title", p->title}, {"n", p->size_meaning}, {"source", p->source},
-                             {"default_sizes", p->default_sizes}, {"reference_variant", p->reference_variant ? p->reference_variant : ""}};
+        nlohmann::json pj = {{"name", p->name},
+                             {"title", p->title},
+                             {"n", p->size_meaning},
+                             {"source", p->source},
+                             {"default_sizes", p->default_sizes},
+                             {"reference_variant", p->reference_variant ? p->reference_variant : ""}};
         for (const auto& s : p->params)
-          pj["params"].push_back({{"name", s.name}, {"default", s.default_value}, {"help", s.help},
-                                  {"choices", s.choices ? s.choices : ""}, {"tuning", s.tuning}});
+          pj["params"].push_back(
+              {{"name", s.name}, {"default", s.default_value}, {"help", s.help}, {"choices", s.choices ? s.choices : ""}, {"tuning", s.tuning}});
         for (const auto* v : variants_of(p->name)) {
           auto a = available(v->backend);
           nlohmann::json launch = nlohmann::json::array();
           for (const auto& f : v->launch)
-            launch.push_back({{"name", fmt::format("launch.{}", f.name)}, {"help", f.help}, {"min", f.min}, {"max", f.max},
-                              {"multiple", f.multiple}});
+            launch.push_back(
+                {{"name", fmt::format("launch.{}", f.name)}, {"help", f.help}, {"min", f.min}, {"max", f.max}, {"multiple", f.multiple}});
           nlohmann::json tuning = nlohmann::json::array();
           for (const char* t : v->tuning) tuning.push_back(t);
-          pj["variants"].push_back({{"launch", launch}, {"tuning", tuning}, {"name", v->name}, {"algorithm", v->algorithm}, {"role", std::string(to_string(v->role))},
+          pj["variants"].push_back({{"launch", launch},
+                                    {"tuning", tuning},
+                                    {"name", v->name},
+                                    {"algorithm", v->algorithm},
+                                    {"role", std::string(to_string(v->role))},
                                     {"backend", std::string(to_string(v->backend))},
-                                    {"description", v->description}, {"provenance", v->provenance},
-                                    {"available", a.ok}, {"why_not", a.reason}});
+                                    {"description", v->description},
+                                    {"provenance", v->provenance},
+                                    {"available", a.ok},
+                                    {"why_not", a.reason}});
         }
         out.push_back(pj);
       }
@@ -40,21 +50,19 @@ action add_list(CLI::App& app) {
       return exit_code::ok;
     }
     for (const auto* p : problems()) {
-      fmt::print("{} — {}\n  source: {}\n  n: {}\n  default sizes: {}\n", p->name, p->title, p->source,
-                 p->size_meaning, p->default_sizes);
+      fmt::print("{} — {}\n  source: {}\n  n: {}\n  default sizes: {}\n", p->name, p->title, p->source, p->size_meaning, p->default_sizes);
       if (!p->params.empty()) fmt::print("  parameters:\n");
       for (const auto& s : p->params)
-        fmt::print("    {}={}{}  {}{}\n", s.name, s.default_value,
-                   s.choices ? fmt::format(" ({})", s.choices) : std::string(), s.help,
+        fmt::print("    {}={}{}  {}{}\n", s.name, s.default_value, s.choices ? fmt::format(" ({})", s.choices) : std::string(), s.help,
                    s.tuning ? " (tuning: read only by the variants that name it)" : "");
       fmt::print("  variants:\n");
       std::size_t w = 0;
       for (const auto* v : variants_of(p->name)) w = std::max(w, std::string_view(v->name).size());
       for (const auto* v : variants_of(p->name)) {
         auto a = available(v->backend);
-        fmt::print("    {:<{}}  {:<9}  {}\n    {:<{}}  algorithm {}, {}\n    {:<{}}  {}\n    {:<{}}  {}\n", v->name, w,
-                   to_string(v->backend), a.ok ? "runs here" : "cannot run here: " + a.reason, "", w + 11, v->algorithm,
-                   to_string(v->role), "", w + 11, v->description, "", w + 11, v->provenance);
+        fmt::print("    {:<{}}  {:<9}  {}\n    {:<{}}  algorithm {}, {}\n    {:<{}}  {}\n    {:<{}}  {}\n", v->name, w, to_string(v->backend),
+                   a.ok ? "runs here" : "cannot run here: " + a.reason, "", w + 11, v->algorithm, to_string(v->role), "", w + 11, v->description, "",
+                   w + 11, v->provenance);
         for (const char* t : v->tuning) fmt::print("    {:<{}}  reads the tuning parameter {}\n", "", w + 11, t);
         for (const auto& f : v->launch)
           fmt::print("    {:<{}}  launch.{} in [{}, {}]{}: {}\n", "", w + 11, f.name, f.min, f.max,

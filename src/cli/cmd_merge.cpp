@@ -23,16 +23,18 @@ int merge(const merge_options& o, const common_options& common) {
   const auto r = merge_shards(o.output, o.inputs, common.command_line);
   for (const auto& d : r.dropped) fmt::print(stderr, "ema: duplicate point left out: {}\n", one_line(d));
   for (const auto& m : r.earlier)
-    fmt::print(stderr, "ema: experiment {} of {} ({} points), an earlier merge of this plan, was read first: {}\n", m.experiment,
-               one_line(o.output), m.points,
+    fmt::print(stderr, "ema: experiment {} of {} ({} points), an earlier merge of this plan, was read first: {}\n", m.experiment, one_line(o.output),
+               m.points,
                m.replaced ? "the new experiment holds every point it held and replaces it"
                           : "kept as it was, as it holds a point this merge leaves out (the same point measured twice)");
   fmt::print(stderr, "ema: experiment {} of {}: {} points from {} database{}{}\n", r.experiment, one_line(o.output), r.points, o.inputs.size(),
              o.inputs.size() == 1 ? "" : "s",
              r.machines > 1 ? fmt::format(", run on {} kinds of machine (each point's notes name its own)", r.machines) : "");
   if (r.missing || !r.missing_shards.empty()) {
-    if (r.missing) fmt::print(stderr, "ema: {} planned point{} missing", r.missing, r.missing == 1 ? " is" : "s are");
-    else fmt::print(stderr, "ema: the calibrated sweep is missing the part of an absent shard");
+    if (r.missing)
+      fmt::print(stderr, "ema: {} planned point{} missing", r.missing, r.missing == 1 ? " is" : "s are");
+    else
+      fmt::print(stderr, "ema: the calibrated sweep is missing the part of an absent shard");
     if (!r.missing_shards.empty())
       fmt::print(stderr, "; resubmit the shards --array={} (each resumes its own database), then merge again", array_list(r.missing_shards));
     // A resume of the merge runs the points it holds; an absent shard's part is not among them.

@@ -56,11 +56,11 @@ struct run_options {
 // reused: to continue the shard, give its database with --db.
 std::string local_shard_database(const plan& p) {
   const char* tmp = std::getenv("TMPDIR");
-  std::string folder = fmt::format("{}/ema-shard-{}-{}-of-{}.XXXXXX", tmp && *tmp ? tmp : "/tmp", p.shard->digest.substr(0, 12),
-                                   p.shard->index, p.shard->count);
+  std::string folder =
+      fmt::format("{}/ema-shard-{}-{}-of-{}.XXXXXX", tmp && *tmp ? tmp : "/tmp", p.shard->digest.substr(0, 12), p.shard->index, p.shard->count);
   if (!::mkdtemp(folder.data()))
-    throw usage_error(fmt::format("cannot make a folder for shard {}/{} under {}: {}; give its database with --db", p.shard->index,
-                                  p.shard->count, tmp && *tmp ? tmp : "/tmp", std::strerror(errno)));
+    throw usage_error(fmt::format("cannot make a folder for shard {}/{} under {}: {}; give its database with --db", p.shard->index, p.shard->count,
+                                  tmp && *tmp ? tmp : "/tmp", std::strerror(errno)));
   return folder + "/shard.db";
 }
 
@@ -77,8 +77,7 @@ std::optional<experiment_record> started_shard(database& db, const shard_spec& s
 // (opening would make an empty one).
 database open_stored(const std::string& path, const char* option) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
-    throw usage_error(fmt::format("{} does not exist: {} works on an experiment stored there", path, option));
+  if (!std::filesystem::exists(path, ec)) throw usage_error(fmt::format("{} does not exist: {} works on an experiment stored there", path, option));
   return database::open_write(path);
 }
 
@@ -106,8 +105,9 @@ experiment_record chosen_record(database& db, const std::optional<std::string>& 
 int resume(const run_options& o, const common_options& common) {
   if (!o.problems.empty() || o.all) throw usage_error("--resume continues a stored plan; give no problem with it");
   if (o.shard)
-    throw usage_error("--resume continues a stored experiment, a shard's included; give no --shard with it (or run the shard's own "
-                      "command again: it finishes its part)");
+    throw usage_error(
+        "--resume continues a stored experiment, a shard's included; give no --shard with it (or run the shard's own "
+        "command again: it finishes its part)");
   check_outputs(common.db, o.out.paths());
   auto db = open_stored(common.db, "--resume");
   const auto e = chosen_record(db, o.resume, "--resume", common.db);
@@ -116,8 +116,7 @@ int resume(const run_options& o, const common_options& common) {
   for (auto& x : parameter_outputs(plan::from_json(e.plan))) outputs.push_back(std::move(x));
   check_outputs(common.db, outputs);
   auto r = reopen_experiment(db, e.id);
-  fmt::print(stderr, "ema: resuming experiment {} ({} of {} points stored)\n", e.id, db.recorded_ordinals(e.id).size(),
-             r.p.points.size());
+  fmt::print(stderr, "ema: resuming experiment {} ({} of {} points stored)\n", e.id, db.recorded_ordinals(e.id).size(), r.p.points.size());
   return carry_out(db, e.id, r.p, common, o.out);
 }
 
@@ -127,16 +126,18 @@ int resume(const run_options& o, const common_options& common) {
 // and fits (report/view.hpp); the old stay in the database.
 int rerun_noisy(const run_options& o, const common_options& common) {
   if (!o.problems.empty() || o.all || o.sizes || o.variants || !o.params.empty() || o.shard)
-    throw usage_error("--rerun-noisy measures again points of a stored experiment; give no problem, --variants, --sizes, --param or "
-                      "--shard with it");
+    throw usage_error(
+        "--rerun-noisy measures again points of a stored experiment; give no problem, --variants, --sizes, --param or "
+        "--shard with it");
   if (o.resume_flag) throw usage_error("give --rerun-noisy or --resume, not both");
   check_outputs(common.db, o.out.paths());
   auto db = open_stored(common.db, "--rerun-noisy");
   const auto e = chosen_record(db, o.rerun_noisy, "--rerun-noisy", common.db);
   if (e.state != "finished")
-    throw usage_error(fmt::format("experiment {} is {}, not finished: finish it first (ema run --resume {}), then measure its noisy "
-                                  "points again",
-                                  e.id, e.state, e.id));
+    throw usage_error(
+        fmt::format("experiment {} is {}, not finished: finish it first (ema run --resume {}), then measure its noisy "
+                    "points again",
+                    e.id, e.state, e.id));
   const auto view = load_experiment(db, e.id);
   // The points to measure again, by ordinal, with why.
   std::map<int, std::string> again;
@@ -213,8 +214,7 @@ int run(const run_options& o, const common_options& common) {
   if (o.costs_from) {
     touched.push_back(*o.costs_from);
     if (o.db_given && names_the_database(*o.costs_from, common.db))
-      throw usage_error(fmt::format("--db {} is the --costs-from database (or one of its files): give the shard a database of its own",
-                                    common.db));
+      throw usage_error(fmt::format("--db {} is the --costs-from database (or one of its files): give the shard a database of its own", common.db));
   }
   auto outputs = o.out.paths();
   for (auto& x : parameter_outputs(p)) outputs.push_back(std::move(x));
@@ -222,8 +222,9 @@ int run(const run_options& o, const common_options& common) {
   common_options where = common;
   if (p.shard && !o.db_given) {
     where.db = local_shard_database(p);
-    fmt::print(stderr, "ema: shard {}/{} writes to {} (this node's disk, a folder of this run's own: copy it off when the task ends, "
-                       "then `ema merge`; --db continues it)\n",
+    fmt::print(stderr,
+               "ema: shard {}/{} writes to {} (this node's disk, a folder of this run's own: copy it off when the task ends, "
+               "then `ema merge`; --db continues it)\n",
                p.shard->index, p.shard->count, terminal_safe(where.db));
   }
   auto db = database::open_write(where.db);
@@ -251,8 +252,7 @@ void register_run_options(CLI::App& app, run_options& o, common_options& common)
   app.add_option("--db", common.db, "results database")->capture_default_str();
   o.out.add_to(app);
   o.cache.add_to(app, true);
-  app.add_option("--shard", o.shard,
-                 "run part I of N of the plan (I from 0) into its own database: I/N, or auto / auto/N inside a Slurm array task")
+  app.add_option("--shard", o.shard, "run part I of N of the plan (I from 0) into its own database: I/N, or auto / auto/N inside a Slurm array task")
       ->type_name("I/N");
   app.add_option("--costs-from", o.costs_from,
                  "with --shard: balance the parts by the times this database's points took (the same file for every task)");
@@ -280,9 +280,11 @@ plan sharded_run_plan(const std::vector<std::string>& args, int parts) {
   for (const char* own : {"--db", "--shard", "--resume", "--rerun-noisy"})
     if (app.count(own)) throw usage_error(fmt::format("the plan's arguments give {}: ema slurm sets it for each task", own));
   for (const auto& out : o.out.paths())
-    if (out.path != "-") throw usage_error(fmt::format("the plan's arguments give {}: every task would write it; export from the merged database instead "
-                                  "(ema show --db RESULTS/merged.db {} FILE)",
-                                  out.option, out.option));
+    if (out.path != "-")
+      throw usage_error(
+          fmt::format("the plan's arguments give {}: every task would write it; export from the merged database instead "
+                      "(ema show --db RESULTS/merged.db {} FILE)",
+                      out.option, out.option));
   auto p = plan_of(o);
   const auto most = p.calibrated ? p.calibrated->tracks.size() : p.points.size();
   if (static_cast<std::size_t>(parts) > most)

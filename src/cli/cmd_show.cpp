@@ -30,9 +30,10 @@ std::string fit_summary(const experiment_view& view, table_style style) {
   const auto fits = fit_experiment(view, fit_request{});
   if (fits.empty()) return {};
   const bool md = style == table_style::markdown;
-  return fmt::format("{}Fitted classes of the total time (median of each point; `ema fit {}` gives the equations and the "
-                     "reasons){}",
-                     md ? "\n### " : "\n", view.experiment.id, md ? "\n\n" : "\n") +
+  return fmt::format(
+             "{}Fitted classes of the total time (median of each point; `ema fit {}` gives the equations and the "
+             "reasons){}",
+             md ? "\n### " : "\n", view.experiment.id, md ? "\n\n" : "\n") +
          render_fit_summary(fits, style);
 }
 
@@ -76,10 +77,8 @@ action add_show(CLI::App& app, common_options& common) {
     if (o->json) write_text(*o->json, json_text(to_run_json(view), 2) + "\n");
     if (o->csv) write_text(*o->csv, to_csv(view));
     if (o->md)
-      write_text(*o->md, render_tables(view, table_style::markdown) +
-                             (o->no_fit ? std::string() : fit_summary(view, table_style::markdown)) +
-                             best.value_or(std::string()) +
-                             (o->stats ? render_analysis_tables(view, table_style::markdown) : std::string()));
+      write_text(*o->md, render_tables(view, table_style::markdown) + (o->no_fit ? std::string() : fit_summary(view, table_style::markdown)) +
+                             best.value_or(std::string()) + (o->stats ? render_analysis_tables(view, table_style::markdown) : std::string()));
     return exit_code::ok;
   };
 }

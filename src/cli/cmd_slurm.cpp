@@ -67,11 +67,11 @@ void check_no_foreign_shards(const std::string& dir, const std::string& digest, 
       for (const auto& e : db.experiments()) {
         const auto sh = e.plan.value("shard", nlohmann::json::object());
         if (sh.value("digest", "") != digest || sh.value("count", 0) != tasks)
-          throw usage_error(fmt::format("--results {} holds {}, a shard of {}: its merge would mix the two; give another --results, or "
-                                        "remove the old shards",
-                                        dir, path.filename().string(),
-                                        sh.value("digest", "") == digest ? fmt::format("this plan split into {} tasks", sh.value("count", 0))
-                                                                         : std::string("another plan")));
+          throw usage_error(fmt::format(
+              "--results {} holds {}, a shard of {}: its merge would mix the two; give another --results, or "
+              "remove the old shards",
+              dir, path.filename().string(),
+              sh.value("digest", "") == digest ? fmt::format("this plan split into {} tasks", sh.value("count", 0)) : std::string("another plan")));
       }
     } catch (const database_error& x) {
       throw usage_error(fmt::format("--results {} holds {}, which is not a shard's database ({})", dir, path.filename().string(), x.what()));
@@ -107,8 +107,7 @@ std::string submit(const std::vector<std::string>& argv) {
     throw usage_error(fmt::format("{} failed: {}", what, r.out));
   }
   const auto id = r.out.substr(0, r.out.find_first_of(";\n"));
-  if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
-    throw usage_error(fmt::format("{} printed no job id: {}", what, r.out));
+  if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos) throw usage_error(fmt::format("{} printed no job id: {}", what, r.out));
   return id;
 }
 
@@ -155,8 +154,7 @@ int status(const std::string& what) {
       // Its own points: those it stores (shards made before stored the whole plan and list theirs).
       int mine = 0;
       if (sh.contains("size")) {
-        for (const auto& pt : e.plan.value("points", nlohmann::json::array()))
-          mine += pt.is_object() && !pt.contains("phase");
+        for (const auto& pt : e.plan.value("points", nlohmann::json::array())) mine += pt.is_object() && !pt.contains("phase");
       } else {
         mine = static_cast<int>(sh.value("ordinals", std::vector<int>{}).size());
       }
@@ -174,8 +172,8 @@ int status(const std::string& what) {
   for (int i = 0; i < count; ++i)
     if (!shards.count(i)) unfinished.push_back(i);
   for (const auto& [i, line] : shards) fmt::print("{}\n", line);
-  fmt::print("{} of {} shards finished; {} points stored of the {} the present shards plan\n", count - static_cast<int>(unfinished.size()),
-             count, done, planned);
+  fmt::print("{} of {} shards finished; {} points stored of the {} the present shards plan\n", count - static_cast<int>(unfinished.size()), count,
+             done, planned);
   if (!unfinished.empty())
     fmt::print("not finished (or not started): --array={} (running tasks copy their database when they end; `squeue --me` shows them)\n",
                array_list(unfinished));
@@ -188,7 +186,8 @@ int slurm(const slurm_options& o, const std::vector<std::string>& args) {
     if (!args.empty()) throw usage_error("--status reads the shards of a submitted sweep; give no plan with it");
     return status(*o.status);
   }
-  if (args.empty()) throw usage_error("ema slurm needs the plan: the arguments `ema run` would take, e.g. ema slurm search --sizes 2^10..2^24 --tasks 4");
+  if (args.empty())
+    throw usage_error("ema slurm needs the plan: the arguments `ema run` would take, e.g. ema slurm search --sizes 2^10..2^24 --tasks 4");
   if (o.tasks < 1 || o.tasks > 100000) throw usage_error(fmt::format("--tasks must be from 1 to 100000, got {}", o.tasks));
   // Nothing a user passes may become script text: every value checked before anything is written.
   check_slurm_request(o);
@@ -217,11 +216,11 @@ int slurm(const slurm_options& o, const std::vector<std::string>& args) {
   print_text(fmt::format("# {}/array.sbatch\n{}\n# {}/merge.sbatch\n{}\n", job.folder, array, job.folder, merge));
   const auto dir = shell_word(job.folder);
   if (!o.submit) {
-    fmt::print(stderr, "{}", terminal_safe(fmt::format(
-                                 "ema: {} points in {} tasks; submit with\n  id=$(sbatch --parsable {}/array.sbatch) && sbatch "
-                                 "--dependency=afterany:$id {}/merge.sbatch\nor give --submit\n",
-                                 p.calibrated ? fmt::format("{} tracks", p.calibrated->tracks.size()) : fmt::format("{}", p.points.size()),
-                                 o.tasks, dir, dir)));
+    fmt::print(stderr, "{}",
+               terminal_safe(fmt::format("ema: {} points in {} tasks; submit with\n  id=$(sbatch --parsable {}/array.sbatch) && sbatch "
+                                         "--dependency=afterany:$id {}/merge.sbatch\nor give --submit\n",
+                                         p.calibrated ? fmt::format("{} tracks", p.calibrated->tracks.size()) : fmt::format("{}", p.points.size()),
+                                         o.tasks, dir, dir)));
     return exit_code::ok;
   }
   const auto array_id = submit({"sbatch", "--parsable", job.folder + "/array.sbatch"});

@@ -3,8 +3,9 @@
 
 namespace ema::exit_code {
 
-constexpr int ok = 0;             ///< everything ran; every point ok (or skipped)
-constexpr int points_failed = 1;  ///< the sweep finished, but some point failed, crashed, timed out, ran out of memory or failed verification; `ema compare --fail-if-slower`: a point got slower
+constexpr int ok = 0;  ///< everything ran; every point ok (or skipped)
+constexpr int points_failed =
+    1;  ///< the sweep finished, but some point failed, crashed, timed out, ran out of memory or failed verification; `ema compare --fail-if-slower`: a point got slower
 constexpr int usage = 2;          ///< bad command line: unknown problem, variant or parameter, malformed sizes
 constexpr int database = 3;       ///< the database cannot be used: not writable, locked, not an ema database
 constexpr int internal = 4;       ///< an unexpected error in ema itself

@@ -37,8 +37,7 @@ int main(int argc, char** argv) {
       [&](CLI::App& s) { return ema::cli::add_merge(s, common); });
   add("slurm", "write (and --submit) a Slurm job array of shards and its merge job; --status of a submitted sweep",
       [&](CLI::App& s) { return ema::cli::add_slurm(s, common); });
-  add("show", "print a stored experiment again (table, JSON, CSV or Markdown)",
-      [&](CLI::App& s) { return ema::cli::add_show(s, common); });
+  add("show", "print a stored experiment again (table, JSON, CSV or Markdown)", [&](CLI::App& s) { return ema::cli::add_show(s, common); });
   add("fit", "fit EMA's complexity equations to each variant of an experiment (or a CSV) and group them",
       [&](CLI::App& s) { return ema::cli::add_fit(s, common); });
   add("report", "write the report of an experiment: charts, equations and tables, as HTML or Markdown",

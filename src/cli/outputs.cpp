@@ -21,14 +21,12 @@ void check_writable(const output_path& o) {
   const auto st = fs::status(o.path, ec);
   if (fs::is_directory(st)) throw usage_error(fmt::format("{} {} is a folder, not a file", o.option, o.path));
   if (fs::exists(st)) {
-    if (access(o.path.c_str(), W_OK) != 0)
-      throw usage_error(fmt::format("{} {} cannot be written: {}", o.option, o.path, std::strerror(errno)));
+    if (access(o.path.c_str(), W_OK) != 0) throw usage_error(fmt::format("{} {} cannot be written: {}", o.option, o.path, std::strerror(errno)));
     return;
   }
   auto dir = fs::path(o.path).parent_path();
   if (dir.empty()) dir = ".";
-  if (!fs::is_directory(dir, ec))
-    throw usage_error(fmt::format("{} {}: the folder {} does not exist", o.option, o.path, dir.string()));
+  if (!fs::is_directory(dir, ec)) throw usage_error(fmt::format("{} {}: the folder {} does not exist", o.option, o.path, dir.string()));
   if (access(dir.c_str(), W_OK | X_OK) != 0)
     throw usage_error(fmt::format("{} {} cannot be created: {} ({})", o.option, o.path, std::strerror(errno), dir.string()));
 }
@@ -51,8 +49,8 @@ void check_outputs(const std::vector<std::string>& databases, const std::vector<
     if (o.path == "-") continue;
     for (const auto& db : databases)
       if (names_the_database(db, o.path))
-        throw usage_error(fmt::format("{} {} is the database {} (or one of its files); writing there would destroy it: give another file",
-                                      o.option, o.path, db));
+        throw usage_error(
+            fmt::format("{} {} is the database {} (or one of its files); writing there would destroy it: give another file", o.option, o.path, db));
     for (std::size_t k = 0; k < i; ++k)
       if (outputs[k].path != "-" && same_file(o.path, outputs[k].path))
         throw usage_error(fmt::format("{} and {} name the same file {}", outputs[k].option, o.option, o.path));

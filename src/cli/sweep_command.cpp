@@ -50,7 +50,7 @@ nlohmann::json ceilings_for(database& db, const nlohmann::json& machine, const s
     return recent["ceilings"];
   };
   if (auto recent = node_probe(key)) return reuse(*recent);
-  const auto lock = node_lock::exclusive();  // waits for the points in flight on this node
+  const auto lock = node_lock::exclusive();                  // waits for the points in flight on this node
   if (auto recent = node_probe(key)) return reuse(*recent);  // another process probed meanwhile
   fmt::print(stderr, "ema: probing this machine's ceilings (once per machine; `ema probe` measures again)\n");
   auto child = run_isolated({exe, "__probe"}, "", 600, &stop_requested);
@@ -95,8 +95,7 @@ nlohmann::json measure_idle(bool enabled) {
 // A number of seconds (or a fraction) must be finite and in (lo, hi], or [lo, hi] with `closed`.
 void check_range(std::optional<double> v, const char* name, double lo, double hi, const char* unit, bool closed = false) {
   if (v && !(std::isfinite(*v) && (closed ? *v >= lo : *v > lo) && *v <= hi))
-    throw usage_error(fmt::format("{} must be {} {:g} and at most {:g}{}, got {}", name, closed ? "at least" : "more than", lo, hi,
-                                  unit, *v));
+    throw usage_error(fmt::format("{} must be {} {:g} and at most {:g}{}, got {}", name, closed ? "at least" : "more than", lo, hi, unit, *v));
 }
 void check_count(std::optional<int> v, const char* name, int lo, int hi) {
   if (v && (*v < lo || *v > hi)) throw usage_error(fmt::format("{} must be between {} and {}, got {}", name, lo, hi, *v));
@@ -117,8 +116,7 @@ void measurement_options::add_to(CLI::App& app) {
   app.add_flag("--no-energy", no_energy, "do not measure energy");
   app.add_option("--seed", seed_text, "base seed of the inputs (default 1)");
   app.add_option("--instances", instances, "input instances per size, each with its own seed (default 1)");
-  app.add_option("--budget", budget,
-                 "choose the sizes by calibration to fit this time, e.g. 90s, 2m, 1h (instead of --sizes)");
+  app.add_option("--budget", budget, "choose the sizes by calibration to fit this time, e.g. 90s, 2m, 1h (instead of --sizes)");
   app.add_option("--start", start, "with --budget: the first size (default: the problem's smallest default size)");
   app.add_option("--max-size", max_size, "with --budget: the largest size to grow to");
   app.add_option("--order", order,
@@ -132,8 +130,7 @@ void measurement_options::fill(plan_request& r) const {
   check_count(min_reps, "--min-reps", 1, most_reps);
   check_count(max_reps, "--max-reps", 1, most_reps);
   check_count(warmup, "--warmup", 0, most_reps);
-  if (min_reps && max_reps && *min_reps > *max_reps)
-    throw usage_error(fmt::format("--min-reps {} is more than --max-reps {}", *min_reps, *max_reps));
+  if (min_reps && max_reps && *min_reps > *max_reps) throw usage_error(fmt::format("--min-reps {} is more than --max-reps {}", *min_reps, *max_reps));
   check_range(min_time, "--min-time", 0, 86400, " s (a day)", true);
   check_range(max_time, "--max-time", 0, 86400, " s (a day)");
   if (min_time && max_time && *min_time > *max_time)
@@ -185,8 +182,7 @@ void output_options::add_to(CLI::App& app) {
   app.add_option("--json", json, "also write the results as JSON (ema.run/1) to FILE, - for stdout");
   app.add_option("--csv", csv, "also write the results as CSV to FILE, - for stdout");
   app.add_option("--md", md, "also write the tables as Markdown to FILE, - for stdout");
-  app.add_flag("--stats", stats,
-               "also print the repeated-runs tables: mean, standard deviation, max, min and speedup; efficiency and cost");
+  app.add_flag("--stats", stats, "also print the repeated-runs tables: mean, standard deviation, max, min and speedup; efficiency and cost");
   app.add_flag("--quiet,-q", quiet, "do not print the tables");
 }
 
@@ -211,7 +207,7 @@ int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_op
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
   std::signal(SIGHUP, on_stop_signal);  // a closed terminal or ssh session: stop as for SIGTERM, the finished points stored
-  if (o.quiet)  // otherwise the tables end with the notes
+  if (o.quiet)                          // otherwise the tables end with the notes
     for (const auto& note : p.notes) fmt::print(stderr, "ema: {}\n", note);
 
   nlohmann::json idle;
@@ -242,8 +238,9 @@ int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_op
   auto result = run_sweep(db, experiment_id, p, idle, s);
   db.set_experiment_state(experiment_id, result.interrupted ? "interrupted" : "finished");
   if (!result.output_error.empty()) {
-    fmt::print(stderr, "ema: {}\nema: the sweep stopped there; experiment {} keeps its finished points: make room (or fix the path), then "
-                       "`ema run --db {} --resume {}` runs the rest\n",
+    fmt::print(stderr,
+               "ema: {}\nema: the sweep stopped there; experiment {} keeps its finished points: make room (or fix the path), then "
+               "`ema run --db {} --resume {}` runs the rest\n",
                terminal_safe(result.output_error), experiment_id, terminal_safe(shell_word(common.db)), experiment_id);
     return exit_code::output;
   }
@@ -254,20 +251,18 @@ int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_op
   try {
     if (o.json) write_text(*o.json, json_text(to_run_json(view), 2) + "\n");
     if (o.csv) write_text(*o.csv, to_csv(view));
-    if (o.md)
-      write_text(*o.md, render_tables(view, table_style::markdown) + render_analysis_tables(view, table_style::markdown));
+    if (o.md) write_text(*o.md, render_tables(view, table_style::markdown) + render_analysis_tables(view, table_style::markdown));
   } catch (const output_error& e) {
     fmt::print(stderr, "ema: {}\nema: experiment {} is stored in {}; `ema show --db {} {}` writes its files again\n", terminal_safe(e.what()),
                experiment_id, terminal_safe(common.db), terminal_safe(shell_word(common.db)), experiment_id);
     return exit_code::output;
   }
   if (result.interrupted) {
-    fmt::print(stderr, "ema: interrupted; experiment {} keeps its finished points (`ema run --resume {}` continues)\n",
-               experiment_id, experiment_id);
+    fmt::print(stderr, "ema: interrupted; experiment {} keeps its finished points (`ema run --resume {}` continues)\n", experiment_id, experiment_id);
     return exit_code::interrupted;
   }
-  fmt::print(stderr, "ema: experiment {} stored in {} ({} points run, {} failed, {} skipped)\n", experiment_id,
-             common.db, result.run, result.failed, result.skipped);
+  fmt::print(stderr, "ema: experiment {} stored in {} ({} points run, {} failed, {} skipped)\n", experiment_id, common.db, result.run, result.failed,
+             result.skipped);
   // Points a busy machine disturbed, with no quiet measurement of the same point (report/view.hpp).
   int busy = 0;
   double others = 0, steal = 0;
@@ -283,10 +278,11 @@ int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_op
     std::string what;
     if (others > 0) what = fmt::format("other processes kept up to {:.1f} CPUs busy beside ema", others);
     if (steal > 0) what += fmt::format("{}the hypervisor stole up to {:.0f}% of the CPU time", what.empty() ? "" : "; ", 100 * steal);
-    fmt::print(stderr, "ema: warning: {} point{} ran on a busy machine{}; {} times are slower than this machine's own: "
-                       "`ema run --db {} --rerun-noisy {}` measures them again\n",
-               busy, busy == 1 ? "" : "s", what.empty() ? "" : " (" + what + ")", busy == 1 ? "its" : "their",
-               terminal_safe(shell_word(common.db)), experiment_id);
+    fmt::print(stderr,
+               "ema: warning: {} point{} ran on a busy machine{}; {} times are slower than this machine's own: "
+               "`ema run --db {} --rerun-noisy {}` measures them again\n",
+               busy, busy == 1 ? "" : "s", what.empty() ? "" : " (" + what + ")", busy == 1 ? "its" : "their", terminal_safe(shell_word(common.db)),
+               experiment_id);
   }
   return result.failed ? exit_code::points_failed : exit_code::ok;
 }
@@ -302,8 +298,7 @@ std::string default_cache_dir() {
 }  // namespace
 
 void cache_options::add_to(CLI::App& app, bool with_off) {
-  app.add_option("--cache", dir,
-                 "folder of generated inputs, kept between runs; ema's own: new, empty or made by ema (default ~/.cache/ema/inputs)");
+  app.add_option("--cache", dir, "folder of generated inputs, kept between runs; ema's own: new, empty or made by ema (default ~/.cache/ema/inputs)");
   app.add_option("--cache-cap", cap, "most the input cache may hold; the least recently used go first")->capture_default_str();
   if (with_off) app.add_flag("--no-cache", off, "build every input afresh and keep none on disk");
 }
@@ -312,8 +307,7 @@ std::string cache_options::open(const std::string& db) const {
   const auto folder = dir.value_or(default_cache_dir());
   if (!is_utf8(folder))
     throw usage_error(fmt::format("--cache '{}' is not UTF-8 text; ema stores it in JSON, which cannot hold those bytes", valid_utf8(folder)));
-  if (names_the_database(db, folder))
-    throw usage_error(fmt::format("--cache {} is the database; give the input cache a folder of its own", folder));
+  if (names_the_database(db, folder)) throw usage_error(fmt::format("--cache {} is the database; give the input cache a folder of its own", folder));
   return input_cache::open(folder).root().string();  // refused here if it holds others' files
 }
 
@@ -327,12 +321,18 @@ double cache_options::cap_bytes() const {
   }
   const std::string unit = cap.substr(used);
   double scale = 1;
-  if (unit == "" || unit == "B") scale = 1;
-  else if (unit == "K" || unit == "KiB") scale = 1024.0;
-  else if (unit == "M" || unit == "MiB") scale = 1024.0 * 1024;
-  else if (unit == "G" || unit == "GiB") scale = 1024.0 * 1024 * 1024;
-  else if (unit == "T" || unit == "TiB") scale = 1024.0 * 1024 * 1024 * 1024;
-  else used = 0;
+  if (unit == "" || unit == "B")
+    scale = 1;
+  else if (unit == "K" || unit == "KiB")
+    scale = 1024.0;
+  else if (unit == "M" || unit == "MiB")
+    scale = 1024.0 * 1024;
+  else if (unit == "G" || unit == "GiB")
+    scale = 1024.0 * 1024 * 1024;
+  else if (unit == "T" || unit == "TiB")
+    scale = 1024.0 * 1024 * 1024 * 1024;
+  else
+    used = 0;
   if (!used || !(v > 0) || !std::isfinite(v * scale))
     throw usage_error(fmt::format("--cache-cap '{}' is not a size such as 500M, 2G or 1T", one_line(cap)));
   return v * scale;

@@ -62,8 +62,7 @@ struct output_options {
 /// Runs the plan: records a new experiment (experiment_id 0, claimed at once) or continues
 /// `experiment_id` (which the caller has claimed: reopen_experiment), sweeps, marks it finished or
 /// interrupted, prints and exports the tables. Returns the exit code.
-int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_options& common,
-              const output_options& out);
+int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_options& common, const output_options& out);
 
 /// An existing experiment opened for more points: claimed by this process, its stored plan read
 /// back, marked running again.

@@ -9,8 +9,7 @@
 
 namespace ema {
 
-std::vector<param_axis> group_assignments(const std::vector<std::string>& assignments,
-                                          const std::function<bool(std::string_view)>& splittable,
+std::vector<param_axis> group_assignments(const std::vector<std::string>& assignments, const std::function<bool(std::string_view)>& splittable,
                                           const std::function<bool(std::string_view)>& integer) {
   std::vector<param_axis> out;
   std::vector<std::set<std::string, std::less<>>> seen;  // each axis's values, for the repeated-value check in log time
@@ -62,8 +61,7 @@ std::vector<std::vector<std::string>> combinations(const std::vector<param_axis>
   double count = 1;
   for (const auto& a : axes) count *= static_cast<double>(std::max<std::size_t>(a.values.size(), 1));
   if (count > static_cast<double>(limit))
-    throw usage_error(fmt::format("the parameter axes make {:.0f} combinations, more than {}; sweep fewer values at a time", count,
-                                  limit));
+    throw usage_error(fmt::format("the parameter axes make {:.0f} combinations, more than {}; sweep fewer values at a time", count, limit));
   std::vector<std::vector<std::string>> out(1);
   for (const auto& a : axes) {
     if (a.values.empty()) continue;

@@ -23,8 +23,7 @@ struct param_axis {
 /// range of the sizes grammar (`1..16` doubles, `1..16+1`, `2^0..2^4`, core/sizes.hpp). A key
 /// given more than once gathers the values of every assignment. Throws usage_error for an
 /// assignment without '=', an empty item in a list, or a value given twice for one key.
-std::vector<param_axis> group_assignments(const std::vector<std::string>& assignments,
-                                          const std::function<bool(std::string_view)>& splittable,
+std::vector<param_axis> group_assignments(const std::vector<std::string>& assignments, const std::function<bool(std::string_view)>& splittable,
                                           const std::function<bool(std::string_view)>& integer);
 
 /// Every combination of one value per axis as `key=value` lists, the first axis varying slowest.

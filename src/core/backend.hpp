@@ -12,10 +12,14 @@ enum class backend { seq, omp, cuda, multi_gpu };
 /// The name used on the command line, in the database and in reports.
 constexpr std::string_view to_string(backend b) {
   switch (b) {
-    case backend::seq: return "seq";
-    case backend::omp: return "omp";
-    case backend::cuda: return "cuda";
-    case backend::multi_gpu: return "multi-gpu";
+    case backend::seq:
+      return "seq";
+    case backend::omp:
+      return "omp";
+    case backend::cuda:
+      return "cuda";
+    case backend::multi_gpu:
+      return "multi-gpu";
   }
   return "?";
 }

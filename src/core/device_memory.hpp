@@ -14,7 +14,8 @@ class device_memory_tracker {
   void allocated(std::uint64_t bytes) {
     auto now = current_.fetch_add(bytes) + bytes;
     auto peak = peak_.load();
-    while (now > peak && !peak_.compare_exchange_weak(peak, now)) {}
+    while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
+    }
   }
   void released(std::uint64_t bytes) { current_.fetch_sub(bytes); }
   std::uint64_t current() const { return current_.load(); }

@@ -15,8 +15,7 @@ double parse_duration(std::string_view text) {
   double total = 0;
   while (!text.empty()) {
     double v = 0;
-    if (text.front() == '-' || text.front() == '+')
-      throw usage_error(fmt::format("duration '{}' must be positive, without a sign", original));
+    if (text.front() == '-' || text.front() == '+') throw usage_error(fmt::format("duration '{}' must be positive, without a sign", original));
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec != std::errc() || end == text.data())
       throw usage_error(fmt::format("duration '{}' is not a number with a unit s, m or h (write e.g. 90s, 2m or 1h30m)", original));
@@ -24,9 +23,15 @@ double parse_duration(std::string_view text) {
     double unit = 1;
     if (!text.empty() && std::isalpha(static_cast<unsigned char>(text.front()))) {
       switch (text.front()) {
-        case 's': unit = 1; break;
-        case 'm': unit = 60; break;
-        case 'h': unit = 3600; break;
+        case 's':
+          unit = 1;
+          break;
+        case 'm':
+          unit = 60;
+          break;
+        case 'h':
+          unit = 3600;
+          break;
         default:
           throw usage_error(fmt::format("duration '{}' has an unknown unit '{}' (use s, m or h)", original, text.front()));
       }

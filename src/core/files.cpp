@@ -134,10 +134,9 @@ void replace_file(const std::string& path, std::string_view text, std::optional<
 void require_regular_file(const std::string& path, const std::string& what) {
   const auto shown = valid_utf8(path);
   if (path.empty()) throw usage_error(fmt::format("{}: no path given", what));
-  struct stat st{};
-  if (::stat(path.c_str(), &st) != 0)
-    throw usage_error(fmt::format("{} {} cannot be read: {}", what, shown, std::strerror(errno)));
-  const char* kind = S_ISREG(st.st_mode)  ? nullptr
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw usage_error(fmt::format("{} {} cannot be read: {}", what, shown, std::strerror(errno)));
+  const char* kind = S_ISREG(st.st_mode)    ? nullptr
                      : S_ISDIR(st.st_mode)  ? "a folder"
                      : S_ISCHR(st.st_mode)  ? "a character device"
                      : S_ISBLK(st.st_mode)  ? "a block device"
@@ -145,8 +144,7 @@ void require_regular_file(const std::string& path, const std::string& what) {
                      : S_ISSOCK(st.st_mode) ? "a socket"
                                             : "not a regular file";
   if (kind) throw usage_error(fmt::format("{} {} is {}, not a regular file", what, shown, kind));
-  if (::access(path.c_str(), R_OK) != 0)
-    throw usage_error(fmt::format("{} {} cannot be read: {}", what, shown, std::strerror(errno)));
+  if (::access(path.c_str(), R_OK) != 0) throw usage_error(fmt::format("{} {} cannot be read: {}", what, shown, std::strerror(errno)));
 }
 
 }  // namespace ema

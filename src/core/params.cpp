@@ -51,32 +51,29 @@ std::string check_value(std::string_view problem, const param_spec& spec, std::s
   double d = 0;
   bool b = false;
   if (!is_utf8(value))
-    throw usage_error(fmt::format("parameter '{}' of {}: '{}' is not UTF-8 text (ema stores parameters as JSON)", spec.name,
-                                  problem, valid_utf8(value)));
+    throw usage_error(
+        fmt::format("parameter '{}' of {}: '{}' is not UTF-8 text (ema stores parameters as JSON)", spec.name, problem, valid_utf8(value)));
   switch (spec.kind) {
     case param_kind::integer:
       if (!parse_integer(value, i))
         throw usage_error(fmt::format("parameter '{}' of {} must be an integer between {} and {}, got '{}'", spec.name, problem,
-                                      std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(),
-                                      value));
+                                      std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(), value));
       return std::string(value);
     case param_kind::real:
-      if (!parse_real(value, d))
-        throw usage_error(fmt::format("parameter '{}' of {} must be a finite number, got '{}'", spec.name, problem, value));
+      if (!parse_real(value, d)) throw usage_error(fmt::format("parameter '{}' of {} must be a finite number, got '{}'", spec.name, problem, value));
       return std::string(value);
     case param_kind::boolean:
-      if (!parse_boolean(value, b))
-        throw usage_error(fmt::format("parameter '{}' of {} must be true or false, got '{}'", spec.name, problem, value));
+      if (!parse_boolean(value, b)) throw usage_error(fmt::format("parameter '{}' of {} must be true or false, got '{}'", spec.name, problem, value));
       return std::string(value);
     case param_kind::choice: {
       auto choices = split_choices(spec.choices);
       for (const auto& c : choices)
         if (c == value) return std::string(value);
-      throw usage_error(fmt::format("parameter '{}' of {} must be one of {}, got '{}'", spec.name, problem,
-                                    fmt::join(choices, "|"), value));
+      throw usage_error(fmt::format("parameter '{}' of {} must be one of {}, got '{}'", spec.name, problem, fmt::join(choices, "|"), value));
     }
     case param_kind::text:
-    case param_kind::output: return std::string(value);
+    case param_kind::output:
+      return std::string(value);
     case param_kind::path: {
       if (value.empty() || !files) return std::string(value);
       const std::string path(value);
@@ -113,21 +110,18 @@ std::vector<std::string> split_choices(const char* choices) {
   return out;
 }
 
-param_set param_set::resolve(std::string_view problem, std::span<const param_spec> specs,
-                             const std::vector<std::string>& assignments) {
+param_set param_set::resolve(std::string_view problem, std::span<const param_spec> specs, const std::vector<std::string>& assignments) {
   param_set out;
   for (const auto& spec : specs) out.values_[spec.name] = spec.default_value;
   std::vector<std::string> given;
   for (const auto& a : assignments) {
     auto eq = a.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw usage_error(fmt::format("parameter '{}' must be written key=value", a));
+    if (eq == std::string::npos || eq == 0) throw usage_error(fmt::format("parameter '{}' must be written key=value", a));
     std::string key = a.substr(0, eq), value = a.substr(eq + 1);
     const param_spec* spec = nullptr;
     for (const auto& s : specs)
       if (key == s.name) spec = &s;
-    if (!spec)
-      throw usage_error(fmt::format("unknown parameter '{}' for problem {}; {}", valid_utf8(key), problem, valid_names(specs)));
+    if (!spec) throw usage_error(fmt::format("unknown parameter '{}' for problem {}; {}", valid_utf8(key), problem, valid_names(specs)));
     if (std::find(given.begin(), given.end(), key) != given.end())
       throw usage_error(fmt::format("parameter '{}' of {} is given twice", key, problem));
     given.push_back(key);
@@ -148,8 +142,7 @@ double real_in(const param_set& p, std::string_view problem, std::string_view ke
   return v;
 }
 
-std::optional<param_set> param_set::restore_json(std::string_view problem, std::span<const param_spec> specs,
-                                                 std::string_view stored_json) {
+std::optional<param_set> param_set::restore_json(std::string_view problem, std::span<const param_spec> specs, std::string_view stored_json) {
   const auto j = nlohmann::json::parse(stored_json, nullptr, false);
   if (!j.is_object()) return std::nullopt;
   param_map pm;

@@ -47,8 +47,7 @@ class param_set {
   /// Resolves `key=value` assignments against the declared specs: unknown keys and values of
   /// the wrong kind throw usage_error naming the valid ones; a key given twice too. Defaults fill
   /// the rest; paths are made absolute.
-  static param_set resolve(std::string_view problem, std::span<const param_spec> specs,
-                           const std::vector<std::string>& assignments);
+  static param_set resolve(std::string_view problem, std::span<const param_spec> specs, const std::vector<std::string>& assignments);
 
   /// Builds from stored values (already validated when stored).
   static param_set from_map(param_map values);
@@ -60,8 +59,7 @@ class param_set {
   static param_set restore(std::string_view problem, std::span<const param_spec> specs, const param_map& stored);
   /// The same from the stored JSON object of a point (`{"k":"v",...}`); nullopt where restore
   /// refuses it or it is no such object.
-  static std::optional<param_set> restore_json(std::string_view problem, std::span<const param_spec> specs,
-                                               std::string_view stored_json);
+  static std::optional<param_set> restore_json(std::string_view problem, std::span<const param_spec> specs, std::string_view stored_json);
 
   /// A copy with `key` set to `value`, checked by the caller (a launch override, core/launch.hpp).
   param_set with(const std::string& key, const std::string& value) const {

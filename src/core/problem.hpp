@@ -60,9 +60,9 @@ struct outcome {
 /// must move, with the fraction of the probed read ceiling beside it, or a rate of its own
 /// operations (GFLOP/s, cells/s, keys/s, TEPS).
 struct rate_desc {
-  const char* name = "GB/s";  ///< the column's heading, the unit included
-  bool of_bytes = true;        ///< work_model::bytes, else work_model::ops
-  double scale = 1e9;          ///< per second, divided by this
+  const char* name = "GB/s";                            ///< the column's heading, the unit included
+  bool of_bytes = true;                                 ///< work_model::bytes, else work_model::ops
+  double scale = 1e9;                                   ///< per second, divided by this
   const char* meaning = "bytes the problem must read";  ///< what is counted, for the footnote
   /// With a rate of operations: also the work model's bytes per second (an effective bandwidth,
   /// the stencil's 2 sizeof(T) n² T / time) against the probed ceiling.
@@ -145,10 +145,14 @@ enum class variant_role { unset, source, ours, anchor };
 
 constexpr std::string_view to_string(variant_role r) {
   switch (r) {
-    case variant_role::source: return "source";
-    case variant_role::ours: return "ours";
-    case variant_role::anchor: return "anchor";
-    case variant_role::unset: break;
+    case variant_role::source:
+      return "source";
+    case variant_role::ours:
+      return "ours";
+    case variant_role::anchor:
+      return "anchor";
+    case variant_role::unset:
+      break;
   }
   return "?";
 }
@@ -168,8 +172,8 @@ struct variant_desc {
   const char* algorithm = nullptr;
   ema::backend backend = ema::backend::seq;
   variant_role role = variant_role::unset;
-  const char* description = nullptr;  ///< one line
-  const char* provenance = nullptr;   ///< e.g. "Algorithm 2 of Nobre et al., 001_9fea77a744af8951.txt", "thrust::find"
+  const char* description = nullptr;                  ///< one line
+  const char* provenance = nullptr;                   ///< e.g. "Algorithm 2 of Nobre et al., 001_9fea77a744af8951.txt", "thrust::find"
   outcome (*run)(workload&, run_context&) = nullptr;  ///< filled by problem_kit::variant
   /// The same run without the check, its output kept in the workload for check_last: the energy
   /// window's runs (runner/worker.cpp), so the meter sees the variant and not the verifier.
@@ -239,7 +243,8 @@ struct problem_kit {
   /// generator and reference of the traits; used as EMA_PROBLEM(id, kit::problem({.title = ...})).
   static constexpr problem_desc problem(problem_desc d) {
     detail::require(d.name == nullptr, "the problem's name comes from its traits");
-    detail::require(d.title && d.size_meaning && d.source && d.default_sizes && d.work, "a problem needs a title, "
+    detail::require(d.title && d.size_meaning && d.source && d.default_sizes && d.work,
+                    "a problem needs a title, "
                     "size_meaning, source, default_sizes and work");
     d.name = Traits::name;
     d.prepare = &prepare;

@@ -79,8 +79,7 @@ variant_identity identity_of(std::string_view problem, std::string_view variant)
   return id;
 }
 
-std::vector<std::function<double(double)>> work_floors(const problem_desc& p, std::shared_ptr<const param_set> params,
-                                                       std::string_view algorithm) {
+std::vector<std::function<double(double)>> work_floors(const problem_desc& p, std::shared_ptr<const param_set> params, std::string_view algorithm) {
   std::vector<std::function<double(double)>> out;
   if (!p.work || !params) return out;
   if (std::any_of(p.estimators.begin(), p.estimators.end(), [&](const char* a) { return algorithm == a; })) return out;
@@ -138,8 +137,7 @@ const variant_desc& find_variant(std::string_view problem, std::string_view name
     if (name == v->name) return *v;
     names.emplace_back(v->name);
   }
-  throw usage_error(
-      fmt::format("unknown variant '{}' of problem {}; valid variants: {}", name, problem, fmt::join(names, ", ")));
+  throw usage_error(fmt::format("unknown variant '{}' of problem {}; valid variants: {}", name, problem, fmt::join(names, ", ")));
 }
 
 }  // namespace ema

@@ -18,16 +18,14 @@
 namespace ema {
 
 /// Registers a problem: EMA_PROBLEM(search, kit::problem({.title = ..., ...}));
-#define EMA_PROBLEM(id, ...)                                                          \
-  static constinit const ::ema::problem_desc ema_problem_desc_##id = __VA_ARGS__;    \
-  [[gnu::used, gnu::retain, gnu::section("ema_problems")]] const ::ema::problem_desc* \
-      ema_problem_ptr_##id = &ema_problem_desc_##id
+#define EMA_PROBLEM(id, ...)                                                      \
+  static constinit const ::ema::problem_desc ema_problem_desc_##id = __VA_ARGS__; \
+  [[gnu::used, gnu::retain, gnu::section("ema_problems")]] const ::ema::problem_desc* ema_problem_ptr_##id = &ema_problem_desc_##id
 
 /// Registers a variant: EMA_VARIANT(search_seq, kit::variant<&fn>({.name = "seq", ...}));
-#define EMA_VARIANT(id, ...)                                                          \
-  static constinit const ::ema::variant_desc ema_variant_desc_##id = __VA_ARGS__;    \
-  [[gnu::used, gnu::retain, gnu::section("ema_variants")]] const ::ema::variant_desc* \
-      ema_variant_ptr_##id = &ema_variant_desc_##id
+#define EMA_VARIANT(id, ...)                                                      \
+  static constinit const ::ema::variant_desc ema_variant_desc_##id = __VA_ARGS__; \
+  [[gnu::used, gnu::retain, gnu::section("ema_variants")]] const ::ema::variant_desc* ema_variant_ptr_##id = &ema_variant_desc_##id
 
 /// Every registered problem, sorted by name.
 const std::vector<const problem_desc*>& problems();
@@ -60,8 +58,7 @@ variant_identity identity_of(std::string_view problem, std::string_view variant)
 /// parameters, and the algorithm's own (problem_desc::algorithm_floors); none for an algorithm
 /// that estimates (problem_desc::estimators) or a problem without a work model. A size the work
 /// model refuses throws usage_error from the function called.
-std::vector<std::function<double(double)>> work_floors(const problem_desc& p, std::shared_ptr<const param_set> params,
-                                                       std::string_view algorithm);
+std::vector<std::function<double(double)>> work_floors(const problem_desc& p, std::shared_ptr<const param_set> params, std::string_view algorithm);
 
 /// The algorithm of a problem's reference variant in this build ("" when unknown).
 std::string reference_algorithm(std::string_view problem);

@@ -18,8 +18,7 @@ namespace ema {
 
 class run_context {
  public:
-  run_context(std::uint64_t n, const param_set& params, int gpu_count)
-      : n_(n), params_(params), gpu_count_(gpu_count) {}
+  run_context(std::uint64_t n, const param_set& params, int gpu_count) : n_(n), params_(params), gpu_count_(gpu_count) {}
 
   std::uint64_t n() const { return n_; }
   const param_set& params() const { return params_; }
@@ -70,11 +69,8 @@ class run_context {
 /// Times a host-side phase (e.g. `alloc`, `free`) of the current repetition with the host clock.
 class host_phase {
  public:
-  host_phase(run_context& ctx, std::string_view metric)
-      : ctx_(ctx), metric_(metric), start_(std::chrono::steady_clock::now()) {}
-  ~host_phase() {
-    ctx_.add_phase(metric_, std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
-  }
+  host_phase(run_context& ctx, std::string_view metric) : ctx_(ctx), metric_(metric), start_(std::chrono::steady_clock::now()) {}
+  ~host_phase() { ctx_.add_phase(metric_, std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count()); }
   host_phase(const host_phase&) = delete;
   host_phase& operator=(const host_phase&) = delete;
 

@@ -36,8 +36,7 @@ std::uint64_t checked_pow(std::uint64_t base, std::uint64_t exp, std::string_vie
   if (base <= 1) return exp == 0 ? 1 : base;  // 0^k, 1^k: no loop over a huge k
   std::uint64_t r = 1;
   for (std::uint64_t i = 0; i < exp; ++i) {
-    if (base != 0 && r > max_size / base)
-      throw usage_error(fmt::format("size '{}' is too large (the limit is 2^48)", whole));
+    if (base != 0 && r > max_size / base) throw usage_error(fmt::format("size '{}' is too large (the limit is 2^48)", whole));
     r *= base;
   }
   return r;
@@ -55,8 +54,7 @@ std::uint64_t parse_size_number(std::string_view text) {
   } else if (auto e = s.find_first_of("eE"); e != std::string_view::npos) {
     v = checked_pow(10, digits(s.substr(e + 1), s), s);
     auto mantissa = digits(s.substr(0, e), s);
-    if (mantissa != 0 && v > max_size / mantissa)
-      throw usage_error(fmt::format("size '{}' is too large (the limit is 2^48)", s));
+    if (mantissa != 0 && v > max_size / mantissa) throw usage_error(fmt::format("size '{}' is too large (the limit is 2^48)", s));
     v *= mantissa;
   } else {
     v = digits(s, s);
@@ -107,8 +105,7 @@ std::vector<std::uint64_t> parse_sizes(std::string_view text) {
         if (lo == 0) throw usage_error(fmt::format("range '{}' grows geometrically and cannot start at 0", item));
         // The steps are counted before any is taken (a factor near 1 makes very many), and sizes
         // that round alike are kept once.
-        room(static_cast<std::uint64_t>(std::ceil(std::log(static_cast<double>(hi) / static_cast<double>(lo)) /
-                                                  std::log(factor))) + 1);
+        room(static_cast<std::uint64_t>(std::ceil(std::log(static_cast<double>(hi) / static_cast<double>(lo)) / std::log(factor))) + 1);
         std::uint64_t last = 0;
         for (double v = static_cast<double>(lo); v < static_cast<double>(hi) + 0.5; v *= factor) {
           const auto r = static_cast<std::uint64_t>(std::llround(v));

@@ -10,13 +10,20 @@ enum class point_status { ok, failed, crashed, timeout, oom, unverified, skipped
 
 constexpr std::string_view to_string(point_status s) {
   switch (s) {
-    case point_status::ok: return "ok";
-    case point_status::failed: return "failed";
-    case point_status::crashed: return "crashed";
-    case point_status::timeout: return "timeout";
-    case point_status::oom: return "oom";
-    case point_status::unverified: return "unverified";
-    case point_status::skipped: return "skipped";
+    case point_status::ok:
+      return "ok";
+    case point_status::failed:
+      return "failed";
+    case point_status::crashed:
+      return "crashed";
+    case point_status::timeout:
+      return "timeout";
+    case point_status::oom:
+      return "oom";
+    case point_status::unverified:
+      return "unverified";
+    case point_status::skipped:
+      return "skipped";
   }
   return "?";
 }

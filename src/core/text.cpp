@@ -16,13 +16,13 @@ std::size_t sequence_at(std::string_view s, std::size_t i) {
   if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
   if (c >= 0xe0 && c <= 0xef) {
     if (!cont(1) || !cont(2)) return 0;
-    if (c == 0xe0 && b(1) < 0xa0) return 0;  // overlong
+    if (c == 0xe0 && b(1) < 0xa0) return 0;   // overlong
     if (c == 0xed && b(1) >= 0xa0) return 0;  // surrogates
     return 3;
   }
   if (c >= 0xf0 && c <= 0xf4) {
     if (!cont(1) || !cont(2) || !cont(3)) return 0;
-    if (c == 0xf0 && b(1) < 0x90) return 0;  // overlong
+    if (c == 0xf0 && b(1) < 0x90) return 0;   // overlong
     if (c == 0xf4 && b(1) >= 0x90) return 0;  // past U+10FFFF
     return 4;
   }
@@ -118,9 +118,7 @@ std::string markdown_text(std::string_view s) {
   return out;
 }
 
-std::string json_text(const nlohmann::json& j, int indent) {
-  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+std::string json_text(const nlohmann::json& j, int indent) { return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 std::string shell_word(std::string_view arg) {
   // `^` and a leading `=` are special to zsh (extended globs, =command), so they are quoted too.
@@ -130,8 +128,10 @@ std::string shell_word(std::string_view arg) {
   if (plain) return std::string(arg);
   std::string out = "'";
   for (char c : arg) {
-    if (c == '\'') out += "'\\''";  // close, an escaped quote, open again
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";  // close, an escaped quote, open again
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -142,8 +142,10 @@ int json_depth(std::string_view text, int limit) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {

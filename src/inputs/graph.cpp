@@ -154,7 +154,8 @@ csr_graph build_csr(std::uint64_t n, std::vector<graph_edge> edges, bool directe
   for (std::int64_t vi = 0; vi < vertices; ++vi) {
     const auto v = static_cast<std::uint64_t>(vi);
     std::copy_n(nb.begin() + static_cast<std::ptrdiff_t>(start[v]), kept[v], g.neighbours.begin() + static_cast<std::ptrdiff_t>(g.offsets[v]));
-    if (weighted) std::copy_n(w.begin() + static_cast<std::ptrdiff_t>(start[v]), kept[v], g.weights.begin() + static_cast<std::ptrdiff_t>(g.offsets[v]));
+    if (weighted)
+      std::copy_n(w.begin() + static_cast<std::ptrdiff_t>(start[v]), kept[v], g.weights.begin() + static_cast<std::ptrdiff_t>(g.offsets[v]));
   }
   return g;
 }

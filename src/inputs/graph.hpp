@@ -32,11 +32,11 @@ struct graph_edge {
 };
 
 struct csr_graph {
-  std::uint64_t n = 0;                   ///< vertices
+  std::uint64_t n = 0;  ///< vertices
   bool directed = false;
-  std::vector<std::uint64_t> offsets;    ///< n + 1: vertex v's neighbours are [offsets[v], offsets[v + 1])
+  std::vector<std::uint64_t> offsets;  ///< n + 1: vertex v's neighbours are [offsets[v], offsets[v + 1])
   std::vector<std::uint32_t> neighbours;
-  std::vector<std::uint32_t> weights;    ///< one per neighbour entry, or empty (unweighted)
+  std::vector<std::uint32_t> weights;  ///< one per neighbour entry, or empty (unweighted)
   /// Edges of the input after cleaning, counted once each: an undirected edge once, not twice
   /// (Graph500's count for TEPS).
   std::uint64_t input_edges() const { return directed ? neighbours.size() : neighbours.size() / 2; }

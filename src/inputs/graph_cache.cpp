@@ -42,12 +42,18 @@ bool read_array(std::istream& in, std::vector<T>& v, std::uint64_t count) {
 
 const char* to_string(graph_source s) {
   switch (s) {
-    case graph_source::built: return "built";
-    case graph_source::cached: return "read from the input cache";
-    case graph_source::built_and_stored: return "built and stored in the input cache";
-    case graph_source::larger_than_cap: return "built; larger than the input cache's cap, so not stored";
-    case graph_source::not_stored: return "built; writing it to the input cache failed, so not stored";
-    case graph_source::rebuilt: return "built again: the input cache's copy was damaged or changed on disk (its checksum or its rows); stored again";
+    case graph_source::built:
+      return "built";
+    case graph_source::cached:
+      return "read from the input cache";
+    case graph_source::built_and_stored:
+      return "built and stored in the input cache";
+    case graph_source::larger_than_cap:
+      return "built; larger than the input cache's cap, so not stored";
+    case graph_source::not_stored:
+      return "built; writing it to the input cache failed, so not stored";
+    case graph_source::rebuilt:
+      return "built again: the input cache's copy was damaged or changed on disk (its checksum or its rows); stored again";
   }
   return "?";
 }
@@ -127,7 +133,7 @@ csr_graph cached_graph(const point_request& r, const std::string& problem, std::
   const auto found = fs::is_regular_file(fs::symlink_status(path, ec)) ? read_graph(path.string(), key, g) : graph_read::absent;
   if (found == graph_read::ok) {
     fs::last_write_time(path, fs::file_time_type::clock::now(), ec);  // most recently used
-    if (r.cache_cap > 0) cache.trim(r.cache_cap, path);  // the cap holds on reading too (it may have been lowered since)
+    if (r.cache_cap > 0) cache.trim(r.cache_cap, path);               // the cap holds on reading too (it may have been lowered since)
     said(graph_source::cached);
     return g;
   }

@@ -32,8 +32,8 @@ const char* to_string(graph_source s);
 /// The graph of `request` from the cache when it holds it, else `build()` — stored in the cache
 /// when the request names one (request.cache_dir) and the cap (request.cache_cap) is not exceeded
 /// by it alone. `key` identifies the graph among those of the same (problem, n, seed).
-csr_graph cached_graph(const point_request& request, const std::string& problem, std::uint64_t key,
-                       const std::function<csr_graph()>& build, graph_source* how = nullptr);
+csr_graph cached_graph(const point_request& request, const std::string& problem, std::uint64_t key, const std::function<csr_graph()>& build,
+                       graph_source* how = nullptr);
 
 /// The graph file format (for the tests): write and read back; read says whether the file holds
 /// the graph of `key` (absent: no such file, or one for another key; damaged: short, malformed, or

@@ -87,8 +87,10 @@ graph_file read_el(text_file& in) {
     const auto w = words(line);
     if (w.empty() || w[0][0] == '#' || w[0][0] == '%') continue;
     if (w.size() != 2 && w.size() != 3) in.fail(fmt::format("an edge is 'u v' or 'u v w', got {} fields", w.size()));
-    if (first) g.weighted = w.size() == 3, first = false;
-    else if ((w.size() == 3) != g.weighted) in.fail("some edges have a weight and others not");
+    if (first)
+      g.weighted = w.size() == 3, first = false;
+    else if ((w.size() == 3) != g.weighted)
+      in.fail("some edges have a weight and others not");
     graph_edge e{vertex(in, integer(in, w[0], "u"), 0, false), vertex(in, integer(in, w[1], "v"), 0, false), 1};
     if (g.weighted) e.w = weight(in, w[2]);
     largest = std::max<std::uint64_t>({largest, e.u, e.v});
@@ -145,9 +147,12 @@ graph_format graph_format_for(const std::string& path, const std::string& name) 
 graph_file read_graph_file(const std::string& path, graph_format format) {
   text_file in(path);
   switch (format) {
-    case graph_format::mtx: return read_mtx(in);
-    case graph_format::gr: return read_gr(in);
-    case graph_format::el: break;
+    case graph_format::mtx:
+      return read_mtx(in);
+    case graph_format::gr:
+      return read_gr(in);
+    case graph_format::el:
+      break;
   }
   return read_el(in);
 }

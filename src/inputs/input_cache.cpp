@@ -51,8 +51,7 @@ std::string foreign_content(const fs::path& root) {
     if (!fs::is_directory(e.symlink_status(ec)) || !problem_folder_name(name)) return e.path().string();
     for (fs::directory_iterator in(e.path(), ec); !ec && in != end; in.increment(ec)) {
       const auto file = in->path().filename().string();
-      if (!fs::is_regular_file(in->symlink_status(ec)) ||
-          !(input_cache::input_name(file) || input_cache::input_name(file, true)))
+      if (!fs::is_regular_file(in->symlink_status(ec)) || !(input_cache::input_name(file) || input_cache::input_name(file, true)))
         return in->path().string();
     }
   }
@@ -73,8 +72,7 @@ bool input_cache::input_name(const std::string& name, bool partial) {
   at += 2;
   if (!digits(s, at) || at >= s.size() || s[at++] != '-') return false;
   if (s.size() - at != 16) return false;
-  return std::all_of(s.begin() + static_cast<std::ptrdiff_t>(at), s.end(),
-                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  return std::all_of(s.begin() + static_cast<std::ptrdiff_t>(at), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 input_cache input_cache::open(const std::string& dir) {
@@ -83,8 +81,7 @@ input_cache input_cache::open(const std::string& dir) {
   const fs::path root = fs::absolute(dir, ec).lexically_normal();
   if (ec) throw usage_error(fmt::format("--cache {}: {}", dir, ec.message()));
   const auto st = fs::status(root, ec);
-  if (fs::exists(st) && !fs::is_directory(st))
-    throw usage_error(fmt::format("--cache {} is not a folder", root.string()));
+  if (fs::exists(st) && !fs::is_directory(st)) throw usage_error(fmt::format("--cache {} is not a folder", root.string()));
   if (!fs::exists(st)) {
     fs::create_directories(root, ec);
     if (ec) throw usage_error(fmt::format("cannot create the input cache {}: {}", root.string(), ec.message()));
@@ -92,12 +89,12 @@ input_cache input_cache::open(const std::string& dir) {
   const auto tag = root / tag_name;
   if (is_ema_tag(tag)) return input_cache(root);
   if (fs::exists(fs::symlink_status(tag, ec)))
-    throw usage_error(fmt::format("--cache {} is marked as another program's cache ({}); give ema a folder of its own",
-                                  root.string(), tag.string()));
+    throw usage_error(fmt::format("--cache {} is marked as another program's cache ({}); give ema a folder of its own", root.string(), tag.string()));
   if (auto other = foreign_content(root); !other.empty())
-    throw usage_error(fmt::format("--cache {} holds files that ema did not write (e.g. {}); ema deletes old inputs in its "
-                                  "cache, so give it a new or empty folder of its own",
-                                  root.string(), other));
+    throw usage_error(
+        fmt::format("--cache {} holds files that ema did not write (e.g. {}); ema deletes old inputs in its "
+                    "cache, so give it a new or empty folder of its own",
+                    root.string(), other));
   std::ofstream f(tag);
   f << tag_text;
   if (!f.flush()) throw usage_error(fmt::format("cannot write {}: the input cache must be writable", tag.string()));

@@ -23,8 +23,10 @@ constexpr std::uint64_t few_values = 16;
 /// A key from 64 random bits: the top `bits` bits of an integer, 24 bits of a float in [0, 1).
 template <class T>
 T from_draw(std::uint64_t r, unsigned bits) {
-  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(static_cast<double>(r >> 40) * 0x1.0p-24);
-  else return static_cast<T>(bits >= 64 ? r : r >> (64 - bits));
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<T>(static_cast<double>(r >> 40) * 0x1.0p-24);
+  else
+    return static_cast<T>(bits >= 64 ? r : r >> (64 - bits));
 }
 
 /// The i-th of n evenly spread keys, non-decreasing in i.
@@ -41,10 +43,10 @@ T spread(std::uint64_t i, std::uint64_t n, unsigned bits) {
 }  // namespace
 
 key_distribution key_distribution_from(std::string_view name) {
-  constexpr std::pair<std::string_view, key_distribution> names[] = {
-      {"uniform", key_distribution::uniform}, {"sorted", key_distribution::sorted}, {"reversed", key_distribution::reversed},
-      {"equal", key_distribution::equal},     {"few", key_distribution::few},       {"organ", key_distribution::organ},
-      {"nearly", key_distribution::nearly},   {"zipf", key_distribution::zipf}};
+  constexpr std::pair<std::string_view, key_distribution> names[] = {{"uniform", key_distribution::uniform},   {"sorted", key_distribution::sorted},
+                                                                     {"reversed", key_distribution::reversed}, {"equal", key_distribution::equal},
+                                                                     {"few", key_distribution::few},           {"organ", key_distribution::organ},
+                                                                     {"nearly", key_distribution::nearly},     {"zipf", key_distribution::zipf}};
   for (const auto& [n, d] : names)
     if (n == name) return d;
   throw usage_error(fmt::format("unknown key distribution '{}'; valid: {}", name, key_distribution_choices));
@@ -62,11 +64,19 @@ void fill_keys(std::span<T> keys, key_distribution dist, std::uint64_t seed, uns
   for (std::int64_t s = 0; s < count; ++s) {
     const auto i = static_cast<std::uint64_t>(s);
     switch (dist) {
-      case key_distribution::uniform: k[i] = from_draw<T>(random_at(seed, i), bits); break;
+      case key_distribution::uniform:
+        k[i] = from_draw<T>(random_at(seed, i), bits);
+        break;
       case key_distribution::sorted:
-      case key_distribution::nearly: k[i] = spread<T>(i, n, bits); break;
-      case key_distribution::reversed: k[i] = spread<T>(n - 1 - i, n, bits); break;
-      case key_distribution::equal: k[i] = from_draw<T>(random_at(seed, 0), bits); break;
+      case key_distribution::nearly:
+        k[i] = spread<T>(i, n, bits);
+        break;
+      case key_distribution::reversed:
+        k[i] = spread<T>(n - 1 - i, n, bits);
+        break;
+      case key_distribution::equal:
+        k[i] = from_draw<T>(random_at(seed, 0), bits);
+        break;
       case key_distribution::few:
         k[i] = from_draw<T>(random_at(seed ^ few_stream, random_below(seed, i, few_values)), bits);
         break;

@@ -70,8 +70,7 @@ void scan(text_file& r, Shape&& shape, Entry&& entry) {
   if (head[1] != "matrix") r.fail(fmt::format("object '{}' is not supported (only 'matrix')", head[1]));
   const bool coordinate = head[2] == "coordinate";
   if (!coordinate && head[2] != "array") r.fail(fmt::format("format '{}' is not 'coordinate' or 'array'", head[2]));
-  if (head[3] != "real" && head[3] != "integer" && head[3] != "double")
-    r.fail(fmt::format("field '{}' is not supported (real or integer)", head[3]));
+  if (head[3] != "real" && head[3] != "integer" && head[3] != "double") r.fail(fmt::format("field '{}' is not supported (real or integer)", head[3]));
   const bool symmetric = head[4] == "symmetric";
   if (!symmetric && head[4] != "general") r.fail(fmt::format("symmetry '{}' is not supported (general or symmetric)", head[4]));
 

@@ -37,8 +37,10 @@ std::vector<double> rossler(std::size_t n, std::uint64_t seed) {
 std::vector<std::string> split_csv(const std::string& line) {
   std::vector<std::string> out(1);
   for (char ch : line) {
-    if (ch == ',') out.emplace_back();
-    else if (ch != '\r') out.back() += ch;
+    if (ch == ',')
+      out.emplace_back();
+    else if (ch != '\r')
+      out.back() += ch;
   }
   for (auto& f : out) {
     const auto a = f.find_first_not_of(" \t"), z = f.find_last_not_of(" \t");
@@ -141,8 +143,7 @@ std::vector<double> read_series(text_file& in, const std::string& column, std::s
     if (!parse_number(fields[index], v)) in.fail(fmt::format("'{}' is not a finite number", fields[index]));
     x.push_back(v);
   }
-  if (x.size() < minimum)
-    throw usage_error(fmt::format("{}: {} values, too short (at least {} are needed)", in.name(), x.size(), minimum));
+  if (x.size() < minimum) throw usage_error(fmt::format("{}: {} values, too short (at least {} are needed)", in.name(), x.size(), minimum));
   return x;
 }
 
@@ -152,8 +153,7 @@ std::optional<std::string> degenerate_orbit(std::span<const double> x) {
   // A fixed point: the run of equal values at the end.
   std::size_t run = 1;
   while (run < n && x[n - 1 - run] == x[n - 1]) ++run;
-  if (run >= 16)
-    return fmt::format("the orbit collapsed onto the fixed point {} at step {} of {} (finite precision)", x[n - 1], n - run, n);
+  if (run >= 16) return fmt::format("the orbit collapsed onto the fixed point {} at step {} of {} (finite precision)", x[n - 1], n - run, n);
   // A short cycle: the tail repeats exactly with period p.
   for (std::size_t p = 2; p <= 65536 && 8 * p <= n; ++p) {
     const std::size_t span = std::min(n - p, std::max<std::size_t>(8 * p, 1000));

@@ -13,15 +13,13 @@
 
 namespace ema {
 
-text_file::text_file(const std::string& path, std::size_t max_line)
-    : in_(&file_), name_(valid_utf8(path)), max_line_(max_line) {
+text_file::text_file(const std::string& path, std::size_t max_line) : in_(&file_), name_(valid_utf8(path)), max_line_(max_line) {
   require_regular_file(path, "the file");
   file_.open(path, std::ios::binary);
   if (!file_) throw usage_error(fmt::format("{}: cannot open: {}", name_, std::strerror(errno)));
 }
 
-text_file::text_file(std::istream& in, std::string name, std::size_t max_line)
-    : in_(&in), name_(valid_utf8(name)), max_line_(max_line) {}
+text_file::text_file(std::istream& in, std::string name, std::size_t max_line) : in_(&in), name_(valid_utf8(name)), max_line_(max_line) {}
 
 bool text_file::next(std::string& line) {
   try {

@@ -75,8 +75,7 @@ class collector {
     return *pt;
   }
   std::vector<tool_series> take() {
-    for (auto& s : out_)
-      std::sort(s.points.begin(), s.points.end(), [](const tool_point& a, const tool_point& b) { return a.n < b.n; });
+    for (auto& s : out_) std::sort(s.points.begin(), s.points.end(), [](const tool_point& a, const tool_point& b) { return a.n < b.n; });
     return std::move(out_);
   }
 
@@ -184,8 +183,7 @@ struct gbench_aggregate {
 
 /// The runs reported by aggregates only, as points: the median (else mean) is the value, the
 /// stddev over the repetitions its noise.
-void add_aggregates(const std::map<std::string, gbench_aggregate>& aggregates, gbench_placer& place, const std::string& file,
-                    collector& c) {
+void add_aggregates(const std::map<std::string, gbench_aggregate>& aggregates, gbench_placer& place, const std::string& file, collector& c) {
   for (const auto& [run, a] : aggregates) {
     const auto value = a.median ? a.median : a.mean;
     if (!value) continue;
@@ -204,8 +202,7 @@ tool_results read_gbench(const json& doc, const std::string& file, const std::st
   require_array(doc, "benchmarks", "Google Benchmark", file);
   tool_results r;
   r.metric = metric.empty() || metric == "total" ? "real_time" : metric;
-  if (r.metric != "real_time" && r.metric != "cpu_time")
-    bad(fmt::format("Google Benchmark's results have real_time and cpu_time, not '{}'", metric));
+  if (r.metric != "real_time" && r.metric != "cpu_time") bad(fmt::format("Google Benchmark's results have real_time and cpu_time, not '{}'", metric));
   // Runs reported by their iterations, and those reported by aggregates only.
   std::set<std::string> iterated;
   for (const auto& e : doc["benchmarks"])
@@ -290,8 +287,8 @@ std::string nvbench_size_axis(const json& b, const std::string& bwhere, const st
   for (const auto& [k, vs] : values)
     if (vs.size() > 1) varying.push_back(k);
   if (varying.size() != 1)
-    bad(fmt::format("{}: benchmark '{}' has {} int64 axes that vary ({}); name the one that is n with --size", bwhere, name,
-                    varying.size(), varying.empty() ? std::string("none") : fmt::format("{}", fmt::join(varying, ", "))));
+    bad(fmt::format("{}: benchmark '{}' has {} int64 axes that vary ({}); name the one that is n with --size", bwhere, name, varying.size(),
+                    varying.empty() ? std::string("none") : fmt::format("{}", fmt::join(varying, ", "))));
   return varying.front();
 }
 
@@ -334,8 +331,10 @@ tool_results read_nvbench(const json& doc, const std::string& file, const std::s
       if (st.contains("axis_values") && st["axis_values"].is_array())
         for (const auto& v : st["axis_values"]) {
           const auto k = v.value("name", std::string());
-          if (k == axis) n = size_of(v.value("value", json()), where);
-          else params[k] = text_of(v.value("value", json()));
+          if (k == axis)
+            n = size_of(v.value("value", json()), where);
+          else
+            params[k] = text_of(v.value("value", json()));
         }
       if (!n) bad(fmt::format("{} has no axis '{}'", where, axis));
       if (devices.size() > 1) params["device"] = std::to_string(st.value("device", 0));
@@ -401,8 +400,7 @@ struct hyperfine_entry {
 };
 
 /// Reads one of hyperfine's results; `means_only` is set where it kept only a mean of the metric.
-hyperfine_entry read_hyperfine_entry(const json& e, std::string where_text, const std::string& size, const std::string& metric,
-                                     bool& means_only) {
+hyperfine_entry read_hyperfine_entry(const json& e, std::string where_text, const std::string& size, const std::string& metric, bool& means_only) {
   hyperfine_entry x;
   x.where = std::move(where_text);
   const auto& where = x.where;
@@ -412,7 +410,8 @@ hyperfine_entry read_hyperfine_entry(const json& e, std::string where_text, cons
   if (e.contains("parameters") && e["parameters"].is_object())
     for (const auto& [k, v] : e["parameters"].items()) params[k] = text_of(v);
   if (params.empty())
-    bad(fmt::format("{}: '{}' has no parameter to read n from; run hyperfine with a parameter scan, -P NAME LOW HIGH or "
+    bad(
+        fmt::format("{}: '{}' has no parameter to read n from; run hyperfine with a parameter scan, -P NAME LOW HIGH or "
                     "-L NAME LIST, and export it with --export-json",
                     where, command));
   std::string axis = size;
@@ -420,8 +419,7 @@ hyperfine_entry read_hyperfine_entry(const json& e, std::string where_text, cons
     if (params.size() != 1) {
       std::vector<std::string> names;
       for (const auto& kv : params) names.push_back(kv.first);
-      bad(fmt::format("{}: the results have {} parameters ({}); name the one that is n with --size", where, params.size(),
-                      fmt::join(names, ", ")));
+      bad(fmt::format("{}: the results have {} parameters ({}); name the one that is n with --size", where, params.size(), fmt::join(names, ", ")));
     }
     axis = params.begin()->first;
   }
@@ -485,9 +483,12 @@ tool_results read_hyperfine(const json& doc, const std::string& file, const std:
 
 const char* to_string(result_tool t) {
   switch (t) {
-    case result_tool::gbench: return "gbench";
-    case result_tool::nvbench: return "nvbench";
-    case result_tool::hyperfine: return "hyperfine";
+    case result_tool::gbench:
+      return "gbench";
+    case result_tool::nvbench:
+      return "nvbench";
+    case result_tool::hyperfine:
+      return "hyperfine";
   }
   return "?";
 }
@@ -499,14 +500,19 @@ result_tool parse_result_tool(const std::string& s) {
   bad(fmt::format("unknown results format '{}': csv, gbench, nvbench or hyperfine", s));
 }
 
-tool_results parse_tool_results(result_tool tool, const json& doc, const std::string& name, const std::string& size,
-                                const std::string& metric) {
+tool_results parse_tool_results(result_tool tool, const json& doc, const std::string& name, const std::string& size, const std::string& metric) {
   tool_results r;
   try {
     switch (tool) {
-      case result_tool::gbench: r = read_gbench(doc, name, size, metric); break;
-      case result_tool::nvbench: r = read_nvbench(doc, name, size, metric); break;
-      case result_tool::hyperfine: r = read_hyperfine(doc, name, size, metric); break;
+      case result_tool::gbench:
+        r = read_gbench(doc, name, size, metric);
+        break;
+      case result_tool::nvbench:
+        r = read_nvbench(doc, name, size, metric);
+        break;
+      case result_tool::hyperfine:
+        r = read_hyperfine(doc, name, size, metric);
+        break;
     }
   } catch (const json::exception& e) {  // a field of another type than the tool writes: the file's fault
     bad(fmt::format("{} is not {}'s results: a field has the wrong type ({})", name, to_string(tool), e.what()));
@@ -523,16 +529,17 @@ tool_results read_tool_results(result_tool tool, const std::string& path, const 
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(path, ec);
   if (!ec && bytes > max_bytes)
-    throw usage_error(fmt::format("{} holds {} bytes; results of more than 64 MiB are not read (split the run, or --csv of the columns)", path,
-                                  bytes));
+    throw usage_error(
+        fmt::format("{} holds {} bytes; results of more than 64 MiB are not read (split the run, or --csv of the columns)", path, bytes));
   // Parsed JSON takes up to about 24 bytes a byte of text (an array of one-digit numbers), and
   // memory that runs out midway cannot be recovered from (the parser's unwinding allocates too):
   // checked before, against what this process may still allocate.
   const double need = 24.0 * static_cast<double>(ec ? 0 : bytes) + static_cast<double>(std::uintmax_t{16} << 20);
   if (const auto left = static_cast<double>(memory_this_process_may_add()); need > left)
-    throw usage_error(fmt::format("{}: not enough memory to read it: {:.0f} MiB may be needed (24 bytes a byte of JSON), {:.0f} MiB is left "
-                                  "to ema (the machine's available memory, ulimit and control group)",
-                                  path, need / 1048576, left / 1048576));
+    throw usage_error(
+        fmt::format("{}: not enough memory to read it: {:.0f} MiB may be needed (24 bytes a byte of JSON), {:.0f} MiB is left "
+                    "to ema (the machine's available memory, ulimit and control group)",
+                    path, need / 1048576, left / 1048576));
   try {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw usage_error(fmt::format("cannot read {}", path));

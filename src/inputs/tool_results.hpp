@@ -38,16 +38,16 @@ struct tool_point {
 };
 
 struct tool_series {
-  std::string benchmark;  ///< gbench's family name, nvbench's benchmark, hyperfine's command with {NAME} for n
-  std::string params;     ///< every other argument, axis or parameter, a JSON object of strings
-  std::string size;       ///< the argument, axis or parameter read as n
+  std::string benchmark;           ///< gbench's family name, nvbench's benchmark, hyperfine's command with {NAME} for n
+  std::string params;              ///< every other argument, axis or parameter, a JSON object of strings
+  std::string size;                ///< the argument, axis or parameter read as n
   std::vector<tool_point> points;  ///< one per n, ascending
   std::vector<std::string> notes;  ///< how its values were read, where that differs from the rest
 };
 
 struct tool_results {
   std::vector<tool_series> series;
-  std::string metric;  ///< what was read as the value (gbench's real_time, an nvbench tag, ...)
+  std::string metric;              ///< what was read as the value (gbench's real_time, an nvbench tag, ...)
   std::vector<std::string> notes;  ///< what was left out and why
 };
 
@@ -60,12 +60,11 @@ struct tool_results {
 ///   hyperfine  time (wall, default), user or system (their means).
 /// Throws std::invalid_argument naming what is wrong: not that tool's JSON, no size to read, a
 /// metric it does not have, a value that is not a positive number.
-tool_results parse_tool_results(result_tool tool, const nlohmann::json& doc, const std::string& name,
-                                const std::string& size, const std::string& metric);
+tool_results parse_tool_results(result_tool tool, const nlohmann::json& doc, const std::string& name, const std::string& size,
+                                const std::string& metric);
 
 /// Reads a file as parse_tool_results; throws usage_error when it cannot be read, std::invalid_argument
 /// when it is not JSON or not the tool's.
-tool_results read_tool_results(result_tool tool, const std::string& path, const std::string& size,
-                               const std::string& metric);
+tool_results read_tool_results(result_tool tool, const std::string& path, const std::string& size, const std::string& metric);
 
 }  // namespace ema

@@ -99,8 +99,7 @@ void wait_for_counter_update(const std::vector<energy_source>& sources, double l
   if (!slowest) return;
   auto start = clock_type::now();
   double first = slowest->read();
-  while (slowest->read() == first &&
-         std::chrono::duration<double>(clock_type::now() - start).count() < limit)
+  while (slowest->read() == first && std::chrono::duration<double>(clock_type::now() - start).count() < limit)
     std::this_thread::sleep_for(std::chrono::microseconds(500));
 }
 

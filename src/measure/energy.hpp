@@ -12,8 +12,8 @@
 namespace ema {
 
 struct energy_source {
-  std::string metric;       ///< energy_gpu, energy_cpu or energy_dram
-  std::string unavailable;  ///< empty when the source can be read
+  std::string metric;            ///< energy_gpu, energy_cpu or energy_dram
+  std::string unavailable;       ///< empty when the source can be read
   std::function<double()> read;  ///< cumulative joules, monotonic
   double update_period = 0;      ///< seconds between counter updates (a bound, for alignment)
 };

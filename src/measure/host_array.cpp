@@ -22,8 +22,7 @@ void* host_allocate(std::size_t bytes, host_memory_kind kind) {
   // allows it: a scan over gigabytes of 4 KiB pages spends its time in page walks.
   constexpr std::size_t huge = std::size_t{2} << 20;
   const std::size_t align = bytes >= huge ? huge : 4096;
-  if (bytes > std::numeric_limits<std::size_t>::max() - align)
-    throw out_of_memory(fmt::format("cannot allocate {} bytes of host memory", bytes));
+  if (bytes > std::numeric_limits<std::size_t>::max() - align) throw out_of_memory(fmt::format("cannot allocate {} bytes of host memory", bytes));
   const std::size_t rounded = (bytes + align - 1) / align * align;
   void* p = std::aligned_alloc(align, rounded);
   if (!p) throw out_of_memory(fmt::format("cannot allocate {} bytes of host memory", bytes));

@@ -63,16 +63,15 @@ std::optional<host_load> host_load::from_json(const nlohmann::json& j) {
   };
   host_load l;
   double cpus = 0;
-  if (!number("wall_s", l.wall) || !number("own_cpus", l.own_cpus) || !number("others_cpus", l.others_cpus) ||
-      !number("steal", l.steal) || !number("cpus", cpus))
+  if (!number("wall_s", l.wall) || !number("own_cpus", l.own_cpus) || !number("others_cpus", l.others_cpus) || !number("steal", l.steal) ||
+      !number("cpus", cpus))
     return std::nullopt;
   l.cpus = static_cast<int>(cpus);
   number("load1", l.load1);
   return l;
 }
 
-std::optional<host_load> load_during(const cpu_times& before, const cpu_times& after, double wall, double own_cpu_seconds,
-                                     int cpus, double load1) {
+std::optional<host_load> load_during(const cpu_times& before, const cpu_times& after, double wall, double own_cpu_seconds, int cpus, double load1) {
   if (!(wall >= host_load_min_wall) || cpus <= 0) return std::nullopt;
   const double busy = after.busy - before.busy, idle = after.idle - before.idle, steal = after.steal - before.steal;
   const double total = busy + idle + steal;
@@ -100,10 +99,8 @@ bool hypervisor_stole(const host_load& l) { return l.steal >= 0.10; }
 std::string disturbance(const host_load& l) {
   std::string why;
   if (others_took_cpus(l))
-    why = fmt::format("other processes kept {:.1f} of the {} CPUs busy while it ran (it used {:.1f})", l.others_cpus, l.cpus,
-                      l.own_cpus);
-  if (hypervisor_stole(l))
-    why += fmt::format("{}the hypervisor stole {:.0f}% of the CPU time", why.empty() ? "" : "; ", 100 * l.steal);
+    why = fmt::format("other processes kept {:.1f} of the {} CPUs busy while it ran (it used {:.1f})", l.others_cpus, l.cpus, l.own_cpus);
+  if (hypervisor_stole(l)) why += fmt::format("{}the hypervisor stole {:.0f}% of the CPU time", why.empty() ? "" : "; ", 100 * l.steal);
   return why;
 }
 
@@ -114,8 +111,7 @@ std::optional<host_load> host_load_meter::finish(double wall, double own_cpu_sec
   const auto after = read_cpu_times();
   if (!after) return std::nullopt;
   const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
-  return load_during(*before_, *after, wall, own_cpu_seconds, online > 0 ? static_cast<int>(online) : 1,
-                     read_load_average().value_or(-1));
+  return load_during(*before_, *after, wall, own_cpu_seconds, online > 0 ? static_cast<int>(online) : 1, read_load_average().value_or(-1));
 }
 
 }  // namespace ema

@@ -34,12 +34,12 @@ std::optional<double> read_load_average(const std::string& proc_loadavg = proc_r
 
 /// What the machine did during one point.
 struct host_load {
-  double wall = 0;          ///< seconds the point's process ran
-  double own_cpus = 0;      ///< its CPU seconds (user + system, with the children it waited for) per wall second
-  double others_cpus = 0;   ///< CPUs kept busy by every other process, on average over the wall time
-  double steal = 0;         ///< the fraction of the machine's CPU time stolen by the hypervisor
-  double load1 = -1;        ///< the one-minute load average at the end (-1: unknown)
-  int cpus = 0;             ///< the CPUs the machine counts
+  double wall = 0;         ///< seconds the point's process ran
+  double own_cpus = 0;     ///< its CPU seconds (user + system, with the children it waited for) per wall second
+  double others_cpus = 0;  ///< CPUs kept busy by every other process, on average over the wall time
+  double steal = 0;        ///< the fraction of the machine's CPU time stolen by the hypervisor
+  double load1 = -1;       ///< the one-minute load average at the end (-1: unknown)
+  int cpus = 0;            ///< the CPUs the machine counts
 
   nlohmann::json to_json() const;
   /// A stored host_load; nullopt for anything else (points stored before ema measured it).
@@ -51,8 +51,7 @@ constexpr double host_load_min_wall = 0.05;
 
 /// The load over a point from the CPU times before and after it; nullopt for a point shorter than
 /// host_load_min_wall.
-std::optional<host_load> load_during(const cpu_times& before, const cpu_times& after, double wall, double own_cpu_seconds,
-                                     int cpus, double load1);
+std::optional<host_load> load_during(const cpu_times& before, const cpu_times& after, double wall, double own_cpu_seconds, int cpus, double load1);
 
 /// Why the point's times are not to be trusted as the machine's own, or "" when it was quiet:
 /// other processes kept at least half a CPU busy and at least half of the CPUs the point left free

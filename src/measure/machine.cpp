@@ -67,8 +67,8 @@ nlohmann::json read_caches(const std::string& dir) {
     const auto level = size_of(first_line(e / "level"));
     const auto bytes = size_of(first_line(e / "size"));
     if (!level || !bytes) continue;
-    out.push_back({{"level", level}, {"type", first_line(e / "type")}, {"size_bytes", bytes},
-                   {"shared_cpu_list", first_line(e / "shared_cpu_list")}});
+    out.push_back(
+        {{"level", level}, {"type", first_line(e / "type")}, {"size_bytes", bytes}, {"shared_cpu_list", first_line(e / "shared_cpu_list")}});
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return std::pair{a["level"].template get<std::uint64_t>(), a["type"].template get<std::string>()} <
@@ -109,9 +109,8 @@ nlohmann::json describe_machine() {
                {"caches", read_caches("/sys/devices/system/cpu/cpu0/cache")},
                {"kernel", fmt::format("{} {}", u.sysname, u.release)}};
   const auto& g = gpu::query();
-  m["cuda"] = {{"built_with_cuda", g.built_with_cuda},
-               {"runtime", cuda_version_text(g.runtime_version)},
-               {"driver_api", cuda_version_text(g.driver_version)}};
+  m["cuda"] = {
+      {"built_with_cuda", g.built_with_cuda}, {"runtime", cuda_version_text(g.runtime_version)}, {"driver_api", cuda_version_text(g.driver_version)}};
   if (auto dv = nvml::driver_version()) m["cuda"]["driver"] = *dv;
   m["gpus"] = nlohmann::json::array();
   for (const auto& d : g.devices) {

@@ -39,11 +39,9 @@ struct library {
       why = "NVML not found (libnvidia-ml.so.1: no NVIDIA driver)";
       return;
     }
-    if (!bind(init, "nvmlInit_v2") || !bind(error_string, "nvmlErrorString") ||
-        !bind(system_driver_version, "nvmlSystemGetDriverVersion") ||
+    if (!bind(init, "nvmlInit_v2") || !bind(error_string, "nvmlErrorString") || !bind(system_driver_version, "nvmlSystemGetDriverVersion") ||
         !bind(by_pci, "nvmlDeviceGetHandleByPciBusId_v2") || !bind(total_energy, "nvmlDeviceGetTotalEnergyConsumption") ||
-        !bind(max_clock, "nvmlDeviceGetMaxClockInfo") || !bind(clock, "nvmlDeviceGetClockInfo") ||
-        !bind(memory, "nvmlDeviceGetMemoryInfo")) {
+        !bind(max_clock, "nvmlDeviceGetMaxClockInfo") || !bind(clock, "nvmlDeviceGetClockInfo") || !bind(memory, "nvmlDeviceGetMemoryInfo")) {
       so = nullptr;
       return;
     }

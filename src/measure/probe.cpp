@@ -22,10 +22,14 @@ const char* ceiling_for_backend(const std::string& backend) {
   const auto b = backend_from_string(backend);
   if (!b) return "";  // a user's program
   switch (*b) {
-    case backend::seq: return "host_read_bw_one";
-    case backend::omp: return "host_read_bw_all";
-    case backend::cuda: return "device_read_bw";
-    case backend::multi_gpu: return "device_read_bw_all";
+    case backend::seq:
+      return "host_read_bw_one";
+    case backend::omp:
+      return "host_read_bw_all";
+    case backend::cuda:
+      return "device_read_bw";
+    case backend::multi_gpu:
+      return "device_read_bw_all";
   }
   return "";
 }
@@ -41,7 +45,7 @@ nlohmann::json measure_ceilings(const std::function<void(const std::string&)>& p
 
   const auto& g = gpu::query();
   const char* device_names[] = {"device_read_bw", "device_read_bw_all", "device_copy_bw", "launch_overhead",
-                                "launch_latency", "h2d_pinned_bw", "d2h_pinned_bw"};
+                                "launch_latency", "h2d_pinned_bw",      "d2h_pinned_bw"};
   if (g.devices.empty()) {
     for (auto* name : device_names) c[name] = {{"unavailable", g.unavailable}};
     return c;

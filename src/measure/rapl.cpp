@@ -47,16 +47,14 @@ rapl_domain rapl_domain::open(const std::string& domain, const std::string& root
     if (!now) {
       const bool opened = std::ifstream(z.energy_path).good();
       unreadable = opened ? fmt::format("{} holds no energy counter (no number on its first line)", z.energy_path)
-                          : fmt::format("cannot read {} ({}; reading RAPL usually needs root)", z.energy_path,
-                                        std::strerror(errno ? errno : EACCES));
+                          : fmt::format("cannot read {} ({}; reading RAPL usually needs root)", z.energy_path, std::strerror(errno ? errno : EACCES));
       continue;
     }
     z.last_uj = *now;
     z.range_uj = read_u64(dir / "max_energy_range_uj").value_or(0);
     d.zones_.push_back(z);
   }
-  if (d.zones_.empty())
-    d.reason_ = !unreadable.empty() ? unreadable : fmt::format("no RAPL '{}' zone under {}", domain, root);
+  if (d.zones_.empty()) d.reason_ = !unreadable.empty() ? unreadable : fmt::format("no RAPL '{}' zone under {}", domain, root);
   return d;
 }
 

@@ -61,12 +61,10 @@ std::size_t count_outliers(std::span<const double> s) {
   for (double x : s) dev.push_back(std::abs(x - m));
   double mad = median(dev);
   if (!(mad > 0)) mad = std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(m));
-  return static_cast<std::size_t>(
-      std::count_if(s.begin(), s.end(), [&](double x) { return std::abs(x - m) / mad > 10 * 1.4826; }));
+  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [&](double x) { return std::abs(x - m) / mad > 10 * 1.4826; }));
 }
 
-std::pair<double, double> median_ratio_interval(std::span<const double> a, std::span<const double> b, int resamples,
-                                                std::mt19937_64& rng) {
+std::pair<double, double> median_ratio_interval(std::span<const double> a, std::span<const double> b, int resamples, std::mt19937_64& rng) {
   const double ma = median({a.begin(), a.end()}), mb = median({b.begin(), b.end()});
   const double ratio = mb / ma;
   if (a.size() < 2 || b.size() < 2 || resamples <= 0) return {ratio, ratio};

@@ -34,7 +34,6 @@ std::size_t count_outliers(std::span<const double> samples);
 
 /// The 95% bootstrap interval of median(b) / median(a), each resampled with replacement
 /// `resamples` times; {ratio, ratio} when either has one sample.
-std::pair<double, double> median_ratio_interval(std::span<const double> a, std::span<const double> b, int resamples,
-                                                std::mt19937_64& rng);
+std::pair<double, double> median_ratio_interval(std::span<const double> a, std::span<const double> b, int resamples, std::mt19937_64& rng);
 
 }  // namespace ema

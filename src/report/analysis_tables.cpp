@@ -113,29 +113,26 @@ std::string render_analysis_tables(const experiment_view& v, table_style style) 
                             stored_text(params_text(first.params_json, ",", first.problem), style))
               : fmt::format("\n{} ({}) — repeated runs, total time\n", first.problem, params_text(first.params_json, ",", first.problem));
     grid g;
-    g.columns = {{"n", true},       {"variant", false}, {"runs", true},    {"median", true}, {"mean", true},  {"std dev", true},
-                 {"max", true},     {"min", true},      {"speedup", true}, {"vs omp", true}, {"p", true},
-                 {"efficiency", true}, {"cost p·T", true}};
+    g.columns = {{"n", true},   {"variant", false}, {"runs", true},   {"median", true}, {"mean", true},       {"std dev", true}, {"max", true},
+                 {"min", true}, {"speedup", true},  {"vs omp", true}, {"p", true},      {"efficiency", true}, {"cost p·T", true}};
     for (; i < rows.size() && rows[i].problem == first.problem && rows[i].params_json == first.params_json; ++i) {
       const auto& r = rows[i];
       auto opt = [](const std::optional<double>& x, auto fmt_fn) { return x ? fmt_fn(*x) : std::string("-"); };
-      g.rows.push_back({fmt::format("{}", r.n), r.variant,
-                        r.points > 1 ? fmt::format("{} ({} inputs)", r.runs, r.points) : std::to_string(r.runs),
+      g.rows.push_back({fmt::format("{}", r.n), r.variant, r.points > 1 ? fmt::format("{} ({} inputs)", r.runs, r.points) : std::to_string(r.runs),
                         format_time(r.median), format_time(r.mean), format_time(r.stddev), format_time(r.max), format_time(r.min),
                         opt(r.speedup_seq, [&](double x) { return format_ratio(x) + (r.speedup_spans_one ? " ~" : ""); }),
-                        opt(r.speedup_omp, format_ratio),
-                        opt(r.processors, [](double p) { return fmt::format("{:.0f}", p); }),
-                        opt(r.efficiency, [](double e) { return fmt::format("{:.3g}", e); }),
-                        opt(r.cost, format_time)});
+                        opt(r.speedup_omp, format_ratio), opt(r.processors, [](double p) { return fmt::format("{:.0f}", p); }),
+                        opt(r.efficiency, [](double e) { return fmt::format("{:.3g}", e); }), opt(r.cost, format_time)});
     }
     out += render(g, style);
     if (md) out += "\n";
-    out += fmt::format("{}over every timed run of every input instance: min is the best case, max the worst, mean the "
-                       "average, median the middle one; speedup fs = Ts / Tp of the medians against the same algorithm's seq (vs "
-                       "omp: its omp), so that one slow run cannot own it; efficiency fs / p and cost p · Tp (the median) where "
-                       "the variant states its processor count p; ~: the speedup's 95% bootstrap interval (each side's runs "
-                       "resampled) holds 1×, so these runs show no difference\n",
-                       md ? "- " : "  ");
+    out += fmt::format(
+        "{}over every timed run of every input instance: min is the best case, max the worst, mean the "
+        "average, median the middle one; speedup fs = Ts / Tp of the medians against the same algorithm's seq (vs "
+        "omp: its omp), so that one slow run cannot own it; efficiency fs / p and cost p · Tp (the median) where "
+        "the variant states its processor count p; ~: the speedup's 95% bootstrap interval (each side's runs "
+        "resampled) holds 1×, so these runs show no difference\n",
+        md ? "- " : "  ");
   }
   return out;
 }

@@ -33,7 +33,7 @@ std::string render_best(const experiment_view& v, const std::string& key, table_
     s.insert(s.end(), it->second.values.begin(), it->second.values.end());
   }
   grid g;
-  g.columns = {{"problem", false}, {"variant", false}, {"n", true},         {key, true},
+  g.columns = {{"problem", false}, {"variant", false},  {"n", true},         {key, true},
                {"total", true},    {"runner-up", true}, {"its total", true}, {"within noise", false}};
   std::mt19937_64 rng(1);
   for (const auto& k : order) {
@@ -47,24 +47,23 @@ std::string render_best(const experiment_view& v, const std::string& key, table_
     const auto [lo, hi] = median_ratio_interval(best, second, 1000, rng);
     const auto others = params_text(std::get<1>(k), ",", std::get<0>(k));
     g.rows.push_back({others.empty() ? std::get<0>(k) : fmt::format("{} ({})", std::get<0>(k), others), std::get<2>(k),
-                      std::to_string(std::get<3>(k)), ranked[0].second, format_time(ranked[0].first), ranked[1].second,
-                      format_time(ranked[1].first),
+                      std::to_string(std::get<3>(k)), ranked[0].second, format_time(ranked[0].first), ranked[1].second, format_time(ranked[1].first),
                       lo <= 1 ? fmt::format("yes ({} – {})", format_ratio(lo), format_ratio(hi))
                               : fmt::format("no ({} – {})", format_ratio(lo), format_ratio(hi))});
   }
   if (g.rows.empty())
-    throw usage_error(fmt::format("experiment {} has no problem whose points ran at two or more values of '{}'", v.experiment.id,
-                                  key));
+    throw usage_error(fmt::format("experiment {} has no problem whose points ran at two or more values of '{}'", v.experiment.id, key));
   const bool md = style == table_style::markdown;
   std::string out = md ? fmt::format("\n### The best {} per size and variant\n\n", stored_text(key, style))
                        : fmt::format("\nThe best {} per size and variant\n", key);
   for (auto& row : g.rows)
     for (auto& cell : row) cell = stored_text(cell, style);
   out += render(g, style);
-  out += fmt::format("{}{}: the value with the least median total time (all its samples, input instances pooled); "
-                     "runner-up: the next; within noise: whether the 95% bootstrap interval of T(runner-up) / T(best) "
-                     "holds 1, i.e. these runs cannot tell the two apart\n",
-                     md ? "\n- " : "  ", stored_text(key, style));
+  out += fmt::format(
+      "{}{}: the value with the least median total time (all its samples, input instances pooled); "
+      "runner-up: the next; within noise: whether the 95% bootstrap interval of T(runner-up) / T(best) "
+      "holds 1, i.e. these runs cannot tell the two apart\n",
+      md ? "\n- " : "  ", stored_text(key, style));
   return out;
 }
 

@@ -45,8 +45,7 @@ double row_context::pooled(const std::string& metric) const {
 
 void identity_values(const row_context& r, value_row& out) {
   out.push_back(value_of("n", hint::size, static_cast<double>(r.record().n)));
-  out.push_back(text_of("variant", hint::label,
-                        r.points.size() > 1 ? fmt::format("{} ×{}", r.label, r.points.size()) : r.label));
+  out.push_back(text_of("variant", hint::label, r.points.size() > 1 ? fmt::format("{} ×{}", r.label, r.points.size()) : r.label));
 }
 
 void total_value(const row_context& r, table_notes& notes, value_row& out) {
@@ -62,11 +61,10 @@ void total_value(const row_context& r, table_notes& notes, value_row& out) {
   auto v = value_of("total", hint::duration, total);
   v.noisy = std::isfinite(total) && (static_cast<double>(outliers) > 0.02 * static_cast<double>(samples) || worst_rse > 0.05);
   if (v.noisy)
-    notes.noisy_rows.push_back(fmt::format("{} n={}: {}{}", stored_text(r.label, r.style), r.record().n,
-                                           outliers ? fmt::format("{} of {} samples are outliers", outliers, samples) : std::string(),
-                                           worst_rse > 0.05 ? fmt::format("{}the median's standard error is {}", outliers ? "; " : "",
-                                                                          format_percent(worst_rse))
-                                                            : std::string()));
+    notes.noisy_rows.push_back(fmt::format(
+        "{} n={}: {}{}", stored_text(r.label, r.style), r.record().n,
+        outliers ? fmt::format("{} of {} samples are outliers", outliers, samples) : std::string(),
+        worst_rse > 0.05 ? fmt::format("{}the median's standard error is {}", outliers ? "; " : "", format_percent(worst_rse)) : std::string()));
   out.push_back(std::move(v));
 }
 
@@ -102,8 +100,8 @@ void rate_values(const row_context& r, value_row& out) {
   out.push_back(value_of(rate.name, hint::rate, per_s / rate.scale));
   out.push_back(value_of("eff. GB/s", hint::rate, rate.effective_bandwidth ? bytes_per_s / 1e9 : std::nan("")));
   const bool bandwidth = rate.of_bytes || rate.effective_bandwidth;
-  out.push_back(value_of("% ceil", hint::percent,
-                         bandwidth && r.ceilings ? bytes_per_s / ceiling_value(*r.ceilings, r.record().backend, rate) : std::nan("")));
+  out.push_back(
+      value_of("% ceil", hint::percent, bandwidth && r.ceilings ? bytes_per_s / ceiling_value(*r.ceilings, r.record().backend, rate) : std::nan("")));
 }
 
 void speedup_values(const row_context& r, value_row& out) {
@@ -174,12 +172,13 @@ void status_value(const row_context& r, table_notes& notes, value_row& out) {
     if (pr.status != point_status::ok) ++bad;
     if (pr.reason.empty()) continue;
     notes.footnotes.push_back(fmt::format("[{}] {} n={}{}: {}", notes.footnotes.size() + 1, stored_text(r.point_labels[i], r.style), pr.n,
-                                          r.points.size() > 1 ? fmt::format(" input {}", pr.instance) : "",
-                                          stored_text(pr.reason, r.style)));
+                                          r.points.size() > 1 ? fmt::format(" input {}", pr.instance) : "", stored_text(pr.reason, r.style)));
     status += fmt::format("{}{} [{}]", status.empty() ? "" : ", ", to_string(pr.status), notes.footnotes.size());
   }
-  if (status.empty()) status = "ok";
-  else if (bad && bad < static_cast<int>(r.points.size())) status = fmt::format("{} of {} ok; {}", r.points.size() - bad, r.points.size(), status);
+  if (status.empty())
+    status = "ok";
+  else if (bad && bad < static_cast<int>(r.points.size()))
+    status = fmt::format("{} of {} ok; {}", r.points.size() - bad, r.points.size(), status);
   out.push_back(text_of("status", hint::status, std::move(status)));
 }
 

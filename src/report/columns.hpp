@@ -31,9 +31,9 @@ struct row_context {
   std::string label;                      ///< the variant, with its tuning values
   std::vector<std::string> point_labels;  ///< each point's, for its footnote
   table_style style = table_style::text;
-  const problem_desc* desc = nullptr;  ///< nullptr: a problem this build does not register
-  std::optional<param_set> declared;   ///< the parameters as the problem declares them, if they are
-  const nlohmann::json* ceilings = nullptr;              ///< the experiment's probed ceilings
+  const problem_desc* desc = nullptr;                     ///< nullptr: a problem this build does not register
+  std::optional<param_set> declared;                      ///< the parameters as the problem declares them, if they are
+  const nlohmann::json* ceilings = nullptr;               ///< the experiment's probed ceilings
   const std::map<std::string, double>* totals = nullptr;  ///< each variant's pooled total at this n
   const std::vector<variant_identity>* identities = nullptr;
 

@@ -46,8 +46,8 @@ std::string label(const key& k) {
 
 }  // namespace
 
-comparison compare_experiments(const experiment_view& a, const experiment_view& b, const std::string& metric, double threshold,
-                               int resamples, std::uint64_t seed) {
+comparison compare_experiments(const experiment_view& a, const experiment_view& b, const std::string& metric, double threshold, int resamples,
+                               std::uint64_t seed) {
   comparison c;
   c.metric = metric;
   c.threshold = threshold;
@@ -117,58 +117,72 @@ void compare_fits(comparison& c, const experiment_view& a, const experiment_view
 
 std::string render_comparison(const comparison& c, const std::string& a_name, const std::string& b_name, table_style style) {
   const bool md = style == table_style::markdown;
-  std::string out = fmt::format("{}{} against {}: ratio of medians of {}, {} / {} (below 1: {} is faster); 95% bootstrap "
-                                "interval; threshold {}\n\n",
-                                md ? "## " : "", b_name, a_name, c.metric, b_name, a_name, b_name, format_percent(c.threshold));
+  std::string out = fmt::format(
+      "{}{} against {}: ratio of medians of {}, {} / {} (below 1: {} is faster); 95% bootstrap "
+      "interval; threshold {}\n\n",
+      md ? "## " : "", b_name, a_name, c.metric, b_name, a_name, b_name, format_percent(c.threshold));
   const std::string unit = find_metric(c.metric).unit;
   grid g;
-  g.columns = {{"problem", false}, {"variant", false}, {"n", true},       {a_name, true},
-               {b_name, true},     {"ratio", true},    {"95% interval", true}, {"verdict", false}};
+  g.columns = {{"problem", false}, {"variant", false},     {"n", true},       {a_name, true}, {b_name, true},
+               {"ratio", true},    {"95% interval", true}, {"verdict", false}};
   for (const auto& p : c.points)
-    g.rows.push_back({titled(p.problem, p.params_json), p.variant,
-                      std::to_string(p.n), format_value(p.a, unit), format_value(p.b, unit), fmt::format("{:.3f}", p.ratio),
-                      fmt::format("[{:.3f}, {:.3f}]", p.lo, p.hi), p.verdict});
+    g.rows.push_back({titled(p.problem, p.params_json), p.variant, std::to_string(p.n), format_value(p.a, unit), format_value(p.b, unit),
+                      fmt::format("{:.3f}", p.ratio), fmt::format("[{:.3f}, {:.3f}]", p.lo, p.hi), p.verdict});
   out += render(g, style);
   out += md ? "\n" : "";
   grid v;
   v.columns = {{"problem", false}, {"variant", false}, {"points", true}, {"geometric mean of the ratios", true}};
   for (const auto& x : c.variants)
-    v.rows.push_back({titled(x.problem, x.params_json), x.variant,
-                      std::to_string(x.points), fmt::format("{:.3f}", x.geomean)});
+    v.rows.push_back({titled(x.problem, x.params_json), x.variant, std::to_string(x.points), fmt::format("{:.3f}", x.geomean)});
   out += "\n" + render(v, style);
   if (!c.fits.empty()) {
     grid f;
-    f.columns = {{"problem", false}, {"variant", false}, {"class in " + a_name, false}, {"class in " + b_name, false},
+    f.columns = {{"problem", false},      {"variant", false}, {"class in " + a_name, false}, {"class in " + b_name, false},
                  {"exponent of n", true}, {"", false}};
     auto exponent = [](const std::optional<double>& e) { return e ? fmt::format("{:.3g}", *e) : std::string("-"); };
     for (const auto& x : c.fits)
-      f.rows.push_back({titled(x.problem, x.params_json), x.variant,
-                        fmt::format("{} ({})", x.a_class, x.a_verdict), fmt::format("{} ({})", x.b_class, x.b_verdict),
-                        fmt::format("{} → {}", exponent(x.a_exponent), exponent(x.b_exponent)),
+      f.rows.push_back({titled(x.problem, x.params_json), x.variant, fmt::format("{} ({})", x.a_class, x.a_verdict),
+                        fmt::format("{} ({})", x.b_class, x.b_verdict), fmt::format("{} → {}", exponent(x.a_exponent), exponent(x.b_exponent)),
                         x.class_changed ? "class changed" : ""});
     out += "\n" + render(f, style);
   }
   for (const auto* only : {&c.only_a, &c.only_b})
-    for (const auto& l : *only)
-      out += fmt::format("{}only in {}: {}\n", md ? "- " : "", only == &c.only_a ? a_name : b_name, stored_text(l, style));
+    for (const auto& l : *only) out += fmt::format("{}only in {}: {}\n", md ? "- " : "", only == &c.only_a ? a_name : b_name, stored_text(l, style));
   return out;
 }
 
 nlohmann::json comparison_json(const comparison& c, const std::string& a_name, const std::string& b_name) {
-  nlohmann::json j = {{"schema", "ema.compare/1"}, {"metric", c.metric}, {"threshold", c.threshold}, {"a", a_name}, {"b", b_name},
-                      {"points", nlohmann::json::array()}, {"variants", nlohmann::json::array()}, {"only_a", c.only_a},
+  nlohmann::json j = {{"schema", "ema.compare/1"},
+                      {"metric", c.metric},
+                      {"threshold", c.threshold},
+                      {"a", a_name},
+                      {"b", b_name},
+                      {"points", nlohmann::json::array()},
+                      {"variants", nlohmann::json::array()},
+                      {"only_a", c.only_a},
                       {"only_b", c.only_b}};
   for (const auto& p : c.points) {
     auto params = nlohmann::json::parse(p.params_json, nullptr, false);
-    j["points"].push_back({{"problem", p.problem}, {"params", params.is_object() ? params : nlohmann::json::object()},
-                           {"variant", p.variant}, {"n", p.n}, {"a", p.a}, {"b", p.b}, {"ratio", p.ratio}, {"lo", p.lo},
-                           {"hi", p.hi}, {"verdict", p.verdict}});
+    j["points"].push_back({{"problem", p.problem},
+                           {"params", params.is_object() ? params : nlohmann::json::object()},
+                           {"variant", p.variant},
+                           {"n", p.n},
+                           {"a", p.a},
+                           {"b", p.b},
+                           {"ratio", p.ratio},
+                           {"lo", p.lo},
+                           {"hi", p.hi},
+                           {"verdict", p.verdict}});
   }
   j["fits"] = nlohmann::json::array();
   for (const auto& f : c.fits) {
     auto params = nlohmann::json::parse(f.params_json, nullptr, false);
-    j["fits"].push_back({{"problem", f.problem}, {"params", params.is_object() ? params : nlohmann::json::object()},
-                         {"variant", f.variant}, {"a_class", f.a_class}, {"b_class", f.b_class}, {"a_verdict", f.a_verdict},
+    j["fits"].push_back({{"problem", f.problem},
+                         {"params", params.is_object() ? params : nlohmann::json::object()},
+                         {"variant", f.variant},
+                         {"a_class", f.a_class},
+                         {"b_class", f.b_class},
+                         {"a_verdict", f.a_verdict},
                          {"b_verdict", f.b_verdict},
                          {"a_exponent", f.a_exponent ? nlohmann::json(*f.a_exponent) : nlohmann::json(nullptr)},
                          {"b_exponent", f.b_exponent ? nlohmann::json(*f.b_exponent) : nlohmann::json(nullptr)},
@@ -176,8 +190,11 @@ nlohmann::json comparison_json(const comparison& c, const std::string& a_name, c
   }
   for (const auto& v : c.variants) {
     auto params = nlohmann::json::parse(v.params_json, nullptr, false);
-    j["variants"].push_back({{"problem", v.problem}, {"params", params.is_object() ? params : nlohmann::json::object()},
-                             {"variant", v.variant}, {"points", v.points}, {"geomean", v.geomean}});
+    j["variants"].push_back({{"problem", v.problem},
+                             {"params", params.is_object() ? params : nlohmann::json::object()},
+                             {"variant", v.variant},
+                             {"points", v.points},
+                             {"geomean", v.geomean}});
   }
   return j;
 }

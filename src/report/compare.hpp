@@ -19,9 +19,9 @@ namespace ema {
 struct compared_point {
   std::string problem, params_json, variant;
   std::uint64_t n = 0;
-  double a = 0, b = 0;              ///< medians of the metric (instances pooled)
+  double a = 0, b = 0;               ///< medians of the metric (instances pooled)
   double ratio = 0, lo = 0, hi = 0;  ///< b / a and its 95% bootstrap interval
-  std::string verdict;              ///< same, faster, slower, ambiguous
+  std::string verdict;               ///< same, faster, slower, ambiguous
 };
 
 struct compared_variant {
@@ -49,8 +49,8 @@ struct comparison {
 
 /// Compares the points of `a` and `b` that ran ok with samples of `metric`, matched by problem,
 /// parameters, variant and n. `resamples` bootstrap draws from `seed`.
-comparison compare_experiments(const experiment_view& a, const experiment_view& b, const std::string& metric, double threshold,
-                               int resamples = 2000, std::uint64_t seed = 1);
+comparison compare_experiments(const experiment_view& a, const experiment_view& b, const std::string& metric, double threshold, int resamples = 2000,
+                               std::uint64_t seed = 1);
 
 /// Fits every variant of both experiments (`ema fit`'s analysis of `metric`) and adds to `c`, for
 /// those fitted in both, the class, verdict and exponent in each and whether the class changed.

@@ -159,9 +159,8 @@ struct group {
 std::vector<group> groups_of(const experiment_view& v) {
   std::vector<group> out;
   for (const auto& p : v.points) {
-    auto it = std::find_if(out.begin(), out.end(), [&](const group& g) {
-      return g.problem == p.record.problem && g.params_json == p.record.params_json;
-    });
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const group& g) { return g.problem == p.record.problem && g.params_json == p.record.params_json; });
     if (it == out.end()) {
       out.push_back({p.record.problem, p.record.params_json, {}, {}});
       it = std::prev(out.end());
@@ -206,10 +205,9 @@ chart metric_chart(const group& g, const std::string& metric, const fits_by_metr
       const auto& st = it->second.stats;
       const double q1 = quantile(it->second.values, 0.25), q3 = quantile(it->second.values, 0.75);
       s.points.push_back({static_cast<double>(p->record.n), st.median, q1, q3,
-                          fmt::format("{} n={}: median {} (interquartile {} – {}; min {}, max {}; {} samples)", variant,
-                                      p->record.n, format_value(st.median, info.unit), format_value(q1, info.unit),
-                                      format_value(q3, info.unit), format_value(st.min, info.unit),
-                                      format_value(st.max, info.unit), st.count)});
+                          fmt::format("{} n={}: median {} (interquartile {} – {}; min {}, max {}; {} samples)", variant, p->record.n,
+                                      format_value(st.median, info.unit), format_value(q1, info.unit), format_value(q3, info.unit),
+                                      format_value(st.min, info.unit), format_value(st.max, info.unit), st.count)});
     }
     if (s.points.empty()) continue;
     if (const auto* f = find_fit(fits, metric, g, variant); f && f->analysis && f->analysis->verdict.level == fit::verdict_level::inconclusive) {
@@ -228,15 +226,13 @@ chart metric_chart(const group& g, const std::string& metric, const fits_by_metr
         s.band_lo.emplace_back(b.n, b.lo);
         s.band_hi.emplace_back(b.n, b.hi);
       }
-      s.name += " — " + a.groups.best.theta().text() +
-                (a.verdict.level == fit::verdict_level::tentative ? " (tentative)" : "");
+      s.name += " — " + a.groups.best.theta().text() + (a.verdict.level == fit::verdict_level::tentative ? " (tentative)" : "");
       // A memory metric's knee is where the data outgrow the process's baseline, not a saturation.
       if (a.knee && info.unit != std::string("B"))
         c.markers.push_back({a.knee->where.n, fmt::format("knee {} ≈ {}", variant, format_count(a.knee->where.n)), s.color});
       else if (!a.knee && a.regime_from > 0)
         for (const auto& b : a.breakpoints)
-          if (!b.cache.empty())
-            c.markers.push_back({b.n, fmt::format("{} {} filled ≈ {}", variant, b.cache, format_count(b.n)), s.color});
+          if (!b.cache.empty()) c.markers.push_back({b.n, fmt::format("{} {} filled ≈ {}", variant, b.cache, format_count(b.n)), s.color});
       if (f->resident_threads) gpu_threads = *f->resident_threads;
     }
     c.series.push_back(std::move(s));
@@ -275,9 +271,7 @@ chart speedup_chart(const group& g, const std::vector<variant_identity>& identit
   c.y_label = fmt::format("speedup against {} (×)", base);
   c.format_y = format_ratio;
   c.levels.push_back({1, "1× (as fast as the baseline)", -1});
-  auto present = [&](std::string_view v) {
-    return std::any_of(g.variants.begin(), g.variants.end(), [&](const auto& x) { return x.first == v; });
-  };
+  auto present = [&](std::string_view v) { return std::any_of(g.variants.begin(), g.variants.end(), [&](const auto& x) { return x.first == v; }); };
   for (const auto& [variant, backend] : g.variants) {
     const auto reference = speedup_baseline_among(identities, g.problem, variant, kind, present);
     if (reference.empty() || reference == variant) continue;
@@ -323,9 +317,8 @@ chart phase_chart(const group& g, const std::string& variant) {
       {"kernel", [&](std::uint64_t n) { return at(kernel, n); }},
       {"transfers (h2d + d2h)", [&](std::uint64_t n) { return at(h2d, n) + at(d2h, n); }},
       {"allocation (alloc + free)", [&](std::uint64_t n) { return at(alloc, n) + at(release, n); }},
-      {"overhead (the rest)", [&](std::uint64_t n) {
-         return at(total, n) - at(kernel, n) - at(h2d, n) - at(d2h, n) - at(alloc, n) - at(release, n);
-       }}};
+      {"overhead (the rest)",
+       [&](std::uint64_t n) { return at(total, n) - at(kernel, n) - at(h2d, n) - at(d2h, n) - at(alloc, n) - at(release, n); }}};
   for (std::size_t i = 0; i < parts.size(); ++i) {
     chart_series s;
     s.name = parts[i].first;
@@ -418,8 +411,7 @@ std::vector<std::string> report_metrics(const experiment_view& v) {
   std::vector<std::string> out;
   const auto present = experiment_metrics(v);
   for (const auto& m : metric_catalog())
-    if (present.count(m.name) && std::string_view(m.name) != "point_wall" &&
-        std::string_view(m.name).find("_above_idle") == std::string_view::npos)
+    if (present.count(m.name) && std::string_view(m.name) != "point_wall" && std::string_view(m.name).find("_above_idle") == std::string_view::npos)
       out.push_back(m.name);
   for (const auto& m : present)
     if (std::find(out.begin(), out.end(), m) == out.end() && m != "point_wall" && m.find("_above_idle") == std::string::npos &&
@@ -441,12 +433,13 @@ std::string group_section(const experiment_view& v, const fits_by_metric& fits, 
     if (g.problem == d->name) desc = d;
   o += fmt::format("<section id=\"g{}\">\n<h2>{}{}</h2>\n", gi, html_escape(g.problem),
                    params_text(g.params_json, ", ", g.problem).empty() ? "" : " (" + html_escape(params_text(g.params_json, ", ", g.problem)) + ")");
-  if (desc) o += fmt::format("<p class=\"meta\">{} — n: {} — source: {}</p>\n", html_escape(desc->title),
-                             html_escape(desc->size_meaning), html_escape(desc->source));
+  if (desc)
+    o += fmt::format("<p class=\"meta\">{} — n: {} — source: {}</p>\n", html_escape(desc->title), html_escape(desc->size_meaning),
+                     html_escape(desc->source));
   {
     const auto it = fits.find("total");
-    const auto summary = render_summary(v, g.problem, g.params_json, it == fits.end() ? std::vector<variant_fit>{} : it->second,
-                                        table_style::markdown);
+    const auto summary =
+        render_summary(v, g.problem, g.params_json, it == fits.end() ? std::vector<variant_fit>{} : it->second, table_style::markdown);
     if (!summary.empty()) o += "<h3>Summary</h3>\n" + markdown_to_html(summary, 2);
   }
   o += "<div class=\"charts\">\n";

@@ -37,16 +37,20 @@ nlohmann::json to_run_json(const experiment_view& v) {
     const auto& r = p.record;
     nlohmann::json metrics = nlohmann::json::object();
     for (const auto& [name, m] : p.metrics) {
-      metrics[name] = {{"median", m.stats.median}, {"min", m.stats.min},       {"max", m.stats.max},
-                       {"mean", m.stats.mean},     {"stddev", m.stats.stddev}, {"unit", m.unit},
-                       {"samples", m.values}};
+      metrics[name] = {{"median", m.stats.median}, {"min", m.stats.min}, {"max", m.stats.max}, {"mean", m.stats.mean},
+                       {"stddev", m.stats.stddev}, {"unit", m.unit},     {"samples", m.values}};
     }
     if (p.unavailable.is_object())
       for (const auto& [name, why] : p.unavailable.items())
         if (!metrics.contains(name))
-          metrics[name] = {{"median", nullptr}, {"min", nullptr},  {"max", nullptr},
-                           {"mean", nullptr},   {"stddev", nullptr}, {"unit", find_metric(name).unit},
-                           {"samples", nlohmann::json::array()}, {"unavailable", why}};
+          metrics[name] = {{"median", nullptr},
+                           {"min", nullptr},
+                           {"max", nullptr},
+                           {"mean", nullptr},
+                           {"stddev", nullptr},
+                           {"unit", find_metric(name).unit},
+                           {"samples", nlohmann::json::array()},
+                           {"unavailable", why}};
     // The variant's algorithm and role as the point recorded them, so every build of ema exports the
     // same; else what this build knows of it (a user's program under `ema exec` has neither).
     const auto* known = lookup_variant(r.problem, r.variant);
@@ -78,18 +82,16 @@ std::string to_csv(const experiment_view& v) {
   std::string out = "experiment,problem,variant,backend,n,params,seed,instance,status,verified,metric,unit,count,median,min,max,mean,stddev,reason\n";
   for (const auto& p : v.points) {
     const auto& r = p.record;
-    auto prefix = fmt::format("{},{},{},{},{},{},{},{},{},{}", v.experiment.id, csv_field(r.problem), csv_field(r.variant),
-                              r.backend, r.n, csv_field(r.params_json), r.seed, r.instance, to_string(r.status),
-                              r.verified ? 1 : 0);
+    auto prefix = fmt::format("{},{},{},{},{},{},{},{},{},{}", v.experiment.id, csv_field(r.problem), csv_field(r.variant), r.backend, r.n,
+                              csv_field(r.params_json), r.seed, r.instance, to_string(r.status), r.verified ? 1 : 0);
     if (p.metrics.empty()) out += fmt::format("{},,,0,,,,,,{}\n", prefix, csv_field(r.reason));
     for (const auto& [name, m] : p.metrics)
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", prefix, name, m.unit, m.stats.count,
-                         m.stats.median, m.stats.min, m.stats.max, m.stats.mean, m.stats.stddev, csv_field(r.reason));
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", prefix, name, m.unit, m.stats.count, m.stats.median, m.stats.min, m.stats.max,
+                         m.stats.mean, m.stats.stddev, csv_field(r.reason));
     if (p.unavailable.is_object())
       for (const auto& [name, why] : p.unavailable.items())
         if (!p.metrics.count(name))
-          out += fmt::format("{},{},{},0,,,,,,{}\n", prefix, name, find_metric(name).unit,
-                             csv_field("unavailable: " + why.get<std::string>()));
+          out += fmt::format("{},{},{},0,,,,,,{}\n", prefix, name, find_metric(name).unit, csv_field("unavailable: " + why.get<std::string>()));
   }
   return out;
 }

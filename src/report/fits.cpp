@@ -21,18 +21,22 @@ namespace {
 
 double point_value(const metric_view& m, point_stat s) {
   switch (s) {
-    case point_stat::median: return m.stats.median;
-    case point_stat::mean: return m.stats.mean;
-    case point_stat::best: return m.stats.min;
-    case point_stat::worst: return m.stats.max;
+    case point_stat::median:
+      return m.stats.median;
+    case point_stat::mean:
+      return m.stats.mean;
+    case point_stat::best:
+      return m.stats.min;
+    case point_stat::worst:
+      return m.stats.max;
   }
   return NAN;
 }
 
 // Seconds one point of a variant takes to run at n: the minimum-error equation of its `total`
 // times the runs a point makes (warm-up and the least number of timed runs).
-std::function<double(double)> cost_model(const experiment_view& v, const std::string& problem,
-                                         const std::string& params_json, const std::string& variant) {
+std::function<double(double)> cost_model(const experiment_view& v, const std::string& problem, const std::string& params_json,
+                                         const std::string& variant) {
   const auto total = variant_series(v, problem, params_json, variant, "total", point_stat::median);
   if (total.sizes().size() < 3) return {};
   const auto& reps = v.experiment.plan.value("repetitions", nlohmann::json::object());
@@ -52,7 +56,6 @@ double default_budget(const experiment_record& e) {
   return e.plan.value("timeout", 300.0);
 }
 
-
 }  // namespace
 
 point_stat parse_point_stat(const std::string& s) {
@@ -65,10 +68,14 @@ point_stat parse_point_stat(const std::string& s) {
 
 const char* to_string(point_stat s) {
   switch (s) {
-    case point_stat::median: return "median";
-    case point_stat::mean: return "mean";
-    case point_stat::best: return "best";
-    case point_stat::worst: return "worst";
+    case point_stat::median:
+      return "median";
+    case point_stat::mean:
+      return "mean";
+    case point_stat::best:
+      return "best";
+    case point_stat::worst:
+      return "worst";
   }
   return "?";
 }
@@ -84,8 +91,8 @@ std::set<std::string> experiment_metrics(const experiment_view& v) {
 /// The relative standard error of a variant's fitted values: per point, that of the median of its
 /// repetitions (measure/stats.hpp, median_rse), then the median over the points; NaN without points
 /// of three or more samples.
-double repetition_noise(const experiment_view& v, const std::string& problem, const std::string& params_json,
-                        const std::string& variant, const std::string& metric) {
+double repetition_noise(const experiment_view& v, const std::string& problem, const std::string& params_json, const std::string& variant,
+                        const std::string& metric) {
   std::vector<double> errors;
   for (const auto& p : v.points) {
     const auto& r = p.record;
@@ -118,9 +125,8 @@ std::vector<fit::memory_level> memory_levels(const nlohmann::json& machine, cons
   return out;
 }
 
-fit::series variant_series(const experiment_view& v, const std::string& problem, const std::string& params_json,
-                           const std::string& variant, const std::string& metric, point_stat stat,
-                           std::vector<std::string>* notes) {
+fit::series variant_series(const experiment_view& v, const std::string& problem, const std::string& params_json, const std::string& variant,
+                           const std::string& metric, point_stat stat, std::vector<std::string>* notes) {
   fit::series s;
   int dropped = 0, failed = 0;
   for (const auto& p : v.points) {
@@ -140,29 +146,30 @@ fit::series variant_series(const experiment_view& v, const std::string& problem,
     s.add(static_cast<double>(r.n), value);
   }
   if (notes && dropped)
-    notes->push_back(fmt::format("{} point{} left out: a value of 0 or below cannot be fitted on relative error", dropped,
-                                 dropped == 1 ? "" : "s"));
+    notes->push_back(fmt::format("{} point{} left out: a value of 0 or below cannot be fitted on relative error", dropped, dropped == 1 ? "" : "s"));
   if (notes && failed) notes->push_back(fmt::format("{} point{} that did not run ok left out", failed, failed == 1 ? "" : "s"));
   if (notes) {
     std::set<std::uint64_t> busy;
     int aside = 0;
     for (const auto& p : v.points)
-      if (p.record.problem == problem && p.record.params_json == params_json && p.record.variant == variant &&
-          p.record.status == point_status::ok && disturbed(p))
+      if (p.record.problem == problem && p.record.params_json == params_json && p.record.variant == variant && p.record.status == point_status::ok &&
+          disturbed(p))
         busy.insert(p.record.n);
     for (const auto& x : v.set_aside)
       aside += x.point.record.problem == problem && x.point.record.params_json == params_json && x.point.record.variant == variant;
     if (!busy.empty()) {
       std::vector<std::string> sizes;
       for (auto n : busy) sizes.push_back(format_size(static_cast<double>(n)));
-      notes->push_back(fmt::format("the machine was busy while n = {} ran (other processes took the CPUs it needed); `ema run "
-                                   "--rerun-noisy` measures {} again",
-                                   fmt::join(sizes, ", "), busy.size() == 1 ? "it" : "them"));
+      notes->push_back(
+          fmt::format("the machine was busy while n = {} ran (other processes took the CPUs it needed); `ema run "
+                      "--rerun-noisy` measures {} again",
+                      fmt::join(sizes, ", "), busy.size() == 1 ? "it" : "them"));
     }
     if (aside)
-      notes->push_back(fmt::format("{} earlier measurement{} of its points set aside (measured again, or disturbed where a quiet one "
-                                   "exists); they stay in the database",
-                                   aside, aside == 1 ? "" : "s"));
+      notes->push_back(
+          fmt::format("{} earlier measurement{} of its points set aside (measured again, or disturbed where a quiet one "
+                      "exists); they stay in the database",
+                      aside, aside == 1 ? "" : "s"));
   }
   return s;
 }
@@ -173,9 +180,7 @@ namespace {
 struct series_key {
   std::string problem, params, variant, backend;
   bool operator==(const series_key&) const = default;
-  bool holds(const point_view& p) const {
-    return p.record.problem == problem && p.record.params_json == params && p.record.variant == variant;
-  }
+  bool holds(const point_view& p) const { return p.record.problem == problem && p.record.params_json == params && p.record.variant == variant; }
 };
 
 /// The experiment's series in plan order; usage_error for a --problem or --variant it lacks.
@@ -191,8 +196,7 @@ std::vector<series_key> series_of(const experiment_view& v, const fit_request& r
       bool found = false;
       for (const auto& g : groups) found |= name == (filter == &r.problems ? g.problem : g.variant);
       if (!found)
-        throw usage_error(fmt::format("experiment {} has no {} '{}'", v.experiment.id,
-                                      filter == &r.problems ? "problem" : "variant", name));
+        throw usage_error(fmt::format("experiment {} has no {} '{}'", v.experiment.id, filter == &r.problems ? "problem" : "variant", name));
     }
   return groups;
 }
@@ -207,9 +211,10 @@ std::string across_machines(const experiment_view& v, const series_key& g, const
   if (kinds.size() <= 1) return "";
   const auto which = fmt::format("{} kinds of machine ({})", kinds.size(), fmt::join(kinds, "; "));
   if (!r.across_machines)
-    return fmt::format("its points ran on {}: one curve across unlike machines mixes their speeds; fit each machine's shards apart, "
-                       "or pass --across-machines",
-                       which);
+    return fmt::format(
+        "its points ran on {}: one curve across unlike machines mixes their speeds; fit each machine's shards apart, "
+        "or pass --across-machines",
+        which);
   f.notes.push_back("fitted across " + which + " (--across-machines)");
   return "";
 }
@@ -248,8 +253,10 @@ void fit_series(variant_fit& f, const experiment_view& v, const series_key& g, c
   const auto* desc = lookup_problem(g.problem);
   std::shared_ptr<param_set> declared;
   if (desc) {
-    if (auto p = param_set::restore_json(desc->name, desc->params, g.params)) declared = std::make_shared<param_set>(std::move(*p));
-    else f.notes.push_back(fmt::format("its stored parameters are not ones {} declares: its work is not weighed", g.problem));
+    if (auto p = param_set::restore_json(desc->name, desc->params, g.params))
+      declared = std::make_shared<param_set>(std::move(*p));
+    else
+      f.notes.push_back(fmt::format("its stored parameters are not ones {} declares: its work is not weighed", g.problem));
   }
   if (desc && declared && r.metric != "host_peak_rss") add_work_model(options, v, g, *desc, declared, data.sizes().back());
   options.groups.budget = f.budget;
@@ -273,8 +280,7 @@ void fit_series(variant_fit& f, const experiment_view& v, const series_key& g, c
 std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_request& r) {
   const auto metrics = experiment_metrics(v);
   if (!metrics.count(r.metric))
-    throw usage_error(fmt::format("experiment {} has no samples of metric '{}'; it has: {}", v.experiment.id, r.metric,
-                                  fmt::join(metrics, ", ")));
+    throw usage_error(fmt::format("experiment {} has no samples of metric '{}'; it has: {}", v.experiment.id, r.metric, fmt::join(metrics, ", ")));
   auto selected = [](const std::vector<std::string>& filter, const std::string& name) {
     return filter.empty() || std::find(filter.begin(), filter.end(), name) != filter.end();
   };
@@ -399,8 +405,8 @@ nlohmann::json fits_json(const std::vector<variant_fit>& fits, const nlohmann::j
 
 std::string render_fit_summary(const std::vector<variant_fit>& fits, table_style style) {
   grid t;
-  t.columns = {{"problem", false}, {"variant", false}, {"class", false}, {"exponent of n (95%)", false}, {"verdict", false},
-               {"not excluded", false}, {"to settle it", false}};
+  t.columns = {{"problem", false}, {"variant", false},      {"class", false},       {"exponent of n (95%)", false},
+               {"verdict", false}, {"not excluded", false}, {"to settle it", false}};
   for (const auto& f : fits) {
     const auto ptext = params_text(f.params_json, ",", f.problem);
     const auto problem = ptext.empty() ? f.problem : fmt::format("{} ({})", f.problem, ptext);
@@ -440,9 +446,9 @@ namespace {
 std::string fit_heading(const variant_fit& f, table_style style) {
   const bool md = style == table_style::markdown;
   const auto ptext = params_text(f.params_json, ",", f.problem);
-  const std::string title = f.problem.empty()  ? (ptext.empty() ? f.variant : fmt::format("{} ({})", f.variant, ptext))
-                            : ptext.empty()    ? fmt::format("{} · {}", f.problem, f.variant)
-                                               : fmt::format("{} ({}) · {}", f.problem, ptext, f.variant);
+  const std::string title = f.problem.empty() ? (ptext.empty() ? f.variant : fmt::format("{} ({})", f.variant, ptext))
+                            : ptext.empty()   ? fmt::format("{} · {}", f.problem, f.variant)
+                                              : fmt::format("{} ({}) · {}", f.problem, ptext, f.variant);
   return md ? fmt::format("\n#### {} — {}\n\n", stored_text(title, style), stored_text(f.metric, style))
             : fmt::format("\n{} — {}\n", title, f.metric);
 }
@@ -450,8 +456,8 @@ std::string fit_heading(const variant_fit& f, table_style style) {
 /// The sizes, the answer first, then the verdict: how far it can be quoted (analysis/verdict.hpp).
 std::string fit_answer(const variant_fit& f, const fit::analysis& a, table_style style, const char* ind) {
   const auto sizes = a.data.sizes();
-  std::string out = fmt::format("{}{} sizes from {} to {}, {} values; {} equations fitted\n", ind, sizes.size(),
-                                format_size(sizes.front()), format_size(sizes.back()), a.data.size(), a.groups.candidates);
+  std::string out = fmt::format("{}{} sizes from {} to {}, {} values; {} equations fitted\n", ind, sizes.size(), format_size(sizes.front()),
+                                format_size(sizes.back()), a.data.size(), a.groups.candidates);
   out += fmt::format("{}answer: {}\n", ind, stored_text(fit::answer_text(a), style));
   const auto& vd = a.verdict;
   out += fmt::format("{}verdict: {}{}\n", ind, fit::to_string(vd.level),
@@ -465,8 +471,7 @@ std::string fit_answer(const variant_fit& f, const fit::analysis& a, table_style
 
 /// EMA's groups as a table (the best equation, the minimum-error one, up to 8 more or all of
 /// them) and the groups' sizes.
-std::string fit_groups_table(const variant_fit& f, const fit::equation_groups& g, table_style style, bool all_equations,
-                             const char* ind) {
+std::string fit_groups_table(const variant_fit& f, const fit::equation_groups& g, table_style style, bool all_equations, const char* ind) {
   const bool md = style == table_style::markdown;
   grid t;
   t.columns = {{"group", false}, {"equation", false}, {"Θ", false}, {"coef", true}, {"max err", true}, {"tie breaker", true}};
@@ -498,10 +503,10 @@ std::string fit_groups_table(const variant_fit& f, const fit::equation_groups& g
   std::string out = md ? "\n" + render(t, style) + "\n" : render(t, style);
   if (g.equivalent.size() > shown)
     out += fmt::format("{}… and {} more equivalent equations (--all-equations lists them)\n", ind, g.equivalent.size() - shown);
-  out += fmt::format("{}equivalent: {} (within {} of the minimum-error one at every size); distinguishable: {}, "
-                     "non-distinguishable: {} (tie breaker beyond the budget of {})\n",
-                     ind, g.equivalent.size(), format_percent(0.05), g.distinguishable.size(), g.non_distinguishable.size(),
-                     format_time(f.budget));
+  out += fmt::format(
+      "{}equivalent: {} (within {} of the minimum-error one at every size); distinguishable: {}, "
+      "non-distinguishable: {} (tie breaker beyond the budget of {})\n",
+      ind, g.equivalent.size(), format_percent(0.05), g.distinguishable.size(), g.non_distinguishable.size(), format_time(f.budget));
   return out;
 }
 
@@ -510,10 +515,11 @@ std::string fit_groups_table(const variant_fit& f, const fit::equation_groups& g
 std::string fit_details(const variant_fit& f, const fit::analysis& a, table_style style, const char* ind) {
   std::string out;
   if (a.knee) {
-    out += fmt::format("{}knee at n ≈ {}: {} below, {} above (slopes {:.2f} and {:.2f} in log-log); the groups describe "
-                       "the regime above it",
-                       ind, format_size(std::round(a.knee->where.n)), a.knee->below.text(), a.knee->above.text(),
-                       a.knee->where.slope_below, a.knee->where.slope_above);
+    out += fmt::format(
+        "{}knee at n ≈ {}: {} below, {} above (slopes {:.2f} and {:.2f} in log-log); the groups describe "
+        "the regime above it",
+        ind, format_size(std::round(a.knee->where.n)), a.knee->below.text(), a.knee->above.text(), a.knee->where.slope_below,
+        a.knee->where.slope_above);
     if (f.resident_threads) out += fmt::format("; GPU resident threads (SMs × threads per SM): {:.0f}", *f.resident_threads);
     out += "\n";
   }
@@ -524,13 +530,13 @@ std::string fit_details(const variant_fit& f, const fit::analysis& a, table_styl
   }
   if (!a.regime.empty() && !a.knee) out += fmt::format("{}the groups describe the regime {}\n", ind, a.regime);
   if (const auto& ci = a.uncertainty.interval)
-    out += fmt::format("{}{}: {:.3g}, 95% interval [{:.3g}, {:.3g}] ({} bootstrap resamples)\n", ind, ci->what, ci->estimate, ci->lo,
-                       ci->hi, ci->resamples);
+    out += fmt::format("{}{}: {:.3g}, 95% interval [{:.3g}, {:.3g}] ({} bootstrap resamples)\n", ind, ci->what, ci->estimate, ci->lo, ci->hi,
+                       ci->resamples);
   if (a.check) {
     std::vector<std::string> held;
     for (const auto& p : a.check->points) held.push_back(format_size(p.n));
-    out += fmt::format("{}held out n = {}: the best equation of the other sizes ({}) predicts them within {}\n", ind,
-                       fmt::join(held, ", "), a.check->best.theta().text(), format_percent(a.check->max_rel_err));
+    out += fmt::format("{}held out n = {}: the best equation of the other sizes ({}) predicts them within {}\n", ind, fmt::join(held, ", "),
+                       a.check->best.theta().text(), format_percent(a.check->max_rel_err));
   }
   if (!a.off.empty()) {
     std::vector<std::string> texts;

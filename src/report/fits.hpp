@@ -57,9 +57,8 @@ std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_requ
 std::vector<variant_fit> fit_best_curves(const experiment_view& v, const fit_request& r, const std::string& key);
 
 /// The series of one variant's metric as fit_experiment builds it.
-fit::series variant_series(const experiment_view& v, const std::string& problem, const std::string& params_json,
-                           const std::string& variant, const std::string& metric, point_stat stat,
-                           std::vector<std::string>* notes = nullptr);
+fit::series variant_series(const experiment_view& v, const std::string& problem, const std::string& params_json, const std::string& variant,
+                           const std::string& metric, point_stat stat, std::vector<std::string>* notes = nullptr);
 
 /// {"schema": "ema.fit/1", "source": ..., "metric", "stat", "fits": [{"problem", "variant", "backend",
 /// "params", "metric", "unit", "budget_s", "skipped", "notes", "gpu_resident_threads", ...analysis}]}

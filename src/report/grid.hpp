@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-
 namespace ema {
 
 enum class table_style { text, markdown };

@@ -62,8 +62,8 @@ std::string render_summary(const experiment_view& v, const std::string& problem,
   const auto ids = variant_identities(v, problem);
   std::mt19937_64 rng(1);
   for (const auto& variant : variants) {
-    const auto base = speedup_baseline_among(ids, problem, variant, backend::seq,
-                                             [&](std::string_view name) { return samples.count(std::string(name)) > 0; });
+    const auto base =
+        speedup_baseline_among(ids, problem, variant, backend::seq, [&](std::string_view name) { return samples.count(std::string(name)) > 0; });
     if (base.empty() || base == variant) continue;
     const auto& mine = samples.at(variant);
     const auto& theirs = samples.at(base);
@@ -74,8 +74,8 @@ std::string render_summary(const experiment_view& v, const std::string& problem,
       // The interval of T(base) / T(variant): the ratio of the medians, each side resampled.
       const auto [lo, hi] = median_ratio_interval(it->second, other->second, 1000, rng);
       const bool spans = lo <= 1 && hi >= 1;
-      out += fmt::format("{}{} against {} at n = {}: {} (95% interval {} – {}){}\n", bullet, stored_text(variant, style),
-                         stored_text(base, style), format_size(static_cast<double>(it->first)), format_ratio(speedup), format_ratio(lo), format_ratio(hi),
+      out += fmt::format("{}{} against {} at n = {}: {} (95% interval {} – {}){}\n", bullet, stored_text(variant, style), stored_text(base, style),
+                         format_size(static_cast<double>(it->first)), format_ratio(speedup), format_ratio(lo), format_ratio(hi),
                          spans ? ": the interval spans 1×, no difference shown" : "");
       break;
     }

@@ -7,8 +7,7 @@
 namespace ema {
 namespace {
 
-constexpr const char* palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                                   "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+constexpr const char* palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 constexpr double plot_width = 472, height = 380, left = 78, top = 34, bottom = 46;
 constexpr double legend_char = 6.4;  // px per character of an 11 px legend entry
 
@@ -67,8 +66,7 @@ axis make_axis(std::vector<double> values, double a, double b) {
   axis ax;
   ax.a = a;
   ax.b = b;
-  values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return !(v > 0) || !std::isfinite(v); }),
-               values.end());
+  values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return !(v > 0) || !std::isfinite(v); }), values.end());
   if (values.empty()) return ax;
   const auto [mn, mx] = std::minmax_element(values.begin(), values.end());
   double lo = std::log10(*mn), hi = std::log10(*mx);
@@ -95,12 +93,23 @@ std::string html_escape(const std::string& s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -161,7 +170,6 @@ frame frame_of(const chart& c) {
   f.fx = c.format_x ? c.format_x : format_count;
   f.fy = c.format_y ? c.format_y : [](double v) { return fmt::format("{:.3g}", v); };
   return f;
-
 }
 
 /// The opening tag, the title, the plot's box, the ticks with their grid lines, and the axes' labels.
@@ -175,20 +183,18 @@ std::string axes_svg(const chart& c, const frame& f, const std::string& id) {
       html_escape(id), width, height, html_escape(c.title));
   o += fmt::format("<text class=\"title\" x=\"{}\" y=\"20\">{}<title>{}</title></text>\n", left, html_escape(c.title),
                    html_escape(c.subtitle.empty() ? c.title : c.subtitle));
-  o += fmt::format("<rect class=\"plot\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>\n", left, top,
-                   width - left - right, height - top - bottom);
+  o += fmt::format("<rect class=\"plot\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>\n", left, top, width - left - right, height - top - bottom);
   for (double t : x.ticks()) {
     o += fmt::format("<line class=\"grid\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\"/>", x(t), top, height - bottom);
-    o += fmt::format("<text class=\"tick\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x(t),
-                     height - bottom + 16, html_escape(f.fx(t)));
+    o += fmt::format("<text class=\"tick\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x(t), height - bottom + 16,
+                     html_escape(f.fx(t)));
   }
   for (double t : y.ticks()) {
     o += fmt::format("<line class=\"grid\" x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\"/>", left, width - right, y(t));
-    o += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", left - 6, y(t) + 4,
-                     html_escape(f.fy(t)));
+    o += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", left - 6, y(t) + 4, html_escape(f.fy(t)));
   }
-  o += fmt::format("<text class=\"label\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                   (left + width - right) / 2, height - 8, html_escape(c.x_label));
+  o += fmt::format("<text class=\"label\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", (left + width - right) / 2, height - 8,
+                   html_escape(c.x_label));
   o += fmt::format("<text class=\"label\" transform=\"translate(14,{:.1f}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
                    (top + height - bottom) / 2, html_escape(c.y_label));
 
@@ -218,10 +224,10 @@ std::string series_svg(const chart& c, const frame& f, const std::string& id) {
     for (const auto& p : s.points) {
       if (!drawable(p.x, p.y)) continue;
       if (p.lo > 0 && p.hi > 0 && (p.lo < p.y || p.hi > p.y))
-        o += fmt::format("<line class=\"whisker\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\"/>",
-                         x(p.x), y(p.lo), y(p.hi), colour);
-      o += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.2\" fill=\"{}\"><title>{}</title></circle>\n", x(p.x),
-                       y(p.y), colour, html_escape(p.tip));
+        o += fmt::format("<line class=\"whisker\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\"/>", x(p.x), y(p.lo),
+                         y(p.hi), colour);
+      o += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.2\" fill=\"{}\"><title>{}</title></circle>\n", x(p.x), y(p.y), colour,
+                       html_escape(p.tip));
     }
     o += "</g>\n";
   }
@@ -241,18 +247,17 @@ std::string markers_svg(const chart& c, const frame& f) {
     if (!(m.x > 0)) continue;
     const double label_y = top + 12 + 12 * row++;
     const bool right_half = x(m.x) > left + plot_width / 2;
-    o += fmt::format("<line class=\"marker\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"{3}\"/>", x(m.x),
-                     top, height - bottom, color_of(m.color));
+    o += fmt::format("<line class=\"marker\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"{3}\"/>", x(m.x), top, height - bottom,
+                     color_of(m.color));
     o += fmt::format("<text class=\"marker-label\" x=\"{:.1f}\" y=\"{}\" fill=\"{}\" text-anchor=\"{}\">{}</text>\n",
-                     right_half ? x(m.x) - 3 : x(m.x) + 3, label_y, color_of(m.color), right_half ? "end" : "start",
-                     html_escape(m.label));
+                     right_half ? x(m.x) - 3 : x(m.x) + 3, label_y, color_of(m.color), right_half ? "end" : "start", html_escape(m.label));
   }
   for (const auto& l : c.levels) {
     if (!(l.x > 0)) continue;
-    o += fmt::format("<line class=\"marker\" x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\"/>", left,
-                     width - right, y(l.x), color_of(l.color));
-    o += fmt::format("<text class=\"marker-label\" x=\"{:.1f}\" y=\"{:.1f}\" fill=\"{}\" text-anchor=\"end\">{}</text>\n",
-                     width - right - 4, y(l.x) - 4, color_of(l.color), html_escape(l.label));
+    o += fmt::format("<line class=\"marker\" x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\"/>", left, width - right, y(l.x),
+                     color_of(l.color));
+    o += fmt::format("<text class=\"marker-label\" x=\"{:.1f}\" y=\"{:.1f}\" fill=\"{}\" text-anchor=\"end\">{}</text>\n", width - right - 4,
+                     y(l.x) - 4, color_of(l.color), html_escape(l.label));
   }
   return o;
 }
@@ -265,10 +270,10 @@ std::string legend_svg(const chart& c, const frame& f, const std::string& id) {
   double ly = top + 8;
   for (std::size_t i = 0; i < c.series.size(); ++i) {
     const auto& s = c.series[i];
-    o += fmt::format("<g class=\"legend\" data-target=\"{}-s{}\" tabindex=\"0\"><rect x=\"{}\" y=\"{:.1f}\" width=\"12\" "
-                     "height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"{:.1f}\">{}</text></g>\n",
-                     html_escape(id), i, width - right + 12, ly, color_of(s.color), width - right + 30, ly + 10,
-                     html_escape(s.name));
+    o += fmt::format(
+        "<g class=\"legend\" data-target=\"{}-s{}\" tabindex=\"0\"><rect x=\"{}\" y=\"{:.1f}\" width=\"12\" "
+        "height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"{:.1f}\">{}</text></g>\n",
+        html_escape(id), i, width - right + 12, ly, color_of(s.color), width - right + 30, ly + 10, html_escape(s.name));
     ly += 18;
   }
   return o;

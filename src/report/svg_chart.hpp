@@ -17,9 +17,9 @@ struct chart_point {
 
 struct chart_series {
   std::string name;
-  int color = 0;  ///< palette index
-  std::vector<chart_point> points;  ///< markers
-  std::vector<std::pair<double, double>> curve;  ///< a fitted line
+  int color = 0;                                            ///< palette index
+  std::vector<chart_point> points;                          ///< markers
+  std::vector<std::pair<double, double>> curve;             ///< a fitted line
   std::vector<std::pair<double, double>> band_lo, band_hi;  ///< its confidence band
   bool dashed = false;
 };
@@ -32,9 +32,9 @@ struct chart_marker {
 
 struct chart {
   std::string title, x_label, y_label;
-  std::string subtitle;  ///< shown on hover over the title
+  std::string subtitle;                                   ///< shown on hover over the title
   std::function<std::string(double)> format_x, format_y;  ///< tick labels
-  bool binary_y = false;  ///< ticks at powers of 2 (bytes) instead of 1, 2, 5 times powers of 10
+  bool binary_y = false;                                  ///< ticks at powers of 2 (bytes) instead of 1, 2, 5 times powers of 10
   std::vector<chart_series> series;
   std::vector<chart_marker> markers;  ///< vertical lines at x (a knee)
   std::vector<chart_marker> levels;   ///< horizontal lines at y, `x` holding the y value (1× on a speedup chart)

@@ -24,8 +24,8 @@ namespace {
 std::string machine_line(const experiment_record& e) {
   const auto& m = e.machine;
   const auto host = m.value("host", nlohmann::json::object());
-  std::string s = fmt::format("{} ({} cores, {})", host.value("cpu_model", "?"), host.value("logical_cores", 0),
-                              format_bytes(host.value("memory_bytes", 0.0)));
+  std::string s =
+      fmt::format("{} ({} cores, {})", host.value("cpu_model", "?"), host.value("logical_cores", 0), format_bytes(host.value("memory_bytes", 0.0)));
   const auto gpus = m.value("gpus", nlohmann::json::array());
   if (!gpus.empty()) {
     std::map<std::string, int> names;
@@ -77,16 +77,17 @@ grid grid_of(const std::vector<value_row>& values, std::set<std::string>& droppe
 
 /// The rows of a table: its points grouped by (n, variant, tuning values), the points of several
 /// input instances together, in the points' order.
-std::vector<std::vector<const point_view*>> rows_of(const std::vector<const point_view*>& pts,
-                                                    std::map<const point_view*, tuning_split>& split) {
+std::vector<std::vector<const point_view*>> rows_of(const std::vector<const point_view*>& pts, std::map<const point_view*, tuning_split>& split) {
   std::vector<std::vector<const point_view*>> rows;
   for (auto* p : pts) {
     auto same = std::find_if(rows.begin(), rows.end(), [&](const auto& row) {
       const auto* q = row.front();
       return q->record.n == p->record.n && q->record.variant == p->record.variant && split[q].tuning == split[p].tuning;
     });
-    if (same != rows.end()) same->push_back(p);
-    else rows.push_back({p});
+    if (same != rows.end())
+      same->push_back(p);
+    else
+      rows.push_back({p});
   }
   return rows;
 }
@@ -110,16 +111,13 @@ grid table_of(const experiment_view& v, const std::string& problem, const std::v
   if (external)
     for (auto* p : pts)
       for (const auto& [name, m] : p->metrics)
-        if (name != "total" && name != "user" && name != "sys" && name != "host_peak_rss" && name != "point_wall")
-          phases.insert(name);
+        if (name != "total" && name != "user" && name != "sys" && name != "host_peak_rss" && name != "point_wall") phases.insert(name);
   shape.external = external;
   shape.rate = desc ? desc->rate : rate_desc{};
   // One row per (n, variant, tuning values): the points of several input instances are pooled, each
   // metric the median of the instances' medians; its label names the tuning values.
   const auto rows = rows_of(pts, split);
-  auto label = [&](const point_view* p) {
-    return split[p].tuning.empty() ? p->record.variant : p->record.variant + " " + split[p].tuning;
-  };
+  auto label = [&](const point_view* p) { return split[p].tuning.empty() ? p->record.variant : p->record.variant + " " + split[p].tuning; };
   auto context = [&](const std::vector<const point_view*>& points) {
     row_context r;
     r.points = points;
@@ -175,43 +173,46 @@ std::string table_legend(const std::string& problem, const problem_desc* desc, c
   std::string out;
   const char* bullet = md ? "- " : "  ";
   if (external)
-    out += fmt::format("{}medians (×k: k input instances pooled, the median of their medians); total: wall time of one "
-                       "run of the program; user, sys: its CPU time; peak RSS: its resident memory; then the phases it "
-                       "reported\n",
-                       bullet);
+    out += fmt::format(
+        "{}medians (×k: k input instances pooled, the median of their medians); total: wall time of one "
+        "run of the program; user, sys: its CPU time; peak RSS: its resident memory; then the phases it "
+        "reported\n",
+        bullet);
   else
-    out += fmt::format("{}medians (×k: k input instances pooled, the median of their medians); {}: {} over the kernel "
-                       "time (GPU) or the total time (CPU){}{}\n",
-                       bullet, rate.name, rate.meaning,
-                       rate.effective_bandwidth
-                           ? fmt::format("; eff. GB/s: the work model's bytes over the same time (an effective bandwidth); % ceil: "
-                                         "of the probed {} for a GPU, of the read bandwidth for the CPU",
-                                         std::string_view(rate.gpu_ceiling) == "device_copy_bw" ? "copy bandwidth" : "read bandwidth")
-                       : rate.of_bytes ? "; % ceil: of the probed read bandwidth for the back end"
-                                       : "",
-                       dropped.count("vs seq") && dropped.count("vs omp")
-                           ? ""
-                           : "; vs seq, vs omp: speedup in total time against the same algorithm's seq or omp variant "
-                             "(exact-cuda against exact-seq), else the problem's reference algorithm's (`ema list` shows "
-                             "each variant's algorithm)");
+    out += fmt::format(
+        "{}medians (×k: k input instances pooled, the median of their medians); {}: {} over the kernel "
+        "time (GPU) or the total time (CPU){}{}\n",
+        bullet, rate.name, rate.meaning,
+        rate.effective_bandwidth ? fmt::format("; eff. GB/s: the work model's bytes over the same time (an effective bandwidth); % ceil: "
+                                               "of the probed {} for a GPU, of the read bandwidth for the CPU",
+                                               std::string_view(rate.gpu_ceiling) == "device_copy_bw" ? "copy bandwidth" : "read bandwidth")
+        : rate.of_bytes          ? "; % ceil: of the probed read bandwidth for the back end"
+                                 : "",
+        dropped.count("vs seq") && dropped.count("vs omp")
+            ? ""
+            : "; vs seq, vs omp: speedup in total time against the same algorithm's seq or omp variant "
+              "(exact-cuda against exact-seq), else the problem's reference algorithm's (`ema list` shows "
+              "each variant's algorithm)");
   if (!external && !dropped.count("energy/op"))
-    out += fmt::format("{}energy/op: the meter's energy over one run (the GPU board for a GPU variant, the CPU package for a "
-                       "CPU one), from a window of back-to-back runs; avg W: the meter's mean power over that window; "
-                       "EDP J·s: energy/op times total time (the energy-delay product)\n",
-                       bullet);
+    out += fmt::format(
+        "{}energy/op: the meter's energy over one run (the GPU board for a GPU variant, the CPU package for a "
+        "CPU one), from a window of back-to-back runs; avg W: the meter's mean power over that window; "
+        "EDP J·s: energy/op times total time (the energy-delay product)\n",
+        bullet);
   if (!external && desc) {
     std::vector<std::string> shown;
     for (const char* note : desc->table_notes)
       if (!dropped.count(note)) shown.push_back(note);
     if (!shown.empty())
-      out += fmt::format("{}{}: recorded by the variants that have them (docs/problems/{}.md says what they count)\n", bullet,
-                         fmt::join(shown, ", "), stored_text(problem, style));
+      out += fmt::format("{}{}: recorded by the variants that have them (docs/problems/{}.md says what they count)\n", bullet, fmt::join(shown, ", "),
+                         stored_text(problem, style));
   }
   if (!noisy_rows.empty())
-    out += fmt::format("{}!: a noisy point — over 2% of its samples more than 10 robust standard deviations from the median (hyperfine's "
-                       "outlier rule: another process or a preempted thread ran), or a median whose relative standard "
-                       "error is above 5%; the median stands, a mean would not: {}\n",
-                       bullet, fmt::join(noisy_rows, ", "));
+    out += fmt::format(
+        "{}!: a noisy point — over 2% of its samples more than 10 robust standard deviations from the median (hyperfine's "
+        "outlier rule: another process or a preempted thread ran), or a median whose relative standard "
+        "error is above 5%; the median stands, a mean would not: {}\n",
+        bullet, fmt::join(noisy_rows, ", "));
   for (const auto& [metric, reasons] : notes.unavailable)
     for (const auto& why : reasons) out += fmt::format("{}{}: unavailable ({})\n", bullet, stored_text(metric, style), stored_text(why, style));
   for (const auto& f : notes.footnotes) out += fmt::format("{}{}\n", bullet, f);
@@ -228,14 +229,14 @@ std::string calibration_text(const experiment_view& v, table_style style) {
     for (const auto& t : e.plan["calibration"].value("tracks", nlohmann::json::array())) {
       std::set<std::uint64_t> sizes;
       for (const auto& p : v.points)
-        if (p.record.problem == t.value("problem", "") && p.record.variant == t.value("variant", "") &&
-            p.record.status == point_status::ok)
+        if (p.record.problem == t.value("problem", "") && p.record.variant == t.value("variant", "") && p.record.status == point_status::ok)
           sizes.insert(p.record.n);
       const auto stopped = t.value("stopped", ""), settled = t.value("settled", "");
       out += fmt::format("{}{} {}: {} sizes{}; {}{}\n", md ? "  - " : "  ", stored_text(t.value("problem", ""), style),
                          stored_text(t.value("variant", ""), style), sizes.size(),
-                         sizes.empty() ? "" : fmt::format(" from {} to {}", format_size(static_cast<double>(*sizes.begin())),
-                                                                           format_size(static_cast<double>(*sizes.rbegin()))),
+                         sizes.empty() ? ""
+                                       : fmt::format(" from {} to {}", format_size(static_cast<double>(*sizes.begin())),
+                                                     format_size(static_cast<double>(*sizes.rbegin()))),
                          stopped.empty() ? "still growing (interrupted)" : "stopped growing: " + stored_text(stopped, style),
                          settled.empty() ? "" : "; then its total time's fit: " + stored_text(settled, style));
     }
@@ -249,11 +250,10 @@ std::string render_tables(const experiment_view& v, table_style style) {
   const auto& e = v.experiment;
   std::string out;
   const bool md = style == table_style::markdown;
-  out += md ? fmt::format("## Experiment {} ({})\n\n", e.id, e.state)
-            : fmt::format("Experiment {} ({}) — {}\n", e.id, e.state, e.created_at);
+  out += md ? fmt::format("## Experiment {} ({})\n\n", e.id, e.state) : fmt::format("Experiment {} ({}) — {}\n", e.id, e.state, e.created_at);
   out += fmt::format("{}machine: {}\n", md ? "- " : "", stored_text(machine_line(e), style));
-  out += fmt::format("{}ema {} ({}); command: {}\n", md ? "- " : "", stored_text(e.ema_version, style),
-                     stored_text(e.git_commit, style), stored_text(e.command_line, style));
+  out += fmt::format("{}ema {} ({}); command: {}\n", md ? "- " : "", stored_text(e.ema_version, style), stored_text(e.git_commit, style),
+                     stored_text(e.command_line, style));
   if (md) out += "\n";
 
   // Group points by (problem, parameters but the tuning ones), keeping plan order: a variant
@@ -310,14 +310,13 @@ std::string render_ceilings(const nlohmann::json& ceilings, table_style style) {
     g.rows.push_back({name, format_value(c.value("value", 0.0), c.value("unit", "")), c.value("detail", "")});
   }
   // A probe that contradicts itself: every thread together reading slower than one alone.
-  auto value = [&](const char* k) {
-    return ceilings.contains(k) && ceilings[k].is_object() ? ceilings[k].value("value", 0.0) : 0.0;
-  };
+  auto value = [&](const char* k) { return ceilings.contains(k) && ceilings[k].is_object() ? ceilings[k].value("value", 0.0) : 0.0; };
   std::string out = render(g, style);
   if (value("host_read_bw_all") > 0 && value("host_read_bw_one") > value("host_read_bw_all"))
-    out += fmt::format("{}host_read_bw_all is below host_read_bw_one: all threads read slower than one, so the probe was "
-                       "disturbed (another process, a busy VM); `ema probe` measures again\n",
-                       style == table_style::markdown ? "\n- warning: " : "  warning: ");
+    out += fmt::format(
+        "{}host_read_bw_all is below host_read_bw_one: all threads read slower than one, so the probe was "
+        "disturbed (another process, a busy VM); `ema probe` measures again\n",
+        style == table_style::markdown ? "\n- warning: " : "  warning: ");
   return out;
 }
 

@@ -11,16 +11,25 @@ std::string format_value_by_hint(const tagged_value& v) {
   if (v.unavailable) return "unavailable";
   switch (v.hint) {
     case hint::label:
-    case hint::status: return v.text;
-    case hint::note: return v.text.empty() ? "-" : v.text;
-    case hint::size: return std::isfinite(v.x) ? fmt::format("{}", static_cast<std::uint64_t>(v.x)) : "-";
-    case hint::duration: return std::isfinite(v.x) ? format_time(v.x) + (v.noisy ? " !" : "") : "-";
+    case hint::status:
+      return v.text;
+    case hint::note:
+      return v.text.empty() ? "-" : v.text;
+    case hint::size:
+      return std::isfinite(v.x) ? fmt::format("{}", static_cast<std::uint64_t>(v.x)) : "-";
+    case hint::duration:
+      return std::isfinite(v.x) ? format_time(v.x) + (v.noisy ? " !" : "") : "-";
     case hint::rate:
-    case hint::number: return std::isfinite(v.x) ? fmt::format("{:.3g}", v.x) : "-";
-    case hint::percent: return format_percent(v.x);
-    case hint::speedup: return format_ratio(v.x);
-    case hint::energy: return std::isfinite(v.x) ? format_energy(v.x) : "-";
-    case hint::bytes: return std::isfinite(v.x) ? format_bytes(v.x) : "-";
+    case hint::number:
+      return std::isfinite(v.x) ? fmt::format("{:.3g}", v.x) : "-";
+    case hint::percent:
+      return format_percent(v.x);
+    case hint::speedup:
+      return format_ratio(v.x);
+    case hint::energy:
+      return std::isfinite(v.x) ? format_energy(v.x) : "-";
+    case hint::bytes:
+      return std::isfinite(v.x) ? format_bytes(v.x) : "-";
   }
   return "-";
 }

@@ -44,7 +44,8 @@ void check_stored(const experiment_record& e, const std::string& path) {
   field(m, "cuda", is_object, "a machine whose cuda entry is not an object");
   if (m.contains("cuda"))
     for (const char* k : {"driver", "runtime", "driver_api"}) field(m["cuda"], k, is_string, fmt::format("a CUDA {} that is not text", k));
-  field(m, "gpus", [](const nlohmann::json& x) { return x.is_array(); }, "a machine whose gpus are not a list");
+  field(
+      m, "gpus", [](const nlohmann::json& x) { return x.is_array(); }, "a machine whose gpus are not a list");
   for (const auto& g : m.value("gpus", nlohmann::json::array())) {
     if (!g.is_object()) fail("a GPU that is not an object");
     field(g, "name", is_string, "a GPU name that is not text");
@@ -53,10 +54,12 @@ void check_stored(const experiment_record& e, const std::string& path) {
   for (const auto& [name, c] : e.ceilings.items()) {
     if (!c.is_object()) fail(fmt::format("a ceiling {} that is not an object", valid_utf8(name)));
     field(c, "value", is_number, fmt::format("a ceiling {} whose value is not a number", valid_utf8(name)));
-    for (const char* k : {"unit", "detail", "unavailable"}) field(c, k, is_string, fmt::format("a ceiling {} whose {} is not text", valid_utf8(name), k));
+    for (const char* k : {"unit", "detail", "unavailable"})
+      field(c, k, is_string, fmt::format("a ceiling {} whose {} is not text", valid_utf8(name), k));
   }
-  field(e.idle_power, "energy_gpu", [&](const nlohmann::json& x) { return x.is_array() && std::all_of(x.begin(), x.end(), number_or_null); },
-        "an idle GPU power that is not a list of numbers");
+  field(
+      e.idle_power, "energy_gpu", [&](const nlohmann::json& x) { return x.is_array() && std::all_of(x.begin(), x.end(), number_or_null); },
+      "an idle GPU power that is not a list of numbers");
   for (const char* k : {"energy_cpu", "energy_dram"}) field(e.idle_power, k, number_or_null, fmt::format("an idle {} power that is not a number", k));
   try {
     if (!e.plan.empty()) (void)plan::from_json(e.plan);
@@ -177,9 +180,8 @@ std::vector<variant_identity> variant_identities(const experiment_view& v, std::
     auto id = identity_of(problem, p.record.variant);
     if (p.notes.is_object() && p.notes.contains("algorithm") && p.notes["algorithm"].is_string()) {
       id.algorithm = p.notes["algorithm"].get<std::string>();
-      id.role = p.notes.contains("role") && p.notes["role"].is_string()
-                    ? variant_role_from_string(p.notes["role"].get<std::string>())
-                    : variant_role::unset;
+      id.role = p.notes.contains("role") && p.notes["role"].is_string() ? variant_role_from_string(p.notes["role"].get<std::string>())
+                                                                        : variant_role::unset;
     }
     if (auto b = backend_from_string(p.record.backend)) id.back_end = b;
     out.push_back(std::move(id));
@@ -187,8 +189,8 @@ std::vector<variant_identity> variant_identities(const experiment_view& v, std::
   return out;
 }
 
-std::string speedup_baseline_among(const std::vector<variant_identity>& ids, std::string_view problem, std::string_view variant,
-                                   backend against, const std::function<bool(std::string_view)>& present) {
+std::string speedup_baseline_among(const std::vector<variant_identity>& ids, std::string_view problem, std::string_view variant, backend against,
+                                   const std::function<bool(std::string_view)>& present) {
   std::vector<variant_identity> kept;
   for (const auto& id : ids)
     if (present(id.name)) kept.push_back(id);

@@ -60,8 +60,8 @@ std::vector<variant_identity> variant_identities(const experiment_view& v, std::
 
 /// speedup_baseline (core/registry.hpp) among the variants of `ids` that `present` keeps, with the
 /// problem's reference algorithm as this build registers it.
-std::string speedup_baseline_among(const std::vector<variant_identity>& ids, std::string_view problem, std::string_view variant,
-                                   backend against, const std::function<bool(std::string_view)>& present);
+std::string speedup_baseline_among(const std::vector<variant_identity>& ids, std::string_view problem, std::string_view variant, backend against,
+                                   const std::function<bool(std::string_view)>& present);
 
 /// A point's stored parameters (canonical JSON) as "k=v" pairs joined by `separator`; given the
 /// problem's name, only those that differ from the problem's defaults (headings: rqa has 16).

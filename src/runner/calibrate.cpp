@@ -35,13 +35,9 @@ double recent_slope(const std::vector<observation>& obs, const std::function<dou
 
 // Seconds of a point spent in runs: warm-up, the timed repetitions, then the energy window (its
 // own runs, at least one, ending on a counter update; runner/worker.cpp).
-double runs_of(double run, int timed_runs, double energy_span, int warmup) {
-  return warmup * run + timed_runs * run + energy_span;
-}
+double runs_of(double run, int timed_runs, double energy_span, int warmup) { return warmup * run + timed_runs * run + energy_span; }
 
-double other_of(const observation& o, int warmup) {
-  return std::max(o.wall - runs_of(o.run, o.timed_runs, o.energy_span, warmup), 0.02 * o.wall);
-}
+double other_of(const observation& o, int warmup) { return std::max(o.wall - runs_of(o.run, o.timed_runs, o.energy_span, warmup), 0.02 * o.wall); }
 
 double interpolate(const std::vector<observation>& obs, double n, double observation::*field) {
   if (n <= obs.front().n) return obs.front().*field;
@@ -63,8 +59,10 @@ double predict_wall(const std::vector<observation>& obs, double n, const cost_po
   if (n <= last.n) return interpolate(obs, n, &observation::wall);
   const int warmup = policy.reps.warmup;
   const double ratio = n / last.n;
-  const double run_slope = recent_slope(obs, [](const observation& o) { return o.run; }, 0, 4);
-  const double other_slope = recent_slope(obs, [warmup](const observation& o) { return other_of(o, warmup); }, 0, 3);
+  const double run_slope = recent_slope(
+      obs, [](const observation& o) { return o.run; }, 0, 4);
+  const double other_slope = recent_slope(
+      obs, [warmup](const observation& o) { return other_of(o, warmup); }, 0, 3);
   const double run = last.run * std::pow(ratio, run_slope);
   const auto& r = policy.reps;
   double timed;
@@ -118,8 +116,8 @@ std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured
   return added;
 }
 
-std::vector<std::uint64_t> affordable_fill(const std::vector<observation>& obs, const std::vector<std::uint64_t>& fill,
-                                           double allowance, const cost_policy& policy) {
+std::vector<std::uint64_t> affordable_fill(const std::vector<observation>& obs, const std::vector<std::uint64_t>& fill, double allowance,
+                                           const cost_policy& policy) {
   std::vector<std::uint64_t> out;
   double spent = 0;
   for (auto n : fill) {  // ascending: the cheapest first
@@ -173,17 +171,14 @@ std::uint64_t size_after(std::uint64_t last, const growth_limits& l, std::string
 
 /// Why one point at n would not fit the per-point timeout or the free host or device memory ("" when
 /// it would), and its predicted wall time.
-std::string point_refused(const std::vector<observation>& obs, double n, const growth_limits& l, const cost_policy& policy,
-                          double& one) {
+std::string point_refused(const std::vector<observation>& obs, double n, const growth_limits& l, const cost_policy& policy, double& one) {
   const auto n_text = format_size(n);
   one = predict_wall(obs, n, policy);
   if (one > l.timeout)
-    return fmt::format("a point at n = {} would take about {}, over the per-point timeout of {}", n_text, format_time(one),
-                       format_time(l.timeout));
+    return fmt::format("a point at n = {} would take about {}, over the per-point timeout of {}", n_text, format_time(one), format_time(l.timeout));
   const double host = predict_bytes(obs, n, &observation::host_bytes);
   if (l.host_free > 0 && host > l.memory_fraction * l.host_free)
-    return fmt::format("a point at n = {} would need about {} of host memory; {} is free", n_text, format_bytes(host),
-                       format_bytes(l.host_free));
+    return fmt::format("a point at n = {} would need about {} of host memory; {} is free", n_text, format_bytes(host), format_bytes(l.host_free));
   const double device = predict_bytes(obs, n, &observation::device_bytes);
   if (l.device_free > 0 && device > l.memory_fraction * l.device_free)
     return fmt::format("a point at n = {} would need about {} of device memory; {} is free", n_text, format_bytes(device),
@@ -215,17 +210,17 @@ growth_step next_size(const std::vector<observation>& obs, const growth_limits& 
   // range can be filled: then grow as wide as the share allows and fill what remains.
   double cheapest = obs.front().wall;
   for (const auto& o : obs) cheapest = std::min(cheapest, o.wall);
-  const bool attainable =
-      static_cast<double>(target - static_cast<int>(obs.size())) * cheapest * policy.instances <= l.allowance;
+  const bool attainable = static_cast<double>(target - static_cast<int>(obs.size())) * cheapest * policy.instances <= l.allowance;
   const double needed = s.predicted_wall + (attainable ? fill * policy.instances : 0.0);
   if (needed > l.allowance) {
-    s.stop = attainable ? fmt::format("n = {} would take about {} with the sizes it would need filled in, over this "
-                                      "variant's share of the budget left ({})",
-                                      n_text, format_time(needed), format_time(std::max(l.allowance, 0.0)))
-                        : fmt::format("n = {} would take about {}, over this variant's share of the budget left ({}), "
-                                      "which cannot afford {} sizes at {} a point",
-                                      n_text, format_time(needed), format_time(std::max(l.allowance, 0.0)), target,
-                                      format_time(cheapest * policy.instances));
+    s.stop = attainable ? fmt::format(
+                              "n = {} would take about {} with the sizes it would need filled in, over this "
+                              "variant's share of the budget left ({})",
+                              n_text, format_time(needed), format_time(std::max(l.allowance, 0.0)))
+                        : fmt::format(
+                              "n = {} would take about {}, over this variant's share of the budget left ({}), "
+                              "which cannot afford {} sizes at {} a point",
+                              n_text, format_time(needed), format_time(std::max(l.allowance, 0.0)), target, format_time(cheapest * policy.instances));
     return s;
   }
   s.next = next;

@@ -28,11 +28,11 @@ namespace ema {
 /// What a finished point tells the calibration.
 struct observation {
   double n = 0;
-  double wall = 0;        ///< seconds the whole point took
-  double run = 0;         ///< median seconds of one run (the metric `total`)
-  int timed_runs = 0;     ///< timed repetitions it made
-  double energy_span = 0;  ///< seconds of its energy window, 0 when none
-  double host_bytes = 0;  ///< peak resident memory of its process
+  double wall = 0;          ///< seconds the whole point took
+  double run = 0;           ///< median seconds of one run (the metric `total`)
+  int timed_runs = 0;       ///< timed repetitions it made
+  double energy_span = 0;   ///< seconds of its energy window, 0 when none
+  double host_bytes = 0;    ///< peak resident memory of its process
   double device_bytes = 0;  ///< peak device memory, 0 for CPU variants
 };
 
@@ -59,14 +59,14 @@ using size_snap = std::function<std::uint64_t(std::uint64_t)>;
 std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured, int min_sizes, const size_snap& snap = {});
 
 /// The first sizes of `fill` (ascending) whose predicted points fit in `allowance` seconds.
-std::vector<std::uint64_t> affordable_fill(const std::vector<observation>& obs, const std::vector<std::uint64_t>& fill,
-                                           double allowance, const cost_policy& policy);
+std::vector<std::uint64_t> affordable_fill(const std::vector<observation>& obs, const std::vector<std::uint64_t>& fill, double allowance,
+                                           const cost_policy& policy);
 
 struct growth_limits {
-  double allowance = 0;       ///< seconds this variant may still spend (its share of what is left)
-  double timeout = 0;         ///< seconds one point may take
-  double host_free = 0;       ///< bytes of host memory free now
-  double device_free = 0;     ///< bytes of device memory free now; 0 for CPU variants
+  double allowance = 0;          ///< seconds this variant may still spend (its share of what is left)
+  double timeout = 0;            ///< seconds one point may take
+  double host_free = 0;          ///< bytes of host memory free now
+  double device_free = 0;        ///< bytes of device memory free now; 0 for CPU variants
   double memory_fraction = 0.8;  ///< of what is free, the most a point may use
   std::uint64_t max_size = 0;    ///< 0: none
   double growth = 2;

@@ -37,8 +37,10 @@ bool failed(const child_outcome& c, const std::string& what, double timeout, poi
     r.status = point_status::timeout;
     r.reason = fmt::format("{} exceeded the point's timeout of {:g} s", what, timeout);
     if (c.output_bytes > (std::size_t{1} << 20))
-      r.reason += fmt::format(" (it wrote {:.0f} MiB to its standard output meanwhile; ema keeps only its phase lines and "
-                              "last lines)", static_cast<double>(c.output_bytes) / (1 << 20));
+      r.reason += fmt::format(
+          " (it wrote {:.0f} MiB to its standard output meanwhile; ema keeps only its phase lines and "
+          "last lines)",
+          static_cast<double>(c.output_bytes) / (1 << 20));
   } else if (!c.exited) {
     r.status = point_status::crashed;
     r.reason = fmt::format("{} was killed by {}", what, describe_signal(c.signal));
@@ -100,8 +102,10 @@ std::string expand_command(const std::string& command, std::uint64_t n, std::uin
       out += command[++i];
       stack.push_back({'p', 0});
     } else if (c == '`') {
-      if (top.kind == 'b') stack.pop_back();
-      else stack.push_back({'b', 0});
+      if (top.kind == 'b')
+        stack.pop_back();
+      else
+        stack.push_back({'b', 0});
     } else if (top.kind == 'd') {
       if (c == '"') stack.pop_back();
     } else if (c == '\'') {
@@ -111,8 +115,10 @@ std::string expand_command(const std::string& command, std::uint64_t n, std::uin
     } else if (c == '(') {
       ++top.parens;
     } else if (c == ')') {
-      if (top.parens) --top.parens;
-      else if (stack.size() > 1 && top.kind == 'p') stack.pop_back();
+      if (top.parens)
+        --top.parens;
+      else if (stack.size() > 1 && top.kind == 'p')
+        stack.pop_back();
     }
   }
   return out;
@@ -128,8 +134,7 @@ void check_command(const std::string& option, const std::string& command, const 
       throw usage_error(fmt::format("{}: unknown placeholder {{{}}}; valid: {{n}}, {{seed}}, {{input}}", option, key));
   }
   for (const auto& r : required)
-    if (command.find("{" + r + "}") == std::string::npos)
-      throw usage_error(fmt::format("{} must contain {{{}}}: '{}'", option, r, command));
+    if (command.find("{" + r + "}") == std::string::npos) throw usage_error(fmt::format("{} must contain {{{}}}: '{}'", option, r, command));
 }
 
 std::string parse_phase_lines(const std::string& out, std::map<std::string, double>& phases) {
@@ -145,23 +150,22 @@ std::string parse_phase_lines(const std::string& out, std::map<std::string, doub
     const bool extra_words = static_cast<bool>(words >> extra);
     double v = -1;
     const auto [end, ec] = std::from_chars(seconds.data(), seconds.data() + seconds.size(), v);
-    const bool name_ok = !name.empty() && std::all_of(name.begin(), name.end(), [](unsigned char c) {
-      return std::isalnum(c) || c == '_' || c == '-' || c == '.';
-    });
+    const bool name_ok =
+        !name.empty() && std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '-' || c == '.'; });
     const bool reserved = name == "total" || name == "user" || name == "sys" || name == "host_peak_rss" || name == "point_wall";
-    if (tag != "ema-phase" || !name_ok || reserved || extra_words || seconds.empty() || ec != std::errc() ||
-        end != seconds.data() + seconds.size() || !std::isfinite(v) || v < 0)
-      return fmt::format("malformed phase line {} of the program's output: '{}' (phase lines counted from 1; expected 'ema-phase NAME SECONDS' with "
-                         "NAME of letters, digits, '_', '-' or '.', not total, user, sys, host_peak_rss or point_wall, "
-                         "and SECONDS a number >= 0)",
-                         number, output_tail(line, 120));
+    if (tag != "ema-phase" || !name_ok || reserved || extra_words || seconds.empty() || ec != std::errc() || end != seconds.data() + seconds.size() ||
+        !std::isfinite(v) || v < 0)
+      return fmt::format(
+          "malformed phase line {} of the program's output: '{}' (phase lines counted from 1; expected 'ema-phase NAME SECONDS' with "
+          "NAME of letters, digits, '_', '-' or '.', not total, user, sys, host_peak_rss or point_wall, "
+          "and SECONDS a number >= 0)",
+          number, output_tail(line, 120));
     phases[name] += v;
   }
   return "";
 }
 
-void run_external_point(const plan& p, const plan_point& pt, double timeout, const std::atomic<bool>* stop,
-                        point_record& r, bool& interrupted) {
+void run_external_point(const plan& p, const plan_point& pt, double timeout, const std::atomic<bool>* stop, point_record& r, bool& interrupted) {
   const auto start = clock_type::now();
   const auto& x = *p.external;
   auto finish = [&] { r.samples["point_wall"] = {seconds_since(start)}; };

@@ -35,7 +35,6 @@ std::string parse_phase_lines(const std::string& out, std::map<std::string, doub
 
 /// Runs one point of an external program (see above) into `record`; sets `interrupted` when `stop`
 /// was raised while it ran.
-void run_external_point(const plan& p, const plan_point& pt, double timeout, const std::atomic<bool>* stop,
-                        point_record& record, bool& interrupted);
+void run_external_point(const plan& p, const plan_point& pt, double timeout, const std::atomic<bool>* stop, point_record& record, bool& interrupted);
 
 }  // namespace ema

@@ -23,8 +23,8 @@ namespace ema {
 namespace {
 
 constexpr std::size_t tail_keep = 4096;
-constexpr double drain_grace = 1.0;   // seconds ema still reads pipes after the command has ended
-constexpr double guard_grace = 5.0;   // seconds the guard has to act on SIGTERM before it is killed
+constexpr double drain_grace = 1.0;  // seconds ema still reads pipes after the command has ended
+constexpr double guard_grace = 5.0;  // seconds the guard has to act on SIGTERM before it is killed
 
 struct fd_pair {
   int r = -1, w = -1;
@@ -145,7 +145,8 @@ void end_descendants(pid_t command) {
   for (int round = 0; round < 200; ++round) {
     int status = 0;
     pid_t p = 0;
-    while ((p = waitpid(-1, &status, WNOHANG)) > 0) {}
+    while ((p = waitpid(-1, &status, WNOHANG)) > 0) {
+    }
     if (p < 0 && errno == ECHILD) return;
     kill_children();
     timespec pause{0, 10 * 1000 * 1000};
@@ -172,8 +173,7 @@ void close_all_but(std::initializer_list<int> keep) {
   }
 }
 
-[[noreturn]] void guard_main(pid_t ema_pid, char* const* argv, const char* cwd, int in_fd, int answer_fd, int answer_to,
-                             int err_fd, int report_fd) {
+[[noreturn]] void guard_main(pid_t ema_pid, char* const* argv, const char* cwd, int in_fd, int answer_fd, int answer_to, int err_fd, int report_fd) {
   close_all_but({in_fd, answer_fd, err_fd, report_fd});
   setpgid(0, 0);
   sigset_t watched, none;
@@ -181,10 +181,10 @@ void close_all_but(std::initializer_list<int> keep) {
   sigemptyset(&none);
   for (int s : {SIGCHLD, SIGTERM, SIGHUP, SIGINT}) sigaddset(&watched, s);
   sigprocmask(SIG_BLOCK, &watched, nullptr);
-  struct sigaction ignore{};
+  struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ignore, nullptr);
-  struct sigaction deflt{};
+  struct sigaction deflt {};
   deflt.sa_handler = SIG_DFL;
   sigaction(SIGCHLD, &deflt, nullptr);  // children must stay waitable whatever ema set
   prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -245,7 +245,8 @@ void close_all_but(std::initializer_list<int> keep) {
     } else if (sig > 0) {  // ema asks for the end (timeout, interruption) or has died
       kill(-command, SIGKILL);
       kill(command, SIGKILL);
-      while (wait4(command, &status, 0, &usage) < 0 && errno == EINTR) {}
+      while (wait4(command, &status, 0, &usage) < 0 && errno == EINTR) {
+      }
       ended = true;
     }
   }
@@ -342,8 +343,8 @@ std::string describe_signal(int sig) {
   return fmt::format("signal {} ({})", sig, name ? name : "unknown");
 }
 
-child_outcome run_isolated(const std::vector<std::string>& argv, const std::string& input, double timeout_seconds,
-                           const std::atomic<bool>* stop, answer_channel channel) {
+child_outcome run_isolated(const std::vector<std::string>& argv, const std::string& input, double timeout_seconds, const std::atomic<bool>* stop,
+                           answer_channel channel) {
   isolation how;
   how.timeout = timeout_seconds;
   how.stop = stop;
@@ -360,10 +361,18 @@ class supervisor {
  public:
   using clock = std::chrono::steady_clock;
 
-  supervisor(const isolation& how, const std::string& input, pid_t guard, fd_pair& in, fd_pair& answer, fd_pair& err,
-             fd_pair& report, clock::time_point start)
-      : how_(how), input_(input), guard_(guard), in_(in.w), answer_(answer.r), err_(err.r), report_(report.r), start_(start),
-        deadline_(start + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(how.timeout))), lines_(how) {
+  supervisor(const isolation& how, const std::string& input, pid_t guard, fd_pair& in, fd_pair& answer, fd_pair& err, fd_pair& report,
+             clock::time_point start)
+      : how_(how),
+        input_(input),
+        guard_(guard),
+        in_(in.w),
+        answer_(answer.r),
+        err_(err.r),
+        report_(report.r),
+        start_(start),
+        deadline_(start + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(how.timeout))),
+        lines_(how) {
     // The input is small (a point's specification), but write it without blocking forever.
     fcntl(in_, F_SETFL, O_NONBLOCK);
   }
@@ -390,7 +399,8 @@ class supervisor {
       if (command_ > 0) kill(-command_, SIGKILL), kill(command_, SIGKILL);
     }
     int guard_status = 0;
-    while (waitpid(guard_, &guard_status, 0) < 0 && errno == EINTR) {}
+    while (waitpid(guard_, &guard_status, 0) < 0 && errno == EINTR) {
+    }
     if (final_.ended) {
       const int status = final_.wait_status;
       out_.wall = static_cast<double>(final_.wall_ns) * 1e-9;
@@ -453,8 +463,10 @@ class supervisor {
       }
       const auto k = read(fd, buf_, sizeof buf_);
       if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-      if (k <= 0) on_end(fd);
-      else on_bytes(fd, static_cast<std::size_t>(k));
+      if (k <= 0)
+        on_end(fd);
+      else
+        on_bytes(fd, static_cast<std::size_t>(k));
     }
     return true;
   }
@@ -484,8 +496,10 @@ class supervisor {
         guard_report r;
         std::memcpy(&r, report_bytes_.data(), sizeof r);
         report_bytes_.erase(0, sizeof r);
-        if (r.ended) final_ = r;
-        else command_ = r.pid;
+        if (r.ended)
+          final_ = r;
+        else
+          command_ = r.pid;
       }
     } else if (fd == err_) {
       keep_tail(out_.stderr_tail, buf_, size);

@@ -21,21 +21,21 @@
 namespace ema {
 
 struct child_outcome {
-  bool exited = false;     ///< exited normally (exit_code valid)
+  bool exited = false;  ///< exited normally (exit_code valid)
   int exit_code = 0;
-  int signal = 0;          ///< the signal that ended it, when it did not exit
-  bool timed_out = false;  ///< killed by us at the deadline
-  bool interrupted = false;  ///< killed by us because `stop` was raised
-  std::string answer;      ///< fd 3 (whole, up to answer_limit); or the kept lines of stdout
-  std::string stdout_tail;  ///< the last few KiB of standard output (stdout channel)
-  std::string stderr_tail;  ///< the last few KiB of stderr
+  int signal = 0;                ///< the signal that ended it, when it did not exit
+  bool timed_out = false;        ///< killed by us at the deadline
+  bool interrupted = false;      ///< killed by us because `stop` was raised
+  std::string answer;            ///< fd 3 (whole, up to answer_limit); or the kept lines of stdout
+  std::string stdout_tail;       ///< the last few KiB of standard output (stdout channel)
+  std::string stderr_tail;       ///< the last few KiB of stderr
   std::size_t output_bytes = 0;  ///< bytes the child wrote to its answer channel in all
   /// Why ema stopped keeping the child's output (an answer over answer_limit, more kept lines than
   /// kept_limit, a kept line over line_limit); the child was killed. Empty when all went well.
   std::string output_problem;
-  double wall = 0;          ///< seconds from the start of the command to its end
+  double wall = 0;           ///< seconds from the start of the command to its end
   double user = 0, sys = 0;  ///< CPU seconds of the command and the descendants it waited for
-  long max_rss_kib = 0;     ///< the command's peak resident memory
+  long max_rss_kib = 0;      ///< the command's peak resident memory
 };
 
 /// Where the child's answer is read from: file descriptor 3 (an ema worker), or its standard
@@ -46,11 +46,11 @@ struct isolation {
   double timeout = 300;                     ///< seconds, from the start
   const std::atomic<bool>* stop = nullptr;  ///< raised: kill the child and report `interrupted`
   answer_channel channel = answer_channel::fd3;
-  std::string cwd;                          ///< the child's working directory (empty: ema's)
+  std::string cwd;                                    ///< the child's working directory (empty: ema's)
   std::size_t answer_limit = std::size_t{256} << 20;  ///< fd3: most bytes of answer kept
-  std::string keep_prefix = "ema-phase";    ///< stdout: the lines kept
-  std::size_t kept_limit = std::size_t{16} << 20;  ///< stdout: most bytes of kept lines
-  std::size_t line_limit = 4096;            ///< stdout: longest kept line
+  std::string keep_prefix = "ema-phase";              ///< stdout: the lines kept
+  std::size_t kept_limit = std::size_t{16} << 20;     ///< stdout: most bytes of kept lines
+  std::size_t line_limit = 4096;                      ///< stdout: longest kept line
 };
 
 /// Runs `argv` (argv[0] is the executable path). Never throws for the child's failures; throws

@@ -33,8 +33,8 @@ using identity = std::tuple<const std::string&, const std::string&, std::uint64_
 identity identity_of(const plan_point& p) { return {p.problem, p.variant, p.n, p.params.canonical_json(), p.seed, p.instance, p.phase}; }
 
 std::uint64_t identity_hash(const plan_point& p) {
-  return hash_text(fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", p.problem, p.variant, p.n, p.params.canonical_json(), p.seed,
-                               p.instance, p.phase));
+  return hash_text(
+      fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", p.problem, p.variant, p.n, p.params.canonical_json(), p.seed, p.instance, p.phase));
 }
 
 std::string describe(const plan_point& p) {
@@ -77,7 +77,7 @@ struct source {
   experiment_record e;         ///< without its plan
   std::string digest;
   std::optional<shard_spec> shard;
-  int points = 0;           ///< stored
+  int points = 0;             ///< stored
   bool carried_whole = true;  ///< every point it holds is in the new experiment (the kept copy, or the same measurement)
 };
 
@@ -122,9 +122,10 @@ struct plan_union {
 
   void add(const plan& p, const std::string& from, const std::string& plan_digest) {
     if (started && plan_digest != digest)
-      throw usage_error(fmt::format("{} and {} are of different plans: their problems, variants, sizes, parameters, seed or repetition "
-                                    "settings differ. ema merge joins the shards of one `ema run`",
-                                    first, from));
+      throw usage_error(
+          fmt::format("{} and {} are of different plans: their problems, variants, sizes, parameters, seed or repetition "
+                      "settings differ. ema merge joins the shards of one `ema run`",
+                      first, from));
     const int whole = whole_size_of(p);
     if (!started) {
       started = true;
@@ -137,20 +138,22 @@ struct plan_union {
       merged.merged.reset();
       if (merged.calibrated) merged.calibrated->tracks.clear();
     } else if (whole != size) {
-      throw database_error(fmt::format("{}: its plan has {} points where another input's has {}, with the same digest; the database was "
-                                       "changed by hand or is damaged",
-                                       from, whole, size));
+      throw database_error(
+          fmt::format("{}: its plan has {} points where another input's has {}, with the same digest; the database was "
+                      "changed by hand or is damaged",
+                      from, whole, size));
     }
     for (const auto& pt : p.points) {
       if (pt.phase.empty()) {
         if (pt.ordinal < 0 || pt.ordinal >= size)
-          throw database_error(fmt::format("{}: point {} is beyond its plan's {}; the database was changed by hand or is damaged", from,
-                                           pt.ordinal, size));
+          throw database_error(
+              fmt::format("{}: point {} is beyond its plan's {}; the database was changed by hand or is damaged", from, pt.ordinal, size));
         const auto [it, added] = base.emplace(pt.ordinal, pt);
         if (!added && identity_of(it->second) != identity_of(pt))
-          throw database_error(fmt::format("{}: point {} is {} where another input's is {}, with the same plan digest; the database was "
-                                           "changed by hand or is damaged",
-                                           from, pt.ordinal, describe(pt), describe(it->second)));
+          throw database_error(
+              fmt::format("{}: point {} is {} where another input's is {}, with the same plan digest; the database was "
+                          "changed by hand or is damaged",
+                          from, pt.ordinal, describe(pt), describe(it->second)));
         continue;
       }
       const auto h = identity_hash(pt);
@@ -182,13 +185,14 @@ struct plan_union {
 
   /// The whole plan's points no input holds (the parts of shards that left no database).
   int unheld() const {
-    return size - static_cast<int>(std::count_if(merged.points.begin(), merged.points.end(), [&](const plan_point& pt) { return pt.ordinal < size; }));
+    return size -
+           static_cast<int>(std::count_if(merged.points.begin(), merged.points.end(), [&](const plan_point& pt) { return pt.ordinal < size; }));
   }
 };
 
 // Reads the experiments of one database (or its experiment `only`) into `out`, their plans into `u`.
-void read_sources(database& db, const std::string& path, std::optional<std::int64_t> only, bool earlier_merges_of,
-                  const std::string& digest_wanted, plan_union& u, std::vector<source>& out) {
+void read_sources(database& db, const std::string& path, std::optional<std::int64_t> only, bool earlier_merges_of, const std::string& digest_wanted,
+                  plan_union& u, std::vector<source>& out) {
   std::vector<experiment_record> experiments;
   if (only) {
     auto e = db.experiment(*only);
@@ -299,8 +303,8 @@ std::vector<input_spec> parse_inputs(const std::string& output, const std::vecto
     specs.push_back(parse_input(in));
     const auto& path = specs.back().path;
     if (names_the_database(path, output) || names_the_database(output, path))
-      throw usage_error(fmt::format("{} is both the output and an input ({}), or one of its files (its journal); merge into a new database",
-                                    output, in));
+      throw usage_error(
+          fmt::format("{} is both the output and an input ({}), or one of its files (its journal); merge into a new database", output, in));
   }
   return specs;
 }
@@ -317,8 +321,8 @@ void read_all(merge_sources& m, const std::vector<input_spec>& specs, const std:
   for (const auto& s : m.shards)
     if (s.shard) {
       if (m.split_by && m.split_by->basis != s.shard->basis)
-        throw usage_error(fmt::format("{} was split by {}, another shard by {}: their parts overlap; give every task the same --costs-from",
-                                      s.from, s.shard->basis, m.split_by->basis));
+        throw usage_error(fmt::format("{} was split by {}, another shard by {}: their parts overlap; give every task the same --costs-from", s.from,
+                                      s.shard->basis, m.split_by->basis));
       m.split_by = &*s.shard;
       if (m.shard_count && m.shard_count != s.shard->count)
         throw usage_error(fmt::format("{} is a shard of {} parts, another input of {}", s.from, s.shard->count, m.shard_count));
@@ -395,20 +399,20 @@ void copy_source(merge_sources& m, std::size_t k, database& out, kept_copies& ke
     // Its points are in the order of their ordinals (plan::from_json checks it).
     const auto it = std::lower_bound(p.points.begin(), p.points.end(), r.ordinal, [](const plan_point& pt, int o) { return pt.ordinal < o; });
     if (it == p.points.end() || it->ordinal != r.ordinal)
-      throw database_error(fmt::format("{}: point {} is not in its experiment's plan; the database was changed by hand or is damaged", s.from,
-                                       r.ordinal));
+      throw database_error(
+          fmt::format("{}: point {} is not in its experiment's plan; the database was changed by hand or is damaged", s.from, r.ordinal));
     const auto& pt = *it;
     if (r.problem != pt.problem || r.variant != pt.variant || r.n != pt.n)
-      throw database_error(fmt::format("{}: point {} is {} {} n={} where its plan says {}; the database was changed by hand or is damaged",
-                                       s.from, r.ordinal, valid_utf8(r.problem), valid_utf8(r.variant), r.n, describe(pt)));
+      throw database_error(fmt::format("{}: point {} is {} {} n={} where its plan says {}; the database was changed by hand or is damaged", s.from,
+                                       r.ordinal, valid_utf8(r.problem), valid_utf8(r.variant), r.n, describe(pt)));
     const auto target = static_cast<std::size_t>(to[static_cast<std::size_t>(it - p.points.begin())]);
     const auto fingerprint = measurement_print(r);
     if (const int held = kept.by[target]; held >= 0) {
       const auto& keeper = *m.order[static_cast<std::size_t>(held)];
       const bool same = kept.print[target] == fingerprint;
       if (!(same && (keeper.earlier_merge || s.earlier_merge)))
-        result.dropped.push_back(fmt::format("{} ({}): in {} and {}; kept {}'s", describe(pt), to_string(r.status), keeper.from, s.from,
-                                             keeper.from));
+        result.dropped.push_back(
+            fmt::format("{} ({}): in {} and {}; kept {}'s", describe(pt), to_string(r.status), keeper.from, s.from, keeper.from));
       if (!same) s.carried_whole = false;
       continue;
     }
@@ -439,9 +443,10 @@ std::vector<int> shard_owners(const merge_sources& m, const std::vector<int>& ab
     if (s.shard)
       for (const int o : s.shard->ordinals) {
         if (o < 0 || o >= m.u.size)
-          throw database_error(fmt::format("{}: its shard holds point {}, beyond the plan's {}; the database was changed by hand or is "
-                                           "damaged",
-                                           s.from, o, m.u.size));
+          throw database_error(
+              fmt::format("{}: its shard holds point {}, beyond the plan's {}; the database was changed by hand or is "
+                          "damaged",
+                          s.from, o, m.u.size));
         owner[static_cast<std::size_t>(o)] = s.shard->index;
       }
   if (!absent.empty() && m.split_by->basis == "work model" && !m.u.unheld()) {
@@ -475,8 +480,10 @@ void count_missing(const merge_sources& m, const kept_copies& kept, merge_result
     ++result.missing;
     const auto ordinal = static_cast<std::size_t>(merged.points[i].ordinal);
     if (ordinal >= owner.size()) continue;  // not a shard's, or added later
-    if (const int shard = owner[ordinal]; shard >= 0) missing_shards.insert(shard);
-    else missing_shards.insert(absent.begin(), absent.end());
+    if (const int shard = owner[ordinal]; shard >= 0)
+      missing_shards.insert(shard);
+    else
+      missing_shards.insert(absent.begin(), absent.end());
   }
   if (m.shard_count && merged.calibrated)
     for (const int i : absent)

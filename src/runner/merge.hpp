@@ -33,8 +33,8 @@
 namespace ema {
 
 struct merge_result {
-  std::int64_t experiment = 0;  ///< in the output database
-  int points = 0;               ///< points stored
+  std::int64_t experiment = 0;       ///< in the output database
+  int points = 0;                    ///< points stored
   std::vector<std::string> dropped;  ///< duplicates left out (other measurements of a kept point), each with where it was kept
   int missing = 0;                   ///< planned points no input recorded
   int unheld = 0;                    ///< of them, the points no input holds (the parts of shards that left no database): not in the merged plan

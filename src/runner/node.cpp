@@ -60,8 +60,10 @@ node_lock::~node_lock() {
 
 std::string node_dir() {
   std::string dir;
-  if (const char* d = std::getenv("EMA_NODE_DIR"); d && *d) dir = d;
-  else dir = fmt::format("/tmp/ema-{}", static_cast<unsigned>(getuid()));
+  if (const char* d = std::getenv("EMA_NODE_DIR"); d && *d)
+    dir = d;
+  else
+    dir = fmt::format("/tmp/ema-{}", static_cast<unsigned>(getuid()));
   // Made private (0700) where this process makes it; a folder found there is used only where it is
   // this user's own folder (not a link) that no one else can write to: the path is predictable.
   std::error_code ec;

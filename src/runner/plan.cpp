@@ -36,8 +36,7 @@ param_set params_from_object(const nlohmann::json& j) {
 
 }  // namespace
 
-std::uint64_t point_seed(std::uint64_t base, const std::string& problem, std::uint64_t n, const param_set& params,
-                         int instance) {
+std::uint64_t point_seed(std::uint64_t base, const std::string& problem, std::uint64_t n, const param_set& params, int instance) {
   // Only the parameters that shape the input: a tuning parameter or a launch setting changes how a
   // variant runs, not what it runs on, so every value of such an axis gets the same input.
   param_map shaping = params.values();
@@ -60,7 +59,7 @@ bool repetition_policy::satisfied(const std::vector<double>& totals, double elap
 }
 
 nlohmann::json repetition_policy::to_json() const {
-  nlohmann::json j = {{"warmup", warmup},     {"min_reps", min_reps}, {"max_reps", max_reps},
+  nlohmann::json j = {{"warmup", warmup},         {"min_reps", min_reps}, {"max_reps", max_reps},
                       {"target_rse", target_rse}, {"min_time", min_time}, {"max_time", max_time}};
   if (fixed) j["fixed"] = *fixed;
   return j;
@@ -78,8 +77,7 @@ repetition_policy repetition_policy::from_json(const nlohmann::json& j) {
   return p;
 }
 
-void plan::add(const std::string& problem, const std::string& variant, std::uint64_t n, const param_set& params,
-               const std::string& phase) {
+void plan::add(const std::string& problem, const std::string& variant, std::uint64_t n, const param_set& params, const std::string& phase) {
   for (int k = 0; k < instances; ++k) {
     plan_point pt;
     pt.ordinal = std::max(points.empty() ? 0 : points.back().ordinal + 1, whole_size());
@@ -167,8 +165,7 @@ problem_share share_of(const problem_desc& p, const plan_request& r, bool severa
 
 /// The variants of `p` the request runs: those named (with several problems, those of this one),
 /// else every one this machine can run, with a note for each left out.
-std::vector<const variant_desc*> chosen_variants(const problem_desc& p, const plan_request& r, bool several,
-                                                 std::vector<std::string>& notes) {
+std::vector<const variant_desc*> chosen_variants(const problem_desc& p, const plan_request& r, bool several, std::vector<std::string>& notes) {
   std::vector<const variant_desc*> vs;
   if (r.variants.empty()) {
     for (const auto* v : variants_of(p.name)) {
@@ -193,7 +190,8 @@ std::map<const variant_desc*, std::vector<param_axis>> launch_axes_of(const prob
                                                                       const std::vector<std::string>& launch, bool several,
                                                                       std::set<std::string>& claimed) {
   std::map<const variant_desc*, std::vector<param_axis>> own_axes;
-  for (const auto& axis : group_assignments(launch, [](std::string_view) { return true; }, [](std::string_view) { return true; })) {
+  for (const auto& axis : group_assignments(
+           launch, [](std::string_view) { return true; }, [](std::string_view) { return true; })) {
     const std::string field = axis.key.substr(launch_prefix.size());
     bool taken = false;
     std::set<std::string> offered;
@@ -209,10 +207,9 @@ std::map<const variant_desc*, std::vector<param_axis>> launch_axes_of(const prob
     if (!taken) {
       std::vector<std::string> names;
       for (const auto* v : vs) names.emplace_back(v->name);
-      throw usage_error(fmt::format("'{}' is a launch setting of none of the chosen variants of {} ({}); {}", axis.key, p.name,
-                                    fmt::join(names, ", "),
-                                    offered.empty() ? std::string("they have none (`ema list` shows each variant's)")
-                                                    : fmt::format("theirs: {}", fmt::join(offered, ", "))));
+      throw usage_error(fmt::format(
+          "'{}' is a launch setting of none of the chosen variants of {} ({}); {}", axis.key, p.name, fmt::join(names, ", "),
+          offered.empty() ? std::string("they have none (`ema list` shows each variant's)") : fmt::format("theirs: {}", fmt::join(offered, ", "))));
     }
     for (const auto& a : launch)
       if (a.substr(0, a.find('=')) == axis.key) claimed.insert(a);
@@ -270,7 +267,8 @@ struct problem_part {
       if (!v->launch_refuses) continue;
       for (const auto& set : own.at(v))
         for (const auto n : sizes)
-          if (const auto why = v->launch_refuses(set, n); !why.empty()) throw usage_error(fmt::format("{} {} at n = {}: {}", p.name, v->name, n, why));
+          if (const auto why = v->launch_refuses(set, n); !why.empty())
+            throw usage_error(fmt::format("{} {} at n = {}: {}", p.name, v->name, n, why));
     }
   }
 };
@@ -291,24 +289,24 @@ void plan_tracks(plan& out, const problem_part& part, const plan_request& r) {
 /// A fixed sweep's points for one problem, within the plan's limits of points and memory.
 void plan_points(plan& out, const problem_part& part, const plan_request& r, std::uint64_t from_file) {
   const auto& p = part.p;
-  const auto sizes = r.sizes ? parse_sizes(*r.sizes)
-                     : from_file ? std::vector<std::uint64_t>{from_file}
-                                 : parse_sizes(std::string(p.default_sizes));
+  const auto sizes = r.sizes ? parse_sizes(*r.sizes) : from_file ? std::vector<std::uint64_t>{from_file} : parse_sizes(std::string(p.default_sizes));
   for (auto n : sizes) part.too_large(n, "size");
   part.validate(sizes);
   double per_size = 0;
   for (const auto* v : part.vs) per_size += static_cast<double>(part.own.at(v).size());
   const double total = static_cast<double>(sizes.size()) * per_size * r.instances + static_cast<double>(out.points.size());
   if (total > static_cast<double>(max_plan_points))
-    throw usage_error(fmt::format("the plan would have more than {} points ({} sizes, {} variant and parameter sets, {} "
-                                  "instances of {}); run fewer at a time",
-                                  max_plan_points, sizes.size(), per_size, r.instances, p.name));
+    throw usage_error(
+        fmt::format("the plan would have more than {} points ({} sizes, {} variant and parameter sets, {} "
+                    "instances of {}); run fewer at a time",
+                    max_plan_points, sizes.size(), per_size, r.instances, p.name));
   // And no more than this process can hold: planning takes about plan_point_bytes a point (the
   // points, their parameters, the stored plan's text), measured on a 750 000-point plan.
   if (const double left = static_cast<double>(memory_this_process_may_add()); total * plan_point_bytes > left)
-    throw usage_error(fmt::format("the plan's {:.0f} points need about {} to plan and store, more than the {} this process may still "
-                                  "use (the machine's available memory, ulimit, control group); run fewer at a time",
-                                  total, format_bytes(total * plan_point_bytes), format_bytes(left)));
+    throw usage_error(
+        fmt::format("the plan's {:.0f} points need about {} to plan and store, more than the {} this process may still "
+                    "use (the machine's available memory, ulimit, control group); run fewer at a time",
+                    total, format_bytes(total * plan_point_bytes), format_bytes(left)));
   part.check_launches(sizes);
   // Sizes outermost (interleaved unless --order ascending), then parameter sets, then variants:
   // every variant at one setting side by side.
@@ -345,10 +343,11 @@ plan make_plan(const plan_request& r) {
     for (const auto* v : part.vs) part.own[v];  // every variant has its entry, empty or not
     // An input read from a file sets n: it is the one size, and a calibration has nothing to grow.
     const std::uint64_t from_file = p->size_from_input ? p->size_from_input(part.sets.front()) : 0;
-    if (from_file && r.budget)
-      throw usage_error(fmt::format("{}: the input file sets n = {}; give no --budget with it", p->name, from_file));
-    if (r.budget) plan_tracks(out, part, r);
-    else plan_points(out, part, r, from_file);
+    if (from_file && r.budget) throw usage_error(fmt::format("{}: the input file sets n = {}; give no --budget with it", p->name, from_file));
+    if (r.budget)
+      plan_tracks(out, part, r);
+    else
+      plan_points(out, part, r, from_file);
   }
   for (const auto& a : r.params)
     if (!claimed.count(a)) throw usage_error(fmt::format("parameter '{}' belongs to none of the chosen problems", a));
@@ -371,8 +370,8 @@ int plan::whole_size() const {
 }
 
 nlohmann::json plan::point_to_json(const plan_point& p) {
-  nlohmann::json pj = {{"ordinal", p.ordinal}, {"problem", p.problem}, {"variant", p.variant}, {"n", p.n},
-                       {"params", params_object(p.params)}, {"seed", p.seed}, {"instance", p.instance}};
+  nlohmann::json pj = {{"ordinal", p.ordinal}, {"problem", p.problem},  {"variant", p.variant}, {"n", p.n}, {"params", params_object(p.params)},
+                       {"seed", p.seed},       {"instance", p.instance}};
   if (!p.phase.empty()) pj["phase"] = p.phase;
   return pj;
 }
@@ -391,18 +390,24 @@ nlohmann::json plan::to_json(bool with_points) const {
   if (calibrated) {
     nlohmann::json tracks = nlohmann::json::array();
     for (const auto& t : calibrated->tracks)
-      tracks.push_back({{"problem", t.problem}, {"variant", t.variant}, {"params", params_object(t.params)},
-                        {"start", t.start}, {"max_size", t.max_size}, {"stopped", t.stopped}, {"settled", t.settled}});
+      tracks.push_back({{"problem", t.problem},
+                        {"variant", t.variant},
+                        {"params", params_object(t.params)},
+                        {"start", t.start},
+                        {"max_size", t.max_size},
+                        {"stopped", t.stopped},
+                        {"settled", t.settled}});
     out["budget"] = calibrated->budget;
-    out["calibration"] = {{"min_sizes", calibrated->min_sizes}, {"growth", calibrated->growth},
-                          {"energy_sizes", calibrated->energy_sizes}, {"tracks", tracks}};
+    out["calibration"] = {
+        {"min_sizes", calibrated->min_sizes}, {"growth", calibrated->growth}, {"energy_sizes", calibrated->energy_sizes}, {"tracks", tracks}};
   }
   if (!input_cache_dir.empty()) out["input_cache"] = {{"dir", input_cache_dir}, {"cap", input_cache_cap}};
   if (shard) {
-    out["shard"] = {{"index", shard->index}, {"count", shard->count}, {"digest", shard->digest}, {"tracks", shard->tracks},
-                    {"basis", shard->basis}};
-    if (shard->size) out["shard"]["size"] = shard->size;  // its ordinals are its points'
-    else out["shard"]["ordinals"] = shard->ordinals;
+    out["shard"] = {{"index", shard->index}, {"count", shard->count}, {"digest", shard->digest}, {"tracks", shard->tracks}, {"basis", shard->basis}};
+    if (shard->size)
+      out["shard"]["size"] = shard->size;  // its ordinals are its points'
+    else
+      out["shard"]["ordinals"] = shard->ordinals;
     if (!shard->part.empty()) out["shard"]["part"] = shard->part;
   }
   if (merged) {
@@ -412,8 +417,11 @@ nlohmann::json plan::to_json(bool with_points) const {
   if (external) {
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& [name, command] : external->runs) runs.push_back({{"variant", name}, {"command", command}});
-    out["external"] = {{"generator", external->generator}, {"runs", runs}, {"cache_dir", external->cache_dir},
-                       {"cache_cap", external->cache_cap}, {"cwd", external->cwd}};
+    out["external"] = {{"generator", external->generator},
+                       {"runs", runs},
+                       {"cache_dir", external->cache_dir},
+                       {"cache_cap", external->cache_cap},
+                       {"cwd", external->cwd}};
   }
   return out;
 }
@@ -426,9 +434,7 @@ plan plan::from_json(const nlohmann::json& j) {
   try {
     auto p = read_plan(j);
     const auto& r = p.reps;
-    auto bad = [](const std::string& what) {
-      throw database_error("the stored plan " + what + "; it was changed by hand or is damaged");
-    };
+    auto bad = [](const std::string& what) { throw database_error("the stored plan " + what + "; it was changed by hand or is damaged"); };
     if (!(std::isfinite(p.timeout) && p.timeout > 0)) bad("has a timeout that is not a positive number");
     if (r.warmup < 0 || r.min_reps < 1 || r.max_reps < 1 || (r.fixed && *r.fixed < 1)) bad("has impossible repetition counts");
     if (!(std::isfinite(r.min_time) && std::isfinite(r.max_time) && std::isfinite(r.target_rse) && r.min_time >= 0))
@@ -506,9 +512,8 @@ plan read_plan(const nlohmann::json& j) {
     c.growth = cj.value("growth", 2.0);
     c.energy_sizes = cj.value("energy_sizes", 5);
     for (const auto& t : cj.at("tracks"))
-      c.tracks.push_back({t.at("problem").get<std::string>(), t.at("variant").get<std::string>(),
-                          params_from_object(t.at("params")), t.at("start").get<std::uint64_t>(),
-                          t.value("max_size", std::uint64_t{0}), t.value("stopped", ""), t.value("settled", "")});
+      c.tracks.push_back({t.at("problem").get<std::string>(), t.at("variant").get<std::string>(), params_from_object(t.at("params")),
+                          t.at("start").get<std::uint64_t>(), t.value("max_size", std::uint64_t{0}), t.value("stopped", ""), t.value("settled", "")});
     p.calibrated = std::move(c);
   }
   if (j.contains("shard")) {

@@ -15,9 +15,9 @@ namespace ema {
 
 /// When a point has enough repetitions (docs/measurement.md, "Repetitions").
 struct repetition_policy {
-  int warmup = 1;          ///< untimed runs first (context creation, module load, caches)
-  int min_reps = 5;        ///< at least this many timed runs
-  int max_reps = 2000;     ///< at most this many
+  int warmup = 1;            ///< untimed runs first (context creation, module load, caches)
+  int min_reps = 5;          ///< at least this many timed runs
+  int max_reps = 2000;       ///< at most this many
   double target_rse = 0.01;  ///< stop once the median's relative standard error is below this
   double min_time = 0.2;     ///< ... but not before the timed runs have taken this long (seconds),
                              ///< so a passing disturbance cannot own the median of a fast operation
@@ -42,7 +42,7 @@ struct plan_point {
   std::uint64_t n = 0;
   param_set params;
   std::uint64_t seed = 0;
-  int instance = 0;   ///< which of the `instances` inputs of (problem, n, parameters)
+  int instance = 0;  ///< which of the `instances` inputs of (problem, n, parameters)
   /// How a calibrated sweep chose it: "grow", "fill", "settle" (the verdict's next size),
   /// "energy" (an energy window at a kept size) or "tie-breaker" (`ema fit`); empty otherwise.
   std::string phase;
@@ -68,11 +68,11 @@ struct calibration {
 
 /// A user's program run by `ema exec` in place of registered variants (runner/external.hpp).
 struct external_program {
-  std::string generator;  ///< command with {n}, {input} and {seed}: writes the input file
+  std::string generator;                                  ///< command with {n}, {input} and {seed}: writes the input file
   std::vector<std::pair<std::string, std::string>> runs;  ///< variant name, command with {input} and {n}
-  std::string cache_dir;  ///< where generated inputs are kept (absolute; inputs/input_cache.hpp)
-  double cache_cap = 0;   ///< bytes the cache may hold; the least recently used inputs go first
-  std::string cwd;        ///< the folder the commands run in: where the experiment was started (empty: ema's)
+  std::string cache_dir;                                  ///< where generated inputs are kept (absolute; inputs/input_cache.hpp)
+  double cache_cap = 0;                                   ///< bytes the cache may hold; the least recently used inputs go first
+  std::string cwd;                                        ///< the folder the commands run in: where the experiment was started (empty: ema's)
 };
 
 /// One part of a plan split over several tasks (`ema run --shard i/N`, runner/shard.hpp): a
@@ -80,14 +80,14 @@ struct external_program {
 /// plan; a calibrated plan's own tracks) and the whole plan's digest and size; `ema merge` joins the
 /// shards of one plan.
 struct shard_spec {
-  int index = 0, count = 1;   ///< this shard, 0-based, of `count`
-  std::string digest;         ///< the whole plan's (runner/shard.hpp plan_digest): the same in every shard
-  std::string part;           ///< the digest of this shard's own stored plan, as made ("" in shards made before it)
+  int index = 0, count = 1;  ///< this shard, 0-based, of `count`
+  std::string digest;        ///< the whole plan's (runner/shard.hpp plan_digest): the same in every shard
+  std::string part;          ///< the digest of this shard's own stored plan, as made ("" in shards made before it)
   /// The points of the plan this shard runs, in order. Stored as the ordinals of its points where
   /// `size` is set; shards made before stored the whole plan and list them.
   std::vector<int> ordinals;
-  int size = 0;               ///< the whole fixed plan's points; 0: the plan is stored whole (or calibrated)
-  int tracks = 0;             ///< a calibrated plan's tracks before the split
+  int size = 0;                      ///< the whole fixed plan's points; 0: the plan is stored whole (or calibrated)
+  int tracks = 0;                    ///< a calibrated plan's tracks before the split
   std::string basis = "work model";  ///< what the split's costs came from (runner/shard.hpp)
 };
 
@@ -107,15 +107,15 @@ struct plan {
   energy_policy energy;
   double timeout = 300;  ///< seconds per point, generation included
   std::uint64_t seed = 1;
-  int instances = 1;     ///< inputs per size, each with its own seed (`--instances`)
-  std::optional<calibration> calibrated;   ///< `--budget`: sizes chosen while running
+  int instances = 1;                         ///< inputs per size, each with its own seed (`--instances`)
+  std::optional<calibration> calibrated;     ///< `--budget`: sizes chosen while running
   std::optional<external_program> external;  ///< `ema exec`
-  std::vector<std::string> notes;  ///< e.g. variants left out because they cannot run here
+  std::vector<std::string> notes;            ///< e.g. variants left out because they cannot run here
   /// `ema run`'s input cache for the problems that keep built inputs (problem_desc::cached_inputs):
   /// the folder (absolute; "" for none: `--no-cache`, or no such problem) and its cap in bytes.
   std::string input_cache_dir;
   double input_cache_cap = 0;
-  std::optional<shard_spec> shard;  ///< `--shard`: the part of the plan this experiment runs
+  std::optional<shard_spec> shard;   ///< `--shard`: the part of the plan this experiment runs
   std::optional<merge_spec> merged;  ///< made by `ema merge`
 
   /// Whether this experiment runs `pt`: every point, or the shard's own.
@@ -126,8 +126,7 @@ struct plan {
   int whole_size() const;
 
   /// Appends a point (ordinal, seed and instance filled in) for each instance.
-  void add(const std::string& problem, const std::string& variant, std::uint64_t n, const param_set& params,
-           const std::string& phase = "");
+  void add(const std::string& problem, const std::string& variant, std::uint64_t n, const param_set& params, const std::string& phase = "");
 
   /// As stored with its experiment; without `with_points`, its points an empty array.
   nlohmann::json to_json(bool with_points = true) const;
@@ -147,9 +146,9 @@ struct plan_request {
   std::vector<std::string> params;    ///< key=value
   std::uint64_t seed = 1;
   int instances = 1;
-  std::optional<double> budget;       ///< seconds: calibrate the sizes instead of `sizes`
+  std::optional<double> budget;                  ///< seconds: calibrate the sizes instead of `sizes`
   std::optional<std::uint64_t> start, max_size;  ///< a calibrated sweep's first and largest size
-  size_order order = size_order::interleaved;      ///< the order a fixed plan runs its sizes in
+  size_order order = size_order::interleaved;    ///< the order a fixed plan runs its sizes in
 };
 
 /// The most points one plan may hold, and the most input instances per size.
@@ -172,7 +171,6 @@ plan make_plan(const plan_request& request);
 /// The seed of a point's input: the same for every variant at one (problem, n, parameters,
 /// instance), tuning parameters and launch settings left out (every value of such an axis runs on
 /// the same input); instance 0 keeps the seed of a sweep without instances.
-std::uint64_t point_seed(std::uint64_t base, const std::string& problem, std::uint64_t n, const param_set& params,
-                         int instance = 0);
+std::uint64_t point_seed(std::uint64_t base, const std::string& problem, std::uint64_t n, const param_set& params, int instance = 0);
 
 }  // namespace ema

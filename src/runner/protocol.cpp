@@ -26,7 +26,8 @@ T field(const nlohmann::json& j, const char* key, std::optional<T> fallback = st
 std::uint64_t count_field(const nlohmann::json& j, const char* key) {
   const auto it = j.find(key);
   if (it == j.end()) throw std::invalid_argument(fmt::format("no field '{}'", key));
-  if (!it->is_number_integer() || (!it->is_number_unsigned() && it->get<std::int64_t>() < 0)) throw std::invalid_argument(fmt::format("the field '{}' is not a non-negative integer", key));
+  if (!it->is_number_integer() || (!it->is_number_unsigned() && it->get<std::int64_t>() < 0))
+    throw std::invalid_argument(fmt::format("the field '{}' is not a non-negative integer", key));
   return it->get<std::uint64_t>();
 }
 
@@ -72,7 +73,7 @@ point_spec spec_from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json to_json(const point_answer& a) {
-  nlohmann::json j = {{"status", a.status},   {"reason", a.reason}, {"verified", a.verified},     {"result", a.result},
+  nlohmann::json j = {{"status", a.status},   {"reason", a.reason}, {"verified", a.verified},      {"result", a.result},
                       {"samples", a.samples}, {"notes", a.notes},   {"unavailable", a.unavailable}};
   if (a.output_error) j["output_error"] = *a.output_error;
   return j;

@@ -42,13 +42,11 @@ shard_choice parse_shard(std::string_view text, const std::function<const char*(
   const bool from_slurm = first == "auto";
   if (from_slurm) {
     const char* id = env("SLURM_ARRAY_TASK_ID");
-    if (!id || !*id)
-      throw usage_error(fmt::format("--shard {}: not inside a Slurm array task (SLURM_ARRAY_TASK_ID is not set); give I/N", text));
+    if (!id || !*id) throw usage_error(fmt::format("--shard {}: not inside a Slurm array task (SLURM_ARRAY_TASK_ID is not set); give I/N", text));
     c.index = parse_count(id, "SLURM_ARRAY_TASK_ID", text);
     if (slash == std::string_view::npos) {
       const char* count = env("SLURM_ARRAY_TASK_COUNT");
-      if (!count || !*count)
-        throw usage_error(fmt::format("--shard {}: SLURM_ARRAY_TASK_COUNT is not set; give auto/N", text));
+      if (!count || !*count) throw usage_error(fmt::format("--shard {}: SLURM_ARRAY_TASK_COUNT is not set; give auto/N", text));
       c.count = parse_count(count, "SLURM_ARRAY_TASK_COUNT", text);
     }
   } else {
@@ -94,9 +92,10 @@ std::string stored_plan_digest(const plan& p) {
   const auto own = plan_digest(p);
   auto check = [&](const std::string& recorded, const char* what) {
     if (!recorded.empty() && recorded != own)
-      throw database_error(fmt::format("the plan stored with this {} does not match its digest (it records {}, its plan is {}); the "
-                                       "database was changed by hand or is damaged",
-                                       what, recorded, own));
+      throw database_error(
+          fmt::format("the plan stored with this {} does not match its digest (it records {}, its plan is {}); the "
+                      "database was changed by hand or is damaged",
+                      what, recorded, own));
   };
   if (p.merged) {
     check(p.merged->part, "merge");

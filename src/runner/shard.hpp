@@ -38,9 +38,9 @@ struct shard_choice {
 /// and SLURM_ARRAY_TASK_COUNT, an array numbered from 0) or "auto/N" (I from SLURM_ARRAY_TASK_ID, N
 /// given: a resubmission of some of the tasks). `env` looks a variable up (nullptr: unset).
 /// usage_error naming what is wrong.
-shard_choice parse_shard(std::string_view text, const std::function<const char*(const char*)>& env = [](const char* name) {
-  return static_cast<const char*>(std::getenv(name));
-});
+shard_choice parse_shard(
+    std::string_view text,
+    const std::function<const char*(const char*)>& env = [](const char* name) { return static_cast<const char*>(std::getenv(name)); });
 
 /// Seconds a point took in a previous run (its `point_wall`), by what it measures: the
 /// better prediction of its cost (`--costs-from`). Keyed by cost_key.

@@ -11,7 +11,9 @@ namespace {
 
 bool in(std::string_view set, char c) { return set.find(c) != std::string_view::npos; }
 bool alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
-bool digits(std::string_view s) { return !s.empty() && s.size() <= 9 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }); }
+bool digits(std::string_view s) {
+  return !s.empty() && s.size() <= 9 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
 
 // Characters that every Slurm name field takes (partitions, accounts, QOS, GPU types).
 bool name_char(char c) { return alnum(c) || in("_.-", c); }
@@ -47,20 +49,25 @@ bool slurm_time(std::string_view s) {
 void refuse_control_characters(std::string_view what, std::string_view value) {
   for (const unsigned char c : value)
     if (c < 0x20 || c == 0x7f)
-      throw usage_error(fmt::format("{} '{}' holds a control character (a newline, a tab, an escape): ema slurm writes it into a "
-                                    "job script, where it could end a line; rename what it names",
-                                    what, one_line(value)));
+      throw usage_error(
+          fmt::format("{} '{}' holds a control character (a newline, a tab, an escape): ema slurm writes it into a "
+                      "job script, where it could end a line; rename what it names",
+                      what, one_line(value)));
   // C1 controls (U+0080..U+009F) as UTF-8: C2 80..C2 9F.
   for (std::size_t i = 0; i + 1 < value.size(); ++i)
     if (static_cast<unsigned char>(value[i]) == 0xc2 && static_cast<unsigned char>(value[i + 1]) >= 0x80 &&
         static_cast<unsigned char>(value[i + 1]) <= 0x9f)
-      throw usage_error(fmt::format("{} '{}' holds a control character: ema slurm writes it into a job script; rename what it names", what,
-                                    one_line(value)));
+      throw usage_error(
+          fmt::format("{} '{}' holds a control character: ema slurm writes it into a job script; rename what it names", what, one_line(value)));
 }
 
 void check_slurm_request(const slurm_request& r) {
-  for (const auto& [option, value] : {std::pair{"--partition", &r.partition}, {"--time", &r.time}, {"--account", &r.account},
-                                      {"--qos", &r.qos}, {"--constraint", &r.constraint}, {"--gpus-per-task", &r.gpus_per_task}})
+  for (const auto& [option, value] : {std::pair{"--partition", &r.partition},
+                                      {"--time", &r.time},
+                                      {"--account", &r.account},
+                                      {"--qos", &r.qos},
+                                      {"--constraint", &r.constraint},
+                                      {"--gpus-per-task", &r.gpus_per_task}})
     if (*value) refuse_control_characters(option, **value);
   for (const auto& m : r.modules) refuse_control_characters("--module", m);
   for (const auto& s : r.sbatch) refuse_control_characters("--sbatch", s);
@@ -75,8 +82,7 @@ void check_slurm_request(const slurm_request& r) {
     }
     if (!ok) refuse("--partition", *r.partition, "give partition names (letters, digits, _ . -), several separated by commas");
   }
-  if (r.time && !slurm_time(*r.time))
-    refuse("--time", *r.time, "give a Slurm time: minutes, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED");
+  if (r.time && !slurm_time(*r.time)) refuse("--time", *r.time, "give a Slurm time: minutes, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED");
   if (r.account && !slurm_name(*r.account)) refuse("--account", *r.account, "give an account name (letters, digits, _ . -)");
   if (r.qos && !slurm_name(*r.qos)) refuse("--qos", *r.qos, "give a QOS name (letters, digits, _ . -)");
   if (r.constraint) {
@@ -93,14 +99,14 @@ void check_slurm_request(const slurm_request& r) {
     if (!ok) refuse("--gpus-per-task", g, "give a count of at least 1, or TYPE:COUNT (e.g. 1 or h100:1)");
   }
   for (const auto& m : r.modules)
-    if (m.empty() || m.size() > 200 || m.front() == '-' ||
-        !std::all_of(m.begin(), m.end(), [](char x) { return name_char(x) || in("+/@:~", x); }))
+    if (m.empty() || m.size() > 200 || m.front() == '-' || !std::all_of(m.begin(), m.end(), [](char x) { return name_char(x) || in("+/@:~", x); }))
       refuse("--module", m, "give a module name (letters, digits, _ . - + / @ : ~, not starting with -), e.g. cuda/13.0");
   for (const auto& s : r.sbatch) {
     const auto eq = s.find('=');
     const std::string_view name = std::string_view(s).substr(0, eq);
-    const bool long_form = name.size() > 2 && name.substr(0, 2) == "--" && name[2] >= 'a' && name[2] <= 'z' &&
-                           std::all_of(name.begin() + 2, name.end(), [](char x) { return (x >= 'a' && x <= 'z') || (x >= '0' && x <= '9') || x == '-'; });
+    const bool long_form =
+        name.size() > 2 && name.substr(0, 2) == "--" && name[2] >= 'a' && name[2] <= 'z' &&
+        std::all_of(name.begin() + 2, name.end(), [](char x) { return (x >= 'a' && x <= 'z') || (x >= '0' && x <= '9') || x == '-'; });
     if (!long_form) refuse("--sbatch", s, "give one sbatch option in its long form, its value after '=' (e.g. --sbatch=--mem=8G)");
     for (const char* own : {"--array", "--output", "--wrap", "--job-name"})
       if (name == own) refuse("--sbatch", s, fmt::format("{} is set by ema slurm", own));
@@ -110,9 +116,10 @@ void check_slurm_request(const slurm_request& r) {
 void check_results_folder(const std::string& folder) {
   refuse_control_characters("--results", folder);
   if (folder.find('\\') != std::string::npos)
-    throw usage_error(fmt::format("--results {}: Slurm reads a backslash in a log file's path as 'replace nothing' (every task would write "
-                                  "one log); choose a folder without one",
-                                  one_line(folder)));
+    throw usage_error(
+        fmt::format("--results {}: Slurm reads a backslash in a log file's path as 'replace nothing' (every task would write "
+                    "one log); choose a folder without one",
+                    one_line(folder)));
 }
 
 std::string directive_word(std::string_view value) {

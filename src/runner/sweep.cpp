@@ -70,8 +70,7 @@ void interpret_child(const child_outcome& child, double timeout, point_record& r
     const double rss = static_cast<double>(child.max_rss_kib) * 1024.0;
     if (child.signal == SIGKILL && rss > 0.5 * static_cast<double>(total_memory_bytes())) {
       r.status = point_status::oom;
-      r.reason = fmt::format("killed by SIGKILL at {:.1f} GiB resident: the kernel's out-of-memory killer",
-                             rss / (1u << 30));
+      r.reason = fmt::format("killed by SIGKILL at {:.1f} GiB resident: the kernel's out-of-memory killer", rss / (1u << 30));
     } else {
       r.status = point_status::crashed;
       r.reason = with_stderr("killed by " + describe_signal(child.signal), child.stderr_tail);
@@ -81,8 +80,7 @@ void interpret_child(const child_outcome& child, double timeout, point_record& r
   const auto j = nlohmann::json::parse(child.answer, nullptr, false);
   if (child.exit_code != 0 || j.is_discarded() || !j.is_object()) {
     r.status = point_status::crashed;
-    r.reason = with_stderr(fmt::format("the worker exited with code {} without an answer", child.exit_code),
-                           child.stderr_tail);
+    r.reason = with_stderr(fmt::format("the worker exited with code {} without an answer", child.exit_code), child.stderr_tail);
     return;
   }
   point_answer answer;
@@ -214,7 +212,7 @@ class sweeper {
     r.finished_at = utc_now();
     if (auto notes = nlohmann::json::parse(r.notes_json, nullptr, false); notes.is_object()) {
       for (const auto& [k, v] : where_points_run().items()) notes[k] = v;  // which node, job and task (merged shards)
-      if (pt.phase == "rerun") notes["rerun"] = true;  // it replaces the earlier measurements of its point (report/view.hpp)
+      if (pt.phase == "rerun") notes["rerun"] = true;                      // it replaces the earlier measurements of its point (report/view.hpp)
       r.notes_json = notes.dump();
     }
     db_.record_point(r);
@@ -253,13 +251,14 @@ class sweeper {
     for (const auto& [k, val] : pt.params.values()) spec.params[k] = val;
     spec.seed = pt.seed;
     spec.repetitions = p_.reps;
-    spec.energy.enabled = p_.energy.enabled && (!p_.calibrated || pt.phase == "energy" ||
-                                                !meters_energy(track{pt.problem, pt.variant, pt.params, 0, 0, "", ""}));
+    spec.energy.enabled =
+        p_.energy.enabled && (!p_.calibrated || pt.phase == "energy" || !meters_energy(track{pt.problem, pt.variant, pt.params, 0, 0, "", ""}));
     spec.energy.window = p_.energy.window;
     if (p_.energy.enabled)
-      spec.energy.off = fmt::format("not measured at this size: a calibrated sweep measures energy at up to {} of each variant's "
-                                    "sizes, once they are chosen",
-                                    p_.calibrated ? p_.calibrated->energy_sizes : 0);
+      spec.energy.off = fmt::format(
+          "not measured at this size: a calibrated sweep measures energy at up to {} of each variant's "
+          "sizes, once they are chosen",
+          p_.calibrated ? p_.calibrated->energy_sizes : 0);
     spec.idle = idle_;
     spec.cache_dir = p_.input_cache_dir;
     spec.cache_cap = p_.input_cache_cap;
@@ -294,9 +293,7 @@ class sweeper {
   void save_plan() { db_.set_experiment_plan(experiment_, p_.to_json()); }
 
   // Points of a calibrated sweep measure no energy but those of its energy phase.
-  cost_policy policy() const {
-    return {p_.reps, p_.energy.enabled && !p_.external && !p_.calibrated ? p_.energy.window : 0.0, p_.instances};
-  }
+  cost_policy policy() const { return {p_.reps, p_.energy.enabled && !p_.external && !p_.calibrated ? p_.energy.window : 0.0, p_.instances}; }
 
   // The size the track's problem takes nearest one proposed (problem_desc::size_near); empty where
   // it takes every size.
@@ -364,8 +361,10 @@ class sweeper {
         if (!failure.empty()) {
           t.stopped = failure;
         } else if (obs.empty()) {
-          if (remaining > 0) next = t.start;
-          else t.stopped = "the budget was spent before it started";
+          if (remaining > 0)
+            next = t.start;
+          else
+            t.stopped = "the budget was spent before it started";
         } else {
           growth_limits l;
           l.allowance = remaining / static_cast<double>(active.size());
@@ -377,8 +376,10 @@ class sweeper {
           l.min_sizes = cal.min_sizes;
           l.snap = snap_of(t);
           auto step = next_size(obs, l, policy());
-          if (step.next) next = step.next;
-          else t.stopped = step.stop;
+          if (step.next)
+            next = step.next;
+          else
+            t.stopped = step.stop;
         }
         const auto from = p_.points.size();
         if (next) {
@@ -387,13 +388,10 @@ class sweeper {
           std::vector<std::uint64_t> sizes;
           for (const auto& o : obs) sizes.push_back(static_cast<std::uint64_t>(o.n));
           const auto wanted = fill_sizes(sizes, cal.min_sizes, snap_of(t));
-          const auto fill = obs.empty() ? wanted
-                                        : affordable_fill(obs, wanted,
-                                                          (cal.budget - reserve - spent_) / static_cast<double>(active.size()),
-                                                          policy());
+          const auto fill =
+              obs.empty() ? wanted : affordable_fill(obs, wanted, (cal.budget - reserve - spent_) / static_cast<double>(active.size()), policy());
           if (fill.size() < wanted.size())
-            t.stopped += fmt::format("; the budget afforded {} of the {} sizes that fill the range to {}", fill.size(),
-                                     wanted.size(), cal.min_sizes);
+            t.stopped += fmt::format("; the budget afforded {} of the {} sizes that fill the range to {}", fill.size(), wanted.size(), cal.min_sizes);
           for (auto n : fill) p_.add(t.problem, t.variant, n, t.params, "fill");
         }
         save_plan();
@@ -495,8 +493,7 @@ class sweeper {
     const auto& vd = a.verdict;
     t.settled = fmt::format("{}, {}", fit::to_string(vd.level), a.groups.best.theta().text());
     if (vd.level == fit::verdict_level::firm || !vd.next_size) return std::nullopt;
-    if (!vd.reasons.empty())
-      t.settled += fmt::format(" ({} reason{}: `ema fit` lists them)", vd.reasons.size(), vd.reasons.size() == 1 ? "" : "s");
+    if (!vd.reasons.empty()) t.settled += fmt::format(" ({} reason{}: `ema fit` lists them)", vd.reasons.size(), vd.reasons.size() == 1 ? "" : "s");
     auto n = static_cast<std::uint64_t>(std::llround(std::min(*vd.next_size, 0x1p62)));
     if (const auto snap = snap_of(t)) n = snap(n);
     if (t.max_size && n > t.max_size) n = t.max_size;
@@ -514,11 +511,14 @@ class sweeper {
     const double device = predict_bytes(obs, static_cast<double>(n), &observation::device_bytes);
     const double host_free = static_cast<double>(available_memory_bytes()), device_free = device_free_bytes(backend_of(t));
     if (cost / p_.instances > p_.timeout)
-      t.settled += fmt::format("; n = {} would settle it but would take about {}, over the per-point timeout", format_size(static_cast<double>(n)), format_time(cost));
+      t.settled += fmt::format("; n = {} would settle it but would take about {}, over the per-point timeout", format_size(static_cast<double>(n)),
+                               format_time(cost));
     else if (host_free > 0 && host > 0.8 * host_free)
-      t.settled += fmt::format("; n = {} would settle it but would need about {} of host memory", format_size(static_cast<double>(n)), format_bytes(host));
+      t.settled +=
+          fmt::format("; n = {} would settle it but would need about {} of host memory", format_size(static_cast<double>(n)), format_bytes(host));
     else if (device_free > 0 && device > 0.8 * device_free)
-      t.settled += fmt::format("; n = {} would settle it but would need about {} of device memory", format_size(static_cast<double>(n)), format_bytes(device));
+      t.settled +=
+          fmt::format("; n = {} would settle it but would need about {} of device memory", format_size(static_cast<double>(n)), format_bytes(device));
     else
       return settle_want{i, n, cost};
     return std::nullopt;
@@ -546,8 +546,7 @@ class sweeper {
         const double share = left / static_cast<double>(wants.size() - k);
         if (w.cost > share) {
           t.settled += fmt::format("; n = {} would settle it but would take about {}, over its share of the budget left ({})",
-                                   format_size(static_cast<double>(w.n)),
-                                   format_time(w.cost), format_time(std::max(share, 0.0)));
+                                   format_size(static_cast<double>(w.n)), format_time(w.cost), format_time(std::max(share, 0.0)));
           continue;
         }
         left -= w.cost;
@@ -585,11 +584,11 @@ class sweeper {
       const std::size_t want = std::min<std::size_t>(static_cast<std::size_t>(cal.energy_sizes), sizes.size());
       std::set<std::uint64_t> picks;
       for (std::size_t i = 0; i < want; ++i)
-        picks.insert(want == 1 ? sizes.back() : sizes[static_cast<std::size_t>(std::llround(
-                                                    static_cast<double>(i) * static_cast<double>(sizes.size() - 1) / static_cast<double>(want - 1)))]);
+        picks.insert(want == 1 ? sizes.back()
+                               : sizes[static_cast<std::size_t>(
+                                     std::llround(static_cast<double>(i) * static_cast<double>(sizes.size() - 1) / static_cast<double>(want - 1)))]);
       std::vector<std::pair<double, std::uint64_t>> costed;
-      for (auto n : picks)
-        costed.emplace_back((predict_wall(obs, static_cast<double>(n), policy()) + p_.energy.window) * p_.instances, n);
+      for (auto n : picks) costed.emplace_back((predict_wall(obs, static_cast<double>(n), policy()) + p_.energy.window) * p_.instances, n);
       std::sort(costed.begin(), costed.end());
       const double share = left / static_cast<double>(metered.size() - k);
       double spent = 0;
@@ -603,8 +602,8 @@ class sweeper {
       std::sort(chosen.begin(), chosen.end());
       for (auto n : chosen) p_.add(t.problem, t.variant, n, t.params, "energy");
       if (chosen.size() < picks.size())
-        p_.notes.push_back(fmt::format("{} {}: energy measured at {} of {} sizes; the budget left afforded no more", t.problem,
-                                       t.variant, chosen.size(), picks.size()));
+        p_.notes.push_back(fmt::format("{} {}: energy measured at {} of {} sizes; the budget left afforded no more", t.problem, t.variant,
+                                       chosen.size(), picks.size()));
     }
     save_plan();
     return run_new_points(from, point_timeout());
@@ -629,8 +628,7 @@ class sweeper {
 
 }  // namespace
 
-sweep_result run_sweep(database& db, std::int64_t experiment_id, plan& p, const nlohmann::json& idle,
-                       const sweep_settings& settings) {
+sweep_result run_sweep(database& db, std::int64_t experiment_id, plan& p, const nlohmann::json& idle, const sweep_settings& settings) {
   return sweeper(db, experiment_id, p, idle, settings).run();
 }
 

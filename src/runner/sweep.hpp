@@ -20,8 +20,8 @@
 namespace ema {
 
 struct sweep_settings {
-  std::string worker;                 ///< the executable that understands `__worker`
-  bool progress = false;              ///< draw a progress line on stderr
+  std::string worker;                       ///< the executable that understands `__worker`
+  bool progress = false;                    ///< draw a progress line on stderr
   const std::atomic<bool>* stop = nullptr;  ///< raised by SIGINT/SIGTERM
 };
 
@@ -33,8 +33,7 @@ struct sweep_result {
 
 /// Runs the points of `p` that `experiment_id` has not recorded yet, then, for a calibrated plan,
 /// grows and fills its tracks until they stop. `p` and the stored plan gain the points it adds.
-sweep_result run_sweep(database& db, std::int64_t experiment_id, plan& p, const nlohmann::json& idle,
-                       const sweep_settings& settings);
+sweep_result run_sweep(database& db, std::int64_t experiment_id, plan& p, const nlohmann::json& idle, const sweep_settings& settings);
 
 /// Turns how a worker child ended into a point record's status, reason, samples and verdict;
 /// `output_failure`, where given, gets the message of a file the point could not write.

@@ -59,9 +59,7 @@ std::vector<double> idle_watts(const nlohmann::json& idle, int gpus) {
   double gpu_w = gpus ? 0.0 : nan;
   for (int d = 0; d < gpus; ++d) {
     auto per = idle.value("energy_gpu", nlohmann::json::array());
-    gpu_w += d < static_cast<int>(per.size()) && per[static_cast<std::size_t>(d)].is_number()
-                 ? per[static_cast<std::size_t>(d)].get<double>()
-                 : nan;
+    gpu_w += d < static_cast<int>(per.size()) && per[static_cast<std::size_t>(d)].is_number() ? per[static_cast<std::size_t>(d)].get<double>() : nan;
   }
   auto scalar = [&](const char* k) { return idle.contains(k) && idle[k].is_number() ? idle[k].get<double>() : nan; };
   return {gpu_w, scalar("energy_cpu"), scalar("energy_dram")};
@@ -114,8 +112,10 @@ bool energy_window(measuring& m, const std::vector<energy_source>& meters, doubl
     ++window_reps;
     if (seconds_since(t0) < window) continue;
     if (rep_time >= 10 * slowest_update) break;
-    if (!mark) mark = read_all(meters);
-    else if (counters_moved(meters, *mark)) break;
+    if (!mark)
+      mark = read_all(meters);
+    else if (counters_moved(meters, *mark))
+      break;
   }
   const auto e1 = read_all(meters);
   const double span = seconds_since(t0);
@@ -150,8 +150,10 @@ bool measure(measuring& m) {
   bool metering = false;
   double slowest_update = 0;
   for (const auto& meter : meters) {
-    if (meter.read) metering = true, slowest_update = std::max(slowest_update, meter.update_period);
-    else m.answer.unavailable[meter.metric] = meter.unavailable;
+    if (meter.read)
+      metering = true, slowest_update = std::max(slowest_update, meter.update_period);
+    else
+      m.answer.unavailable[meter.metric] = meter.unavailable;
   }
   const auto timing_start = clock_type::now();
   while (ok) {

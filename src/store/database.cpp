@@ -45,12 +45,13 @@ inspection inspect(sqlite::connection& db) {
 
 void validate(const inspection& r, const std::string& path) {
   if (r.application_id != database::application_id && (r.application_id != 0 || r.tables > 0))
-    throw database_error(fmt::format("{} is not an ema database (it is an SQLite file holding other data); "
-                                     "give another path with --db",
-                                     path));
+    throw database_error(
+        fmt::format("{} is not an ema database (it is an SQLite file holding other data); "
+                    "give another path with --db",
+                    path));
   if (r.user_version > database::schema_version)
-    throw database_error(fmt::format("{} was written by a newer ema (schema {}; this ema knows up to {})", path,
-                                     r.user_version, database::schema_version));
+    throw database_error(
+        fmt::format("{} was written by a newer ema (schema {}; this ema knows up to {})", path, r.user_version, database::schema_version));
 }
 
 void check_file(const std::string& path, bool must_exist) {
@@ -58,20 +59,17 @@ void check_file(const std::string& path, bool must_exist) {
   auto st = fs::status(path, ec);
   if (fs::is_directory(st)) throw database_error(fmt::format("{} is a directory, not a database file", path));
   // SQLite keeps a journal beside the file: a device (/dev/null) would get one in /dev.
-  if (fs::exists(st) && !fs::is_regular_file(st))
-    throw database_error(fmt::format("{} is not a regular file; give a database file with --db", path));
+  if (fs::exists(st) && !fs::is_regular_file(st)) throw database_error(fmt::format("{} is not a regular file; give a database file with --db", path));
   if (!fs::exists(st)) {
     if (must_exist) throw database_error(fmt::format("database {} does not exist", path));
     auto dir = fs::path(path).parent_path();
     if (dir.empty()) dir = ".";
-    if (!fs::is_directory(dir, ec))
-      throw database_error(fmt::format("cannot create database {}: directory {} does not exist", path, dir.string()));
+    if (!fs::is_directory(dir, ec)) throw database_error(fmt::format("cannot create database {}: directory {} does not exist", path, dir.string()));
     if (access(dir.c_str(), W_OK) != 0)
       throw database_error(fmt::format("cannot create database {}: {} ({})", path, std::strerror(errno), dir.string()));
     return;
   }
-  if (access(path.c_str(), R_OK) != 0)
-    throw database_error(fmt::format("cannot read database {}: {}", path, std::strerror(errno)));
+  if (access(path.c_str(), R_OK) != 0) throw database_error(fmt::format("cannot read database {}: {}", path, std::strerror(errno)));
   if (!must_exist && access(path.c_str(), W_OK) != 0)
     throw database_error(fmt::format("database {} is not writable: {}", path, std::strerror(errno)));
 }
@@ -269,8 +267,8 @@ std::optional<experiment_record> database::experiment(std::int64_t id) {
 }
 
 std::optional<experiment_record> database::latest_experiment(bool unfinished) {
-  sqlite::statement s(*db_, fmt::format("SELECT {} FROM experiments {} ORDER BY id DESC LIMIT 1", experiment_columns,
-                                        unfinished ? "WHERE state != 'finished'" : ""));
+  sqlite::statement s(
+      *db_, fmt::format("SELECT {} FROM experiments {} ORDER BY id DESC LIMIT 1", experiment_columns, unfinished ? "WHERE state != 'finished'" : ""));
   if (!s.step()) return std::nullopt;
   return read_experiment(s, db_->path());
 }
@@ -375,8 +373,7 @@ std::vector<point_record> database::points(std::int64_t experiment_id) {
     const double v = q.real(2);
     const auto type = q.text(3);
     if ((type != "real" && type != "integer") || !std::isfinite(v))
-      damaged(path, fmt::format("point {}", q.integer(0)), fmt::format("has a sample of {} that is not a finite number",
-                                                                    valid_utf8(q.text(1))));
+      damaged(path, fmt::format("point {}", q.integer(0)), fmt::format("has a sample of {} that is not a finite number", valid_utf8(q.text(1))));
     out[index.at(q.integer(0))].samples[q.text(1)].push_back(v);
   }
   return out;
@@ -399,8 +396,7 @@ void database::store_probe(const std::string& machine_key, const nlohmann::json&
 }
 
 std::optional<nlohmann::json> database::latest_probe(const std::string& machine_key) {
-  sqlite::statement s(*db_,
-                      "SELECT created_at, machine_json, ceilings_json FROM probes WHERE machine_key = ? ORDER BY id DESC LIMIT 1");
+  sqlite::statement s(*db_, "SELECT created_at, machine_json, ceilings_json FROM probes WHERE machine_key = ? ORDER BY id DESC LIMIT 1");
   s.bind(1, machine_key);
   if (!s.step()) return std::nullopt;
   const auto where = fmt::format("the probe of machine {}", valid_utf8(machine_key));
@@ -412,7 +408,7 @@ std::optional<nlohmann::json> database::latest_probe(const std::string& machine_
 experiment_claim experiment_claim::take(const std::string& path, std::int64_t id) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) throw database_error(fmt::format("cannot open database {} to claim experiment {}: {}", path, id, std::strerror(errno)));
-  struct flock lock{};
+  struct flock lock {};
   lock.l_type = F_WRLCK;
   lock.l_whence = SEEK_SET;
   lock.l_start = (off_t{1} << 62) + static_cast<off_t>(id);
@@ -421,9 +417,10 @@ experiment_claim experiment_claim::take(const std::string& path, std::int64_t id
     const int why = errno;
     ::close(fd);
     if (why == EAGAIN || why == EACCES)
-      throw database_error(fmt::format("experiment {} of {} is being run by another ema process right now; wait for it to "
-                                       "end (or stop it), then resume",
-                                       id, path));
+      throw database_error(
+          fmt::format("experiment {} of {} is being run by another ema process right now; wait for it to "
+                      "end (or stop it), then resume",
+                      id, path));
     throw database_error(fmt::format("cannot claim experiment {} of {}: {}", id, path, std::strerror(why)));
   }
   return experiment_claim(fd);

@@ -19,7 +19,7 @@ namespace ema {
 namespace sqlite {
 class connection;
 class transaction;
-}
+}  // namespace sqlite
 
 struct experiment_record {
   std::int64_t id = 0;

@@ -22,15 +22,14 @@ connection::~connection() { sqlite3_close(db_); }
 
 void connection::fail(int code, std::string_view what) const {
   int primary = code & 0xff;
-  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
-    throw database_error(fmt::format("database {} is locked by another process", path_));
-  if (primary == SQLITE_NOTADB)
-    throw database_error(fmt::format("{} is not an ema database (it is not an SQLite file)", path_));
+  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) throw database_error(fmt::format("database {} is locked by another process", path_));
+  if (primary == SQLITE_NOTADB) throw database_error(fmt::format("{} is not an ema database (it is not an SQLite file)", path_));
   if (code == SQLITE_READONLY_ROLLBACK)  // a reader meets a hot journal it may not roll back
-    throw database_error(fmt::format("database {} holds an unfinished write (an ema process was killed while writing: a hot journal, "
-                                     "{}-journal); it is rolled back the next time a user who may write the file opens it (any ema "
-                                     "command run by its owner)",
-                                     path_, path_));
+    throw database_error(
+        fmt::format("database {} holds an unfinished write (an ema process was killed while writing: a hot journal, "
+                    "{}-journal); it is rolled back the next time a user who may write the file opens it (any ema "
+                    "command run by its owner)",
+                    path_, path_));
   if (primary == SQLITE_READONLY || primary == SQLITE_PERM || primary == SQLITE_CANTOPEN)
     throw database_error(fmt::format("database {} is not writable: {}", path_, sqlite3_errmsg(db_)));
   throw database_error(fmt::format("database {}: {} failed: {}", path_, what, sqlite3_errmsg(db_)));
@@ -80,7 +79,8 @@ bool statement::step() {
 }
 
 void statement::run() {
-  while (step()) {}
+  while (step()) {
+  }
   reset();
 }
 

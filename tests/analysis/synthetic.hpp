@@ -58,8 +58,10 @@ inline synthetic_series make_synthetic(const synthetic_class& c, std::uint64_t s
   std::vector<double> sizes;
   for (int i = 0; i < 13; ++i) sizes.push_back(c.exponential ? 8.0 + 2 * i : std::exp2(8 + i));
   const double scale = std::exp2(-30 + 20 * u01(rng));  // the unit of time does not matter
-  if (c.knee) s.knee = std::exp2(10.5 + 5 * u01(rng));
-  else if (u01(rng) >= 0.2) s.overhead = 10 * u01(rng) * c.cost(sizes.front());  // a fifth have none
+  if (c.knee)
+    s.knee = std::exp2(10.5 + 5 * u01(rng));
+  else if (u01(rng) >= 0.2)
+    s.overhead = 10 * u01(rng) * c.cost(sizes.front());  // a fifth have none
   for (double n : sizes) {
     const double truth = c.knee ? std::max(n, s.knee) : s.overhead + c.cost(n);
     for (int r = 0; r < 5; ++r) s.data.add(n, scale * truth * std::exp(s.noise * z(rng)));

@@ -49,28 +49,35 @@ tally run_set(fit::best_rule rule, bool judged = false) {
       } else if (a.knee && s.overhead == 0) {
         ++t.false_knees;
       }
-      if (class_ok && knee_ok) ++ok;
-      else if (wrong.size() < 120) wrong += " " + theta.text() + (knee_ok ? "" : "[knee]");
+      if (class_ok && knee_ok)
+        ++ok;
+      else if (wrong.size() < 120)
+        wrong += " " + theta.text() + (knee_ok ? "" : "[knee]");
       switch (a.verdict.level) {
         case fit::verdict_level::firm:
           ++t.firm;
-          if (class_ok && knee_ok) ++t.firm_exact;
-          else if (t.firm_wrong.size() < 400) t.firm_wrong += fmt::format(" {}:{}", c.name, theta.text());
+          if (class_ok && knee_ok)
+            ++t.firm_exact;
+          else if (t.firm_wrong.size() < 400)
+            t.firm_wrong += fmt::format(" {}:{}", c.name, theta.text());
           break;
-        case fit::verdict_level::tentative: ++t.tentative; break;
-        case fit::verdict_level::inconclusive: ++t.inconclusive; break;
+        case fit::verdict_level::tentative:
+          ++t.tentative;
+          break;
+        case fit::verdict_level::inconclusive:
+          ++t.inconclusive;
+          break;
       }
     }
     t.total += per_class;
     t.exact += ok;
     if (c.knee) t.knees += per_class, t.knees_found += located;
-    t.report += fmt::format("{:<12} {:>4}/{}  {:>13}  {}\n", c.name, ok, per_class,
-                            c.knee ? fmt::format("{}/{}", located, per_class) : "", wrong);
+    t.report += fmt::format("{:<12} {:>4}/{}  {:>13}  {}\n", c.name, ok, per_class, c.knee ? fmt::format("{}/{}", located, per_class) : "", wrong);
   }
-  t.report += fmt::format("overall      {:.1f}% exact ({}/{}); knees found in series with no overhead: {}\n",
-                          100.0 * t.exact / t.total, t.exact, t.total, t.false_knees);
-  t.report += fmt::format("verdicts     {} firm ({} exact), {} tentative, {} inconclusive{}\n", t.firm, t.firm_exact, t.tentative,
-                          t.inconclusive, t.firm_wrong.empty() ? "" : "; firm and wrong:" + t.firm_wrong);
+  t.report += fmt::format("overall      {:.1f}% exact ({}/{}); knees found in series with no overhead: {}\n", 100.0 * t.exact / t.total, t.exact,
+                          t.total, t.false_knees);
+  t.report += fmt::format("verdicts     {} firm ({} exact), {} tentative, {} inconclusive{}\n", t.firm, t.firm_exact, t.tentative, t.inconclusive,
+                          t.firm_wrong.empty() ? "" : "; firm and wrong:" + t.firm_wrong);
   return t;
 }
 
@@ -81,8 +88,7 @@ TEST(FitAccuracy, BestClassExactForAtLeast95PercentOfSyntheticSeries) {
   EXPECT_GE(t.knees_found, static_cast<int>(std::ceil(0.95 * t.knees))) << t.report;
   EXPECT_EQ(t.false_knees, 0) << t.report;
   const auto literal = run_set(fit::best_rule::ema);
-  std::printf("best equation by the source's literal rule (fewest coefficients, then least error):\n%s",
-              literal.report.c_str());
+  std::printf("best equation by the source's literal rule (fewest coefficients, then least error):\n%s", literal.report.c_str());
 }
 
 TEST(FitAccuracy, FirmVerdictsAreRightAndMostCleanSeriesGetOne) {

@@ -47,8 +47,8 @@ TEST(Analyze, JsonHasEveryGroup) {
   series s;
   for (int i = 0; i < 8; ++i) s.add(1000 * (i + 1), 2e-9 * std::pow(1000.0 * (i + 1), 3) * (1 + 0.01 * (i % 3)));
   auto j = to_json(analyze(s));
-  for (const char* k : {"best", "min_error", "equivalent", "distinguishable", "non_distinguishable", "knee",
-                        "leading_exponent", "band", "held_out", "points", "sizes"})
+  for (const char* k : {"best", "min_error", "equivalent", "distinguishable", "non_distinguishable", "knee", "leading_exponent", "band", "held_out",
+                        "points", "sizes"})
     EXPECT_TRUE(j.contains(k)) << k;
   EXPECT_EQ(j["best"]["theta"]["text"], "Θ(n³)");
   EXPECT_TRUE(j["knee"].is_null());
@@ -60,10 +60,9 @@ TEST(Analyze, ALaunchBoundStartLeavesTheClassToTheLargestSizes) {
   // The H200's thrust sort, kernel time (tests/analysis/real/h200-s2-b70-sort-thrust-sort-*): about
   // 70 µs of launches up to 2^17, then rising to Θ(n) as the device fills. Over the whole range √n
   // predicts best and the top steepens against it; the upper half excludes √n.
-  const double n[] = {4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 2097152, 4194304, 8388608,
-                      16777216, 33554432, 67108864};
+  const double n[] = {4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 2097152, 4194304, 8388608, 16777216, 33554432, 67108864};
   const double t[] = {2.61e-05, 5.56e-05, 6.86e-05, 6.88e-05, 7.81e-05, 7.46e-05, 0.000134, 0.00019,
-                      0.000153, 0.000174, 0.000297, 0.000356, 0.000584, 0.00105, 0.00182};
+                      0.000153, 0.000174, 0.000297, 0.000356, 0.000584, 0.00105,  0.00182};
   series s;
   for (int i = 0; i < 15; ++i)
     for (int r = 0; r < 3; ++r) s.add(n[i], t[i] * (1 + 0.004 * r));
@@ -84,7 +83,7 @@ TEST(Analyze, AnAnswerSlowerThanTheWorkIsNotFirm) {
   // bound by its launches and latency from 2^12 to 2^24, the data exclude Θ(n) and answer Θ(√n)
   // firmly; the sort must move 2n keys, so that answer cannot last.
   const double n[] = {4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, 2097152, 4194304, 8388608, 16777216};
-  const double t[] = {2.5056e-05, 5.344e-05, 5.44e-05, 7.3072e-05, 7.4016e-05, 6.2176e-05, 0.000189376,
+  const double t[] = {2.5056e-05,  5.344e-05,   5.44e-05,    7.3072e-05,  7.4016e-05,  6.2176e-05, 0.000189376,
                       0.000187616, 0.000122336, 0.000191232, 0.000222144, 0.000337312, 0.000516064};
   series s;
   for (int i = 0; i < 13; ++i)

@@ -149,8 +149,7 @@ TEST(ClassSet, ALaunchBoundTermBesideTheWorkIsTheClassOfTheWork) {
 TEST(ClassSet, NoLowerTermWhereTheTwoGrowNearParallelOrTheLeadingOneIsSmallAtTheTop) {
   // n log n beside n over 2^8..2^12: log n grows by 1.5 there, so the pair is near parallel and a
   // slight curvature would pass for the leading class.
-  EXPECT_FALSE(weigh_classes(make([](double n) { return 3.5e-5 + 3.5e-7 * n + 1e-8 * n * std::log2(n); }, 0.005, 8, 12), 0.003)
-                   ->two_term);
+  EXPECT_FALSE(weigh_classes(make([](double n) { return 3.5e-5 + 3.5e-7 * n + 1e-8 * n * std::log2(n); }, 0.005, 8, 12), 0.003)->two_term);
   // n + n³/1e11 over 2^6..2^17: the cubic term is 15% of the cost at the top, not the class yet.
   EXPECT_FALSE(weigh_classes(make([](double n) { return n + n * n * n / 1e11; }, 0.01, 6, 17), 0.006)->two_term);
   // A Θ(n) cost ×3.7 at the largest size alone (a graph past the last cache, on the 2-core VM): the

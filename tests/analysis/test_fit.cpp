@@ -94,8 +94,7 @@ TEST(Fit, FamilyPutsTheTrueShapeFirstOnNoiselessData) {
   EXPECT_LT(all.front().mse, 1e-20);
   bool lattice = false;
   for (const auto& e : all)
-    if (!e.form.free_a1 && !e.form.free_a5 && !e.form.exp_term && e.a1 == 1 && e.a5 == 1 && !e.form.constant)
-      lattice = e.mse < 1e-20;
+    if (!e.form.free_a1 && !e.form.free_a5 && !e.form.exp_term && e.a1 == 1 && e.a5 == 1 && !e.form.constant) lattice = e.mse < 1e-20;
   EXPECT_TRUE(lattice);
 }
 

@@ -78,9 +78,7 @@ struct tally {
 };
 
 /// A string member, "" when it is missing or null.
-std::string text_of(const json& j, const char* key) {
-  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
-}
+std::string text_of(const json& j, const char* key) { return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string(); }
 
 /// Judges one fitted series of `ema fit --json` against its class; a line for the listing.
 std::string judge(const json& fit, const true_class& want, tally& t, std::vector<std::string>& wrong) {
@@ -92,8 +90,8 @@ std::string judge(const json& fit, const true_class& want, tally& t, std::vector
   if (want.base) {
     // B^n with B within 5% (1.62 and 1.68 are one class): the base and a plain n in the exponent.
     const auto text = text_of(theta, "text");
-    right = theta.contains("exp") && theta["exp"].is_number() && std::abs(theta["exp"].get<double>() / *want.base - 1) < 0.05 &&
-            text.size() >= 3 && text.compare(text.size() - 3, 3, "^n)") == 0;
+    right = theta.contains("exp") && theta["exp"].is_number() && std::abs(theta["exp"].get<double>() / *want.base - 1) < 0.05 && text.size() >= 3 &&
+            text.compare(text.size() - 3, 3, "^n)") == 0;
   } else {
     right = (!theta.contains("exp") || theta["exp"].is_null()) && theta.value("n", -1.0) == want.n && theta.value("log", -1.0) == want.log;
   }
@@ -113,8 +111,8 @@ std::string judge(const json& fit, const true_class& want, tally& t, std::vector
     t.interval_holds += holds;
     interval = fmt::format("[{:.2f}, {:.2f}]{}", e.value("lo", 0.0), e.value("hi", 0.0), holds ? "" : " misses");
   }
-  return fmt::format("  {:<44} {:<20} {:<10} {:<22} true {}{}\n", name.substr(0, 44), text_of(theta, "text"), level, interval,
-                     want.text, right ? "" : "  (class wrong)");
+  return fmt::format("  {:<44} {:<20} {:<10} {:<22} true {}{}\n", name.substr(0, 44), text_of(theta, "text"), level, interval, want.text,
+                     right ? "" : "  (class wrong)");
 }
 
 json fit_json(std::vector<std::string> args) {
@@ -129,12 +127,12 @@ json fit_json(std::vector<std::string> args) {
 /// bytes and operations: what `ema fit` on the experiment itself would weigh the answer against
 /// (analysis_options::work), given to `ema fit --csv` with --work for the exported series.
 const std::map<std::string, std::string> problem_work = {
-    {"search", "n"},    // a scan of every element (hit = none)
-    {"sort", "n"},      // 2 n keys' bytes, n operations
-    {"gauss", "n^3"},   // 2/3 n^3 flops
-    {"stencil", "n^2"}, // n^2 cells a step
-    {"rqa", "n^2"},     // vectors^2 comparisons
-    {"bfs", "n"},       // the edges, n times the degree
+    {"search", "n"},     // a scan of every element (hit = none)
+    {"sort", "n"},       // 2 n keys' bytes, n operations
+    {"gauss", "n^3"},    // 2/3 n^3 flops
+    {"stencil", "n^2"},  // n^2 cells a step
+    {"rqa", "n^2"},      // vectors^2 comparisons
+    {"bfs", "n"},        // the edges, n times the degree
     {"sssp", "n"},
 };
 
@@ -142,9 +140,8 @@ const std::map<std::string, std::string> problem_work = {
 /// registrations): their algorithm's work (problem_desc::algorithm_floors) is n log n comparisons.
 /// Named here so that a build without CUDA judges the GPU sorts' series alike; the test below checks
 /// it against this build's registry.
-const std::set<std::string> comparison_sorts = {"std-sort",   "gnu-parallel", "merge-omp", "quick-omp",
-                                                "merge-cuda", "merge-path",   "cub-merge", "merge-cdp",
-                                                "quick-cuda", "quick-cdp",    "quick-sample"};
+const std::set<std::string> comparison_sorts = {"std-sort",  "gnu-parallel", "merge-omp",  "quick-omp", "merge-cuda",  "merge-path",
+                                                "cub-merge", "merge-cdp",    "quick-cuda", "quick-cdp", "quick-sample"};
 
 /// The problem and variant an exported series names first ("# sort std-sort {...}, metric ...").
 std::pair<std::string, std::string> csv_variant(const fs::path& file) {
@@ -218,8 +215,8 @@ TEST(FitRealData, FirmVerdictsNameTheTrueClassAndTheRatesArePrinted) {
     EXPECT_EQ(judged, static_cast<int>(m.at("classes").size())) << file << ": a benchmark of classes.json was not fitted";
   }
   tally all;
-  std::string table = fmt::format("{:<10} {:>6} {:>10} {:>10} {:>12} {:>15}\n", "data", "series", "firm right", "firm wrong", "first right",
-                                  "interval holds");
+  std::string table =
+      fmt::format("{:<10} {:>6} {:>10} {:>10} {:>12} {:>15}\n", "data", "series", "firm right", "firm wrong", "first right", "interval holds");
   auto row = [](const std::string& name, const tally& t) {
     return fmt::format("{:<10} {:>6} {:>10} {:>10} {:>12} {:>15}\n", name, t.series, t.firm_right, t.firm_wrong, t.first_right,
                        fmt::format("{} of {}", t.interval_holds, t.polynomial));

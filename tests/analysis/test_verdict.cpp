@@ -32,8 +32,8 @@ bool says(const analysis& a, const std::string& what) {
 TEST(Verdict, APlainExponentialThatGrowsEnoughIsFirmWithTheScatterBetweenSizesAsItsNoise) {
   // 2^n from 8 to 30 with 6% between sizes (the recursion's cost per call varies with n): the cost
   // grows 4 million times while n grows less than 4 times.
-  const auto a = analyze(make([](double n) { return 1e-9 * std::exp2(n); }, {8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30}, 0.06),
-                         {.bootstrap = 60});
+  const auto a =
+      analyze(make([](double n) { return 1e-9 * std::exp2(n); }, {8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30}, 0.06), {.bootstrap = 60});
   ASSERT_TRUE(a.groups.best.theta().exp_base);
   EXPECT_NEAR(*a.groups.best.theta().exp_base, 2, 0.1);
   EXPECT_EQ(a.verdict.level, verdict_level::firm) << (a.verdict.reasons.empty() ? "" : a.verdict.reasons[0]);
@@ -44,8 +44,8 @@ TEST(Verdict, APlainExponentialThatGrowsEnoughIsFirmWithTheScatterBetweenSizesAs
 
 TEST(Verdict, AnExponentialThatGrowsLittleOverTheSizesIsTentative) {
   // 1.05^n from 10 to 60: the cost grows 11 times, which a polynomial of the same sizes also does.
-  const auto a = analyze(make([](double n) { return 1e-6 * std::pow(1.05, n); }, {10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60}, 0.002),
-                         {.bootstrap = 40});
+  const auto a =
+      analyze(make([](double n) { return 1e-6 * std::pow(1.05, n); }, {10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60}, 0.002), {.bootstrap = 40});
   ASSERT_TRUE(a.groups.best.theta().exp_base);
   EXPECT_NEAR(*a.groups.best.theta().exp_base, 1.05, 0.01);
   EXPECT_NE(a.verdict.level, verdict_level::firm);

@@ -84,8 +84,8 @@ TEST(Cli, UsageErrorsExit2AndListTheValidNames) {
 TEST(Cli, RunWritesEverySinkAndShowPrintsItAgain) {
   test::temp_dir dir;
   auto db = dir.file("r.db"), json = dir.file("r.json"), csv = dir.file("r.csv"), md = dir.file("r.md");
-  auto r = ema({"run", "search", "--variants", "seq,omp", "--sizes", "0,1,1000", "--param", "hit=middle", "--reps", "3",
-                "--no-energy", "--db", db, "--json", json, "--csv", csv, "--md", md});
+  auto r = ema({"run", "search", "--variants", "seq,omp", "--sizes", "0,1,1000", "--param", "hit=middle", "--reps", "3", "--no-energy", "--db", db,
+                "--json", json, "--csv", csv, "--md", md});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("search"), std::string::npos);
   auto j = nlohmann::json::parse(slurp(json));
@@ -162,8 +162,7 @@ TEST(Cli, DatabaseErrorsExit3AndDamageNothing) {
 void kill_after_points(const std::vector<std::string>& args, const std::string& db, int points) {
   const int pid = test::spawn_process(args);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (count_points(db) < points && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  while (count_points(db) < points && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
@@ -176,8 +175,7 @@ test::process_result resume_when_free(const std::string& db) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   for (;;) {
     auto r = ema({"run", "--resume", "--db", db, "-q"});
-    if (r.exit_code != 3 || r.err.find("is being run by another ema process") == std::string::npos ||
-        std::chrono::steady_clock::now() > deadline)
+    if (r.exit_code != 3 || r.err.find("is being run by another ema process") == std::string::npos || std::chrono::steady_clock::now() > deadline)
       return r;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
@@ -186,8 +184,8 @@ test::process_result resume_when_free(const std::string& db) {
 TEST(Cli, ResumeAfterKill9RedoesNothingThatFinished) {
   test::temp_dir dir;
   auto db = dir.file("k.db");
-  const std::vector<std::string> args = {EMA_EXE, "run", "search", "--variants", "seq", "--sizes", "2^10..2^22",
-                                         "--reps", "40", "--no-energy", "--db", db, "-q"};
+  const std::vector<std::string> args = {EMA_EXE,  "run", "search",      "--variants", "seq", "--sizes", "2^10..2^22",
+                                         "--reps", "40",  "--no-energy", "--db",       db,    "-q"};
   const int total = 13;
   kill_after_points(args, db, 3);
   const int stored = count_points(db);
@@ -221,9 +219,9 @@ TEST(Cli, ResumeAfterKill9RedoesNothingThatFinished) {
 TEST(Cli, ResumeOfASweepWithAxesRunsEachSetOnce) {
   test::temp_dir dir;
   auto db = dir.file("x.db");
-  const std::vector<std::string> args = {EMA_EXE, "run", "search", "--variants", "seq", "--sizes", "2^10..2^20*2",
-                                         "--param", "copies=1..4", "--param", "hit=first,none", "--reps", "30",
-                                         "--no-energy", "--db", db, "-q"};
+  const std::vector<std::string> args = {EMA_EXE,       "run",     "search",         "--variants", "seq", "--sizes",     "2^10..2^20*2", "--param",
+                                         "copies=1..4", "--param", "hit=first,none", "--reps",     "30",  "--no-energy", "--db",         db,
+                                         "-q"};
   const int total = 11 * 3 * 2;
   kill_after_points(args, db, 5);
   ASSERT_LT(count_points(db), total) << "the sweep finished before it could be killed";
@@ -239,11 +237,10 @@ TEST(Cli, ResumeOfASweepWithAxesRunsEachSetOnce) {
 TEST(Cli, CtrlCStopsCleanlyAndResumeFinishes) {
   test::temp_dir dir;
   auto db = dir.file("c.db");
-  int pid = test::spawn_process({EMA_EXE, "run", "search", "--variants", "seq", "--sizes", "2^10..2^22", "--reps", "40",
-                                 "--no-energy", "--db", db, "-q"});
+  int pid =
+      test::spawn_process({EMA_EXE, "run", "search", "--variants", "seq", "--sizes", "2^10..2^22", "--reps", "40", "--no-energy", "--db", db, "-q"});
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (count_points(db) < 2 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  while (count_points(db) < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   kill(pid, SIGINT);
   int status = 0;
   waitpid(pid, &status, 0);
@@ -262,8 +259,8 @@ TEST(Cli, CtrlCStopsCleanlyAndResumeFinishes) {
 TEST(Cli, CudaVariantWithoutAGpuIsSkippedNotACrash) {
   test::temp_dir dir;
   auto json = dir.file("g.json");
-  auto r = ema({"run", "search", "--variants", "cuda", "--sizes", "1024", "--reps", "2", "--no-energy", "--db",
-                dir.file("g.db"), "--json", json, "-q"});
+  auto r =
+      ema({"run", "search", "--variants", "cuda", "--sizes", "1024", "--reps", "2", "--no-energy", "--db", dir.file("g.db"), "--json", json, "-q"});
   auto j = nlohmann::json::parse(slurp(json));
   const auto& p = j["points"][0];
   if (p["status"] == "ok") GTEST_SKIP() << "a CUDA device is present";

@@ -76,8 +76,8 @@ TEST(CliFit, FitsEveryVariantAsTextAndJson) {
   EXPECT_EQ(j["metric"], "total");
   ASSERT_EQ(j["fits"].size(), 2u);
   for (const auto& f : j["fits"]) {
-    for (const char* k : {"best", "min_error", "equivalent", "distinguishable", "non_distinguishable", "knee", "variant",
-                          "leading_exponent", "held_out"})
+    for (const char* k :
+         {"best", "min_error", "equivalent", "distinguishable", "non_distinguishable", "knee", "variant", "leading_exponent", "held_out"})
       EXPECT_TRUE(f.contains(k)) << k;
     for (const char* k : {"formula", "coefficients", "theta", "mse", "max_rel_err"}) EXPECT_TRUE(f["best"].contains(k)) << k;
     for (const char* k : {"n", "log", "exp", "text"}) EXPECT_TRUE(f["best"]["theta"].contains(k)) << k;
@@ -161,8 +161,8 @@ TEST(CliFit, RunTieBreakerAddsThePointAndRefits) {
 TEST(CliRun, BudgetCalibratesAtLeastTwelveSizes) {
   test::temp_dir dir;
   auto db = dir.file("b.db"), json = dir.file("b.json");
-  auto r = ema({"run", "search", "--variants", "seq", "--budget", "6s", "--no-energy", "--min-time", "0.01",
-                "--max-time", "0.05", "--db", db, "--json", json});
+  auto r = ema({"run", "search", "--variants", "seq", "--budget", "6s", "--no-energy", "--min-time", "0.01", "--max-time", "0.05", "--db", db,
+                "--json", json});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("calibrated to a budget of 6s"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("stopped growing: "), std::string::npos) << r.out;
@@ -183,8 +183,8 @@ TEST(CliRun, ACalibratedSweepOfKronGraphsRunsOnlyPowersOfTwo) {
   test::temp_dir dir;
   auto db = dir.file("g.db"), json = dir.file("g.json");
   // 12 s: on a machine busy with other tests a point can take seconds, and growth needs room.
-  auto r = ema({"run", "bfs", "--variants", "seq", "--budget", "12s", "--no-energy", "--min-time", "0.01", "--max-time", "0.05",
-                "--no-cache", "--db", db, "--json", json});
+  auto r = ema({"run", "bfs", "--variants", "seq", "--budget", "12s", "--no-energy", "--min-time", "0.01", "--max-time", "0.05", "--no-cache", "--db",
+                db, "--json", json});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto stored = nlohmann::json::parse(slurp(json));
   ASSERT_GE(stored["points"].size(), 3u) << r.err << r.out;
@@ -197,22 +197,21 @@ TEST(CliRun, ACalibratedSweepOfKronGraphsRunsOnlyPowersOfTwo) {
 
 TEST(CliRun, InstancesAndTheRepeatedRunsTable) {
   test::temp_dir dir;
-  auto r = ema({"run", "search", "--variants", "seq,omp", "--sizes", "2^12,2^14", "--instances", "3", "--reps", "4",
-                "--no-energy", "--db", dir.file("i.db"), "--stats"});
+  auto r = ema({"run", "search", "--variants", "seq,omp", "--sizes", "2^12,2^14", "--instances", "3", "--reps", "4", "--no-energy", "--db",
+                dir.file("i.db"), "--stats"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("seq ×3"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("repeated runs"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("12 (3 inputs)"), std::string::npos) << r.out;  // 3 inputs x 4 runs
-  for (const char* col : {"mean", "std dev", "max", "min", "speedup", "efficiency", "cost p·T"})
-    EXPECT_NE(r.out.find(col), std::string::npos) << col;
+  for (const char* col : {"mean", "std dev", "max", "min", "speedup", "efficiency", "cost p·T"}) EXPECT_NE(r.out.find(col), std::string::npos) << col;
 }
 
 TEST(CliExec, MeasuresAnExternalProgramAndFitsIt) {
   test::temp_dir dir;
   auto db = dir.file("x.db");
   const std::string gen = std::string(EMA_EXAMPLES_DIR) + "/gen-random.sh {n} {input} {seed}";
-  auto r = ema({"exec", "--name", "isort", "--gen", gen, "--run", std::string(EMA_EXAMPLE_ISORT) + " {input}", "--sizes",
-                "500..16000*2", "--reps", "3", "--cache", dir.file("cache"), "--db", db});
+  auto r = ema({"exec", "--name", "isort", "--gen", gen, "--run", std::string(EMA_EXAMPLE_ISORT) + " {input}", "--sizes", "500..16000*2", "--reps",
+                "3", "--cache", dir.file("cache"), "--db", db});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   for (const char* col : {"user", "sys", "peak RSS", "read", "sort"}) EXPECT_NE(r.out.find(col), std::string::npos) << col;
   auto fit = ema({"fit", "--db", db, "--metric", "sort", "--json"});
@@ -221,8 +220,8 @@ TEST(CliExec, MeasuresAnExternalProgramAndFitsIt) {
   EXPECT_GE(theta["n"].get<double>(), 1.5) << theta;  // insertion sort: Θ(n²)
   EXPECT_LE(theta["n"].get<double>(), 2.5) << theta;
 
-  r = ema({"exec", "--name", "broken", "--gen", "echo no >&2; exit 3 # {input}", "--run", "true {input}", "--sizes",
-           "10,20", "--cache", dir.file("cache"), "--db", db});
+  r = ema({"exec", "--name", "broken", "--gen", "echo no >&2; exit 3 # {input}", "--run", "true {input}", "--sizes", "10,20", "--cache",
+           dir.file("cache"), "--db", db});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("the generator exited with code 3; stderr: no"), std::string::npos) << r.out;
   r = ema({"exec", "--name", "x", "--gen", "gen {n}", "--run", "p", "--sizes", "1", "--db", db});
@@ -233,12 +232,11 @@ TEST(CliExec, MeasuresAnExternalProgramAndFitsIt) {
 TEST(CliReport, HtmlAndMarkdownWithEveryNameEscaped) {
   test::temp_dir dir;
   auto db = dir.file("r.db");
-  auto r = ema({"exec", "--name", "esc", "--gen", "echo '<b>bold</b>' > /dev/null; seq {n} > {input}", "--run",
-                "wc -l {input}", "--variant", "count<lines>", "--sizes", "10,20,40", "--reps", "2", "--db", db,
-                "--cache", dir.file("cache")});
+  auto r = ema({"exec", "--name", "esc", "--gen", "echo '<b>bold</b>' > /dev/null; seq {n} > {input}", "--run", "wc -l {input}", "--variant",
+                "count<lines>", "--sizes", "10,20,40", "--reps", "2", "--db", db, "--cache", dir.file("cache")});
   EXPECT_EQ(r.exit_code, 2);  // a variant name must be letters, digits, '_', '-' or '.'
-  r = ema({"exec", "--name", "esc", "--gen", "echo '<b>bold</b>' > /dev/null; seq {n} > {input}", "--run",
-           "wc -l {input}", "--sizes", "10,20,40", "--reps", "2", "--db", db, "--cache", dir.file("cache"), "-q"});
+  r = ema({"exec", "--name", "esc", "--gen", "echo '<b>bold</b>' > /dev/null; seq {n} > {input}", "--run", "wc -l {input}", "--sizes", "10,20,40",
+           "--reps", "2", "--db", db, "--cache", dir.file("cache"), "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto html = dir.file("r.html"), md = dir.file("r.md");
   r = ema({"report", "--db", db, "--html", html, "--md", md});
@@ -270,14 +268,14 @@ TEST(CliInputs, AnInputFileSetsNWithoutSizes) {
     std::ofstream s(dir.file("s.txt"));
     for (int i = 0; i < 300; ++i) s << (i % 7) * 0.1 << "\n";
   }
-  auto r = ema({"run", "gauss", "--variants", "seq", "-p", "file=" + dir.file("a.mtx"), "--reps", "1", "--no-energy", "--db", db,
-                "--json", dir.file("g.json"), "-q"});
+  auto r = ema({"run", "gauss", "--variants", "seq", "-p", "file=" + dir.file("a.mtx"), "--reps", "1", "--no-energy", "--db", db, "--json",
+                dir.file("g.json"), "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto g = nlohmann::json::parse(std::ifstream(dir.file("g.json")));
   ASSERT_EQ(g["points"].size(), 1u) << "one point, at the file's order, not one per default size";
   EXPECT_EQ(g["points"][0]["n"], 5);
-  r = ema({"run", "rqa", "--variants", "exact-seq", "-p", "input=" + dir.file("s.txt"), "--reps", "1", "--no-energy", "--db", db,
-           "--json", dir.file("r.json"), "-q"});
+  r = ema({"run", "rqa", "--variants", "exact-seq", "-p", "input=" + dir.file("s.txt"), "--reps", "1", "--no-energy", "--db", db, "--json",
+           dir.file("r.json"), "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto q = nlohmann::json::parse(std::ifstream(dir.file("r.json")));
   ASSERT_EQ(q["points"].size(), 1u);
@@ -357,8 +355,8 @@ namespace {
 TEST(CliAxes, OneRunSweepsAParameterAndShowFindsItsBest) {
   test::temp_dir dir;
   auto db = dir.file("a.db");
-  auto r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10..2^16*4", "--param", "copies=1..4", "--param",
-                "hit=first,last", "--reps", "5", "--no-energy", "--db", db, "--json", dir.file("a.json")});
+  auto r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10..2^16*4", "--param", "copies=1..4", "--param", "hit=first,last", "--reps", "5",
+                "--no-energy", "--db", db, "--json", dir.file("a.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(slurp(dir.file("a.json")));
   EXPECT_EQ(j["points"].size(), 4u * 3 * 2);  // 3 copies (1, 2, 4) × 2 hits × 4 sizes
@@ -406,8 +404,8 @@ TEST(CliAxes, ATuningAxisSharesItsTableWithTheVariantsThatDoNotReadIt) {
   // k multiplies only omp-tb's points; seq's one row per size is its baseline, in the same table.
   test::temp_dir dir;
   auto db = dir.file("k.db");
-  auto r = ema({"run", "stencil", "--variants", "seq,omp-tb", "--sizes", "40,70", "--param", "k=1,3", "--param", "steps=6",
-                "--reps", "3", "--no-energy", "--db", db, "--json", dir.file("k.json")});
+  auto r = ema({"run", "stencil", "--variants", "seq,omp-tb", "--sizes", "40,70", "--param", "k=1,3", "--param", "steps=6", "--reps", "3",
+                "--no-energy", "--db", db, "--json", dir.file("k.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(slurp(dir.file("k.json")));
   EXPECT_EQ(j["points"].size(), 2u * (1 + 2));  // per size: seq once, omp-tb at k = 1 and 3

@@ -46,8 +46,9 @@ TEST(Cluster, ShardsMergeIntoEveryPointOnce) {
   EXPECT_EQ(test::query_int(dir.file("m.db"), "SELECT COUNT(DISTINCT ordinal) FROM points"), 8);
   EXPECT_EQ(test::query_int(dir.file("m.db"), "SELECT COUNT(*) FROM experiments WHERE state = 'finished'"), 1);
   // Each point says where it ran and which shard it came from.
-  EXPECT_EQ(test::query_int(dir.file("m.db"), "SELECT COUNT(*) FROM points WHERE json_extract(notes_json, '$.shard') IS NOT NULL "
-                                              "AND json_extract(notes_json, '$.host') IS NOT NULL AND json_extract(notes_json, '$.machine') IS NOT NULL"),
+  EXPECT_EQ(test::query_int(dir.file("m.db"),
+                            "SELECT COUNT(*) FROM points WHERE json_extract(notes_json, '$.shard') IS NOT NULL "
+                            "AND json_extract(notes_json, '$.host') IS NOT NULL AND json_extract(notes_json, '$.machine') IS NOT NULL"),
             8);
   auto shown = ema({"show", "--db", dir.file("m.db")});
   EXPECT_EQ(shown.exit_code, 0);
@@ -81,8 +82,9 @@ TEST(Cluster, AMissingShardIsNamedAndResumable) {
   EXPECT_EQ(points_in(dir.file("m.db"), 2), 8);  // the earlier merge replaced by the new experiment
   EXPECT_EQ(test::query_int(dir.file("m.db"), "SELECT COUNT(*) FROM experiments WHERE state = 'finished'"), 1);
   // A point of a present shard that is missing (its task stopped) is in the merge, and a resume runs it.
-  test::exec_sql(dir.file("s0.db"), "DELETE FROM samples WHERE point_id = (SELECT MAX(id) FROM points); DELETE FROM points WHERE id = "
-                                    "(SELECT MAX(id) FROM points); UPDATE experiments SET state = 'interrupted'");
+  test::exec_sql(dir.file("s0.db"),
+                 "DELETE FROM samples WHERE point_id = (SELECT MAX(id) FROM points); DELETE FROM points WHERE id = "
+                 "(SELECT MAX(id) FROM points); UPDATE experiments SET state = 'interrupted'");
   r = ema({"merge", dir.file("m2.db"), dir.file("s0.db"), dir.file("s1.db"), dir.file("s2.db"), "-q"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("1 planned point is missing"), std::string::npos) << r.err;
@@ -99,8 +101,9 @@ TEST(Cluster, ATaskRunAgainFinishesOnlyItsPart) {
   const int mine = points_in(db);
   ASSERT_GT(mine, 1);
   // As a cancelled task leaves it: some points gone, the experiment unfinished.
-  test::exec_sql(db, "DELETE FROM samples WHERE point_id = (SELECT MAX(id) FROM points); DELETE FROM points WHERE id = (SELECT MAX(id) "
-                    "FROM points); UPDATE experiments SET state = 'interrupted'");
+  test::exec_sql(db,
+                 "DELETE FROM samples WHERE point_id = (SELECT MAX(id) FROM points); DELETE FROM points WHERE id = (SELECT MAX(id) "
+                 "FROM points); UPDATE experiments SET state = 'interrupted'");
   auto r = ema(shard_run(db, "1/2"));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("resuming shard 1/2"), std::string::npos) << r.err;
@@ -148,8 +151,9 @@ TEST(Cluster, OneCurveIsNotFittedAcrossUnlikeMachinesUnlessAsked) {
   EXPECT_NE(r.err.find("run on 2 kinds of machine"), std::string::npos) << r.err;
   // The split keeps equal points apart, so a variant may well sit on one node; put two of seq's
   // points on the other kind of machine, as a split of a larger plan would.
-  test::exec_sql(dir.file("m.db"), "UPDATE points SET notes_json = json_set(notes_json, '$.machine', 'Other CPU (2 cores)') "
-                                   "WHERE variant = 'seq' AND n IN (1024, 4096)");
+  test::exec_sql(dir.file("m.db"),
+                 "UPDATE points SET notes_json = json_set(notes_json, '$.machine', 'Other CPU (2 cores)') "
+                 "WHERE variant = 'seq' AND n IN (1024, 4096)");
   r = ema({"fit", "--db", dir.file("m.db"), "--variants", "seq"});
   EXPECT_NE(r.out.find("2 kinds of machine"), std::string::npos) << r.out << r.err;
   EXPECT_NE(r.out.find("Other CPU"), std::string::npos) << r.out;
@@ -175,8 +179,8 @@ TEST(Cluster, OneProbePerNodeAndNoneWhilePointsRun) {
   const int fd = ::open(dir.file("node/node.lock").c_str(), O_RDWR | O_CREAT, 0600);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(flock(fd, LOCK_EX), 0);
-  const int pid = test::spawn_process({EMA_EXE, "run", "search", "--variants", "seq", "--sizes", "2^10", "--reps", "3", "--no-energy", "-q",
-                                       "--db", dir.file("c.db")});
+  const int pid = test::spawn_process(
+      {EMA_EXE, "run", "search", "--variants", "seq", "--sizes", "2^10", "--reps", "3", "--no-energy", "-q", "--db", dir.file("c.db")});
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   EXPECT_LE(test::query_int(dir.file("c.db"), "SELECT COUNT(*) FROM points"), 0);  // -1: not even created
   flock(fd, LOCK_UN);
@@ -194,8 +198,8 @@ TEST(Cluster, OneProbePerNodeAndNoneWhilePointsRun) {
 TEST(Cluster, SlurmScriptsRunAsTheirTasksWould) {
   test::temp_dir dir;
   const auto results = dir.file("res");
-  auto r = ema({"slurm", "search", "--variants", "seq,omp", "--sizes", "2^10..2^13", "--reps", "3", "--no-energy", "--tasks", "3",
-                "--results", results, "--module", "none"});
+  auto r = ema({"slurm", "search", "--variants", "seq,omp", "--sizes", "2^10..2^13", "--reps", "3", "--no-energy", "--tasks", "3", "--results",
+                results, "--module", "none"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("#SBATCH --array=0-2"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("#SBATCH --exclusive"), std::string::npos);
@@ -206,14 +210,15 @@ TEST(Cluster, SlurmScriptsRunAsTheirTasksWould) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("no shard has finished"), std::string::npos) << r.out;
   for (int task = 0; task < 3; ++task) {
-    const auto t = test::run_process({"/bin/bash", "-c", prelude + "SLURM_ARRAY_TASK_ID=" + std::to_string(task) + " TMPDIR=" + dir.path() +
-                                                        " EMA_NODE_DIR=" + dir.file("node") + " bash " + results + "/array.sbatch"});
+    const auto t = test::run_process({"/bin/bash", "-c",
+                                      prelude + "SLURM_ARRAY_TASK_ID=" + std::to_string(task) + " TMPDIR=" + dir.path() +
+                                          " EMA_NODE_DIR=" + dir.file("node") + " bash " + results + "/array.sbatch"});
     ASSERT_EQ(t.exit_code, 0) << t.err;
     EXPECT_TRUE(std::filesystem::exists(results + "/shard-" + std::to_string(task) + ".db"));
   }
   std::filesystem::create_directories(dir.file("other-node"));
-  const auto again = test::run_process({"/bin/bash", "-c", prelude + "SLURM_ARRAY_TASK_ID=1 TMPDIR=" + dir.file("other-node") + " bash " + results +
-                                                          "/array.sbatch"});
+  const auto again = test::run_process(
+      {"/bin/bash", "-c", prelude + "SLURM_ARRAY_TASK_ID=1 TMPDIR=" + dir.file("other-node") + " bash " + results + "/array.sbatch"});
   EXPECT_EQ(again.exit_code, 0) << again.err;  // another node: starts from the copy, nothing left to run
   // A task that cannot start (ema refuses its database) must leave the results' copy alone.
   const auto refused = test::run_process({"/bin/bash", "-c", prelude + "SLURM_ARRAY_TASK_ID=2 TMPDIR=/proc/none bash " + results + "/array.sbatch"});

@@ -51,13 +51,17 @@ std::vector<std::string> sbatch_words(const std::string& line) {
     bool comment = false;
     for (; i < line.size() && (quote || !std::isspace(static_cast<unsigned char>(line[i]))); ++i) {
       const char c = line[i];
-      if (c == '\\' && i + 1 < line.size()) w += line[++i];
-      else if (quote && c == quote) quote = 0;
-      else if (!quote && (c == '"' || c == '\'')) quote = c;
+      if (c == '\\' && i + 1 < line.size())
+        w += line[++i];
+      else if (quote && c == quote)
+        quote = 0;
+      else if (!quote && (c == '"' || c == '\''))
+        quote = c;
       else if (!quote && c == '#') {
         comment = true;
         break;
-      } else w += c;
+      } else
+        w += c;
     }
     words.push_back(w);
     if (comment) break;
@@ -104,9 +108,13 @@ TEST(ClusterHostile, EverySlurmValueReadsBackLiterallyAndRunsNothing) {
   spit(keys, "3\n1\n2\n5\n");
   const auto results = dir.file("res 50% #'$(touch PWNED4)\"");
   const std::string comment = "a b#c\"d'$(touch PWNED5)`touch PWNED6`";
-  auto r = ema({"slurm", "sort", "--variants", "std-sort", "--param", "input=" + keys, "--reps", "3", "--no-energy", "--tasks", "1",
-                "--results", results, "--partition", "gpu,debug", "--time", "1-02:00:00", "--account", "proj.x", "--qos", "normal",
-                "--constraint", "[a|b]&c*2", "--gpus-per-task", "h100:1", "--module", "cuda/13.0", "--sbatch=--comment=" + comment},
+  auto r = ema({"slurm",       "sort",          "--variants", "std-sort",
+                "--param",     "input=" + keys, "--reps",     "3",
+                "--no-energy", "--tasks",       "1",          "--results",
+                results,       "--partition",   "gpu,debug",  "--time",
+                "1-02:00:00",  "--account",     "proj.x",     "--qos",
+                "normal",      "--constraint",  "[a|b]&c*2",  "--gpus-per-task",
+                "h100:1",      "--module",      "cuda/13.0",  "--sbatch=--comment=" + comment},
                dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto array = slurp(results + "/array.sbatch");
@@ -140,16 +148,32 @@ TEST(ClusterHostile, ControlCharactersAndValuesOutsideSlurmsGrammarAreRefused) {
   test::temp_dir dir;
   spit(dir.file("keys\ntouch PWNED #.txt"), "3\n1\n2\n");
   const std::vector<std::string> plan = {"slurm", "search", "--variants", "seq", "--sizes", "2^10..2^11", "--tasks", "1"};
-  const std::vector<std::vector<std::string>> hostile = {
-      {"--partition", "gpu\ntouch PWNED"}, {"--time", "1:00\ntouch PWNED"},     {"--account", "a\ntouch PWNED"},
-      {"--qos", "q\rtouch PWNED"},         {"--constraint", "a\ntouch PWNED"},  {"--gpus-per-task", "1\ntouch PWNED"},
-      {"--module", "m\ntouch PWNED"},      {"--sbatch=--comment=x\ntouch PWNED"}, {"--results", dir.file("r\ntouch PWNED")},
-      {"--param", "copies=1\ntouch PWNED"}, {"--partition", "gpu debug"},       {"--partition", "gpu#x"},
-      {"--time", "soon"},                  {"--time", "1:2:3:4"},                {"--account", "a;b"},
-      {"--qos", "$(touch PWNED)"},         {"--constraint", "a b"},              {"--gpus-per-task", "0"},
-      {"--gpus-per-task", "h100:x"},       {"--module", "-f"},                   {"--module", "x;touch PWNED"},
-      {"--sbatch=-p gpu"},                 {"--sbatch=--array=0-99"},            {"--sbatch=--output=/tmp/x"},
-      {"--results", dir.file("r\\x")},     {"--json", dir.file("out.json")}};
+  const std::vector<std::vector<std::string>> hostile = {{"--partition", "gpu\ntouch PWNED"},
+                                                         {"--time", "1:00\ntouch PWNED"},
+                                                         {"--account", "a\ntouch PWNED"},
+                                                         {"--qos", "q\rtouch PWNED"},
+                                                         {"--constraint", "a\ntouch PWNED"},
+                                                         {"--gpus-per-task", "1\ntouch PWNED"},
+                                                         {"--module", "m\ntouch PWNED"},
+                                                         {"--sbatch=--comment=x\ntouch PWNED"},
+                                                         {"--results", dir.file("r\ntouch PWNED")},
+                                                         {"--param", "copies=1\ntouch PWNED"},
+                                                         {"--partition", "gpu debug"},
+                                                         {"--partition", "gpu#x"},
+                                                         {"--time", "soon"},
+                                                         {"--time", "1:2:3:4"},
+                                                         {"--account", "a;b"},
+                                                         {"--qos", "$(touch PWNED)"},
+                                                         {"--constraint", "a b"},
+                                                         {"--gpus-per-task", "0"},
+                                                         {"--gpus-per-task", "h100:x"},
+                                                         {"--module", "-f"},
+                                                         {"--module", "x;touch PWNED"},
+                                                         {"--sbatch=-p gpu"},
+                                                         {"--sbatch=--array=0-99"},
+                                                         {"--sbatch=--output=/tmp/x"},
+                                                         {"--results", dir.file("r\\x")},
+                                                         {"--json", dir.file("out.json")}};
   for (const auto& extra : hostile) {
     auto args = plan;
     args.insert(args.end(), extra.begin(), extra.end());
@@ -160,8 +184,8 @@ TEST(ClusterHostile, ControlCharactersAndValuesOutsideSlurmsGrammarAreRefused) {
     EXPECT_FALSE(fs::exists(dir.file("res"))) << extra[0] << " " << extra.back();
   }
   // A key file whose name holds a newline: valid for `ema run`, refused for a script.
-  const auto r = ema({"slurm", "sort", "--param", "input=" + dir.file("keys\ntouch PWNED #.txt"), "--sizes", "3", "--tasks", "1",
-                      "--results", dir.file("res")});
+  const auto r =
+      ema({"slurm", "sort", "--param", "input=" + dir.file("keys\ntouch PWNED #.txt"), "--sizes", "3", "--tasks", "1", "--results", dir.file("res")});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("keys\\ntouch PWNED"), std::string::npos) << r.err;
   EXPECT_FALSE(planted_anything(dir.path()));
@@ -188,8 +212,7 @@ TEST(ClusterHostile, ScriptsReplaceALinkNeverWriteThroughIt) {
                  results + "/shard-0.db"})
                 .exit_code,
             0);
-  r = ema({"slurm", "search", "--variants", "seq", "--sizes", "2^10..2^11", "--reps", "3", "--no-energy", "--tasks", "1", "--results",
-           results});
+  r = ema({"slurm", "search", "--variants", "seq", "--sizes", "2^10..2^11", "--reps", "3", "--no-energy", "--tasks", "1", "--results", results});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("this plan split into 2 tasks"), std::string::npos) << r.err;
 }
@@ -200,8 +223,8 @@ TEST(ClusterHostile, AShardWithoutDbWritesInAPrivateFolderOfItsOwn) {
   test::temp_dir dir;
   const auto tmp = dir.file("tmp");
   fs::create_directories(tmp);
-  const std::vector<std::string> shard = {"/usr/bin/env", "TMPDIR=" + tmp, EMA_EXE, "run", "search", "--variants", "seq", "--sizes",
-                                          "2^10..2^11", "--reps", "3", "--no-energy", "-q", "--shard", "0/2"};
+  const std::vector<std::string> shard = {"/usr/bin/env", "TMPDIR=" + tmp, EMA_EXE, "run",         "search", "--variants", "seq", "--sizes",
+                                          "2^10..2^11",   "--reps",        "3",     "--no-energy", "-q",     "--shard",    "0/2"};
   auto r = test::run_process(shard);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<fs::path> folders;
@@ -225,8 +248,8 @@ TEST(ClusterHostile, ATaskTakesNoPlantedShardAndWritesThroughNoLink) {
   const auto results = dir.file("res");
   const auto tmp = dir.file("node-tmp");
   fs::create_directories(tmp);
-  auto r = ema({"slurm", "search", "--variants", "seq,omp", "--sizes", "2^10..2^11", "--reps", "3", "--no-energy", "--tasks", "2",
-                "--results", results});
+  auto r =
+      ema({"slurm", "search", "--variants", "seq,omp", "--sizes", "2^10..2^11", "--reps", "3", "--no-energy", "--tasks", "2", "--results", results});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string tag = slurp(results + "/array.sbatch").substr(slurp(results + "/array.sbatch").find("--job-name=ema-") + 15, 12);
   // Links at every name the old scripts used in the shared folder: none is written through.
@@ -274,14 +297,17 @@ std::vector<std::string> shard_run(const std::string& db, const std::string& sha
 TEST(ClusterHostile, TheMergeJobRunAgainKeepsThePointsAResumeAdded) {
   test::temp_dir dir;
   const auto results = dir.file("res");
-  auto r = ema({"slurm", "search", "--variants", "seq,omp", "--sizes", "2^10..2^13", "--reps", "3", "--no-energy", "--tasks", "3",
-                "--results", results});
+  auto r =
+      ema({"slurm", "search", "--variants", "seq,omp", "--sizes", "2^10..2^13", "--reps", "3", "--no-energy", "--tasks", "3", "--results", results});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto env = [&](int task) { return "SLURM_ARRAY_TASK_ID=" + std::to_string(task) + " TMPDIR=" + dir.path() + " EMA_NODE_DIR=" + dir.file("node"); };
+  const auto env = [&](int task) {
+    return "SLURM_ARRAY_TASK_ID=" + std::to_string(task) + " TMPDIR=" + dir.path() + " EMA_NODE_DIR=" + dir.file("node");
+  };
   for (int task : {0, 1, 2}) ASSERT_EQ(run_task(results + "/array.sbatch", dir.path(), env(task)).exit_code, 0);
   // Task 1 as a cancelled task leaves it: its last point not stored, its experiment unfinished.
-  exec_sql(results + "/shard-1.db", "DELETE FROM samples WHERE point_id = (SELECT MAX(id) FROM points); DELETE FROM points WHERE id = "
-                                    "(SELECT MAX(id) FROM points); UPDATE experiments SET state = 'interrupted'");
+  exec_sql(results + "/shard-1.db",
+           "DELETE FROM samples WHERE point_id = (SELECT MAX(id) FROM points); DELETE FROM points WHERE id = "
+           "(SELECT MAX(id) FROM points); UPDATE experiments SET state = 'interrupted'");
   auto m = run_task(results + "/merge.sbatch", dir.path(), "");
   EXPECT_NE(m.exit_code, 0);  // task 1's point is missing, and ema says how to run it here
   EXPECT_NE(m.err.find("--resume 1"), std::string::npos) << m.err;
@@ -311,8 +337,7 @@ TEST(ClusterHostile, TheMergeJobRunAgainKeepsThePointsAResumeAdded) {
 TEST(ClusterHostile, AFailedMergeLeavesTheOutputAsItWas) {
   test::temp_dir dir;
   for (int i = 0; i < 2; ++i) ASSERT_EQ(ema(shard_run(dir.file("s" + std::to_string(i) + ".db"), std::to_string(i) + "/2")).exit_code, 0);
-  ASSERT_EQ(ema({"run", "search", "--variants", "seq", "--sizes", "2^10", "--reps", "3", "--no-energy", "-q", "--db", dir.file("keep.db")})
-                .exit_code,
+  ASSERT_EQ(ema({"run", "search", "--variants", "seq", "--sizes", "2^10", "--reps", "3", "--no-energy", "-q", "--db", dir.file("keep.db")}).exit_code,
             0);
   const auto keep = [&] {
     return std::make_pair(query_int(dir.file("keep.db"), "SELECT COUNT(*) FROM experiments"),
@@ -320,8 +345,8 @@ TEST(ClusterHostile, AFailedMergeLeavesTheOutputAsItWas) {
   };
   const auto before = keep();
   // Another plan's shards: refused before anything is written.
-  ASSERT_EQ(ema({"run", "search", "--variants", "seq", "--sizes", "2^10..2^12", "--reps", "3", "--no-energy", "-q", "--shard", "0/2",
-                 "--db", dir.file("other.db")})
+  ASSERT_EQ(ema({"run", "search", "--variants", "seq", "--sizes", "2^10..2^12", "--reps", "3", "--no-energy", "-q", "--shard", "0/2", "--db",
+                 dir.file("other.db")})
                 .exit_code,
             0);
   auto r = ema({"merge", dir.file("keep.db"), dir.file("s0.db"), dir.file("other.db"), "-q"});
@@ -354,8 +379,7 @@ TEST(ClusterHostile, MergeOutputsAndInputsAreCheckedAsPaths) {
   EXPECT_EQ(ema({"run", "search", "--sizes", "2^10", "--db", ""}).exit_code, 2);
   // One experiment of a database that holds several (item 19): DB:N.
   ASSERT_EQ(ema({"merge", dir.file("both.db"), dir.file("s0.db"), dir.file("s1.db"), "-q"}).exit_code, 0);
-  ASSERT_EQ(ema({"run", "search", "--variants", "seq", "--sizes", "2^10", "--reps", "3", "--no-energy", "-q", "--db", dir.file("both.db")})
-                .exit_code,
+  ASSERT_EQ(ema({"run", "search", "--variants", "seq", "--sizes", "2^10", "--reps", "3", "--no-energy", "-q", "--db", dir.file("both.db")}).exit_code,
             0);
   auto r = ema({"merge", dir.file("one.db"), dir.file("both.db") + ":1", "-q"});
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -59,8 +59,7 @@ struct fixed_proc {
 };
 
 void sweep(const std::string& db, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {"run", "search", "--variants", "seq", "--sizes", "2^10..2^16", "--reps", "3", "--no-energy",
-                                   "--db", db, "-q"};
+  std::vector<std::string> args = {"run", "search", "--variants", "seq", "--sizes", "2^10..2^16", "--reps", "3", "--no-energy", "--db", db, "-q"};
   args.insert(args.end(), extra.begin(), extra.end());
   auto r = run_ema(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -90,8 +89,9 @@ TEST(CliNoise, ABusyPointIsMeasuredAgainAndReplacesTheOldInTablesAndFits) {
   const fixed_proc counters(dir, "cpu  100 0 50 1000 0 0 0 0 0 0");
   sweep(db);
   // As sweep.cpp notes a point during which other processes took the CPUs it left free.
-  sql(db, "UPDATE points SET notes_json = json_set(notes_json, '$.disturbed', 'other processes kept 1.9 of the 2 CPUs busy') "
-          "WHERE n = 4096");
+  sql(db,
+      "UPDATE points SET notes_json = json_set(notes_json, '$.disturbed', 'other processes kept 1.9 of the 2 CPUs busy') "
+      "WHERE n = 4096");
   auto fit = run_ema({"fit", "--db", db});
   ASSERT_EQ(fit.exit_code == 0 || fit.exit_code == 1, true) << fit.err;
   EXPECT_NE(fit.out.find("the machine was busy while n = 2^12 ran"), std::string::npos) << fit.out;
@@ -99,8 +99,7 @@ TEST(CliNoise, ABusyPointIsMeasuredAgainAndReplacesTheOldInTablesAndFits) {
 
   auto again = run_ema({"run", "--db", db, "--rerun-noisy"});
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_NE(again.err.find("measuring again search seq n=4096: other processes kept 1.9 of the 2 CPUs busy"), std::string::npos)
-      << again.err;
+  EXPECT_NE(again.err.find("measuring again search seq n=4096: other processes kept 1.9 of the 2 CPUs busy"), std::string::npos) << again.err;
   // Both measurements are stored, the new one a point of its own past the plan's 7 (a size whose
   // time lies off its neighbours on a busy test machine may be measured again too).
   const auto stored = sizes_by_ordinal(db);

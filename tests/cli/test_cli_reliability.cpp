@@ -56,26 +56,26 @@ TEST(Reliability, ExecCacheNeverDeletesTheUsersFiles) {
   fs::create_directories(dir.file("victim/sub"));
   std::ofstream(dir.file("victim/thesis.tex")) << "years of work";
   std::ofstream(dir.file("victim/sub/results.csv")) << "n,value\n";
-  auto r = ema({"exec", "--name", "lru", "--gen", "seq {n} > {input}", "--run", "wc -l {input}", "--sizes", "10,20", "--cache",
-                dir.file("victim"), "--cache-cap", "1K", "--db", dir.file("victim/ema.db")});
+  auto r = ema({"exec", "--name", "lru", "--gen", "seq {n} > {input}", "--run", "wc -l {input}", "--sizes", "10,20", "--cache", dir.file("victim"),
+                "--cache-cap", "1K", "--db", dir.file("victim/ema.db")});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("holds files that ema did not write"), std::string::npos) << r.err;
   EXPECT_EQ(slurp(dir.file("victim/thesis.tex")), "years of work");
   EXPECT_TRUE(fs::exists(dir.file("victim/sub/results.csv")));
   EXPECT_FALSE(fs::exists(dir.file("victim/ema.db")));
   // The database's own path as the cache: refused before either is created.
-  r = ema({"exec", "--name", "lru", "--gen", "seq {n} > {input}", "--run", "wc -l {input}", "--sizes", "10", "--cache",
-           dir.file("same.db"), "--db", dir.file("same.db")});
+  r = ema({"exec", "--name", "lru", "--gen", "seq {n} > {input}", "--run", "wc -l {input}", "--sizes", "10", "--cache", dir.file("same.db"), "--db",
+           dir.file("same.db")});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_FALSE(fs::exists(dir.file("same.db")));
 
   // A new folder becomes ema's; the database kept in it and files put there later survive any cap.
-  r = ema({"exec", "--name", "lru", "--gen", "seq {n} > {input}", "--run", "wc -l {input}", "--sizes", "10,20,4000", "--reps", "2",
-           "--cache", dir.file("mine"), "--cache-cap", "1K", "--db", dir.file("mine/ema.db"), "-q"});
+  r = ema({"exec", "--name", "lru", "--gen", "seq {n} > {input}", "--run", "wc -l {input}", "--sizes", "10,20,4000", "--reps", "2", "--cache",
+           dir.file("mine"), "--cache-cap", "1K", "--db", dir.file("mine/ema.db"), "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::ofstream(dir.file("mine/notes.txt")) << "mine";
-  r = ema({"exec", "--name", "lru", "--gen", "seq {n} > {input}", "--run", "wc -l {input}", "--sizes", "30,5000", "--reps", "2",
-           "--cache", dir.file("mine"), "--cache-cap", "1K", "--db", dir.file("mine/ema.db"), "-q"});
+  r = ema({"exec", "--name", "lru", "--gen", "seq {n} > {input}", "--run", "wc -l {input}", "--sizes", "30,5000", "--reps", "2", "--cache",
+           dir.file("mine"), "--cache-cap", "1K", "--db", dir.file("mine/ema.db"), "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(query_int(dir.file("mine/ema.db"), "SELECT count(*) FROM experiments"), 2);
   EXPECT_TRUE(fs::exists(dir.file("mine/notes.txt")));
@@ -91,34 +91,35 @@ TEST(Reliability, RunCacheNeverDeletesTheUsersFilesEither) {
   test::temp_dir dir;
   fs::create_directories(dir.file("victim"));
   std::ofstream(dir.file("victim/thesis.tex")) << "years of work";
-  auto r = ema({"run", "bfs", "--variants", "seq", "--sizes", "2^10", "--reps", "2", "--no-energy", "--cache", dir.file("victim"),
-                "--db", dir.file("a.db"), "-q"});
+  auto r = ema({"run", "bfs", "--variants", "seq", "--sizes", "2^10", "--reps", "2", "--no-energy", "--cache", dir.file("victim"), "--db",
+                dir.file("a.db"), "-q"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("holds files that ema did not write"), std::string::npos) << r.err;
   EXPECT_EQ(slurp(dir.file("victim/thesis.tex")), "years of work");
   EXPECT_FALSE(fs::exists(dir.file("a.db")));
-  r = ema({"run", "bfs", "--variants", "seq", "--sizes", "2^10", "--reps", "2", "--no-energy", "--cache", dir.file("victim"),
-           "--no-cache", "--db", dir.file("a.db"), "-q"});
+  r = ema({"run", "bfs", "--variants", "seq", "--sizes", "2^10", "--reps", "2", "--no-energy", "--cache", dir.file("victim"), "--no-cache", "--db",
+           dir.file("a.db"), "-q"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   // A problem that keeps no inputs never opens it.
-  r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10", "--reps", "2", "--no-energy", "--cache", dir.file("victim"),
-           "--db", dir.file("b.db"), "-q"});
+  r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10", "--reps", "2", "--no-energy", "--cache", dir.file("victim"), "--db",
+           dir.file("b.db"), "-q"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(dir.file("victim/CACHEDIR.TAG")));
   // A new folder: marked, and a large graph stored there once.
-  r = ema({"run", "bfs", "--variants", "seq", "--sizes", "2^18", "--reps", "1", "--no-energy", "--cache", dir.file("mine"), "--db",
-           dir.file("c.db"), "-q"});
+  r = ema({"run", "bfs", "--variants", "seq", "--sizes", "2^18", "--reps", "1", "--no-energy", "--cache", dir.file("mine"), "--db", dir.file("c.db"),
+           "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(dir.file("mine/CACHEDIR.TAG")));
   std::size_t graphs = 0;
   for (const auto& e : fs::directory_iterator(dir.file("mine/bfs"))) graphs += e.path().extension() == ".in";
   EXPECT_EQ(graphs, 1u);
-  EXPECT_EQ(query_int(dir.file("c.db"), "SELECT count(*) FROM points WHERE json_extract(notes_json, '$.graph') = "
-                                        "'built and stored in the input cache'"),
+  EXPECT_EQ(query_int(dir.file("c.db"),
+                      "SELECT count(*) FROM points WHERE json_extract(notes_json, '$.graph') = "
+                      "'built and stored in the input cache'"),
             1);
   // The next run reads it back, and says so.
-  r = ema({"run", "bfs", "--variants", "seq", "--sizes", "2^18", "--reps", "1", "--no-energy", "--cache", dir.file("mine"), "--db",
-           dir.file("d.db"), "-q"});
+  r = ema({"run", "bfs", "--variants", "seq", "--sizes", "2^18", "--reps", "1", "--no-energy", "--cache", dir.file("mine"), "--db", dir.file("d.db"),
+           "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(query_int(dir.file("d.db"), "SELECT count(*) FROM points WHERE json_extract(notes_json, '$.graph') = 'read from the input cache'"), 1);
 }
@@ -137,8 +138,8 @@ TEST(Reliability, NoOutputMayOverwriteTheDatabase) {
       {"show", "--db", db, "--json", dir.file("a.db-journal")},
       {"run", "search", "--variants", "seq", "--sizes", "2^10", "--db", db, "--json", db},
       {"run", "search", "--variants", "seq", "--sizes", "2^10", "--db", db, "--md", "../" + fs::path(dir.path()).filename().string() + "/a.db"},
-      {"exec", "--name", "x", "--gen", "seq {n} > {input}", "--run", "true {input}", "--sizes", "10", "--cache", dir.file("c"),
-       "--db", db, "--csv", db},
+      {"exec", "--name", "x", "--gen", "seq {n} > {input}", "--run", "true {input}", "--sizes", "10", "--cache", dir.file("c"), "--db", db, "--csv",
+       db},
       {"show", "--db", db, "--json", dir.file("out.json"), "--csv", dir.file("out.json")},
   };
   for (const auto& args : attempts) {
@@ -162,8 +163,8 @@ TEST(Reliability, NoOutputMayOverwriteTheDatabase) {
 TEST(Reliability, EndlessOutputEndsThePointNotEma) {
   test::temp_dir dir;
   const auto db = dir.file("z.db");
-  auto r = ema({"exec", "--name", "z", "--gen", "seq {n} > {input}", "--run", "cat /dev/zero # {input}", "--sizes", "10", "--timeout",
-                "2", "--cache", dir.file("c"), "--db", db, "--json", "-", "-q"});
+  auto r = ema({"exec", "--name", "z", "--gen", "seq {n} > {input}", "--run", "cat /dev/zero # {input}", "--sizes", "10", "--timeout", "2", "--cache",
+                dir.file("c"), "--db", db, "--json", "-", "-q"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["experiment"]["state"], "finished");
@@ -177,9 +178,26 @@ TEST(Reliability, WhatAPointStartsEndsWithIt) {
   // A grandchild that leaves the process group and holds the pipes: the point ends on time, and so
   // does the grandchild.
   const auto start = clock_type::now();
-  auto r = ema({"exec", "--name", "g", "--gen", "seq {n} > {input}", "--run",
-                "sh -c 'setsid sh -c \"echo \\$\\$ > " + pid_file + "; exec sleep 120\" & sleep 0.5' # {input}", "--sizes", "10", "--reps", "1",
-                "--warmup", "0", "--timeout", "3", "--cache", dir.file("c"), "--db", db, "-q"});
+  auto r = ema({"exec",
+                "--name",
+                "g",
+                "--gen",
+                "seq {n} > {input}",
+                "--run",
+                "sh -c 'setsid sh -c \"echo \\$\\$ > " + pid_file + "; exec sleep 120\" & sleep 0.5' # {input}",
+                "--sizes",
+                "10",
+                "--reps",
+                "1",
+                "--warmup",
+                "0",
+                "--timeout",
+                "3",
+                "--cache",
+                dir.file("c"),
+                "--db",
+                db,
+                "-q"});
   EXPECT_LT(std::chrono::duration<double>(clock_type::now() - start).count(), 20.0);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   ASSERT_TRUE(wait_for([&] { return read_pid(pid_file) > 0; }, 5));
@@ -191,8 +209,8 @@ TEST(Reliability, WhatAPointStartsEndsWithIt) {
     const std::string slow = "sh -c 'echo $$ > " + pid_file + "; exec sleep 120'";
     const std::string gen = std::string(role) == "gen" ? slow + "; seq {n} > {input}" : "seq {n} > {input}";
     const std::string run = std::string(role) == "run" ? slow + " # {input}" : "true {input}";
-    const int pid = test::spawn_process({EMA_EXE, "exec", "--name", std::string("k") + role, "--gen", gen, "--run", run, "--sizes",
-                                         "10", "--cache", dir.file("c"), "--db", db, "-q"});
+    const int pid = test::spawn_process({EMA_EXE, "exec", "--name", std::string("k") + role, "--gen", gen, "--run", run, "--sizes", "10", "--cache",
+                                         dir.file("c"), "--db", db, "-q"});
     ASSERT_TRUE(wait_for([&] { return alive(read_pid(pid_file)); })) << role;
     kill(pid, SIGKILL);
     int status = 0;
@@ -206,8 +224,7 @@ TEST(Reliability, WhatAPointStartsEndsWithIt) {
 TEST(Reliability, SizeArithmeticOnParametersNeverOverflows) {
   test::temp_dir dir;
   const auto db = dir.file("r.db");
-  auto r = ema({"run", "rqa", "--variants", "exact-seq,motif-seq", "--sizes", "64", "-p", "m=4", "-p", "tau=6148914691236517206",
-                "--db", db});
+  auto r = ema({"run", "rqa", "--variants", "exact-seq,motif-seq", "--sizes", "64", "-p", "m=4", "-p", "tau=6148914691236517206", "--db", db});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("tau"), std::string::npos) << r.err;
   r = ema({"run", "rqa", "--variants", "exact-seq", "--sizes", "64", "-p", "m=4", "-p", "tau=22", "--db", db});
@@ -292,8 +309,8 @@ TEST(Reliability, BytesThatAreNotUtf8AreStoredAndShownSafely) {
   ASSERT_EQ(shown.exit_code, 0) << shown.err;
   EXPECT_TRUE(nlohmann::json::accept(shown.out)) << shown.out;
   // A command that is not UTF-8 is refused, not stored to break every later read.
-  r = ema({"exec", "--name", "x", "--gen", "seq {n} > {input}", "--run", "cat {input} # caf\xe9", "--sizes", "10", "--cache",
-           dir.file("c"), "--db", db});
+  r = ema(
+      {"exec", "--name", "x", "--gen", "seq {n} > {input}", "--run", "cat {input} # caf\xe9", "--sizes", "10", "--cache", dir.file("c"), "--db", db});
   EXPECT_EQ(r.exit_code, 2) << r.err;
 }
 
@@ -324,8 +341,9 @@ TEST(Reliability, GaussNeverVerifiesOnNonFiniteData) {
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_NE(r.err.find("beyond the range of f32"), std::string::npos) << r.err;
   }
-  auto r = ema({"run", "gauss", "--variants", "seq", "--sizes", "2", "-p", "file=big.mtx", "-p", "type=f64", "--reps", "1", "--no-energy",
-                "--db", db, "-q"}, dir.path());
+  auto r = ema(
+      {"run", "gauss", "--variants", "seq", "--sizes", "2", "-p", "file=big.mtx", "-p", "type=f64", "--reps", "1", "--no-energy", "--db", db, "-q"},
+      dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
@@ -375,8 +393,9 @@ TEST(Reliability, SmallerCases) {
   // A $(...) in a cache path is never run: a command may hand {input} to a second shell, so such a
   // path is refused (issue 28 item 21) before anything runs.
   fs::create_directories(dir.file("q"));
-  r = ema({"exec", "--name", "q", "--gen", "seq {n} > \"{input}\"", "--run", "wc -l \"{input}\"", "--sizes", "10", "--reps", "2",
-           "--cache", dir.file("q/$(touch pwned)"), "--db", db, "-q"}, dir.file("q"));
+  r = ema({"exec", "--name", "q", "--gen", "seq {n} > \"{input}\"", "--run", "wc -l \"{input}\"", "--sizes", "10", "--reps", "2", "--cache",
+           dir.file("q/$(touch pwned)"), "--db", db, "-q"},
+          dir.file("q"));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_FALSE(fs::exists(dir.file("q/pwned")));
 }
@@ -390,8 +409,8 @@ TEST(Reliability, ResumeFromAnotherFolderReadsTheSameFiles) {
   fs::permissions(dir.file("work/prog.sh"), fs::perms::owner_all);
   std::ofstream(dir.file("work/m.mtx")) << "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 4\n2 2 5\n";
   // Relative --run, --cache and file=, interrupted after its first point, resumed from elsewhere.
-  const int pid = test::spawn_process({EMA_EXE, "exec", "--name", "rel", "--gen", "seq {n} > {input}", "--run", "./prog.sh {input}",
-                                       "--sizes", "10,20,30,40,50,60", "--reps", "2", "--warmup", "0", "--cache", "cache", "--db", db, "-q"},
+  const int pid = test::spawn_process({EMA_EXE, "exec", "--name", "rel", "--gen", "seq {n} > {input}", "--run", "./prog.sh {input}", "--sizes",
+                                       "10,20,30,40,50,60", "--reps", "2", "--warmup", "0", "--cache", "cache", "--db", db, "-q"},
                                       dir.file("work"));
   ASSERT_TRUE(wait_for([&] { return query_int(db, "SELECT count(*) FROM points") >= 1; }));
   kill(pid, SIGINT);
@@ -404,8 +423,8 @@ TEST(Reliability, ResumeFromAnotherFolderReadsTheSameFiles) {
   for (const auto& p : j["points"]) EXPECT_EQ(p["status"], "ok") << p["reason"];
   EXPECT_FALSE(fs::exists(dir.file("elsewhere/cache")));
 
-  r = ema({"run", "gauss", "--variants", "seq", "--sizes", "2", "-p", "file=m.mtx", "--reps", "1", "--no-energy", "--db", db, "--json", "-",
-           "-q"}, dir.file("work"));
+  r = ema({"run", "gauss", "--variants", "seq", "--sizes", "2", "-p", "file=m.mtx", "--reps", "1", "--no-energy", "--db", db, "--json", "-", "-q"},
+          dir.file("work"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["points"][0]["params"]["file"], fs::absolute(dir.file("work/m.mtx")).lexically_normal().string());
 }
@@ -413,8 +432,26 @@ TEST(Reliability, ResumeFromAnotherFolderReadsTheSameFiles) {
 TEST(Reliability, TwoResumesOfOneExperimentNeverRunItTwice) {
   test::temp_dir dir;
   const auto db = dir.file("t.db");
-  auto r = ema({"exec", "--name", "slow", "--gen", "seq {n} > {input}", "--run", "sleep 1 # {input}", "--sizes", "10,20,30", "--reps", "1",
-                "--warmup", "0", "--cache", dir.file("c"), "--db", db, "--timeout", "0.01", "-q"});
+  auto r = ema({"exec",
+                "--name",
+                "slow",
+                "--gen",
+                "seq {n} > {input}",
+                "--run",
+                "sleep 1 # {input}",
+                "--sizes",
+                "10,20,30",
+                "--reps",
+                "1",
+                "--warmup",
+                "0",
+                "--cache",
+                dir.file("c"),
+                "--db",
+                db,
+                "--timeout",
+                "0.01",
+                "-q"});
   ASSERT_EQ(r.exit_code, 1) << r.err;  // every point timed out: now make the experiment unfinished
   exec_sql(db, "DELETE FROM samples; DELETE FROM points; UPDATE experiments SET state = 'interrupted'");
   exec_sql(db, "UPDATE experiments SET plan_json = json_set(plan_json, '$.timeout', 60)");
@@ -444,8 +481,8 @@ TEST(Reliability, ExitCodesOfBadValuesAndDamagedRows) {
   r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10", "--reps", "1", "--no-energy", "--db", db, "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   exec_sql(db, "UPDATE experiments SET plan_json = '{\"points\": 5}', state = 'interrupted'");
-  for (const auto& args : std::vector<std::vector<std::string>>{{"show", "--db", db}, {"run", "--resume", "--db", db},
-                                                                {"report", "--db", db, "--md", "-"}, {"fit", "--db", db}}) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"show", "--db", db}, {"run", "--resume", "--db", db}, {"report", "--db", db, "--md", "-"}, {"fit", "--db", db}}) {
     r = ema(args);
     EXPECT_EQ(r.exit_code, 3) << args[0] << ": " << r.err;
     EXPECT_NE(r.err.find("changed by hand or is damaged"), std::string::npos) << args[0] << ": " << r.err;

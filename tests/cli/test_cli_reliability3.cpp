@@ -43,9 +43,8 @@ TEST(Reliability3, DeeplyNestedJsonIsRefusedNotACrash) {
   const auto db = dir.file("d.db");
   ASSERT_EQ(ema({"run", "search", "--variants", "seq", "--sizes", "2^10", "--reps", "3", "--no-energy", "-q", "--db", db}).exit_code, 0);
   exec_sql(db, "UPDATE points SET notes_json = '{\"x\": " + deep_json(100000) + "}'");
-  for (const auto& args : std::vector<std::vector<std::string>>{{"show", "--db", db, "--json", "-"},
-                                                                {"merge", dir.file("m.db"), db},
-                                                                {"report", "--db", db, "--md", "-"}}) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"show", "--db", db, "--json", "-"}, {"merge", dir.file("m.db"), db}, {"report", "--db", db, "--md", "-"}}) {
     const auto r = ema(args);
     EXPECT_EQ(r.exit_code, 3) << args[0] << ": " << r.err;
     EXPECT_NE(r.err.find("nested more than 100 levels deep"), std::string::npos) << args[0] << ": " << r.err;
@@ -70,7 +69,8 @@ TEST(Reliability3, AResultsFileTooLargeIsRefusedAndMemoryRunningOutIsAnError) {
   {  // under the limit, but more than a small memory limit holds once parsed
     std::ofstream f(dir.file("big.json"));
     f << "{\"benchmarks\": [";
-    const std::string run = R"({"name": "BM_x/1024", "run_type": "iteration", "real_time": 1.5, "cpu_time": 1.5, "time_unit": "ns", "iterations": 10},)";
+    const std::string run =
+        R"({"name": "BM_x/1024", "run_type": "iteration", "real_time": 1.5, "cpu_time": 1.5, "time_unit": "ns", "iterations": 10},)";
     for (std::size_t at = 0; at + run.size() < (std::size_t{60} << 20); at += run.size()) f << run;
     f << R"({"name": "BM_x/2048", "run_type": "iteration", "real_time": 3, "cpu_time": 3, "time_unit": "ns", "iterations": 10}]})";
   }
@@ -85,8 +85,8 @@ TEST(Reliability3, AResultsFileTooLargeIsRefusedAndMemoryRunningOutIsAnError) {
 TEST(Reliability3, ACachedGraphChangedOnDiskIsRebuiltAndSaid) {
   test::temp_dir dir;
   // 2^18 vertices of degree 16: 2^22 generated edges, the size from which bfs keeps its graphs.
-  const std::vector<std::string> run = {"run",  "bfs", "--variants", "seq",   "--sizes", "2^18",   "--param",         "roots=1",
-                                        "--reps", "1", "--warmup",   "0",     "--no-energy", "-q", "--cache", dir.file("cache")};
+  const std::vector<std::string> run = {"run",    "bfs", "--variants", "seq", "--sizes",     "2^18", "--param", "roots=1",
+                                        "--reps", "1",   "--warmup",   "0",   "--no-energy", "-q",   "--cache", dir.file("cache")};
   auto with_db = [&](const std::string& db) {
     auto a = run;
     a.insert(a.end(), {"--db", db});
@@ -141,8 +141,8 @@ TEST(Reliability3, ADumpThatCannotBeWrittenStopsTheRunAndLeavesNoHalfFile) {
   r = ema({"run", "stencil", "--variants", "seq", "--sizes", "64", "--param", "dump=" + db + "-journal", "--db", db});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   // An export on a full device after the sweep: exit 5, the experiment stored.
-  r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10", "--reps", "3", "--no-energy", "-q", "--db", dir.file("e.db"), "--json",
-           "/dev/full"});
+  r = ema(
+      {"run", "search", "--variants", "seq", "--sizes", "2^10", "--reps", "3", "--no-energy", "-q", "--db", dir.file("e.db"), "--json", "/dev/full"});
   EXPECT_EQ(r.exit_code, 5) << r.err;
   EXPECT_EQ(test::query_int(dir.file("e.db"), "SELECT COUNT(*) FROM experiments WHERE state = 'finished'"), 1);
 }
@@ -172,8 +172,8 @@ void kill_a_writer_midway(const std::string& db) {
   if (child == 0) {
     sqlite3* h = nullptr;
     sqlite3_open(db.c_str(), &h);
-    sqlite3_exec(h, "PRAGMA cache_size = 2; BEGIN; UPDATE samples SET value = value + 1; UPDATE points SET reason = 'half';", nullptr,
-                 nullptr, nullptr);
+    sqlite3_exec(h, "PRAGMA cache_size = 2; BEGIN; UPDATE samples SET value = value + 1; UPDATE points SET reason = 'half';", nullptr, nullptr,
+                 nullptr);
     ::_exit(0);  // no commit, no rollback, the journal left as it is
   }
   int status = 0;
@@ -183,8 +183,7 @@ void kill_a_writer_midway(const std::string& db) {
 TEST(Reliability3, ReadOnlyCommandsWorkAfterAWriterWasKilledMidway) {
   test::temp_dir dir;
   const auto db = dir.file("h.db");
-  ASSERT_EQ(ema({"run", "search", "--variants", "seq,omp", "--sizes", "2^10..2^14", "--reps", "20", "--no-energy", "-q", "--db", db}).exit_code,
-            0);
+  ASSERT_EQ(ema({"run", "search", "--variants", "seq,omp", "--sizes", "2^10..2^14", "--reps", "20", "--no-energy", "-q", "--db", db}).exit_code, 0);
   const std::vector<std::vector<std::string>> readers = {{"show", "--db", db},
                                                          {"fit", "--db", db},
                                                          {"report", "--db", db, "--md", dir.file("r.md")},
@@ -204,10 +203,10 @@ TEST(Reliability3, ReadOnlyCommandsWorkAfterAWriterWasKilledMidway) {
 TEST(Reliability3, ShowListsStoredApartFromPlannedAndNeverPrintsControlCharactersRaw) {
   test::temp_dir dir;
   const auto db = dir.file("s.db");
-  ASSERT_EQ(ema({"run", "search", "--variants", "seq,omp", "--sizes", "2^10..2^11", "--reps", "3", "--no-energy", "-q", "--db", db}).exit_code,
-            0);
-  exec_sql(db, "DELETE FROM samples WHERE point_id = (SELECT MAX(id) FROM points); DELETE FROM points WHERE id = (SELECT MAX(id) FROM points); "
-               "UPDATE experiments SET state = 'interrupted'; UPDATE points SET reason = 'x' || char(27) || ']0;pwned' || char(7) || char(27) || '[2J'");
+  ASSERT_EQ(ema({"run", "search", "--variants", "seq,omp", "--sizes", "2^10..2^11", "--reps", "3", "--no-energy", "-q", "--db", db}).exit_code, 0);
+  exec_sql(db,
+           "DELETE FROM samples WHERE point_id = (SELECT MAX(id) FROM points); DELETE FROM points WHERE id = (SELECT MAX(id) FROM points); "
+           "UPDATE experiments SET state = 'interrupted'; UPDATE points SET reason = 'x' || char(27) || ']0;pwned' || char(7) || char(27) || '[2J'");
   auto r = ema({"show", "--db", db, "--list"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("3 of 4 planned points stored"), std::string::npos) << r.out;
@@ -292,8 +291,8 @@ TEST(Reliability3, InputsThatFailToReadAreTheInputsFault) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("at least 1"), std::string::npos) << r.err;
   // --cache-cap in terabytes.
-  r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10", "--reps", "3", "--no-energy", "-q", "--cache-cap", "1T", "--db",
-           dir.file("c.db")});
+  r = ema(
+      {"run", "search", "--variants", "seq", "--sizes", "2^10", "--reps", "3", "--no-energy", "-q", "--cache-cap", "1T", "--db", dir.file("c.db")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   // A problem named twice runs once, refused as --variants named twice is.
   r = ema({"run", "search", "search", "--sizes", "2^10", "--db", dir.file("t.db")});
@@ -331,8 +330,17 @@ std::vector<int> children_of(int pid) {
 TEST(Reliability3, NoProcessOutlivesEmaHoldingItsDatabase) {
   test::temp_dir dir;
   const auto db = dir.file("k.db");
-  const int pid = test::spawn_process({EMA_EXE, "exec", "--name", "slow", "--gen", "seq {n} > {input}", "--run", "sleep 30 # {input}",
-                                       "--sizes", "10,20", "--reps", "1", "--warmup", "0", "--timeout", "2", "--cache", dir.file("c"), "--db", db, "-q"});
+  const int pid = test::spawn_process({EMA_EXE,     "exec",
+                                       "--name",    "slow",
+                                       "--gen",     "seq {n} > {input}",
+                                       "--run",     "sleep 30 # {input}",
+                                       "--sizes",   "10,20",
+                                       "--reps",    "1",
+                                       "--warmup",  "0",
+                                       "--timeout", "2",
+                                       "--cache",   dir.file("c"),
+                                       "--db",      db,
+                                       "-q"});
   // The guard of the running point: ema's child while the point runs. A child seen may be a
   // short-lived one (the generator) that exits before its descriptors are read: look again until
   // one is read (on a busy machine that can take a few tries).
@@ -394,13 +402,21 @@ TEST(Reliability3, ALaunchOverrideNoPointCanRunWithIsRefusedWhenThePlanIsMade) {
     EXPECT_FALSE(fs::exists(db)) << c.args[2] << ": nothing is stored";
   }
   // Overrides every point can run with still plan (and, with no GPU here, record the points skipped).
-  const auto r = ema({"run", "stencil", "--variants", "cuda-naive,cuda-seed", "--param", "launch.block_x=128", "--param", "launch.block_y=8",
-                      "--param", "launch.tile=16", "--param", "k=4", "--sizes", "64", "--reps", "1", "--no-energy", "-q", "--db", db});
+  const auto r = ema({"run",         "stencil",
+                      "--variants",  "cuda-naive,cuda-seed",
+                      "--param",     "launch.block_x=128",
+                      "--param",     "launch.block_y=8",
+                      "--param",     "launch.tile=16",
+                      "--param",     "k=4",
+                      "--sizes",     "64",
+                      "--reps",      "1",
+                      "--no-energy", "-q",
+                      "--db",        db});
   EXPECT_NE(r.exit_code, 2) << r.err;
   EXPECT_TRUE(fs::exists(db));
   // k is clamped to the steps as the run clamps it: two steps a load fit a tile of 6.
-  const auto clamped = ema({"run", "stencil", "--variants", "cuda-seed", "--param", "launch.tile=6", "--param", "steps=2", "--sizes", "64",
-                            "--reps", "1", "--no-energy", "-q", "--db", dir.file("clamped.db")});
+  const auto clamped = ema({"run", "stencil", "--variants", "cuda-seed", "--param", "launch.tile=6", "--param", "steps=2", "--sizes", "64", "--reps",
+                            "1", "--no-energy", "-q", "--db", dir.file("clamped.db")});
   EXPECT_NE(clamped.exit_code, 2) << clamped.err;
 }
 

@@ -17,8 +17,7 @@ TEST(Metrics, CatalogueGivesUnits) {
 TEST(Metrics, NamesAreUnique) {
   std::set<std::string> names;
   for (const auto& m : metric_catalog()) EXPECT_TRUE(names.insert(m.name).second) << m.name;
-  for (const char* required : {"total", "kernel", "h2d", "d2h", "alloc", "free", "host_peak_rss", "device_peak",
-                               "energy_gpu", "energy_cpu"})
+  for (const char* required : {"total", "kernel", "h2d", "d2h", "alloc", "free", "host_peak_rss", "device_peak", "energy_gpu", "energy_cpu"})
     EXPECT_TRUE(names.count(required)) << required;
 }
 

@@ -16,21 +16,20 @@ std::set<std::string> registered() {
 }
 
 TEST(Registry, ContentsMatchTheBuildConfiguration) {
-  std::set<std::string> expected = {"search/seq/seq", "gauss/seq/seq", "rqa/exact-seq/seq", "rqa/seed-seq/seq",
-                                     "rqa/motif-seq/seq", "stencil/seq/seq", "sort/std-sort/seq", "bfs/seq/seq", "sssp/seq/seq"};
+  std::set<std::string> expected = {"search/seq/seq",  "gauss/seq/seq",     "rqa/exact-seq/seq", "rqa/seed-seq/seq", "rqa/motif-seq/seq",
+                                    "stencil/seq/seq", "sort/std-sort/seq", "bfs/seq/seq",       "sssp/seq/seq"};
 #ifdef EMA_WITH_OPENMP
-  expected.insert({"search/omp/omp", "gauss/omp/omp", "gauss/omp-blocked/omp", "rqa/exact-omp/omp", "rqa/seed-omp/omp",
-                   "rqa/motif-omp/omp", "stencil/omp/omp", "stencil/omp-tb/omp", "sort/gnu-parallel/omp", "sort/merge-omp/omp", "sort/quick-omp/omp",
-                   "sort/radix-omp/omp", "bfs/omp-seed/omp", "bfs/omp/omp", "sssp/omp-seed/omp", "sssp/omp/omp"});
+  expected.insert({"search/omp/omp", "gauss/omp/omp", "gauss/omp-blocked/omp", "rqa/exact-omp/omp", "rqa/seed-omp/omp", "rqa/motif-omp/omp",
+                   "stencil/omp/omp", "stencil/omp-tb/omp", "sort/gnu-parallel/omp", "sort/merge-omp/omp", "sort/quick-omp/omp", "sort/radix-omp/omp",
+                   "bfs/omp-seed/omp", "bfs/omp/omp", "sssp/omp-seed/omp", "sssp/omp/omp"});
 #endif
 #ifdef EMA_WITH_CUDA
   expected.insert({"search/cuda-seed/cuda", "search/cuda/cuda", "search/thrust-find/cuda", "search/cuda-multi/multi-gpu"});
-  expected.insert({"gauss/cuda-kv1/cuda", "gauss/cuda-kv2/cuda", "gauss/cuda-goncalves/cuda", "gauss/cuda/cuda",
-                   "gauss/cusolver/cuda"});
+  expected.insert({"gauss/cuda-kv1/cuda", "gauss/cuda-kv2/cuda", "gauss/cuda-goncalves/cuda", "gauss/cuda/cuda", "gauss/cusolver/cuda"});
   expected.insert({"rqa/exact-cuda/cuda", "rqa/seed-cuda/cuda", "rqa/motif-cuda/cuda"});
   expected.insert({"stencil/cuda-naive/cuda", "stencil/cuda-seed/cuda", "stencil/cuda/cuda"});
-  expected.insert({"sort/quick-cuda/cuda", "sort/merge-cuda/cuda", "sort/quick-cdp/cuda", "sort/merge-cdp/cuda", "sort/merge-path/cuda", "sort/quick-sample/cuda",
-                   "sort/cub-radix/cuda", "sort/cub-merge/cuda", "sort/thrust-sort/cuda"});
+  expected.insert({"sort/quick-cuda/cuda", "sort/merge-cuda/cuda", "sort/quick-cdp/cuda", "sort/merge-cdp/cuda", "sort/merge-path/cuda",
+                   "sort/quick-sample/cuda", "sort/cub-radix/cuda", "sort/cub-merge/cuda", "sort/thrust-sort/cuda"});
   expected.insert({"bfs/cuda-seed/cuda", "bfs/cuda/cuda", "sssp/cuda-seed/cuda", "sssp/cuda/cuda"});
 #endif
   EXPECT_EQ(registered(), expected);
@@ -103,8 +102,8 @@ TEST(Registry, AlgorithmsAndRolesAreFieldsNotNames) {
 
 TEST(Registry, SpeedupBaselineIsTheSameAlgorithmsVariantElseTheReferenceAlgorithms) {
   const std::vector<variant_identity> rqa = {
-      {"exact-seq", "exact", backend::seq, variant_role::ours},         {"exact-omp", "exact", backend::omp, variant_role::ours},
-      {"exact-cuda", "exact", backend::cuda, variant_role::ours},       {"seed-seq", "microstates", backend::seq, variant_role::source},
+      {"exact-seq", "exact", backend::seq, variant_role::ours},          {"exact-omp", "exact", backend::omp, variant_role::ours},
+      {"exact-cuda", "exact", backend::cuda, variant_role::ours},        {"seed-seq", "microstates", backend::seq, variant_role::source},
       {"seed-cuda", "microstates", backend::cuda, variant_role::source}, {"motif-omp", "motif", backend::omp, variant_role::ours},
       {"motif-cuda", "motif", backend::cuda, variant_role::ours}};
   EXPECT_EQ(speedup_baseline("exact-cuda", backend::seq, rqa, "exact"), "exact-seq");
@@ -113,8 +112,8 @@ TEST(Registry, SpeedupBaselineIsTheSameAlgorithmsVariantElseTheReferenceAlgorith
   EXPECT_EQ(speedup_baseline("motif-cuda", backend::seq, rqa, "exact"), "exact-seq");  // no motif-seq: the reference algorithm's
   EXPECT_EQ(speedup_baseline("seed-cuda", backend::seq, std::vector<variant_identity>(rqa.begin() + 4, rqa.end()), "exact"), "");
   const std::vector<variant_identity> gauss = {
-      {"seq", "elimination", backend::seq, variant_role::source},  {"omp", "elimination", backend::omp, variant_role::ours},
-      {"omp-blocked", "lu", backend::omp, variant_role::ours},      {"cuda", "lu", backend::cuda, variant_role::ours},
+      {"seq", "elimination", backend::seq, variant_role::source},       {"omp", "elimination", backend::omp, variant_role::ours},
+      {"omp-blocked", "lu", backend::omp, variant_role::ours},          {"cuda", "lu", backend::cuda, variant_role::ours},
       {"cuda-kv2", "elimination", backend::cuda, variant_role::source}, {"cusolver", "lu", backend::cuda, variant_role::anchor}};
   EXPECT_EQ(speedup_baseline("cusolver", backend::seq, gauss, "elimination"), "seq");  // no LU on one thread
   EXPECT_EQ(speedup_baseline("cusolver", backend::omp, gauss, "elimination"), "omp-blocked");
@@ -144,9 +143,12 @@ struct demo_traits {
   static outcome check(const input&, const output&, const output&) { return {}; }
 };
 int demo_run(const int& in, run_context&) { return in; }
-constexpr variant_desc demo = problem_kit<demo_traits>::variant<&demo_run>(
-    {.name = "quick-cuda", .algorithm = "quick", .backend = backend::cuda, .role = variant_role::ours,
-     .description = "a demonstration", .provenance = "tests"});
+constexpr variant_desc demo = problem_kit<demo_traits>::variant<&demo_run>({.name = "quick-cuda",
+                                                                            .algorithm = "quick",
+                                                                            .backend = backend::cuda,
+                                                                            .role = variant_role::ours,
+                                                                            .description = "a demonstration",
+                                                                            .provenance = "tests"});
 static_assert(std::string_view(demo.problem) == "demo" && std::string_view(demo.algorithm) == "quick");
 constexpr variant_desc demo_default = problem_kit<demo_traits>::variant<&demo_run>(
     {.name = "seq", .backend = backend::seq, .role = variant_role::source, .description = "d", .provenance = "p"});

@@ -26,8 +26,8 @@ TEST(Text, ShellWordsReadBackAsThemselves) {
   EXPECT_EQ(shell_word("2^16..2^28"), "'2^16..2^28'");  // zsh's extended globs read ^
   EXPECT_EQ(shell_word("demo.db"), "demo.db");
   EXPECT_EQ(shell_word("launch.threads=64"), "launch.threads=64");
-  for (const std::string word : {"", "a b", "it's", "2^16..2^28*2", "$(touch x)", "`id`", "a\nb", "\\", "'", "''", "~", "x;y",
-                                 "--param=hit=middle", "=x", "\xc3\xa9t\xc3\xa9"})
+  for (const std::string word : {"", "a b", "it's", "2^16..2^28*2", "$(touch x)", "`id`", "a\nb", "\\", "'", "''", "~", "x;y", "--param=hit=middle",
+                                 "=x", "\xc3\xa9t\xc3\xa9"})
     EXPECT_EQ(through_shell(shell_word(word)), word + "|") << "shell_word(" << word << ") = " << shell_word(word);
 }
 

@@ -38,8 +38,7 @@ std::string help(const std::vector<std::string>& args) {
 bool mentions(const std::string& text, const std::string& word) {
   for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
     const auto end = at + word.size();
-    if (end == text.size() || !(std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '-' || text[end] == '_'))
-      return true;
+    if (end == text.size() || !(std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '-' || text[end] == '_')) return true;
   }
   return false;
 }
@@ -91,16 +90,15 @@ TEST(Docs, EveryProblemParameterAndVariantIsOnItsPage) {
       const std::string variant = v["name"];
       EXPECT_NE(text.find("`" + variant + "`"), std::string::npos) << name << ".md does not name variant " << variant;
       // Its row of the variants table gives its algorithm and role.
-      const std::string row = fmt::format("| `{}` | {} | {} | {} |", variant, v["backend"].get<std::string>(),
-                                          v["algorithm"].get<std::string>(), v["role"].get<std::string>());
+      const std::string row = fmt::format("| `{}` | {} | {} | {} |", variant, v["backend"].get<std::string>(), v["algorithm"].get<std::string>(),
+                                          v["role"].get<std::string>());
       EXPECT_NE(text.find(row), std::string::npos) << name << ".md has no row " << row;
       for (const auto& f : v["launch"])
         EXPECT_NE(text.find(fmt::format("| `{}` | `{}` |", variant, f["name"].get<std::string>())), std::string::npos)
             << name << ".md does not describe " << variant << "'s " << f["name"];
     }
     for (const auto& q : p["params"])
-      EXPECT_NE(text.find("`" + q["name"].get<std::string>() + "`"), std::string::npos)
-          << name << ".md does not describe parameter " << q["name"];
+      EXPECT_NE(text.find("`" + q["name"].get<std::string>() + "`"), std::string::npos) << name << ".md does not describe parameter " << q["name"];
   }
 }
 
@@ -109,8 +107,10 @@ TEST(Docs, EveryProblemParameterAndVariantIsOnItsPage) {
 std::string anchor_of(const std::string& heading) {
   std::string out;
   for (unsigned char c : heading) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c >= 0x80) out += static_cast<char>(std::tolower(c));
-    else if (c == ' ') out += '-';
+    if (std::isalnum(c) || c == '-' || c == '_' || c >= 0x80)
+      out += static_cast<char>(std::tolower(c));
+    else if (c == ' ')
+      out += '-';
   }
   return out;
 }

@@ -78,8 +78,7 @@ void fuzz(const std::string& target, std::vector<std::string> dictionary, One&& 
   std::size_t failures = 0;
   const auto runs = test::fuzz_for(m, inputs.size(), most, [&](const std::string& input, std::size_t i) {
     auto report = [&](const std::string& what) {
-      if (failures++ < 3)
-        ADD_FAILURE() << target << " input " << i << " (seed " << fuzz_seed() << "): " << what << "\ninput: " << valid_utf8(input);
+      if (failures++ < 3) ADD_FAILURE() << target << " input " << i << " (seed " << fuzz_seed() << "): " << what << "\ninput: " << valid_utf8(input);
     };
     try {
       one(input);
@@ -114,8 +113,9 @@ TEST(Fuzz, Durations) {
 }
 
 TEST(Fuzz, MatrixMarket) {
-  fuzz<usage_error>("matrix_market", {"%%MatrixMarket", "matrix", "coordinate", "array", "real", "integer", "general", "symmetric",
-                                      "\n", " ", "1e308", "-1e308", "inf", "nan", "0", "100001", "4294967296"},
+  fuzz<usage_error>("matrix_market",
+                    {"%%MatrixMarket", "matrix", "coordinate", "array", "real", "integer", "general", "symmetric", "\n", " ", "1e308", "-1e308",
+                     "inf", "nan", "0", "100001", "4294967296"},
                     [](const std::string& text) {
                       // The check reads what the reader reads, without holding the matrix; where the matrix
                       // is small enough to hold here, both must agree.
@@ -152,47 +152,48 @@ TEST(Fuzz, Series) {
 }
 
 TEST(Fuzz, FitCsv) {
-  fuzz<std::invalid_argument, usage_error>("fit_csv", {"n,value", ",", "\n", "#", "1e308", "1e-308", "inf", "nan", "0", "-1", "\xEF\xBB\xBF"},
-                                           [](const std::string& text) {
-                                             std::istringstream in(text);
-                                             const auto s = fit::parse_series_csv(in, "d.csv");
-                                             fit::analysis_options o;
-                                             o.bootstrap = 0;
-                                             if (s.size() <= 64) (void)fit::analyze(s, o);  // may refuse: invalid_argument
-                                           },
-                                           20000);
+  fuzz<std::invalid_argument, usage_error>(
+      "fit_csv", {"n,value", ",", "\n", "#", "1e308", "1e-308", "inf", "nan", "0", "-1", "\xEF\xBB\xBF"},
+      [](const std::string& text) {
+        std::istringstream in(text);
+        const auto s = fit::parse_series_csv(in, "d.csv");
+        fit::analysis_options o;
+        o.bootstrap = 0;
+        if (s.size() <= 64) (void)fit::analyze(s, o);  // may refuse: invalid_argument
+      },
+      20000);
 }
 
 TEST(Fuzz, PhaseLines) {
-  fuzz<>("phase_lines", {"ema-phase", " ", "\n", "total", "1e308", "inf", "nan", "-0", "0x10", "\t"},
-                   [](const std::string& text) {
-                     std::map<std::string, double> phases;
-                     const auto why = parse_phase_lines(text, phases);
-                     if (!why.empty()) return;
-                     for (const auto& [name, v] : phases) ASSERT_TRUE(std::isfinite(v) && v >= 0) << name;
-                   });
+  fuzz<>("phase_lines", {"ema-phase", " ", "\n", "total", "1e308", "inf", "nan", "-0", "0x10", "\t"}, [](const std::string& text) {
+    std::map<std::string, double> phases;
+    const auto why = parse_phase_lines(text, phases);
+    if (!why.empty()) return;
+    for (const auto& [name, v] : phases) ASSERT_TRUE(std::isfinite(v) && v >= 0) << name;
+  });
 }
 
 // Parameters of every problem, as `-p key=value` gives them, then the problem's own checks for a
 // few sizes. Path parameters are left out: they name files on this machine.
 TEST(Fuzz, ProblemParameters) {
-  fuzz<usage_error>("params", {"=", "m=", "tau=", "Q=", "copies=", "density=", "eps=", "-1", "0", "9223372036854775807",
-                               "-9223372036854775808", "1e308", "nan", "inf", "\n"},
-                    [](const std::string& text) {
-                      std::vector<std::string> assignments;
-                      std::istringstream in(text);
-                      for (std::string line; std::getline(in, line);)
-                        if (line.rfind("input=", 0) != 0 && line.rfind("file=", 0) != 0) assignments.push_back(line);
-                      for (const auto* p : problems()) {
-                        try {
-                          const auto params = param_set::resolve(p->name, p->params, assignments);
-                          static constexpr std::uint64_t sizes[] = {1, 2, 64, 4096};
-                          if (p->validate) p->validate(params, std::span<const std::uint64_t>(sizes));
-                          (void)p->work(64, params);
-                        } catch (const usage_error&) {
-                        }
-                      }
-                    });
+  fuzz<usage_error>(
+      "params",
+      {"=", "m=", "tau=", "Q=", "copies=", "density=", "eps=", "-1", "0", "9223372036854775807", "-9223372036854775808", "1e308", "nan", "inf", "\n"},
+      [](const std::string& text) {
+        std::vector<std::string> assignments;
+        std::istringstream in(text);
+        for (std::string line; std::getline(in, line);)
+          if (line.rfind("input=", 0) != 0 && line.rfind("file=", 0) != 0) assignments.push_back(line);
+        for (const auto* p : problems()) {
+          try {
+            const auto params = param_set::resolve(p->name, p->params, assignments);
+            static constexpr std::uint64_t sizes[] = {1, 2, 64, 4096};
+            if (p->validate) p->validate(params, std::span<const std::uint64_t>(sizes));
+            (void)p->work(64, params);
+          } catch (const usage_error&) {
+          }
+        }
+      });
 }
 
 TEST(Fuzz, StoredPlans) {
@@ -207,8 +208,9 @@ TEST(Fuzz, StoredPlans) {
 // ---- Other tools' results (ema fit --from): JSON of any depth and shape, each tool's reader.
 
 TEST(Fuzz, ToolResults) {
-  fuzz<std::invalid_argument, usage_error>("tool_results", {"{", "}", "[", "]", "\"benchmarks\"", "\"results\"", "\"name\"", "\"real_time\"",
-                                                             "\"parameters\"", "\"times\"", "\"states\"", "-1", "1e308", "null", "0.5", ":", ","},
+  fuzz<std::invalid_argument, usage_error>("tool_results",
+                                           {"{", "}", "[", "]", "\"benchmarks\"", "\"results\"", "\"name\"", "\"real_time\"", "\"parameters\"",
+                                            "\"times\"", "\"states\"", "-1", "1e308", "null", "0.5", ":", ","},
                                            [](const std::string& text) {
                                              bool deep = false;
                                              const auto doc = parse_json(text, &deep);
@@ -229,14 +231,14 @@ TEST(Fuzz, ToolResults) {
 TEST(Fuzz, ShardsMerged) {
   test::temp_dir dir;
   for (int i = 0; i < 2; ++i) {
-    const auto r = test::run_process({EMA_EXE, "run", "search", "--variants", "seq,omp", "--sizes", "2^10..2^11", "--reps", "3", "--warmup",
-                                      "0", "--no-energy", "-q", "--db", dir.file("s" + std::to_string(i) + ".db"), "--shard",
-                                      std::to_string(i) + "/2"});
+    const auto r = test::run_process({EMA_EXE, "run", "search", "--variants", "seq,omp", "--sizes", "2^10..2^11", "--reps", "3", "--warmup", "0",
+                                      "--no-energy", "-q", "--db", dir.file("s" + std::to_string(i) + ".db"), "--shard", std::to_string(i) + "/2"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   std::size_t k = 0;
   fuzz<usage_error, database_error>(
-      "shards", {"{", "}", "[", "]", "\"points\"", "\"shard\"", "\"ordinals\"", "\"digest\"", "\"part\"", "\"merged\"", "-1", "99999", "null", ":", ","},
+      "shards",
+      {"{", "}", "[", "]", "\"points\"", "\"shard\"", "\"ordinals\"", "\"digest\"", "\"part\"", "\"merged\"", "-1", "99999", "null", ":", ","},
       [&](const std::string& text) {
         const auto shard = dir.file("fuzzed.db"), out = dir.file("out-" + std::to_string(k++) + ".db");
         fs::copy_file(dir.file("s1.db"), shard, fs::copy_options::overwrite_existing);
@@ -267,13 +269,27 @@ struct cell {
   const char* table;
   const char* column;
 };
-constexpr cell cells[] = {{"experiments", "machine_json"}, {"experiments", "ceilings_json"}, {"experiments", "idle_json"},
-                          {"experiments", "plan_json"},    {"experiments", "state"},         {"experiments", "command_line"},
-                          {"points", "params_json"},       {"points", "result_json"},        {"points", "notes_json"},
-                          {"points", "unavailable_json"},  {"points", "status"},             {"points", "n"},
-                          {"points", "ordinal"},           {"points", "instance"},           {"points", "reason"},
-                          {"points", "variant"},           {"points", "problem"},            {"points", "backend"},
-                          {"samples", "value"},            {"samples", "metric"},            {"probes", "ceilings_json"}};
+constexpr cell cells[] = {{"experiments", "machine_json"},
+                          {"experiments", "ceilings_json"},
+                          {"experiments", "idle_json"},
+                          {"experiments", "plan_json"},
+                          {"experiments", "state"},
+                          {"experiments", "command_line"},
+                          {"points", "params_json"},
+                          {"points", "result_json"},
+                          {"points", "notes_json"},
+                          {"points", "unavailable_json"},
+                          {"points", "status"},
+                          {"points", "n"},
+                          {"points", "ordinal"},
+                          {"points", "instance"},
+                          {"points", "reason"},
+                          {"points", "variant"},
+                          {"points", "problem"},
+                          {"points", "backend"},
+                          {"samples", "value"},
+                          {"samples", "metric"},
+                          {"probes", "ceilings_json"}};
 
 void read_everything(const std::string& path) {
   auto db = database::open_read(path);
@@ -300,18 +316,19 @@ void read_everything(const std::string& path) {
 TEST(Fuzz, DatabaseRowsReadBack) {
   test::temp_dir dir;
   const auto base = dir.file("base.db");
-  auto r = test::run_process({EMA_EXE, "run", "search", "--variants", "seq,omp", "--sizes", "2^10..2^13", "--reps", "3",
-                              "--warmup", "0", "--no-energy", "--db", base, "-q"});
+  auto r = test::run_process({EMA_EXE, "run", "search", "--variants", "seq,omp", "--sizes", "2^10..2^13", "--reps", "3", "--warmup", "0",
+                              "--no-energy", "--db", base, "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  r = test::run_process({EMA_EXE, "exec", "--name", "x", "--gen", "seq {n} > {input}", "--run", "wc -l {input}", "--sizes",
-                         "10,20,40", "--reps", "2", "--cache", dir.file("cache"), "--db", base, "-q"});
+  r = test::run_process({EMA_EXE, "exec", "--name", "x", "--gen", "seq {n} > {input}", "--run", "wc -l {input}", "--sizes", "10,20,40", "--reps", "2",
+                         "--cache", dir.file("cache"), "--db", base, "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   read_everything(base);  // the unchanged database reads back whole
 
   // The corpus holds texts to put in a cell; the cell is chosen by the input's first byte.
   const auto texts = corpus("database");
-  test::mutator m(fuzz_seed(), texts, {"{", "}", "\"host\"", "\"cpu_model\"", "\"value\"", "null", "[]", "1e308", "-1", "\"\"",
-                                       "\"energy_gpu\"", "\"total\"", "ok", "failed", "\xff"});
+  test::mutator m(fuzz_seed(), texts,
+                  {"{", "}", "\"host\"", "\"cpu_model\"", "\"value\"", "null", "[]", "1e308", "-1", "\"\"", "\"energy_gpu\"", "\"total\"", "ok",
+                   "failed", "\xff"});
   const auto copy = dir.file("fuzzed.db");
   std::size_t failures = 0;
   const auto runs = test::fuzz_for(m, texts.size(), 1000000, [&](const std::string& text, std::size_t i) {
@@ -322,15 +339,21 @@ TEST(Fuzz, DatabaseRowsReadBack) {
     // The row: the k-th by its key (samples are WITHOUT ROWID: their key is three columns).
     const bool samples = std::string(c.table) == "samples";
     const std::string key = samples ? "point_id, metric, rep" : "rowid", row = samples ? "(" + key + ")" : key;
-    const auto sql = std::string("UPDATE ") + c.table + " SET " + c.column + " = ?1 WHERE " + row + " = (SELECT " + key + " FROM " +
-                     c.table + " ORDER BY " + key + " LIMIT 1 OFFSET (?2 % (SELECT count(*) FROM " + c.table + ")))";
+    const auto sql = std::string("UPDATE ") + c.table + " SET " + c.column + " = ?1 WHERE " + row + " = (SELECT " + key + " FROM " + c.table +
+                     " ORDER BY " + key + " LIMIT 1 OFFSET (?2 % (SELECT count(*) FROM " + c.table + ")))";
     sqlite3_stmt* s = nullptr;
     ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
     sqlite3_bind_int64(s, 2, static_cast<sqlite3_int64>(m.below(1000)));
     switch (m.below(4)) {
-      case 0: sqlite3_bind_int64(s, 1, static_cast<sqlite3_int64>(m.rng()())); break;
-      case 1: sqlite3_bind_double(s, 1, m.below(2) ? HUGE_VAL : -1e300); break;
-      default: sqlite3_bind_text(s, 1, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT); break;
+      case 0:
+        sqlite3_bind_int64(s, 1, static_cast<sqlite3_int64>(m.rng()()));
+        break;
+      case 1:
+        sqlite3_bind_double(s, 1, m.below(2) ? HUGE_VAL : -1e300);
+        break;
+      default:
+        sqlite3_bind_text(s, 1, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+        break;
     }
     sqlite3_step(s);  // a constraint may refuse the change: then the database reads back as it was
     sqlite3_finalize(s);
@@ -340,8 +363,8 @@ TEST(Fuzz, DatabaseRowsReadBack) {
     } catch (const database_error&) {
     } catch (const std::exception& e) {
       if (failures++ < 3)
-        ADD_FAILURE() << "database input " << i << ": " << c.table << "." << c.column << " = " << valid_utf8(text) << " threw "
-                      << typeid(e).name() << ": " << e.what();
+        ADD_FAILURE() << "database input " << i << ": " << c.table << "." << c.column << " = " << valid_utf8(text) << " threw " << typeid(e).name()
+                      << ": " << e.what();
     }
   });
   EXPECT_EQ(failures, 0u);

@@ -15,9 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-csr_graph sample(std::uint64_t n, bool weighted) {
-  return build_csr(n, generate_edges(graph_kind::urand, n, 4, 3, weighted), false, weighted);
-}
+csr_graph sample(std::uint64_t n, bool weighted) { return build_csr(n, generate_edges(graph_kind::urand, n, 4, 3, weighted), false, weighted); }
 
 bool same(const csr_graph& a, const csr_graph& b) {
   return a.n == b.n && a.directed == b.directed && a.offsets == b.offsets && a.neighbours == b.neighbours && a.weights == b.weights;

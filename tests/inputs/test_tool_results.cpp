@@ -14,7 +14,6 @@
 namespace ema {
 namespace {
 
-
 std::string file(const char* name) { return std::string(EMA_TOOLS_DIR) + "/" + name; }
 
 const tool_series& named(const tool_results& r, const std::string& benchmark) {
@@ -87,20 +86,20 @@ TEST(GoogleBenchmark, SizeAndMetricChoicesAndTheirErrors) {
   const auto cpu = read_tool_results(result_tool::gbench, file("gbench.json"), "", "cpu_time");
   EXPECT_EQ(cpu.metric, "cpu_time");
   EXPECT_NEAR(named(cpu, "BM_Scan").points.front().samples.front(), (0.5 * 1024 + 400) * 1.01e-9, 1e-12);
-  EXPECT_NE(error_of([] { read_tool_results(result_tool::gbench, file("gbench.json"), "", "bytes"); })
-                .find("real_time and cpu_time"),
+  EXPECT_NE(error_of([] { read_tool_results(result_tool::gbench, file("gbench.json"), "", "bytes"); }).find("real_time and cpu_time"),
             std::string::npos);
-  EXPECT_NE(error_of([] { read_tool_results(result_tool::gbench, file("gbench.json"), "m", ""); })
-                .find("has no argument 'm' (its arguments: arg0, arg1)"),
+  EXPECT_NE(
+      error_of([] { read_tool_results(result_tool::gbench, file("gbench.json"), "m", ""); }).find("has no argument 'm' (its arguments: arg0, arg1)"),
+      std::string::npos);
+  EXPECT_NE(error_of([] {
+              parse(result_tool::gbench, R"({"benchmarks":[{"name":"BM_X","run_type":"iteration","real_time":1}]})");
+            }).find("no argument to read n from"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse(result_tool::gbench, R"({"benchmarks":[{"name":"BM_X","run_type":"iteration","real_time":1}]})"); })
-                .find("no argument to read n from"),
+  EXPECT_NE(error_of([] { parse(result_tool::gbench, R"({"benchmarks":[{"name":"BM_X/-4","real_time":1}]})"); }).find("not a number of at least 1"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse(result_tool::gbench, R"({"benchmarks":[{"name":"BM_X/-4","real_time":1}]})"); })
-                .find("not a number of at least 1"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { parse(result_tool::gbench, R"({"benchmarks":[{"name":"BM_X/4","real_time":1,"time_unit":"ps"}]})"); })
-                .find("unknown time_unit 'ps'"),
+  EXPECT_NE(error_of([] {
+              parse(result_tool::gbench, R"({"benchmarks":[{"name":"BM_X/4","real_time":1,"time_unit":"ps"}]})");
+            }).find("unknown time_unit 'ps'"),
             std::string::npos);
   EXPECT_NE(error_of([] { parse(result_tool::gbench, R"({"results":[]})"); }).find("not Google Benchmark JSON"), std::string::npos);
   EXPECT_NE(error_of([] { parse(result_tool::gbench, R"({"benchmarks":[]})"); }).find("holds no result"), std::string::npos);
@@ -128,8 +127,9 @@ TEST(NvBench, MetricsAreTagsWithAliases) {
   EXPECT_NEAR(cpu.series[0].points[0].samples[0], 4.0 * 1024 * 2 / 2.0e12 + 3e-6 + 5e-6, 1e-12);
   const auto batch = read_tool_results(result_tool::nvbench, file("nvbench.json"), "", "nv/batch/time/gpu/mean");
   EXPECT_EQ(batch.series[0].points.size(), 8u);
-  EXPECT_NE(error_of([] { read_tool_results(result_tool::nvbench, file("nvbench.json"), "", "nv/cold/bw/global/bytes_per_second"); })
-                .find("no state has the summary"),
+  EXPECT_NE(error_of([] {
+              read_tool_results(result_tool::nvbench, file("nvbench.json"), "", "nv/cold/bw/global/bytes_per_second");
+            }).find("no state has the summary"),
             std::string::npos);
   EXPECT_NE(error_of([] { read_tool_results(result_tool::nvbench, file("nvbench.json"), "Blocks", ""); }).find("has no axis 'Blocks'"),
             std::string::npos);
@@ -171,8 +171,7 @@ TEST(Hyperfine, ANumberInsideAWordIsTheScannedParameter) {
   for (const char* n : {"8", "16", "32"})
     doc += fmt::format(R"({{"command":"gzip -k input-{0}.bin -c","times":[0.{0}],"parameters":{{"n":"{0}"}}}},)", n);
   // A number that only contains the value (prog2 at n = 2) stays as it is: the whole word wins.
-  for (const char* n : {"2", "3", "4"})
-    doc += fmt::format(R"({{"command":"./prog2 {0}","times":[0.{0}],"parameters":{{"n":"{0}"}}}},)", n);
+  for (const char* n : {"2", "3", "4"}) doc += fmt::format(R"({{"command":"./prog2 {0}","times":[0.{0}],"parameters":{{"n":"{0}"}}}},)", n);
   doc.back() = ']';
   doc += "}";
   const auto r = parse(result_tool::hyperfine, doc.c_str());
@@ -186,26 +185,25 @@ TEST(Hyperfine, ANumberInsideAWordIsTheScannedParameter) {
 }
 
 TEST(Hyperfine, WithoutAParameterScanThereIsNoN) {
-  EXPECT_NE(error_of([] { parse(result_tool::hyperfine, R"({"results":[{"command":"sleep 1","times":[1.0]}]})"); })
-                .find("run hyperfine with a parameter scan"),
+  EXPECT_NE(error_of([] {
+              parse(result_tool::hyperfine, R"({"results":[{"command":"sleep 1","times":[1.0]}]})");
+            }).find("run hyperfine with a parameter scan"),
             std::string::npos);
   const char* two = R"({"results":[{"command":"./a 1 2","times":[1.0],"parameters":{"n":"1","k":"2"}}]})";
   EXPECT_NE(error_of([&] { parse(result_tool::hyperfine, two); }).find("2 parameters (k, n)"), std::string::npos);
   const auto r = parse(result_tool::hyperfine, two, "n");
   EXPECT_EQ(r.series[0].benchmark, "./a {n} {k}");
   EXPECT_EQ(r.series[0].params, R"({"k":"2"})");
-  EXPECT_NE(error_of([] { parse(result_tool::hyperfine, R"({"results":[{"command":"x","times":["a"],"parameters":{"n":"3"}}]})"); })
-                .find("not a number"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([] { parse(result_tool::hyperfine, R"({"results":[{"command":"x","times":["a"],"parameters":{"n":"3"}}]})"); }).find("not a number"),
+      std::string::npos);
 }
 
 TEST(ToolResults, FilesThatAreNotTheToolsAreRefusedByName) {
   EXPECT_THROW(parse_result_tool("criterion"), std::invalid_argument);
   EXPECT_THROW(read_tool_results(result_tool::nvbench, file("missing.json"), "", ""), usage_error);
-  EXPECT_NE(error_of([] { read_tool_results(result_tool::hyperfine, file("gbench.json"), "", ""); }).find("not hyperfine JSON"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { read_tool_results(result_tool::nvbench, file("hyperfine.json"), "", ""); }).find("not nvbench JSON"),
-            std::string::npos);
+  EXPECT_NE(error_of([] { read_tool_results(result_tool::hyperfine, file("gbench.json"), "", ""); }).find("not hyperfine JSON"), std::string::npos);
+  EXPECT_NE(error_of([] { read_tool_results(result_tool::nvbench, file("hyperfine.json"), "", ""); }).find("not nvbench JSON"), std::string::npos);
   EXPECT_NE(error_of([] { read_tool_results(result_tool::gbench, EMA_TOOLS_DIR, "", ""); }).find("folder"), std::string::npos);
 }
 

@@ -64,7 +64,7 @@ TEST(KernelFile, TheFirstLineWithinABoundAndNothingThatIsNotARegularFile) {
 
 TEST(HostLoad, OtherProcessesAreTheBusyTimeLessThePointsOwn) {
   cpu_times before{10, 100, 0}, after{10 + 3.0, 100 + 1.0, 0};  // 4 s of CPU time in 2 s of wall: 2 CPUs
-  auto l = load_during(before, after, 2.0, 2.0, 2, 1.5);          // the point used 2 CPU seconds: 1 CPU
+  auto l = load_during(before, after, 2.0, 2.0, 2, 1.5);        // the point used 2 CPU seconds: 1 CPU
   ASSERT_TRUE(l);
   EXPECT_NEAR(l->own_cpus, 1.0, 1e-12);
   EXPECT_NEAR(l->others_cpus, 0.5, 1e-12);  // 3 busy seconds, 2 its own, over 2 s

@@ -51,8 +51,7 @@ TEST(Rapl, HandlesCounterWrapAround) {
 }
 
 TEST(Rapl, UnavailableSaysWhy) {
-  EXPECT_NE(rapl_domain::open("package", "/nonexistent/powercap").unavailable_reason().find("does not exist"),
-            std::string::npos);
+  EXPECT_NE(rapl_domain::open("package", "/nonexistent/powercap").unavailable_reason().find("does not exist"), std::string::npos);
   test::temp_dir empty;
   auto d = rapl_domain::open("dram", empty.path());
   EXPECT_FALSE(d.available());

@@ -60,7 +60,7 @@ TEST(Stats, QuantilesInterpolateBetweenOrderStatistics) {
 TEST(Stats, OutliersLieTenRobustSigmasFromTheMedian) {
   EXPECT_EQ(count_outliers(std::vector<double>{1.00, 1.01, 0.99, 1.02, 0.98}), 0u);
   EXPECT_EQ(count_outliers(std::vector<double>{1.00, 1.01, 0.99, 1.02, 0.98, 6.0}), 1u);  // a preempted run
-  EXPECT_EQ(count_outliers(std::vector<double>{5, 5, 5, 5, 5, 5, 50}), 1u);              // no spread but one
+  EXPECT_EQ(count_outliers(std::vector<double>{5, 5, 5, 5, 5, 5, 50}), 1u);               // no spread but one
   EXPECT_EQ(count_outliers(std::vector<double>{1, 1, 1, 100}), 0u);                       // too few to tell
 }
 

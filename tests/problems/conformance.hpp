@@ -141,8 +141,7 @@ inline int check_every_variant(const std::function<bool(const variant_desc&)>& s
       if (!v->not_applicable) EXPECT_EQ(c.declined, 0) << p->name << " " << v->name;
       if (algorithm_seq(*v) && algorithm_seq(*v) != v) EXPECT_EQ(c.compared, c.checked) << p->name << " " << v->name;
       testing::Test::RecordProperty(fmt::format("{}/{}", p->name, v->name),
-                                    fmt::format("{} checked, {} against seq, {} refused, {} declined", c.checked,
-                                                c.compared, c.refused, c.declined));
+                                    fmt::format("{} checked, {} against seq, {} refused, {} declined", c.checked, c.compared, c.refused, c.declined));
     }
   }
   return variants_checked;
@@ -163,8 +162,7 @@ inline int check_launch_overrides(const std::function<bool(const variant_desc&)>
         const std::int64_t low = f.min, high = std::min(f.max, (3 * f.min + f.multiple - 1) / f.multiple * f.multiple + f.multiple);
         for (const std::int64_t value : {low, high}) {
           const std::string key = fmt::format("launch.{}", f.name);
-          const auto params =
-              param_set::resolve(p->name, p->params, split_params(p->test_params.front())).with(key, std::to_string(value));
+          const auto params = param_set::resolve(p->name, p->params, split_params(p->test_params.front())).with(key, std::to_string(value));
           const std::string where = fmt::format("{} {} n={} {}={}", p->name, v->name, n, key, value);
           auto w = p->prepare({n, &params, 1, uses_gpu(v->backend) ? host_memory_kind::pinned : host_memory_kind::pageable});
           run_context ctx(n, params, devices_used(v->backend, gpu::device_count()));
@@ -174,8 +172,8 @@ inline int check_launch_overrides(const std::function<bool(const variant_desc&)>
           if (const auto* seq = algorithm_seq(*v); seq && seq != v) {
             run_context seq_ctx(n, params, 0);
             const auto expected = seq->run(*w, seq_ctx).result_json;
-            EXPECT_TRUE(same_answer(answer_of(*p, got.result_json), answer_of(*p, expected))) << where << ": " << got.result_json
-                                                                                              << " and " << expected;
+            EXPECT_TRUE(same_answer(answer_of(*p, got.result_json), answer_of(*p, expected)))
+                << where << ": " << got.result_json << " and " << expected;
           }
           ++checked;
         }

@@ -11,8 +11,8 @@
 namespace ema {
 namespace {
 
-point_view point(const std::string& variant, const std::string& backend, std::uint64_t n, std::vector<double> totals,
-                 int instance = 0, const char* processors = nullptr, const char* problem = "search") {
+point_view point(const std::string& variant, const std::string& backend, std::uint64_t n, std::vector<double> totals, int instance = 0,
+                 const char* processors = nullptr, const char* problem = "search") {
   point_view p;
   p.record.problem = problem;
   p.record.variant = variant;
@@ -29,8 +29,8 @@ point_view point(const std::string& variant, const std::string& backend, std::ui
 
 TEST(AnalysisTables, StatisticsOverRunsAndInstancesWithSpeedupEfficiencyAndCost) {
   experiment_view v;
-  v.points = {point("seq", "seq", 1000, {8.0, 9.0}), point("seq", "seq", 1000, {10.0}, 1),
-              point("omp", "omp", 1000, {2.0, 3.0, 1.0}, 0, "4"), point("cuda", "cuda", 1000, {0.5})};
+  v.points = {point("seq", "seq", 1000, {8.0, 9.0}), point("seq", "seq", 1000, {10.0}, 1), point("omp", "omp", 1000, {2.0, 3.0, 1.0}, 0, "4"),
+              point("cuda", "cuda", 1000, {0.5})};
   auto failed = point("omp", "omp", 2000, {1.0});
   failed.record.status = point_status::crashed;
   v.points.push_back(failed);
@@ -75,9 +75,8 @@ TEST(AnalysisTables, AVariantIsComparedWithItsOwnAlgorithmsSeqAndOmp) {
   // reference algorithm (exact); a program ema does not know, on the variant named `seq`. The
   // identities come from the points, so this holds in every build (with or without CUDA).
   experiment_view v;
-  v.points = {recorded("rqa", "exact-seq", "seq", "exact", "ours", 10.0), recorded("rqa", "exact-omp", "omp", "exact", "ours", 2.0, "8"),
-              recorded("rqa", "exact-cuda", "cuda", "exact", "ours", 0.5),
-              recorded("rqa", "seed-seq", "seq", "microstates", "source", 1.0),
+  v.points = {recorded("rqa", "exact-seq", "seq", "exact", "ours", 10.0),          recorded("rqa", "exact-omp", "omp", "exact", "ours", 2.0, "8"),
+              recorded("rqa", "exact-cuda", "cuda", "exact", "ours", 0.5),         recorded("rqa", "seed-seq", "seq", "microstates", "source", 1.0),
               recorded("rqa", "seed-cuda", "cuda", "microstates", "source", 0.25), point("seq", "seq", 1000, {4.0}, 0, nullptr, "rqa"),
               point("my-program", "cuda", 1000, {2.0}, 0, nullptr, "rqa")};
   std::map<std::string, std::decay_t<decltype(summarize_runs(v).front())>> by;

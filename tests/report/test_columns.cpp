@@ -147,7 +147,7 @@ TEST(Columns, RateIsTheWorkOverTheKernelTimeElseTheTotal) {
   value_row row;
   rate_values(r, row);
   EXPECT_EQ(row[0].column, "Mkeys/s");
-  EXPECT_EQ(format_value_by_hint(row[0]), "105");  // 2^20 keys in 10 ms
+  EXPECT_EQ(format_value_by_hint(row[0]), "105");        // 2^20 keys in 10 ms
   EXPECT_TRUE(shows_nothing(column(row, "eff. GB/s")));  // keys are no bandwidth
   EXPECT_TRUE(shows_nothing(column(row, "% ceil")));
 }

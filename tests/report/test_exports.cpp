@@ -13,8 +13,7 @@ experiment_view sample_view() {
   experiment_view v;
   v.experiment.id = 3;
   v.experiment.state = "finished";
-  v.experiment.machine = {{"host", {{"cpu_model", "cpu"}, {"logical_cores", 2}, {"memory_bytes", 1e9}}},
-                          {"gpus", nlohmann::json::array()}};
+  v.experiment.machine = {{"host", {{"cpu_model", "cpu"}, {"logical_cores", 2}, {"memory_bytes", 1e9}}}, {"gpus", nlohmann::json::array()}};
   v.experiment.ceilings = {{"host_read_bw_one", {{"value", 10e9}, {"unit", "B/s"}}}};
   point_view ok;
   ok.record.problem = "search";
@@ -63,9 +62,7 @@ TEST(Exports, JsonFollowsTheSchema) {
 TEST(Exports, CsvHasOneRowPerPointAndMetric) {
   auto csv = to_csv(sample_view());
   EXPECT_EQ(csv.rfind("experiment,problem,variant,backend,n,params,seed,instance,status,verified,metric,unit,count,median", 0), 0u);
-  EXPECT_NE(csv.find(",seq,seq,1048576,\"{\"\"copies\"\":\"\"1\"\",\"\"hit\"\":\"\"none\"\"}\",0,0,ok,1,total,s,3,0.002,"),
-            std::string::npos)
-      << csv;
+  EXPECT_NE(csv.find(",seq,seq,1048576,\"{\"\"copies\"\":\"\"1\"\",\"\"hit\"\":\"\"none\"\"}\",0,0,ok,1,total,s,3,0.002,"), std::string::npos) << csv;
   EXPECT_NE(csv.find("energy_cpu,J,0,,,,,,unavailable: no powercap interface"), std::string::npos) << csv;
   EXPECT_NE(csv.find("crashed,0,,,0,,,,,,killed by signal 11"), std::string::npos) << csv;
 }

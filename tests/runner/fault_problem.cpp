@@ -19,7 +19,8 @@ namespace {
 /// Busy for `us` microseconds.
 void busy_for(std::uint64_t us) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
-  while (std::chrono::steady_clock::now() < until) {}
+  while (std::chrono::steady_clock::now() < until) {
+  }
 }
 
 /// n, and how long the check takes (the parameter check_us): a check slower than the run, as the
@@ -108,23 +109,82 @@ constexpr const char* launched_tuning[] = {"k"};
 }  // namespace ema::fault
 
 EMA_PROBLEM(fault, ema::fault::kit::problem({.title = "variants that fail on purpose (tests only)",
-                                            .size_meaning = "a number",
-                                            .source = "tests",
-                                            .params = ema::fault::params,
-                                            .default_sizes = "8",
-                                            .reference_variant = "ok",
-                                            .work = &ema::fault::work}));
-EMA_VARIANT(fault_ok, ema::fault::kit::variant<&ema::fault::ok>({.name = "ok", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "answers correctly", .provenance = "test"}));
-EMA_VARIANT(fault_wrong, ema::fault::kit::variant<&ema::fault::wrong>({.name = "wrong", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "answers wrongly", .provenance = "test"}));
-EMA_VARIANT(fault_crash, ema::fault::kit::variant<&ema::fault::crash>({.name = "crash", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "segmentation fault", .provenance = "test"}));
-EMA_VARIANT(fault_abort, ema::fault::kit::variant<&ema::fault::abort_now>({.name = "abort", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "calls abort()", .provenance = "test"}));
-EMA_VARIANT(fault_hang, ema::fault::kit::variant<&ema::fault::hang>({.name = "hang", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "never returns", .provenance = "test"}));
-EMA_VARIANT(fault_oom, ema::fault::kit::variant<&ema::fault::oom>({.name = "oom", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "device memory exhausted", .provenance = "test"}));
-EMA_VARIANT(fault_bad_alloc, ema::fault::kit::variant<&ema::fault::bad_alloc>({.name = "bad-alloc", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "host memory exhausted", .provenance = "test"}));
-EMA_VARIANT(fault_throws, ema::fault::kit::variant<&ema::fault::throws>({.name = "throws", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "throws an exception", .provenance = "test"}));
-EMA_VARIANT(fault_exit, ema::fault::kit::variant<&ema::fault::silent_exit>({.name = "exit", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "exits without an answer", .provenance = "test"}));
-EMA_VARIANT(fault_flaky, ema::fault::kit::variant<&ema::fault::flaky>({.name = "flaky", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "goes wrong after a few runs", .provenance = "test"}));
-EMA_VARIANT(fault_phases, ema::fault::kit::variant<&ema::fault::phases>({.name = "phases", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "reports a kernel phase and a note", .provenance = "test"}));
-EMA_VARIANT(fault_launched, ema::fault::kit::variant<&ema::fault::launched>({.name = "launched", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "records a launch setting", .provenance = "test", .launch = ema::fault::tile_launch::fields, .launch_refuses = &ema::fault::launched_refuses, .tuning = ema::fault::launched_tuning}));
-EMA_VARIANT(fault_busy, ema::fault::kit::variant<&ema::fault::busy>({.name = "busy", .backend = ema::backend::seq, .role = ema::variant_role::ours, .description = "busy for n microseconds", .provenance = "test"}));
-EMA_VARIANT(fault_gpu, ema::fault::kit::variant<&ema::fault::ok>({.name = "gpu", .backend = ema::backend::cuda, .role = ema::variant_role::ours, .description = "needs a CUDA device", .provenance = "test"}));
+                                             .size_meaning = "a number",
+                                             .source = "tests",
+                                             .params = ema::fault::params,
+                                             .default_sizes = "8",
+                                             .reference_variant = "ok",
+                                             .work = &ema::fault::work}));
+EMA_VARIANT(fault_ok, ema::fault::kit::variant<&ema::fault::ok>({.name = "ok",
+                                                                 .backend = ema::backend::seq,
+                                                                 .role = ema::variant_role::ours,
+                                                                 .description = "answers correctly",
+                                                                 .provenance = "test"}));
+EMA_VARIANT(fault_wrong, ema::fault::kit::variant<&ema::fault::wrong>({.name = "wrong",
+                                                                       .backend = ema::backend::seq,
+                                                                       .role = ema::variant_role::ours,
+                                                                       .description = "answers wrongly",
+                                                                       .provenance = "test"}));
+EMA_VARIANT(fault_crash, ema::fault::kit::variant<&ema::fault::crash>({.name = "crash",
+                                                                       .backend = ema::backend::seq,
+                                                                       .role = ema::variant_role::ours,
+                                                                       .description = "segmentation fault",
+                                                                       .provenance = "test"}));
+EMA_VARIANT(fault_abort, ema::fault::kit::variant<&ema::fault::abort_now>({.name = "abort",
+                                                                           .backend = ema::backend::seq,
+                                                                           .role = ema::variant_role::ours,
+                                                                           .description = "calls abort()",
+                                                                           .provenance = "test"}));
+EMA_VARIANT(fault_hang, ema::fault::kit::variant<&ema::fault::hang>({.name = "hang",
+                                                                     .backend = ema::backend::seq,
+                                                                     .role = ema::variant_role::ours,
+                                                                     .description = "never returns",
+                                                                     .provenance = "test"}));
+EMA_VARIANT(fault_oom, ema::fault::kit::variant<&ema::fault::oom>({.name = "oom",
+                                                                   .backend = ema::backend::seq,
+                                                                   .role = ema::variant_role::ours,
+                                                                   .description = "device memory exhausted",
+                                                                   .provenance = "test"}));
+EMA_VARIANT(fault_bad_alloc, ema::fault::kit::variant<&ema::fault::bad_alloc>({.name = "bad-alloc",
+                                                                               .backend = ema::backend::seq,
+                                                                               .role = ema::variant_role::ours,
+                                                                               .description = "host memory exhausted",
+                                                                               .provenance = "test"}));
+EMA_VARIANT(fault_throws, ema::fault::kit::variant<&ema::fault::throws>({.name = "throws",
+                                                                         .backend = ema::backend::seq,
+                                                                         .role = ema::variant_role::ours,
+                                                                         .description = "throws an exception",
+                                                                         .provenance = "test"}));
+EMA_VARIANT(fault_exit, ema::fault::kit::variant<&ema::fault::silent_exit>({.name = "exit",
+                                                                            .backend = ema::backend::seq,
+                                                                            .role = ema::variant_role::ours,
+                                                                            .description = "exits without an answer",
+                                                                            .provenance = "test"}));
+EMA_VARIANT(fault_flaky, ema::fault::kit::variant<&ema::fault::flaky>({.name = "flaky",
+                                                                       .backend = ema::backend::seq,
+                                                                       .role = ema::variant_role::ours,
+                                                                       .description = "goes wrong after a few runs",
+                                                                       .provenance = "test"}));
+EMA_VARIANT(fault_phases, ema::fault::kit::variant<&ema::fault::phases>({.name = "phases",
+                                                                         .backend = ema::backend::seq,
+                                                                         .role = ema::variant_role::ours,
+                                                                         .description = "reports a kernel phase and a note",
+                                                                         .provenance = "test"}));
+EMA_VARIANT(fault_launched, ema::fault::kit::variant<&ema::fault::launched>({.name = "launched",
+                                                                             .backend = ema::backend::seq,
+                                                                             .role = ema::variant_role::ours,
+                                                                             .description = "records a launch setting",
+                                                                             .provenance = "test",
+                                                                             .launch = ema::fault::tile_launch::fields,
+                                                                             .launch_refuses = &ema::fault::launched_refuses,
+                                                                             .tuning = ema::fault::launched_tuning}));
+EMA_VARIANT(fault_busy, ema::fault::kit::variant<&ema::fault::busy>({.name = "busy",
+                                                                     .backend = ema::backend::seq,
+                                                                     .role = ema::variant_role::ours,
+                                                                     .description = "busy for n microseconds",
+                                                                     .provenance = "test"}));
+EMA_VARIANT(fault_gpu, ema::fault::kit::variant<&ema::fault::ok>({.name = "gpu",
+                                                                  .backend = ema::backend::cuda,
+                                                                  .role = ema::variant_role::ours,
+                                                                  .description = "needs a CUDA device",
+                                                                  .provenance = "test"}));

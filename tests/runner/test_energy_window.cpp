@@ -80,7 +80,7 @@ TEST(EnergyWindow, MetersTheRunsAndNotTheirChecks) {
   const int reps = answer.notes["energy_window_reps"].get<int>();
   EXPECT_GE(span, 0.3);
   EXPECT_NEAR(per_run * reps / span, watts, 0.15 * watts);  // the meter's mean power over the window
-  EXPECT_EQ(answer.samples.at("total").size(), 3u);          // the timed runs, each checked, apart
+  EXPECT_EQ(answer.samples.at("total").size(), 3u);         // the timed runs, each checked, apart
 }
 
 TEST(EnergyWindow, TheWindowsLastOutputIsChecked) {

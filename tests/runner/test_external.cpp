@@ -39,12 +39,10 @@ TEST(External, PhaseLines) {
   EXPECT_EQ(parse_phase_lines("hello\nema-phase read 0.5\nema-phase sort 1e-3\nema-phase read 0.25\n", phases), "");
   EXPECT_DOUBLE_EQ(phases["read"], 0.75);
   EXPECT_DOUBLE_EQ(phases["sort"], 1e-3);
-  for (const char* bad : {"ema-phase read", "ema-phase read abc", "ema-phase read -1", "ema-phase total 1",
-                          "ema-phase a b 1", "ema-phase read 1 extra", "ema-phases x 1"}) {
+  for (const char* bad : {"ema-phase read", "ema-phase read abc", "ema-phase read -1", "ema-phase total 1", "ema-phase a b 1",
+                          "ema-phase read 1 extra", "ema-phases x 1"}) {
     std::map<std::string, double> p;
-    EXPECT_NE(parse_phase_lines(std::string("ok\nema-phase fine 1\n") + bad + "\n", p).find("malformed phase line 2"),
-              std::string::npos)
-        << bad;
+    EXPECT_NE(parse_phase_lines(std::string("ok\nema-phase fine 1\n") + bad + "\n", p).find("malformed phase line 2"), std::string::npos) << bad;
   }
 }
 
@@ -127,10 +125,11 @@ TEST(External, TheInputPathIsQuotedForItsShellContext) {
   test::temp_dir dir;
   const std::string path = dir.file("a b $(touch pwned) `touch pwned2` \"q\" 'single'.in");
   std::ofstream(path) << "content\n";
-  for (const char* command : {"cat {input}", "cat \"{input}\"", "cat '{input}'", "cat \"x\"{input}'y'; true", "cat \"$(echo {input})\"", "cat `echo {input}`", "echo \"$(cat {input}) $(echo \"{input}\")\""}) {
+  for (const char* command : {"cat {input}", "cat \"{input}\"", "cat '{input}'", "cat \"x\"{input}'y'; true", "cat \"$(echo {input})\"",
+                              "cat `echo {input}`", "echo \"$(cat {input}) $(echo \"{input}\")\""}) {
     const auto expanded = expand_command(command, 1, 1, path);
-    auto c = run_isolated({"/bin/sh", "-c", "cd " + expand_command("{input}", 0, 0, dir.path()) + " && " + expanded}, "", 10,
-                          nullptr, answer_channel::stdout_);
+    auto c = run_isolated({"/bin/sh", "-c", "cd " + expand_command("{input}", 0, 0, dir.path()) + " && " + expanded}, "", 10, nullptr,
+                          answer_channel::stdout_);
     EXPECT_FALSE(fs::exists(dir.file("pwned"))) << command << " -> " << expanded;
     EXPECT_FALSE(fs::exists(dir.file("pwned2"))) << command << " -> " << expanded;
     if (std::string(command).find_first_of("x`$") == std::string::npos)  // the path itself, read
@@ -203,8 +202,7 @@ TEST(External, AFailedGenerationLeavesNoInputBehind) {
   exec_fixture f("echo partial > {input}; exit 1", "true {input}");
   f.go();
   std::size_t files = 0;
-  for (const auto& e : fs::recursive_directory_iterator(f.dir.file("cache")))
-    files += e.is_regular_file() && e.path().filename() != "CACHEDIR.TAG";
+  for (const auto& e : fs::recursive_directory_iterator(f.dir.file("cache"))) files += e.is_regular_file() && e.path().filename() != "CACHEDIR.TAG";
   EXPECT_EQ(files, 0u);
 }
 

@@ -11,8 +11,7 @@
 namespace ema {
 namespace {
 
-child_outcome sh(const std::string& script, const std::string& input = "", double timeout = 10,
-                 const std::atomic<bool>* stop = nullptr) {
+child_outcome sh(const std::string& script, const std::string& input = "", double timeout = 10, const std::atomic<bool>* stop = nullptr) {
   return run_isolated({"/bin/sh", "-c", script}, input, timeout, stop);
 }
 

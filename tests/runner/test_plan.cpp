@@ -98,8 +98,7 @@ TEST(Plan, LaunchOverridesAreCheckedAndGoOnlyToTheVariantsThatDeclareThem) {
   r.sizes = "4";
   r.params = {"launch.threads=128"};
   auto p = make_plan(r);
-  for (const auto& pt : p.points)
-    EXPECT_EQ(pt.params.values().count("launch.threads"), pt.variant == "launched" ? 1u : 0u) << pt.variant;
+  for (const auto& pt : p.points) EXPECT_EQ(pt.params.values().count("launch.threads"), pt.variant == "launched" ? 1u : 0u) << pt.variant;
   auto refused = [&](std::vector<std::string> params, const char* says) {
     r.params = std::move(params);
     const auto why = usage_of(r);
@@ -245,7 +244,7 @@ TEST(Plan, InstancesDrawTheirOwnInputs) {
   ASSERT_EQ(p.points.size(), 6u);
   std::set<std::uint64_t> seeds;
   for (const auto& pt : p.points) seeds.insert(pt.seed);
-  EXPECT_EQ(seeds.size(), 3u);                     // both variants see each of 3 inputs
+  EXPECT_EQ(seeds.size(), 3u);                      // both variants see each of 3 inputs
   EXPECT_EQ(p.points[0].seed, one.points[0].seed);  // instance 0 keeps the seed of a plain sweep
   EXPECT_EQ(p.points[0].instance, 0);
   EXPECT_EQ(p.points[2].instance, 2);
@@ -307,10 +306,10 @@ TEST(Plan, CalibrationAndExternalProgramsSurviveTheRoundTrip) {
 TEST(Plan, RepetitionPolicy) {
   repetition_policy p;
   p.min_time = 0;
-  EXPECT_FALSE(p.satisfied({1, 1, 1, 1}, 10));        // fewer than min_reps
-  EXPECT_TRUE(p.satisfied({1, 1, 1, 1, 1}, 0.5));     // steady: the median's error is 0
-  EXPECT_FALSE(p.satisfied({1, 2, 3, 4, 5}, 0.5));    // noisy, time left
-  EXPECT_TRUE(p.satisfied({1, 2, 3, 4, 5}, 1.5));     // noisy, out of time
+  EXPECT_FALSE(p.satisfied({1, 1, 1, 1}, 10));      // fewer than min_reps
+  EXPECT_TRUE(p.satisfied({1, 1, 1, 1, 1}, 0.5));   // steady: the median's error is 0
+  EXPECT_FALSE(p.satisfied({1, 2, 3, 4, 5}, 0.5));  // noisy, time left
+  EXPECT_TRUE(p.satisfied({1, 2, 3, 4, 5}, 1.5));   // noisy, out of time
   p.fixed = 2;
   EXPECT_TRUE(p.satisfied({1, 2}, 0));
 }

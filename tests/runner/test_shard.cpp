@@ -124,7 +124,7 @@ TEST(Shard, APreviousRunsTimesBalanceTheParts) {
   const auto part = split_points(p, 2, &costs);
   int with_slow = 0;
   for (const int x : part) with_slow += x == part[1];
-  EXPECT_EQ(with_slow, 1);  // the slow point alone, the seven others together
+  EXPECT_EQ(with_slow, 1);                      // the slow point alone, the seven others together
   EXPECT_EQ(split_points(p, 2, &costs), part);  // the same given the same times
   auto a = p, b = p;
   apply_shard(a, {0, 2}, &costs);
@@ -188,7 +188,8 @@ TEST(Shard, TheStreamedDigestIsTheWholeTextsAndIgnoresAddedPoints) {
   c.add("fault", "ok", 64, c.calibrated->tracks.front().params, "grow");
   EXPECT_EQ(plan_digest(c), whole_text_digest(c));
   // A shard stored by the ema before this one: its recorded digest still checks.
-  auto j = nlohmann::json::parse(R"({"energy":{"enabled":false,"window":1.0},"instances":1,"notes":[],"points":[{"instance":0,"n":1024,"ordinal":0,"params":{"copies":"1","hit":"none"},"problem":"search","seed":1,"variant":"seq"}],"repetitions":{"fixed":3,"max_reps":2000,"max_time":1.0,"min_reps":5,"min_time":0.2,"target_rse":0.01,"warmup":0},"seed":1,"shard":{"basis":"work model","count":1,"digest":"0","index":0,"ordinals":[0],"tracks":0},"timeout":300.0})");
+  auto j = nlohmann::json::parse(
+      R"({"energy":{"enabled":false,"window":1.0},"instances":1,"notes":[],"points":[{"instance":0,"n":1024,"ordinal":0,"params":{"copies":"1","hit":"none"},"problem":"search","seed":1,"variant":"seq"}],"repetitions":{"fixed":3,"max_reps":2000,"max_time":1.0,"min_reps":5,"min_time":0.2,"target_rse":0.01,"warmup":0},"seed":1,"shard":{"basis":"work model","count":1,"digest":"0","index":0,"ordinals":[0],"tracks":0},"timeout":300.0})");
   auto old = plan::from_json(j);
   j["shard"]["digest"] = whole_text_digest(old);
   EXPECT_EQ(stored_plan_digest(plan::from_json(j)), whole_text_digest(old));

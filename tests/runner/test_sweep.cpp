@@ -19,9 +19,8 @@ struct fixture {
   database db = database::open_write(dir.file("s.db"));
   std::int64_t id = db.create_experiment({});
 
-  std::map<std::string, point_record> run(const std::vector<std::string>& variants, double timeout = 20,
-                                          const std::atomic<bool>* stop = nullptr, sweep_result* out = nullptr,
-                                          std::vector<std::string> params = {}) {
+  std::map<std::string, point_record> run(const std::vector<std::string>& variants, double timeout = 20, const std::atomic<bool>* stop = nullptr,
+                                          sweep_result* out = nullptr, std::vector<std::string> params = {}) {
     plan_request r;
     r.problems = {"fault"};
     r.variants = variants;
@@ -208,16 +207,14 @@ TEST(Sweep, CalibrationStopsWithinTheBudget) {
   EXPECT_LT(elapsed, 4 * 1.5);
   EXPECT_GE(f.sizes("busy").size(), 12u);
   const auto stored = plan::from_json(f.db.experiment(f.id)->plan);
-  EXPECT_NE(stored.calibrated->tracks[0].stopped.find("share of the budget"), std::string::npos)
-      << stored.calibrated->tracks[0].stopped;
+  EXPECT_NE(stored.calibrated->tracks[0].stopped.find("share of the budget"), std::string::npos) << stored.calibrated->tracks[0].stopped;
 }
 
 TEST(Sweep, AFailedGrowthPointStopsItsTrackOnly) {
   budget_fixture f({"crash", "ok"}, 60, 8, 64);
   f.go();
   const auto stored = plan::from_json(f.db.experiment(f.id)->plan);
-  EXPECT_NE(stored.calibrated->tracks[0].stopped.find("n = 8 ended crashed"), std::string::npos)
-      << stored.calibrated->tracks[0].stopped;
+  EXPECT_NE(stored.calibrated->tracks[0].stopped.find("n = 8 ended crashed"), std::string::npos) << stored.calibrated->tracks[0].stopped;
   EXPECT_TRUE(f.sizes("crash").empty());
   EXPECT_EQ(f.sizes("ok").size(), 12u);  // 8..64 doubling is 4 sizes; filled to 12 (8 to 64 has enough integers)
 }

@@ -218,8 +218,7 @@ TEST(Database, LockedDatabaseSaysSo) {
 
 TEST(Database, UnwritableLocationsSayWhy) {
   test::temp_dir dir;
-  EXPECT_NE(error_of([&] { database::open_write(dir.file("missing/dir/x.db")); }).find("does not exist"),
-            std::string::npos);
+  EXPECT_NE(error_of([&] { database::open_write(dir.file("missing/dir/x.db")); }).find("does not exist"), std::string::npos);
   EXPECT_NE(error_of([&] { database::open_write(dir.path()); }).find("is a directory"), std::string::npos);
   EXPECT_NE(error_of([&] { database::open_read(dir.file("absent.db")); }).find("does not exist"), std::string::npos);
   if (geteuid() == 0) GTEST_SKIP() << "root can write read-only files; the permission case needs an ordinary user";

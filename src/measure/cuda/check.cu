@@ -9,8 +9,8 @@
 namespace ema::cuda {
 
 void fail(cudaError_t error, const char* expr, const char* file, int line) {
-  auto msg = std::string(file) + ":" + std::to_string(line) + ": " + expr + " failed: " + cudaGetErrorString(error) + " (" +
-             cudaGetErrorName(error) + ")";
+  auto msg =
+      std::string(file) + ":" + std::to_string(line) + ": " + expr + " failed: " + cudaGetErrorString(error) + " (" + cudaGetErrorName(error) + ")";
   if (error == cudaErrorMemoryAllocation) throw out_of_memory(msg);
   throw std::runtime_error(msg);
 }

@@ -17,8 +17,7 @@ const runtime_info& query() {
     int count = 0;
     if (auto e = cudaGetDeviceCount(&count); e != cudaSuccess) {
       cudaGetLastError();
-      if (e == cudaErrorInsufficientDriver && !dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD) &&
-          !dlopen("libcuda.so.1", RTLD_LAZY))
+      if (e == cudaErrorInsufficientDriver && !dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD) && !dlopen("libcuda.so.1", RTLD_LAZY))
         r.unavailable = "no CUDA device (no NVIDIA driver on this machine)";
       else
         r.unavailable = std::string("no CUDA device (") + cudaGetErrorString(e) + ")";

@@ -113,8 +113,8 @@ device_ceilings probe_device(int device, bool read_only) {
         double bw = static_cast<double>(bytes) / t;
         if (bw > best) {
           best = bw;
-          c.read_config = std::to_string(blocks) + " blocks x " + std::to_string(threads) + " threads, " +
-                          std::to_string(unroll) + " x 16-byte loads in flight, " + std::to_string(bytes >> 20) + " MiB";
+          c.read_config = std::to_string(blocks) + " blocks x " + std::to_string(threads) + " threads, " + std::to_string(unroll) +
+                          " x 16-byte loads in flight, " + std::to_string(bytes >> 20) + " MiB";
         }
       }
     }

@@ -17,8 +17,7 @@ int make_current(int device) {
 
 }  // namespace
 
-session::session(run_context& ctx, int device)
-    : ctx_(ctx), device_(make_current(device)), stream_(cuda::stream(device)), timeline_(stream_) {}
+session::session(run_context& ctx, int device) : ctx_(ctx), device_(make_current(device)), stream_(cuda::stream(device)), timeline_(stream_) {}
 
 session::~session() { release(); }
 

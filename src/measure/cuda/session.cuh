@@ -153,8 +153,8 @@ class session {
     bool to_kernel = false;
     bool lap = false;
   };
-  std::vector<span_kind> spans_;  // in timeline order
-  std::vector<std::size_t> open_;                     // spans begun and not ended, innermost last
+  std::vector<span_kind> spans_;   // in timeline order
+  std::vector<std::size_t> open_;  // spans begun and not ended, innermost last
   std::vector<std::pair<void*, std::size_t>> buffers_;
   bool published_ = false;
 };

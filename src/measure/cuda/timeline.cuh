@@ -6,7 +6,6 @@
 #include <cuda_runtime.h>
 #include <vector>
 
-
 namespace ema::cuda {
 
 class event_timeline {

@@ -64,9 +64,8 @@ output search_each_root(const input& in, run_context& ctx, bool with_parents, Se
   const std::uint64_t n = in.n();
   o.depth.assign(in.roots.size() * n, unreached);
   if (with_parents) o.parent.assign(in.roots.size() * n, unreached);
-  graph_problem::each_root(in.roots.size(), ctx, [&](std::size_t r) {
-    search(in.roots[r], o.depth.data() + r * n, with_parents ? o.parent.data() + r * n : nullptr);
-  });
+  graph_problem::each_root(in.roots.size(), ctx,
+                           [&](std::size_t r) { search(in.roots[r], o.depth.data() + r * n, with_parents ? o.parent.data() + r * n : nullptr); });
   return o;
 }
 

@@ -42,10 +42,10 @@ struct level_counts {
   unsigned long long widest;  ///< the largest of their degrees (top-down levels)
 };
 
-__global__ void __launch_bounds__(level_launch::max_threads) top_down(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
-                                                  std::uint32_t* depth, std::uint32_t* parent, const std::uint32_t* __restrict__ queue,
-                                                  std::uint64_t queue_size, const std::uint64_t* __restrict__ starts, std::uint32_t* next_queue,
-                                                  level_counts* counts, std::uint32_t level) {
+__global__ void __launch_bounds__(level_launch::max_threads)
+    top_down(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj, std::uint32_t* depth, std::uint32_t* parent,
+             const std::uint32_t* __restrict__ queue, std::uint64_t queue_size, const std::uint64_t* __restrict__ starts, std::uint32_t* next_queue,
+             level_counts* counts, std::uint32_t level) {
   const unsigned lane = threadIdx.x % 32;
   for_each_frontier_edge(offsets, queue, queue_size, starts, [&](bool active, std::uint32_t u, std::uint64_t i) {
     bool claimed = false;
@@ -91,10 +91,10 @@ struct local_state {
 /// rotate over three sets: a level appends into one, the threads read the one the last level
 /// filled, and thread 0 clears the third for the next level. The queues and counts other
 /// multiprocessors wrote are read past L1 (__ldcg): a line cached two levels ago would be stale.
-__global__ void __launch_bounds__(level_launch::max_loop_threads) top_down_device(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
-                                                                std::uint32_t* depth, std::uint32_t* parent, std::uint32_t* queue,
-                                                                std::uint32_t* next, level_counts* counts, local_state in, std::uint64_t max_edges,
-                                                                bool may_switch, local_state* out) {
+__global__ void __launch_bounds__(level_launch::max_loop_threads)
+    top_down_device(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj, std::uint32_t* depth, std::uint32_t* parent,
+                    std::uint32_t* queue, std::uint32_t* next, level_counts* counts, local_state in, std::uint64_t max_edges, bool may_switch,
+                    local_state* out) {
   const auto grid = cooperative_groups::this_grid();
   const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
@@ -131,9 +131,9 @@ __global__ void __launch_bounds__(level_launch::max_loop_threads) top_down_devic
   if (first == 0) *out = {size, scout, unchecked, level, levels & 1u};
 }
 
-__global__ void __launch_bounds__(level_launch::max_threads) bottom_up(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
-                                                   std::uint32_t* depth, std::uint32_t* parent, const unsigned long long* __restrict__ front,
-                                                   unsigned long long* next, std::uint64_t n, level_counts* counts, std::uint32_t level) {
+__global__ void __launch_bounds__(level_launch::max_threads)
+    bottom_up(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj, std::uint32_t* depth, std::uint32_t* parent,
+              const unsigned long long* __restrict__ front, unsigned long long* next, std::uint64_t n, level_counts* counts, std::uint32_t level) {
   const std::uint64_t v = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   bool woke = false;
   if (v < n && parent[v] == unreached)
@@ -213,7 +213,7 @@ output run(const input& in, run_context& ctx) {
         std::uint64_t size = 1, scout = host.degree(in.roots[r]), unchecked = g.m;
         std::uint32_t level = 0;
         std::uint64_t widest = scout;  // the widest vertex of the queue (its only one, the root)
-        bool scout_known = true;      // false after bottom-up levels: the queue's degrees not summed
+        bool scout_known = true;       // false after bottom-up levels: the queue's degrees not summed
         while (size > 0) {
           if (!host.directed && scout > unchecked / alpha) {
             gpu.fill_bytes(bitmaps[0], 0, words);
@@ -292,13 +292,15 @@ output run(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::bfs
 
-EMA_VARIANT(bfs_cuda, ema::bfs::kit::variant<&ema::bfs::run>({
-    .name = "cuda",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::ours,
-    .description = "ours: direction-optimising on the GPU (load-balanced top-down queue, bottom-up bitmap, GAP's switch), depths and parents",
-    .provenance = "Beamer et al. SC 2012, on the GPU as Enterprise (SC 2015) and Gunrock",
-    .launch = ema::level_launch::fields,
-    .tuning = ema::bfs::local_edges_tuning,
-    .not_applicable = &ema::bfs::too_many_vertices,
-}));
+EMA_VARIANT(
+    bfs_cuda,
+    ema::bfs::kit::variant<&ema::bfs::run>({
+        .name = "cuda",
+        .backend = ema::backend::cuda,
+        .role = ema::variant_role::ours,
+        .description = "ours: direction-optimising on the GPU (load-balanced top-down queue, bottom-up bitmap, GAP's switch), depths and parents",
+        .provenance = "Beamer et al. SC 2012, on the GPU as Enterprise (SC 2015) and Gunrock",
+        .launch = ema::level_launch::fields,
+        .tuning = ema::bfs::local_edges_tuning,
+        .not_applicable = &ema::bfs::too_many_vertices,
+    }));

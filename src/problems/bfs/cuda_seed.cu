@@ -27,13 +27,14 @@ namespace {
 /// queue's size.
 struct seed_launch {
   int threads = 256;
-  static constexpr launch_field fields[] = {{"threads", "threads per block, a thread per queued vertex (ema: 256; the listing leaves it open)", 32, 1024, 32}};
+  static constexpr launch_field fields[] = {
+      {"threads", "threads per block, a thread per queued vertex (ema: 256; the listing leaves it open)", 32, 1024, 32}};
   std::array<int*, 1> members() { return {&threads}; }
 };
 
 __global__ void expand(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj, std::uint32_t* distance,
-                       const std::uint32_t* __restrict__ queue, std::uint32_t queue_size, std::uint32_t* next_queue,
-                       std::uint32_t* next_queue_size, std::uint32_t nivel) {
+                       const std::uint32_t* __restrict__ queue, std::uint32_t queue_size, std::uint32_t* next_queue, std::uint32_t* next_queue_size,
+                       std::uint32_t nivel) {
   const std::uint64_t thid = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (thid >= queue_size) return;
   const std::uint32_t u = queue[thid];
@@ -73,8 +74,8 @@ output run(const input& in, run_context& ctx) {
         gpu.fill_bytes(next_size, 0, 1);
         std::uint32_t queue_size = 1;
         for (std::uint32_t nivel = 0; queue_size != 0; ++nivel) {
-          expand<<<grid_for(queue_size, block), block, 0, gpu.stream()>>>(g.offsets, g.neighbours, d, queues[0], queue_size, queues[1],
-                                                                             next_size, nivel);
+          expand<<<grid_for(queue_size, block), block, 0, gpu.stream()>>>(g.offsets, g.neighbours, d, queues[0], queue_size, queues[1], next_size,
+                                                                          nivel);
           EMA_CUDA_CHECK_LAUNCH();
           queue_size = gpu.read(next_size);
           gpu.fill_bytes(next_size, 0, 1);
@@ -83,9 +84,7 @@ output run(const input& in, run_context& ctx) {
           ++round_trips;
         }
       },
-      [&] {
-        gpu.download(o.depth.data(), distance, k * n);
-      });
+      [&] { gpu.download(o.depth.data(), distance, k * n); });
   ctx.note("levels", levels);
   ctx.note("round_trips", round_trips);
   return o;
@@ -94,12 +93,13 @@ output run(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::bfs
 
-EMA_VARIANT(bfs_cuda_seed, ema::bfs::kit::variant<&ema::bfs::run>({
-    .name = "cuda-seed",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::source,
-    .description = "Algorithm 7 as written: a queue, atomicMin claims, an atomic counter for the next queue, a host loop per level",
-    .provenance = "Algorithm 7 of 004_96c7929830a11cf7.txt",
-    .launch = ema::bfs::seed_launch::fields,
-    .not_applicable = &ema::bfs::too_many_vertices,
-}));
+EMA_VARIANT(bfs_cuda_seed,
+            ema::bfs::kit::variant<&ema::bfs::run>({
+                .name = "cuda-seed",
+                .backend = ema::backend::cuda,
+                .role = ema::variant_role::source,
+                .description = "Algorithm 7 as written: a queue, atomicMin claims, an atomic counter for the next queue, a host loop per level",
+                .provenance = "Algorithm 7 of 004_96c7929830a11cf7.txt",
+                .launch = ema::bfs::seed_launch::fields,
+                .not_applicable = &ema::bfs::too_many_vertices,
+            }));

@@ -26,7 +26,9 @@ struct bitmap {
   std::vector<std::uint64_t> words;
   explicit bitmap(std::uint64_t n) : words((n + 63) / 64, 0) {}
   bool test(std::uint32_t v) const { return (words[v >> 6] >> (v & 63)) & 1; }
-  void set_atomic(std::uint32_t v) { std::atomic_ref<std::uint64_t>(words[v >> 6]).fetch_or(std::uint64_t{1} << (v & 63), std::memory_order_relaxed); }
+  void set_atomic(std::uint32_t v) {
+    std::atomic_ref<std::uint64_t>(words[v >> 6]).fetch_or(std::uint64_t{1} << (v & 63), std::memory_order_relaxed);
+  }
   void clear() { std::fill(words.begin(), words.end(), 0); }
 };
 
@@ -121,9 +123,9 @@ output run(const input& in, run_context& ctx) {
 }  // namespace ema::bfs
 
 EMA_VARIANT(bfs_omp, ema::bfs::kit::variant<&ema::bfs::run>({
-    .name = "omp",
-    .backend = ema::backend::omp,
-    .role = ema::variant_role::ours,
-    .description = "ours: direction-optimising (top-down queue / bottom-up bitmap, GAP's switch), depths and parents",
-    .provenance = "Beamer, Asanovic, Patterson, SC 2012 (the GAP suite's bfs)",
-}));
+                         .name = "omp",
+                         .backend = ema::backend::omp,
+                         .role = ema::variant_role::ours,
+                         .description = "ours: direction-optimising (top-down queue / bottom-up bitmap, GAP's switch), depths and parents",
+                         .provenance = "Beamer, Asanovic, Patterson, SC 2012 (the GAP suite's bfs)",
+                     }));

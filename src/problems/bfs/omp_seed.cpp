@@ -56,9 +56,9 @@ output run(const input& in, run_context& ctx) {
 }  // namespace ema::bfs
 
 EMA_VARIANT(bfs_omp_seed, ema::bfs::kit::variant<&ema::bfs::run>({
-    .name = "omp-seed",
-    .backend = ema::backend::omp,
-    .role = ema::variant_role::source,
-    .description = "Algorithm 8 as written: each level a parallel scan of every vertex, until a level changes nothing",
-    .provenance = "Algorithm 8 of 004_96c7929830a11cf7.txt",
-}));
+                              .name = "omp-seed",
+                              .backend = ema::backend::omp,
+                              .role = ema::variant_role::source,
+                              .description = "Algorithm 8 as written: each level a parallel scan of every vertex, until a level changes nothing",
+                              .provenance = "Algorithm 8 of 004_96c7929830a11cf7.txt",
+                          }));

@@ -25,8 +25,12 @@ constexpr auto params = [] {
 // Generated kron graphs need a power of two: their own sizes in the tests (tests/problems/bfs/).
 constexpr std::uint64_t test_sizes[] = {1, 2, 3, 31, 32, 33, 1024, 4096};
 constexpr const char* test_params[] = {
-    "graph=urand,degree=4",       "graph=urand,degree=1,roots=3", "graph=grid",
-    "graph=urand,degree=4,directed=true", "graph=grid,directed=true,roots=2", "graph=urand,degree=8,source=0",
+    "graph=urand,degree=4",
+    "graph=urand,degree=1,roots=3",
+    "graph=grid",
+    "graph=urand,degree=4,directed=true",
+    "graph=grid,directed=true,roots=2",
+    "graph=urand,degree=8,source=0",
 };
 
 work_model work(std::uint64_t n, const param_set& p) { return graph_problem::estimated_work(n, p, 4); }
@@ -47,20 +51,22 @@ input traits::generate(const point_request& r) {
 }  // namespace ema::bfs
 
 EMA_PROBLEM(bfs, ema::bfs::kit::problem({
-    .title = "breadth-first search from K roots: the depth of every vertex reached (Graph500 / GAP conventions)",
-    .size_meaning = "vertices of the graph",
-    .source = "004_96c7929830a11cf7.txt (section 4: Algorithm 7, BFS in CUDA; Algorithm 8, BFS in OpenMP)",
-    .params = ema::bfs::params,
-    .default_sizes = "2^10..2^20",  // 11 sizes an octave apart, kron degree 16: 17 M edges at the top
-    .work = &ema::bfs::work,
-    .rate = {.name = "MTEPS", .of_bytes = false, .scale = 1e6,
-             .meaning = "input edges of the parts the searches reached, summed over the roots (Graph500's traversed edges)",
-             .work_field = "edges"},
-    .max_size = (std::uint64_t{1} << 32) - 1,  // 32-bit vertex ids
-    .validate = &ema::bfs::validate,
-    .size_near = &ema::graph_problem::size_near,
-    .size_from_input = &ema::graph_problem::size_from_input,
-    .test_sizes = ema::bfs::test_sizes,
-    .test_params = ema::bfs::test_params,
-    .cached_inputs = true,
-}));
+                     .title = "breadth-first search from K roots: the depth of every vertex reached (Graph500 / GAP conventions)",
+                     .size_meaning = "vertices of the graph",
+                     .source = "004_96c7929830a11cf7.txt (section 4: Algorithm 7, BFS in CUDA; Algorithm 8, BFS in OpenMP)",
+                     .params = ema::bfs::params,
+                     .default_sizes = "2^10..2^20",  // 11 sizes an octave apart, kron degree 16: 17 M edges at the top
+                     .work = &ema::bfs::work,
+                     .rate = {.name = "MTEPS",
+                              .of_bytes = false,
+                              .scale = 1e6,
+                              .meaning = "input edges of the parts the searches reached, summed over the roots (Graph500's traversed edges)",
+                              .work_field = "edges"},
+                     .max_size = (std::uint64_t{1} << 32) - 1,  // 32-bit vertex ids
+                     .validate = &ema::bfs::validate,
+                     .size_near = &ema::graph_problem::size_near,
+                     .size_from_input = &ema::graph_problem::size_from_input,
+                     .test_sizes = ema::bfs::test_sizes,
+                     .test_params = ema::bfs::test_params,
+                     .cached_inputs = true,
+                 }));

@@ -31,9 +31,9 @@ output run(const input& in, run_context& ctx) {
 }  // namespace ema::bfs
 
 EMA_VARIANT(bfs_seq, ema::bfs::kit::variant<&ema::bfs::run>({
-    .name = "seq",
-    .backend = ema::backend::seq,
-    .role = ema::variant_role::anchor,
-    .description = "FIFO queue on one thread, depths and parents (the reference)",
-    .provenance = "textbook BFS, GAP's and Graph500's sequential baseline",
-}));
+                         .name = "seq",
+                         .backend = ema::backend::seq,
+                         .role = ema::variant_role::anchor,
+                         .description = "FIFO queue on one thread, depths and parents (the reference)",
+                         .provenance = "textbook BFS, GAP's and Graph500's sequential baseline",
+                     }));

@@ -60,8 +60,7 @@ std::string check_root(const input& in, const root_summary& expected, const std:
   for (std::int64_t vi = 0; vi < n; ++vi) {
     const auto v = static_cast<std::uint32_t>(vi);
     const bool reached = depth[v] != unreached;
-    const bool broken = (reached && !(mark[v] & fed)) ||
-                        (parent && v != root && (reached ? !(mark[v] & parent_edge) : parent[v] != unreached));
+    const bool broken = (reached && !(mark[v] & fed)) || (parent && v != root && (reached ? !(mark[v] & parent_edge) : parent[v] != unreached));
     if (broken && vi < first) first = vi;
   }
   if (first < n) {

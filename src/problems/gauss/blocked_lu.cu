@@ -24,7 +24,7 @@ constexpr int panel_threads = 512;
 template <class T>
 constexpr int rows_per_thread = sizeof(T) == 4 ? 2 : 1;
 template <class T>
-constexpr int rows_per_block_max = panel_threads * rows_per_thread<T>;
+constexpr int rows_per_block_max = panel_threads* rows_per_thread<T>;
 
 /// Keeps the larger |value|; among equals the lower logical position (LAPACK's first maximum).
 template <class T>
@@ -182,7 +182,8 @@ __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int
 /// to the columns [c0, c1); consecutive threads take consecutive columns, so each swap is coalesced.
 template <class T>
 __global__ void k_swap_rows(T* m, long long n1, int c0, int c1, int s0, int count, const int* ipiv) {
-  for (long long c = c0 + blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; c < c1; c += static_cast<long long>(gridDim.x) * blockDim.x) {
+  for (long long c = c0 + blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; c < c1;
+       c += static_cast<long long>(gridDim.x) * blockDim.x) {
     for (int t = 0; t < count; ++t) {
       const long long q = ipiv[s0 + t], d = s0 + t;
       if (q != d) {
@@ -217,8 +218,8 @@ void update(cublasHandle_t h, T* m, int n1, int r, int hgt, int c, int w, int k,
   if (hgt <= 0 || w <= 0 || kb <= 0) return;
   const T minus = -1, one = 1;
   // Column-major view: C^T (w x h) -= U^T (w x kb) L^T (kb x h).
-  EMA_CUBLAS_CHECK(gemm(h, w, hgt, kb, &minus, m + static_cast<long long>(k) * n1 + c, n1, m + static_cast<long long>(r) * n1 + k,
-                        n1, &one, m + static_cast<long long>(r) * n1 + c, n1));
+  EMA_CUBLAS_CHECK(gemm(h, w, hgt, kb, &minus, m + static_cast<long long>(k) * n1 + c, n1, m + static_cast<long long>(r) * n1 + k, n1, &one,
+                        m + static_cast<long long>(r) * n1 + c, n1));
 }
 
 template <class T>
@@ -242,8 +243,8 @@ template <class T>
 std::size_t workspace<T>::bytes(std::size_t n, int blocks) {
   auto up = [](std::size_t b) { return (b + 255) / 256 * 256; };
   const auto mb = static_cast<std::size_t>(blocks);
-  return up(n * sizeof(int)) + up(sizeof(int)) + up(2 * mb * sizeof(T)) + up(2 * mb * sizeof(int)) +
-         up(2 * mb * strip * sizeof(T)) + up(2 * strip * sizeof(T));
+  return up(n * sizeof(int)) + up(sizeof(int)) + up(2 * mb * sizeof(T)) + up(2 * mb * sizeof(int)) + up(2 * mb * strip * sizeof(T)) +
+         up(2 * strip * sizeof(T));
 }
 
 template <class T>
@@ -331,8 +332,8 @@ void factor_panel(T* m, int n, int k0, int kb, const workspace<T>& ws, cublasHan
     workspace<T> w = ws;
     void* args[] = {&m, &ld, &order, &first, &width, &rpb, &w};
     timed("strip", stream, [&] {
-      EMA_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(k_panel<T>), dim3(static_cast<unsigned>(blocks)),
-                                                 dim3(panel_threads), args, static_cast<std::size_t>(shared), stream));
+      EMA_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(k_panel<T>), dim3(static_cast<unsigned>(blocks)), dim3(panel_threads), args,
+                                                 static_cast<std::size_t>(shared), stream));
     });
     const int done = j0 + jb, rest = k0 + kb - done;
     // The strip's interchanges reach the rest of its panel: its earlier strips' L (the panel's L21
@@ -350,8 +351,8 @@ void factor_panel(T* m, int n, int k0, int kb, const workspace<T>& ws, cublasHan
 
 /// Applies panel [k0, k0 + kb)'s interchanges and elimination to the columns [c0, c1) on `stream`.
 template <class T>
-void update_columns(T* m, int n, int k0, int kb, int c0, int c1, const int* ipiv, cublasHandle_t h, cudaStream_t stream,
-                    launch_laps& timed, const char* kind) {
+void update_columns(T* m, int n, int k0, int kb, int c0, int c1, const int* ipiv, cublasHandle_t h, cudaStream_t stream, launch_laps& timed,
+                    const char* kind) {
   if (c1 <= c0) return;
   const int n1 = n + 1;
   timed("swap", stream, [&] { swap_rows(m, n1, c0, c1, k0, kb, ipiv, stream); });

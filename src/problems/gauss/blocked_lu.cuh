@@ -56,8 +56,7 @@ int max_panel_blocks();
 struct launch {
   int nb = 128;
   static constexpr launch_field fields[] = {
-      {"nb", "columns per outer panel (ema: 128, or 256 from n = 8192, where the GEMMs grow enough to hide the panels)", strip,
-       1024, strip}};
+      {"nb", "columns per outer panel (ema: 128, or 256 from n = 8192, where the GEMMs grow enough to hide the panels)", strip, 1024, strip}};
   std::array<int*, 1> members() { return {&nb}; }
 };
 inline launch choose_launch(int n) { return {n >= 8192 ? 256 : 128}; }

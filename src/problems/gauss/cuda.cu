@@ -60,11 +60,11 @@ output solve(const input& in, run_context& ctx) { return solve_typed<blocked_sol
 }  // namespace ema::gauss
 
 EMA_VARIANT(gauss_cuda, ema::gauss::kit::variant<&ema::gauss::solve>({
-    .name = "cuda",
-    .algorithm = "lu",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::ours,
-    .description = "blocked LU with partial pivoting: cooperative panel kernel, cuBLAS TRSM and GEMM",
-    .provenance = "ours",
-    .launch = ema::gauss::blocked::launch::fields,
-}));
+                            .name = "cuda",
+                            .algorithm = "lu",
+                            .backend = ema::backend::cuda,
+                            .role = ema::variant_role::ours,
+                            .description = "blocked LU with partial pivoting: cooperative panel kernel, cuBLAS TRSM and GEMM",
+                            .provenance = "ours",
+                            .launch = ema::gauss::blocked::launch::fields,
+                        }));

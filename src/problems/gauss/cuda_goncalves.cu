@@ -75,12 +75,12 @@ output solve(const input& in, run_context& ctx) { return solve_typed<goncalves>(
 }  // namespace ema::gauss
 
 EMA_VARIANT(gauss_cuda_goncalves, ema::gauss::kit::variant<&ema::gauss::solve>({
-    .name = "cuda-goncalves",
-    .algorithm = "elimination",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::source,
-    .description = "literature baseline: stage 1 on the GPU (a thread per row), stage 2 on the host",
-    .provenance = "[Gonçalves et al. 2015] as compared in 003_7e2665a3d38c50fb.txt section 4.3 (reconstructed)",
-    .launch = ema::gauss::rows_launch::fields,
-    .not_applicable = &ema::gauss::needs_dominance,
-}));
+                                      .name = "cuda-goncalves",
+                                      .algorithm = "elimination",
+                                      .backend = ema::backend::cuda,
+                                      .role = ema::variant_role::source,
+                                      .description = "literature baseline: stage 1 on the GPU (a thread per row), stage 2 on the host",
+                                      .provenance = "[Gonçalves et al. 2015] as compared in 003_7e2665a3d38c50fb.txt section 4.3 (reconstructed)",
+                                      .launch = ema::gauss::rows_launch::fields,
+                                      .not_applicable = &ema::gauss::needs_dominance,
+                                  }));

@@ -33,12 +33,12 @@ output solve(const input& in, run_context& ctx) { return solve_typed<kv2>(in, ct
 }  // namespace ema::gauss
 
 EMA_VARIANT(gauss_cuda_kv2, ema::gauss::kit::variant<&ema::gauss::solve>({
-    .name = "cuda-kv2",
-    .algorithm = "elimination",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::source,
-    .description = "the source's kernels: stage 1 per pivot, stage 2 by block reductions (Kv2)",
-    .provenance = "Codes 3.1 and 3.3 of 003_7e2665a3d38c50fb.txt",
-    .launch = ema::gauss::kv2_launch::fields,
-    .not_applicable = &ema::gauss::needs_dominance,
-}));
+                                .name = "cuda-kv2",
+                                .algorithm = "elimination",
+                                .backend = ema::backend::cuda,
+                                .role = ema::variant_role::source,
+                                .description = "the source's kernels: stage 1 per pivot, stage 2 by block reductions (Kv2)",
+                                .provenance = "Codes 3.1 and 3.3 of 003_7e2665a3d38c50fb.txt",
+                                .launch = ema::gauss::kv2_launch::fields,
+                                .not_applicable = &ema::gauss::needs_dominance,
+                            }));

@@ -27,7 +27,7 @@ struct cusolver_solver {
     T* work = gpu.alloc<T>(static_cast<std::size_t>(std::max(lwork, 1)));
     T* x = gpu.alloc<T>(in.n);
     int* ipiv = gpu.alloc<int>(in.n + 2);
-    int* info = ipiv + in.n;  // getrf's, then getrs's
+    int* info = ipiv + in.n;             // getrf's, then getrs's
     T* back = gpu.results<T>(in.n + 2);  // the unknowns, then the two info words
     auto* info_back = reinterpret_cast<int*>(back + in.n);
     sys.upload(gpu, in);
@@ -47,8 +47,8 @@ struct cusolver_solver {
     }
     gpu.finish();
     if (info_back[0] < 0 || info_back[1] != 0)
-      throw std::runtime_error("cuSOLVER reported an invalid argument (getrf info " + std::to_string(info_back[0]) +
-                               ", getrs info " + std::to_string(info_back[1]) + ")");
+      throw std::runtime_error("cuSOLVER reported an invalid argument (getrf info " + std::to_string(info_back[0]) + ", getrs info " +
+                               std::to_string(info_back[1]) + ")");
     return from_lu(info_back[0], back, in.n);  // info > 0: U(info, info) is exactly zero
   }
 };
@@ -59,10 +59,10 @@ output solve(const input& in, run_context& ctx) { return solve_typed<cusolver_so
 }  // namespace ema::gauss
 
 EMA_VARIANT(gauss_cusolver, ema::gauss::kit::variant<&ema::gauss::solve>({
-    .name = "cusolver",
-    .algorithm = "lu",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::anchor,
-    .description = "cuSOLVER getrf + getrs (LU with partial pivoting), the anchor",
-    .provenance = "cuSOLVER getrf/getrs",
-}));
+                                .name = "cusolver",
+                                .algorithm = "lu",
+                                .backend = ema::backend::cuda,
+                                .role = ema::variant_role::anchor,
+                                .description = "cuSOLVER getrf + getrs (LU with partial pivoting), the anchor",
+                                .provenance = "cuSOLVER getrf/getrs",
+                            }));

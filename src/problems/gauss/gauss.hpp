@@ -56,16 +56,20 @@ struct input {
 };
 
 template <>
-inline const float* input::augmented<float>() const { return m32.data(); }
+inline const float* input::augmented<float>() const {
+  return m32.data();
+}
 template <>
-inline const double* input::augmented<double>() const { return m64.data(); }
+inline const double* input::augmented<double>() const {
+  return m64.data();
+}
 
 /// A variant's answer: the solution, or the step at which it met a zero pivot.
 struct output {
   enum class state { solved, singular };
   state status = state::solved;
-  std::vector<double> x;      ///< the solution in the working precision, widened (exact)
-  std::int64_t step = -1;     ///< singular: the elimination step (0-based) with a zero pivot
+  std::vector<double> x;   ///< the solution in the working precision, widened (exact)
+  std::int64_t step = -1;  ///< singular: the elimination step (0-based) with a zero pivot
 };
 
 /// Facts about the input the verifier needs, computed once per point from A alone.

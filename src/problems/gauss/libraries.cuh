@@ -49,34 +49,31 @@ struct library_api {
 const library_api& api();
 
 // Overloads for float and double.
-inline cublasStatus_t trsm(cublasHandle_t h, cublasSideMode_t s, cublasFillMode_t u, cublasOperation_t t, cublasDiagType_t d,
-                           int m, int n, const float* a, float* A, int lda, float* B, int ldb) {
+inline cublasStatus_t trsm(cublasHandle_t h, cublasSideMode_t s, cublasFillMode_t u, cublasOperation_t t, cublasDiagType_t d, int m, int n,
+                           const float* a, float* A, int lda, float* B, int ldb) {
   return api().cublasStrsm(h, s, u, t, d, m, n, a, A, lda, B, ldb);
 }
-inline cublasStatus_t trsm(cublasHandle_t h, cublasSideMode_t s, cublasFillMode_t u, cublasOperation_t t, cublasDiagType_t d,
-                           int m, int n, const double* a, double* A, int lda, double* B, int ldb) {
+inline cublasStatus_t trsm(cublasHandle_t h, cublasSideMode_t s, cublasFillMode_t u, cublasOperation_t t, cublasDiagType_t d, int m, int n,
+                           const double* a, double* A, int lda, double* B, int ldb) {
   return api().cublasDtrsm(h, s, u, t, d, m, n, a, A, lda, B, ldb);
 }
-inline cublasStatus_t gemm(cublasHandle_t h, int m, int n, int k, const float* alpha, const float* A, int lda, const float* B,
-                           int ldb, const float* beta, float* C, int ldc) {
+inline cublasStatus_t gemm(cublasHandle_t h, int m, int n, int k, const float* alpha, const float* A, int lda, const float* B, int ldb,
+                           const float* beta, float* C, int ldc) {
   return api().cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-inline cublasStatus_t gemm(cublasHandle_t h, int m, int n, int k, const double* alpha, const double* A, int lda,
-                           const double* B, int ldb, const double* beta, double* C, int ldc) {
+inline cublasStatus_t gemm(cublasHandle_t h, int m, int n, int k, const double* alpha, const double* A, int lda, const double* B, int ldb,
+                           const double* beta, double* C, int ldc) {
   return api().cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-inline cublasStatus_t trsv(cublasHandle_t h, cublasFillMode_t u, cublasOperation_t t, cublasDiagType_t d, int n, const float* A,
-                           int lda, float* x) {
+inline cublasStatus_t trsv(cublasHandle_t h, cublasFillMode_t u, cublasOperation_t t, cublasDiagType_t d, int n, const float* A, int lda, float* x) {
   return api().cublasStrsv(h, u, t, d, n, A, lda, x, 1);
 }
-inline cublasStatus_t trsv(cublasHandle_t h, cublasFillMode_t u, cublasOperation_t t, cublasDiagType_t d, int n,
-                           const double* A, int lda, double* x) {
+inline cublasStatus_t trsv(cublasHandle_t h, cublasFillMode_t u, cublasOperation_t t, cublasDiagType_t d, int n, const double* A, int lda,
+                           double* x) {
   return api().cublasDtrsv(h, u, t, d, n, A, lda, x, 1);
 }
 inline cublasStatus_t copy(cublasHandle_t h, int n, const float* x, int incx, float* y) { return api().cublasScopy(h, n, x, incx, y, 1); }
-inline cublasStatus_t copy(cublasHandle_t h, int n, const double* x, int incx, double* y) {
-  return api().cublasDcopy(h, n, x, incx, y, 1);
-}
+inline cublasStatus_t copy(cublasHandle_t h, int n, const double* x, int incx, double* y) { return api().cublasDcopy(h, n, x, incx, y, 1); }
 inline cusolverStatus_t getrf_buffer_size(cusolverDnHandle_t h, int n, float* A, int lda, int* work) {
   return api().cusolverDnSgetrf_bufferSize(h, n, n, A, lda, work);
 }
@@ -89,12 +86,12 @@ inline cusolverStatus_t getrf(cusolverDnHandle_t h, int n, float* A, int lda, fl
 inline cusolverStatus_t getrf(cusolverDnHandle_t h, int n, double* A, int lda, double* work, int* ipiv, int* info) {
   return api().cusolverDnDgetrf(h, n, n, A, lda, work, ipiv, info);
 }
-inline cusolverStatus_t getrs(cusolverDnHandle_t h, cublasOperation_t t, int n, const float* A, int lda, const int* ipiv, float* B,
-                              int ldb, int* info) {
+inline cusolverStatus_t getrs(cusolverDnHandle_t h, cublasOperation_t t, int n, const float* A, int lda, const int* ipiv, float* B, int ldb,
+                              int* info) {
   return api().cusolverDnSgetrs(h, t, n, 1, A, lda, ipiv, B, ldb, info);
 }
-inline cusolverStatus_t getrs(cusolverDnHandle_t h, cublasOperation_t t, int n, const double* A, int lda, const int* ipiv,
-                              double* B, int ldb, int* info) {
+inline cusolverStatus_t getrs(cusolverDnHandle_t h, cublasOperation_t t, int n, const double* A, int lda, const int* ipiv, double* B, int ldb,
+                              int* info) {
   return api().cusolverDnDgetrs(h, t, n, 1, A, lda, ipiv, B, ldb, info);
 }
 

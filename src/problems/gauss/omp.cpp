@@ -76,11 +76,11 @@ output solve(const input& in, run_context& ctx) { return solve_typed<algorithms_
 }  // namespace ema::gauss
 
 EMA_VARIANT(gauss_omp, ema::gauss::kit::variant<&ema::gauss::solve>({
-    .name = "omp",
-    .algorithm = "elimination",
-    .backend = ema::backend::omp,
-    .role = ema::variant_role::ours,
-    .description = "elimination and back substitution without pivoting, rows in parallel (OpenMP)",
-    .provenance = "Algorithms 1 and 2 of 003_7e2665a3d38c50fb.txt, parallelised with OpenMP",
-    .not_applicable = &ema::gauss::needs_dominance,
-}));
+                           .name = "omp",
+                           .algorithm = "elimination",
+                           .backend = ema::backend::omp,
+                           .role = ema::variant_role::ours,
+                           .description = "elimination and back substitution without pivoting, rows in parallel (OpenMP)",
+                           .provenance = "Algorithms 1 and 2 of 003_7e2665a3d38c50fb.txt, parallelised with OpenMP",
+                           .not_applicable = &ema::gauss::needs_dominance,
+                       }));

@@ -132,10 +132,10 @@ output solve(const input& in, run_context& ctx) { return solve_typed<blocked_lu>
 }  // namespace ema::gauss
 
 EMA_VARIANT(gauss_omp_blocked, ema::gauss::kit::variant<&ema::gauss::solve>({
-    .name = "omp-blocked",
-    .algorithm = "lu",
-    .backend = ema::backend::omp,
-    .role = ema::variant_role::ours,
-    .description = "blocked right-looking LU with partial pivoting, Eigen GEMM tiles (OpenMP)",
-    .provenance = "ours",
-}));
+                                   .name = "omp-blocked",
+                                   .algorithm = "lu",
+                                   .backend = ema::backend::omp,
+                                   .role = ema::variant_role::ours,
+                                   .description = "blocked right-looking LU with partial pivoting, Eigen GEMM tiles (OpenMP)",
+                                   .provenance = "ours",
+                               }));

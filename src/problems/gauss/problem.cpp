@@ -30,8 +30,7 @@ constexpr std::uint64_t pattern_stream = 0x70617474;  // "patt"
 constexpr std::uint64_t sign_stream = 0x7369676e;     // "sign"
 
 constexpr param_spec params[] = {
-    {"matrix", param_kind::choice, "dense",
-     "dense or sparse (diagonally dominant, for every variant), or general (random, pivoting variants only)",
+    {"matrix", param_kind::choice, "dense", "dense or sparse (diagonally dominant, for every variant), or general (random, pivoting variants only)",
      "dense|sparse|general"},
     {"density", param_kind::real, "0.01", "fraction of off-diagonal entries present with matrix=sparse"},
     {"type", param_kind::choice, "f32", "element type: f32 (the source's float) or f64", "f32|f64"},
@@ -41,8 +40,9 @@ constexpr param_spec params[] = {
 // Around the 16 x 16 thread blocks and the 64-thread blocks of the CUDA kernels; dense and sparse
 // in both types for every variant, general matrices for those that pivot (the others decline).
 constexpr std::uint64_t test_sizes[] = {1, 2, 3, 15, 16, 17, 63, 64, 65, 200};
-constexpr const char* test_params[] = {"matrix=dense,type=f32",  "matrix=dense,type=f64",  "matrix=sparse,type=f32,density=0.05",
-                                       "matrix=sparse,type=f64,density=0.05", "matrix=general,type=f32", "matrix=general,type=f64"};
+constexpr const char* test_params[] = {
+    "matrix=dense,type=f32",   "matrix=dense,type=f64",  "matrix=sparse,type=f32,density=0.05", "matrix=sparse,type=f64,density=0.05",
+    "matrix=general,type=f32", "matrix=general,type=f64"};
 constexpr const char* answer_fields[] = {"status"};
 
 /// Uniform in [-1, 1) from one 64-bit draw.
@@ -52,8 +52,10 @@ template <class T>
 void fill(input& in, const dense_matrix* file, matrix_kind matrix, double density, std::uint64_t seed) {
   const std::size_t n = in.n, n1 = n + 1;
   host_array<T>& m = [&]() -> host_array<T>& {
-    if constexpr (std::is_same_v<T, float>) return in.m32;
-    else return in.m64;
+    if constexpr (std::is_same_v<T, float>)
+      return in.m32;
+    else
+      return in.m64;
   }();
   const bool general = matrix == matrix_kind::general, sparse = matrix == matrix_kind::sparse;
   const auto rows = static_cast<std::int64_t>(n);
@@ -104,8 +106,7 @@ work_model work(std::uint64_t n, const param_set& p) {
 // A Matrix Market file's order against the point's n.
 void require_order(const std::string& path, std::size_t rows, std::size_t cols, std::uint64_t n) {
   if (rows != cols) throw usage_error(fmt::format("{}: A must be square to solve Ax = b, not {} x {}", path, rows, cols));
-  if (rows != n)
-    throw usage_error(fmt::format("{}: the matrix has order {}, but the point asks n = {} (run with --sizes {})", path, rows, n, rows));
+  if (rows != n) throw usage_error(fmt::format("{}: the matrix has order {}, but the point asks n = {} (run with --sizes {})", path, rows, n, rows));
 }
 
 void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
@@ -117,8 +118,8 @@ void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
   const auto info = check_matrix_market(path);
   for (auto n : sizes) require_order(path, info.rows, info.cols, n);
   if (!s.f64 && info.largest > std::numeric_limits<float>::max())
-    throw usage_error(fmt::format("{}: an entry of magnitude {:g} is beyond the range of f32 ({:g}); use type=f64", path,
-                                  info.largest, static_cast<double>(std::numeric_limits<float>::max())));
+    throw usage_error(fmt::format("{}: an entry of magnitude {:g} is beyond the range of f32 ({:g}); use type=f64", path, info.largest,
+                                  static_cast<double>(std::numeric_limits<float>::max())));
 }
 
 std::uint64_t size_from_input(const param_set& p) {
@@ -188,17 +189,17 @@ input traits::generate(const point_request& r) {
 }  // namespace ema::gauss
 
 EMA_PROBLEM(gauss, ema::gauss::kit::problem({
-    .title = "solve Ax = b by Gaussian elimination (n equations, [A|b] row-major, float by default)",
-    .size_meaning = "number of equations (A is n x n)",
-    .source = "003_7e2665a3d38c50fb.txt (sections 3 and 4: Algorithms 1 and 2, Codes 3.1 to 3.3, Tables 1 to 3)",
-    .params = ema::gauss::params,
-    .default_sizes = "2^6..2^11,90..1440*2",  // 11 sizes, half an octave apart: enough for a verdict
-    .work = &ema::gauss::work,
-    .rate = {.name = "GFLOP/s", .of_bytes = false, .scale = 1e9, .meaning = "the elimination's and substitution's flops"},
-    .max_size = std::uint64_t{1} << 20,  // n (n + 1) elements and int indices on the device stay far from overflow
-    .validate = &ema::gauss::validate,
-    .size_from_input = &ema::gauss::size_from_input,
-    .test_sizes = ema::gauss::test_sizes,
-    .test_params = ema::gauss::test_params,
-    .answer_fields = ema::gauss::answer_fields,
-}));
+                       .title = "solve Ax = b by Gaussian elimination (n equations, [A|b] row-major, float by default)",
+                       .size_meaning = "number of equations (A is n x n)",
+                       .source = "003_7e2665a3d38c50fb.txt (sections 3 and 4: Algorithms 1 and 2, Codes 3.1 to 3.3, Tables 1 to 3)",
+                       .params = ema::gauss::params,
+                       .default_sizes = "2^6..2^11,90..1440*2",  // 11 sizes, half an octave apart: enough for a verdict
+                       .work = &ema::gauss::work,
+                       .rate = {.name = "GFLOP/s", .of_bytes = false, .scale = 1e9, .meaning = "the elimination's and substitution's flops"},
+                       .max_size = std::uint64_t{1} << 20,  // n (n + 1) elements and int indices on the device stay far from overflow
+                       .validate = &ema::gauss::validate,
+                       .size_from_input = &ema::gauss::size_from_input,
+                       .test_sizes = ema::gauss::test_sizes,
+                       .test_params = ema::gauss::test_params,
+                       .answer_fields = ema::gauss::answer_fields,
+                   }));

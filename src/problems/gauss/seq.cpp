@@ -51,11 +51,11 @@ output solve(const input& in, run_context& ctx) { return solve_typed<algorithms_
 }  // namespace ema::gauss
 
 EMA_VARIANT(gauss_seq, ema::gauss::kit::variant<&ema::gauss::solve>({
-    .name = "seq",
-    .algorithm = "elimination",
-    .backend = ema::backend::seq,
-    .role = ema::variant_role::source,
-    .description = "elimination without pivoting and back substitution, one thread",
-    .provenance = "Algorithms 1 and 2 of 003_7e2665a3d38c50fb.txt",
-    .not_applicable = &ema::gauss::needs_dominance,
-}));
+                           .name = "seq",
+                           .algorithm = "elimination",
+                           .backend = ema::backend::seq,
+                           .role = ema::variant_role::source,
+                           .description = "elimination without pivoting and back substitution, one thread",
+                           .provenance = "Algorithms 1 and 2 of 003_7e2665a3d38c50fb.txt",
+                           .not_applicable = &ema::gauss::needs_dominance,
+                       }));

@@ -33,10 +33,11 @@ struct source_launch {
   int dimthread = stage1_block;
   int nthread = stage2_block;
   static constexpr launch_field fields[] = {
-      {"dimthread", "DIMTHREAD: stage 1 runs DIMTHREAD x DIMTHREAD blocks (fixed at the source's 16: Code 3.1's shared row)",
-       stage1_block, stage1_block},
-      {"nthread", Stage2Max == stage2_block ? "NTHREAD: stage 2's threads per block (fixed at the source's 64: Code 3.3's shared reduction)"
-                                            : "NTHREAD: stage 2's threads per block (the source: 64)",
+      {"dimthread", "DIMTHREAD: stage 1 runs DIMTHREAD x DIMTHREAD blocks (fixed at the source's 16: Code 3.1's shared row)", stage1_block,
+       stage1_block},
+      {"nthread",
+       Stage2Max == stage2_block ? "NTHREAD: stage 2's threads per block (fixed at the source's 64: Code 3.3's shared reduction)"
+                                 : "NTHREAD: stage 2's threads per block (the source: 64)",
        Stage2Max == stage2_block ? stage2_block : 1, Stage2Max},
   };
   std::array<int*, 2> members() { return {&dimthread, &nthread}; }
@@ -97,9 +98,12 @@ template <class T>
 __global__ void k_subs_tras1(const T* s, T* r, int n, int l, int k) {
   const long long n1 = n + 1;
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j > k) return;
-  else if (j == k) atomicAdd(r + k, s[l * n1 + n]);
-  else atomicAdd(r + k, r[j] * (-s[l * n1 + j]));
+  if (j > k)
+    return;
+  else if (j == k)
+    atomicAdd(r + k, s[l * n1 + n]);
+  else
+    atomicAdd(r + k, r[j] * (-s[l * n1 + j]));
 }
 
 /// Kv1's "special external thread" that divides the sum by the pivot a_lk (section 3.1).
@@ -132,8 +136,10 @@ __global__ void k_subs_tras2(const T* s, T* r, int n, int l, int k) {
     __syncthreads();
   }
   if (threadIdx.x == 0) {
-    if (j == 0) atomicAdd(&r[k], (linha[0] + s[ln1 + n]) / s[ln1 + k]);
-    else atomicAdd(&r[k], linha[0] / s[ln1 + k]);
+    if (j == 0)
+      atomicAdd(&r[k], (linha[0] + s[ln1 + n]) / s[ln1 + k]);
+    else
+      atomicAdd(&r[k], linha[0] / s[ln1 + k]);
   }
 }
 
@@ -182,8 +188,7 @@ output solve(const input& in, run_context& ctx, Stage2&& stage2) {
   if (!finite) {
     // Pivot l sits at (l, n - 1 - l): n elements n apart, starting at column n - 1.
     std::vector<T> pivots(in.n);
-    EMA_CUDA_CHECK(cudaMemcpy2D(pivots.data(), sizeof(T), sys.at(0, in.n - 1), in.n * sizeof(T), sizeof(T), in.n,
-                                cudaMemcpyDeviceToHost));
+    EMA_CUDA_CHECK(cudaMemcpy2D(pivots.data(), sizeof(T), sys.at(0, in.n - 1), in.n * sizeof(T), sizeof(T), in.n, cudaMemcpyDeviceToHost));
     for (std::size_t l = 0; l < in.n; ++l)
       if (pivots[l] == T(0)) {
         out.status = output::state::singular;

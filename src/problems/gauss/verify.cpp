@@ -59,8 +59,9 @@ std::int64_t reference_singular_step(const input& in, double norm_inf, double to
     for (std::size_t i = k + 1; i < n; ++i)
       if (std::abs(a[i * n + k]) > std::abs(a[p * n + k])) p = i;
     if (!(std::abs(a[p * n + k]) > floor)) return static_cast<std::int64_t>(k);
-    if (p != k) std::swap_ranges(a.begin() + static_cast<std::ptrdiff_t>(k * n), a.begin() + static_cast<std::ptrdiff_t>(k * n + n),
-                                 a.begin() + static_cast<std::ptrdiff_t>(p * n));
+    if (p != k)
+      std::swap_ranges(a.begin() + static_cast<std::ptrdiff_t>(k * n), a.begin() + static_cast<std::ptrdiff_t>(k * n + n),
+                       a.begin() + static_cast<std::ptrdiff_t>(p * n));
     const auto rows = static_cast<std::int64_t>(n);
 #pragma omp parallel for schedule(static) if (n > 256)
     for (std::int64_t ii = static_cast<std::int64_t>(k) + 1; ii < rows; ++ii) {
@@ -87,9 +88,10 @@ outcome traits::check(const input& in, const reference_facts& facts, const outpu
     if (step >= 0) {
       o.verified = true;
     } else {
-      o.reason = fmt::format("reported a zero pivot at step {}, but elimination with partial pivoting in double finds "
-                             "every pivot above n eps ||A|| = {:.3g}: the matrix is not singular{}",
-                             got.step, tolerance * facts.norm_inf, hint);
+      o.reason = fmt::format(
+          "reported a zero pivot at step {}, but elimination with partial pivoting in double finds "
+          "every pivot above n eps ||A|| = {:.3g}: the matrix is not singular{}",
+          got.step, tolerance * facts.norm_inf, hint);
     }
     return o;
   }
@@ -101,8 +103,7 @@ outcome traits::check(const input& in, const reference_facts& facts, const outpu
   } else if (auto bad = std::find_if(got.x.begin(), got.x.end(), [](double v) { return !std::isfinite(v); }); bad != got.x.end()) {
     o.reason = fmt::format("x[{}] is {}{}", bad - got.x.begin(), *bad, hint);
   } else if (!(r <= residual_bound)) {
-    o.reason = fmt::format("scaled residual ||Ax - b|| / (||A|| ||x|| n eps) = {:.4g} exceeds the bound {}{}", r,
-                           residual_bound, hint);
+    o.reason = fmt::format("scaled residual ||Ax - b|| / (||A|| ||x|| n eps) = {:.4g} exceeds the bound {}{}", r, residual_bound, hint);
   } else {
     o.verified = true;
   }

@@ -36,8 +36,9 @@ struct level_launch {
   int threads = max_threads, loop_threads = max_loop_threads;
   static constexpr launch_field fields[] = {
       {"threads", "threads per block of the level kernels (ema: 256, their launch bounds)", 32, max_threads, 32},
-      {"loop_threads", "threads per block of the cooperative grid that runs the small levels, a block per multiprocessor (ema: 512, its launch bounds)",
-       32, max_loop_threads, 32}};
+      {"loop_threads",
+       "threads per block of the cooperative grid that runs the small levels, a block per multiprocessor (ema: 512, its launch bounds)", 32,
+       max_loop_threads, 32}};
   std::array<int*, 2> members() { return {&threads, &loop_threads}; }
 };
 
@@ -46,8 +47,10 @@ namespace {  // a copy per translation unit: kernels cannot be inline
 __global__ void degrees_of(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ queue, std::uint64_t size,
                            std::uint64_t* degrees) {
   const std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (k < size) degrees[k] = offsets[queue[k] + 1] - offsets[queue[k]];
-  else if (k == size) degrees[k] = 0;
+  if (k < size)
+    degrees[k] = offsets[queue[k] + 1] - offsets[queue[k]];
+  else if (k == size)
+    degrees[k] = 0;
 }
 }  // namespace
 }  // namespace frontier_detail
@@ -69,8 +72,10 @@ __device__ __forceinline__ void for_each_frontier_edge(const std::uint64_t* __re
       std::uint64_t lo = 0, hi = size;  // starts[lo] <= e < starts[hi]
       while (hi - lo > 1) {
         const std::uint64_t mid = lo + (hi - lo) / 2;
-        if (starts[mid] <= e) lo = mid;
-        else hi = mid;
+        if (starts[mid] <= e)
+          lo = mid;
+        else
+          hi = mid;
       }
       u = queue[lo];
       i = offsets[u] + (e - starts[lo]);

@@ -19,8 +19,8 @@
 namespace ema::graph_problem {
 namespace {
 
-constexpr std::uint64_t root_stream = 0x726f6f7473;  // "roots"
-constexpr double cache_from_edges = 1 << 22;          ///< generated graphs this large are kept in the input cache
+constexpr std::uint64_t root_stream = 0x726f6f7473;        // "roots"
+constexpr double cache_from_edges = 1 << 22;               ///< generated graphs this large are kept in the input cache
 constexpr std::uintmax_t cache_from_file_bytes = 1 << 24;  ///< graph files this large too (parsing them takes seconds)
 
 graph_file read_file(const settings& s) {
@@ -99,8 +99,8 @@ void validate(const param_set& p, std::span<const std::uint64_t> sizes, const ch
   for (auto n : sizes) {
     if (n == 0) throw usage_error(fmt::format("{}: n must be at least 1 (the number of vertices)", problem));
     if (from_file && n != from_file)
-      throw usage_error(fmt::format("{}: the graph has {} vertices, but the point asks n = {} (run with --sizes {})", s.input, from_file, n,
-                                    from_file));
+      throw usage_error(
+          fmt::format("{}: the graph has {} vertices, but the point asks n = {} (run with --sizes {})", s.input, from_file, n, from_file));
     {
       // Building holds the generated edges (12 bytes each) and the rows they become (at least 8
       // more), and every vertex its offset and its degree count (16 bytes): a graph far past the
@@ -109,9 +109,10 @@ void validate(const param_set& p, std::span<const std::uint64_t> sizes, const ch
       const double edges = from_file ? 0 : static_cast<double>(n) * (s.kind == graph_kind::grid ? 2 : s.degree);
       const double need = 20 * edges + 16 * (static_cast<double>(n) + 1), have = static_cast<double>(memory_this_process_may_add());
       if (have > 0 && need > have)
-        throw usage_error(fmt::format("{}: n = {} would need about {} to build its graph, more than the {} this process may still use "
-                                      "(the machine's available memory, ulimit, control group)",
-                                      from_file ? s.input : problem, n, format_bytes(need), format_bytes(have)));
+        throw usage_error(
+            fmt::format("{}: n = {} would need about {} to build its graph, more than the {} this process may still use "
+                        "(the machine's available memory, ulimit, control group)",
+                        from_file ? s.input : problem, n, format_bytes(need), format_bytes(have)));
     }
     if (!from_file && s.kind == graph_kind::kron && (n & (n - 1)))
       throw usage_error(fmt::format("{}: graph=kron needs n a power of two (n = 2^scale vertices), not {}", problem, n));
@@ -212,8 +213,8 @@ std::string result_json(const std::vector<root_summary>& roots, const char* max_
   std::string list;
   std::uint64_t edges = 0;
   for (const auto& s : roots) {
-    list += fmt::format(R"({}{{"source":{},"reached":{},"{}":{},"{}":{}}})", list.empty() ? "" : ",", s.source, s.reached, max_name, s.max,
-                        sum_name, s.sum);
+    list += fmt::format(R"({}{{"source":{},"reached":{},"{}":{},"{}":{}}})", list.empty() ? "" : ",", s.source, s.reached, max_name, s.max, sum_name,
+                        s.sum);
     edges += s.edges;
   }
   return fmt::format(R"({{"roots":[{}],"edges":{}}})", list, edges);

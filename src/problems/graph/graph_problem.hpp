@@ -20,8 +20,7 @@ namespace ema::graph_problem {
 
 /// The parameters every graph problem declares (its own may follow).
 inline constexpr param_spec params[] = {
-    {"graph", param_kind::choice, "kron", "generated graph: Graph500 Kronecker (n a power of two), uniform random, or a 2D grid",
-     "kron|urand|grid"},
+    {"graph", param_kind::choice, "kron", "generated graph: Graph500 Kronecker (n a power of two), uniform random, or a 2D grid", "kron|urand|grid"},
     {"degree", param_kind::integer, "16", "edges generated per vertex (kron, urand)"},
     {"directed", param_kind::boolean, "false", "keep the edges' direction (else each edge is followed both ways)"},
     {"roots", param_kind::integer, "16", "searches per point, from distinct vertices with an edge drawn from the seed"},
@@ -34,10 +33,13 @@ inline constexpr param_spec params[] = {
 /// level or bucket with at most `local_edges` edges out of its frontier runs with the next small
 /// ones in one cooperative grid, without the host; 0: every one from the host. A tuning parameter.
 inline constexpr param_spec local_edges_param = {
-    "local_edges", param_kind::integer, "16384",
+    "local_edges",
+    param_kind::integer,
+    "16384",
     "GPU: a level with at most this many edges out of its frontier (and no vertex of more than 64) runs on the device with the next "
     "small ones, without the host (0: every level from the host)",
-    nullptr, true};
+    nullptr,
+    true};
 constexpr std::int64_t max_local_edges = std::int64_t{1} << 20;
 /// The parameter `local_edges`, checked (usage_error naming `problem` outside [0, max_local_edges]).
 std::uint64_t local_edges_of(const param_set& p, const char* problem);

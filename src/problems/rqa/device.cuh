@@ -17,9 +17,12 @@ namespace ema::rqa {
 template <class F>
 decltype(auto) with_norm(norm_kind norm, F&& f) {
   switch (norm) {
-    case norm_kind::max: return f(std::integral_constant<norm_kind, norm_kind::max>{});
-    case norm_kind::manhattan: return f(std::integral_constant<norm_kind, norm_kind::manhattan>{});
-    default: return f(std::integral_constant<norm_kind, norm_kind::euclidean>{});
+    case norm_kind::max:
+      return f(std::integral_constant<norm_kind, norm_kind::max>{});
+    case norm_kind::manhattan:
+      return f(std::integral_constant<norm_kind, norm_kind::manhattan>{});
+    default:
+      return f(std::integral_constant<norm_kind, norm_kind::euclidean>{});
   }
 }
 

@@ -40,9 +40,12 @@ __device__ void clear(bins& b) {
 }
 
 __device__ __forceinline__ void record(bins& b, unsigned long long* hist, std::uint64_t len) {
-  if (len <= small) ++b.own[len - 1][threadIdx.x];
-  else if (len <= mid) atomicAdd(&b.shared[len], 1u);
-  else atomicAdd(hist + len, 1ull);
+  if (len <= small)
+    ++b.own[len - 1][threadIdx.x];
+  else if (len <= mid)
+    atomicAdd(&b.shared[len], 1u);
+  else
+    atomicAdd(hist + len, 1ull);
 }
 
 __device__ void flush(bins& b, unsigned long long* hist) {
@@ -58,8 +61,7 @@ __device__ void flush(bins& b, unsigned long long* hist) {
 
 /// Column j, rows [from, to): extends or ends the open run.
 template <norm_kind K>
-__device__ void walk_column(const plot& p, std::size_t j, std::size_t from, std::size_t to, std::uint64_t& run, bins& b,
-                            unsigned long long* hist) {
+__device__ void walk_column(const plot& p, std::size_t j, std::size_t from, std::size_t to, std::uint64_t& run, bins& b, unsigned long long* hist) {
 #pragma unroll 4
   for (std::size_t i = from; i < to; ++i) {
     if (p.close_as<K>(i, j)) {
@@ -153,11 +155,11 @@ output exact_cuda(const input& in, run_context& ctx) {
 }  // namespace ema::rqa
 
 EMA_VARIANT(rqa_exact_cuda, ema::rqa::kit::variant<&ema::rqa::exact_cuda>({
-    .name = "exact-cuda",
-    .algorithm = "exact",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::ours,
-    .description = "exact quantifiers on the GPU: a thread per column and per upper diagonal, runs in registers",
-    .provenance = "ours (the exact quantities 000_d2722dce0c10bad2.txt estimates)",
-    .launch = ema::rqa::exact_launch::fields,
-}));
+                                .name = "exact-cuda",
+                                .algorithm = "exact",
+                                .backend = ema::backend::cuda,
+                                .role = ema::variant_role::ours,
+                                .description = "exact quantifiers on the GPU: a thread per column and per upper diagonal, runs in registers",
+                                .provenance = "ours (the exact quantities 000_d2722dce0c10bad2.txt estimates)",
+                                .launch = ema::rqa::exact_launch::fields,
+                            }));

@@ -19,8 +19,7 @@ output exact_omp(const input& in, run_context& ctx) {
   {
     auto t = lines::make_tally(p, vertical, upper);
 #pragma omp for schedule(dynamic, 1) nowait
-    for (std::int64_t task = 0; task < static_cast<std::int64_t>(pl.tasks); ++task)
-      lines::run_task(p, pl, static_cast<std::size_t>(task), t);
+    for (std::int64_t task = 0; task < static_cast<std::int64_t>(pl.tasks); ++task) lines::run_task(p, pl, static_cast<std::size_t>(task), t);
 #pragma omp critical(rqa_exact_omp)
     lines::add(t, vertical, upper);
   }
@@ -31,10 +30,10 @@ output exact_omp(const input& in, run_context& ctx) {
 }  // namespace ema::rqa
 
 EMA_VARIANT(rqa_exact_omp, ema::rqa::kit::variant<&ema::rqa::exact_omp>({
-    .name = "exact-omp",
-    .algorithm = "exact",
-    .backend = ema::backend::omp,
-    .role = ema::variant_role::ours,
-    .description = "exact quantifiers: exact-seq's column and diagonal tiles dealt to the threads (OpenMP)",
-    .provenance = "ours (the exact quantities 000_d2722dce0c10bad2.txt estimates)",
-}));
+                               .name = "exact-omp",
+                               .algorithm = "exact",
+                               .backend = ema::backend::omp,
+                               .role = ema::variant_role::ours,
+                               .description = "exact quantifiers: exact-seq's column and diagonal tiles dealt to the threads (OpenMP)",
+                               .provenance = "ours (the exact quantities 000_d2722dce0c10bad2.txt estimates)",
+                           }));

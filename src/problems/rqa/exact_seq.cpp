@@ -21,10 +21,10 @@ output exact(const input& in, run_context&) {
 }  // namespace ema::rqa
 
 EMA_VARIANT(rqa_exact_seq, ema::rqa::kit::variant<&ema::rqa::exact>({
-    .name = "exact-seq",
-    .algorithm = "exact",
-    .backend = ema::backend::seq,
-    .role = ema::variant_role::ours,
-    .description = "exact RR, DET, L, ENTR, LAM, TT: every column and diagonal in 64-cell bit tiles, one thread",
-    .provenance = "ours (the exact quantities 000_d2722dce0c10bad2.txt estimates)",
-}));
+                               .name = "exact-seq",
+                               .algorithm = "exact",
+                               .backend = ema::backend::seq,
+                               .role = ema::variant_role::ours,
+                               .description = "exact RR, DET, L, ENTR, LAM, TT: every column and diagonal in 64-cell bit tiles, one thread",
+                               .provenance = "ours (the exact quantities 000_d2722dce0c10bad2.txt estimates)",
+                           }));

@@ -124,8 +124,10 @@ struct sink {
   std::size_t size;
   std::vector<std::uint64_t>* shared;
   [[gnu::always_inline]] void add(std::uint64_t length, std::uint64_t count = 1) const {
-    if (length < size) mine[length] += count;
-    else std::atomic_ref<std::uint64_t>((*shared)[length]).fetch_add(count, std::memory_order_relaxed);
+    if (length < size)
+      mine[length] += count;
+    else
+      std::atomic_ref<std::uint64_t>((*shared)[length]).fetch_add(count, std::memory_order_relaxed);
   }
 };
 

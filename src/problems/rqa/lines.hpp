@@ -18,7 +18,7 @@ namespace ema::rqa::lines {
 /// added atomically to the shared result (they are rare), so threads can fill one each.
 struct tally {
   static constexpr std::size_t cap = 1 << 16;
-  std::vector<std::uint64_t> vertical, upper;  ///< index = length, up to min(N, cap)
+  std::vector<std::uint64_t> vertical, upper;           ///< index = length, up to min(N, cap)
   std::vector<std::uint64_t>* long_vertical = nullptr;  ///< the shared histograms, for lengths > cap
   std::vector<std::uint64_t>* long_upper = nullptr;
 };

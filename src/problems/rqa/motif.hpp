@@ -47,8 +47,8 @@ EMA_HD inline std::uint64_t line_from(const plot& p, std::size_t i, std::size_t 
 }
 
 /// Sample k of batch b (requires N > w, so that a cell outside the window exists).
-EMA_HD inline motif_sample draw_motif(const plot& p, std::uint64_t seed, std::uint64_t batch, std::uint64_t k,
-                                      std::uint64_t vmin, std::uint64_t lmin) {
+EMA_HD inline motif_sample draw_motif(const plot& p, std::uint64_t seed, std::uint64_t batch, std::uint64_t k, std::uint64_t vmin,
+                                      std::uint64_t lmin) {
   const std::uint64_t id = (batch << 40) + k;
   std::size_t i = 0, j = 0;
   for (std::uint64_t t = 0;; ++t) {

@@ -30,7 +30,7 @@ constexpr unsigned counters = 7;  // recurrent, on_vertical, on_diagonal, vstart
 constexpr std::size_t overflow_capacity = 1 << 16;
 
 struct dlines {
-  unsigned long long* hist;      ///< [0, cap]
+  unsigned long long* hist;  ///< [0, cap]
   std::size_t cap;
   unsigned long long* overflow;  ///< [0]: how many; then the lengths
 };
@@ -44,8 +44,7 @@ __global__ void __launch_bounds__(block) motifs(plot p, std::uint64_t seed, std:
                                                 std::uint64_t lmin, unsigned long long* counts, dlines dl) {
   const std::uint64_t batch = first + blockIdx.y;
   unsigned long long c[counters] = {};
-  for (std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * block + threadIdx.x; k < per;
-       k += static_cast<std::uint64_t>(gridDim.x) * block) {
+  for (std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * block + threadIdx.x; k < per; k += static_cast<std::uint64_t>(gridDim.x) * block) {
     const motif_sample s = draw_motif(p, seed, batch, k, vmin, lmin);
     c[0] += s.recurrent;
     c[1] += s.on_vertical;
@@ -82,8 +81,8 @@ output motif_cuda(const input& in, run_context& ctx) {
   int sms = 0;
   EMA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, gpu.device()));
   // Enough blocks for 8 per SM over the 100 batches, none with nothing to draw.
-  const auto launch = ctx.launch(motif_launch{static_cast<int>(std::clamp<std::uint64_t>(
-      ceil_div(8ull * sms, motif_batches), 1, grid_for(per, block)))});
+  const auto launch =
+      ctx.launch(motif_launch{static_cast<int>(std::clamp<std::uint64_t>(ceil_div(8ull * sms, motif_batches), 1, grid_for(per, block)))});
   const auto wide = static_cast<unsigned>(launch.blocks);
   dev.upload(gpu, in);
   {
@@ -98,8 +97,8 @@ output motif_cuda(const input& in, run_context& ctx) {
       auto kernel = gpu.phase("kernel");
       gpu.fill_bytes(counts, 0, motif_batches * counters);
       if (drawable && per) {
-        motifs<<<dim3(wide, static_cast<unsigned>(motif_batches)), block, 0, gpu.stream()>>>(
-            p, in.seed, first, per, in.s.vmin, in.s.lmin, counts, {hist, cap, overflow});
+        motifs<<<dim3(wide, static_cast<unsigned>(motif_batches)), block, 0, gpu.stream()>>>(p, in.seed, first, per, in.s.vmin, in.s.lmin, counts,
+                                                                                             {hist, cap, overflow});
         EMA_CUDA_CHECK_LAUNCH();
       }
     }
@@ -144,11 +143,11 @@ output motif_cuda(const input& in, run_context& ctx) {
 }  // namespace ema::rqa
 
 EMA_VARIANT(rqa_motif_cuda, ema::rqa::kit::variant<&ema::rqa::motif_cuda>({
-    .name = "motif-cuda",
-    .algorithm = "motif",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::ours,
-    .description = "LAM and DET from random cells on the GPU (the same cells as motif-seq), TT, L, ENTR from line starts",
-    .provenance = "ours",
-    .launch = ema::rqa::motif_launch::fields,
-}));
+                                .name = "motif-cuda",
+                                .algorithm = "motif",
+                                .backend = ema::backend::cuda,
+                                .role = ema::variant_role::ours,
+                                .description = "LAM and DET from random cells on the GPU (the same cells as motif-seq), TT, L, ENTR from line starts",
+                                .provenance = "ours",
+                                .launch = ema::rqa::motif_launch::fields,
+                            }));

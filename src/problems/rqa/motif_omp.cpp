@@ -21,10 +21,10 @@ output motif_omp(const input& in, run_context& ctx) {
 }  // namespace ema::rqa
 
 EMA_VARIANT(rqa_motif_omp, ema::rqa::kit::variant<&ema::rqa::motif_omp>({
-    .name = "motif-omp",
-    .algorithm = "motif",
-    .backend = ema::backend::omp,
-    .role = ema::variant_role::ours,
-    .description = "LAM and DET from random cells, lines traced only as far as vmin/lmin (unbiased), OpenMP",
-    .provenance = "ours",
-}));
+                               .name = "motif-omp",
+                               .algorithm = "motif",
+                               .backend = ema::backend::omp,
+                               .role = ema::variant_role::ours,
+                               .description = "LAM and DET from random cells, lines traced only as far as vmin/lmin (unbiased), OpenMP",
+                               .provenance = "ours",
+                           }));

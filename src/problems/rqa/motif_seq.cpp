@@ -20,10 +20,10 @@ output motif_seq(const input& in, run_context&) {
 }  // namespace ema::rqa
 
 EMA_VARIANT(rqa_motif_seq, ema::rqa::kit::variant<&ema::rqa::motif_seq>({
-    .name = "motif-seq",
-    .algorithm = "motif",
-    .backend = ema::backend::seq,
-    .role = ema::variant_role::ours,
-    .description = "LAM and DET from random cells, lines traced only as far as vmin/lmin (unbiased), one thread",
-    .provenance = "ours",
-}));
+                               .name = "motif-seq",
+                               .algorithm = "motif",
+                               .backend = ema::backend::seq,
+                               .role = ema::variant_role::ours,
+                               .description = "LAM and DET from random cells, lines traced only as far as vmin/lmin (unbiased), one thread",
+                               .provenance = "ours",
+                           }));

@@ -28,7 +28,7 @@
 namespace ema::rqa {
 namespace {
 
-constexpr std::uint64_t pair_stream = 0x70616972;   // "pair"
+constexpr std::uint64_t pair_stream = 0x70616972;  // "pair"
 
 // Every norm, window, embedding and strictness, on series with long lines (sine), none (noise) and
 // chaos; microstates and cells small enough for the smallest series.
@@ -44,13 +44,17 @@ constexpr const char* test_params[] = {
 };
 
 constexpr param_spec params[] = {
-    {"system", param_kind::choice, "logistic", "the generated series (logistic: r = 4 from x0 = 0.4, as the source; "
-     "logistic-exact: the map's exact orbit through its conjugacy, any length)", "logistic|logistic-exact|noise|sine|rossler"},
+    {"system", param_kind::choice, "logistic",
+     "the generated series (logistic: r = 4 from x0 = 0.4, as the source; "
+     "logistic-exact: the map's exact orbit through its conjugacy, any length)",
+     "logistic|logistic-exact|noise|sine|rossler"},
     {"input", param_kind::path, "", "read the series from this file instead (one value per line, or CSV)"},
     {"column", param_kind::text, "", "with input=: the CSV column, by header name or 1-based index"},
     {"eps", param_kind::real, "0.3", "recurrence threshold (its meaning depends on eps_mode)"},
-    {"eps_mode", param_kind::choice, "fixed", "fixed: eps itself; std: eps times the series' standard deviation; "
-                                              "rr: the threshold giving recurrence rate eps", "fixed|std|rr"},
+    {"eps_mode", param_kind::choice, "fixed",
+     "fixed: eps itself; std: eps times the series' standard deviation; "
+     "rr: the threshold giving recurrence rate eps",
+     "fixed|std|rr"},
     {"m", param_kind::integer, "1", "embedding dimension"},
     {"tau", param_kind::integer, "1", "embedding delay"},
     {"norm", param_kind::choice, "max", "distance between embedded vectors", "max|euclidean|manhattan"},
@@ -76,9 +80,12 @@ double distance(const input& in, std::size_t i, std::size_t j) {
   double d = 0;
   for (std::size_t k = 0; k < in.s.m; ++k) {
     const double e = std::abs(in.x[i + k * in.s.tau] - in.x[j + k * in.s.tau]);
-    if (in.s.norm == norm_kind::max) d = std::max(d, e);
-    else if (in.s.norm == norm_kind::manhattan) d += e;
-    else d += e * e;
+    if (in.s.norm == norm_kind::max)
+      d = std::max(d, e);
+    else if (in.s.norm == norm_kind::manhattan)
+      d += e;
+    else
+      d += e * e;
   }
   return in.s.norm == norm_kind::euclidean ? std::sqrt(d) : d;
 }
@@ -90,8 +97,12 @@ struct integer_range {
   const char* name;
   std::int64_t lo, hi;
 };
-constexpr integer_range ranges[] = {{"m", 1, 1 << 20},          {"tau", 1, most},        {"theiler", 0, most},
-                                    {"lmin", 1, most},          {"vmin", 1, most},       {"Q", 1, 1 << 16},
+constexpr integer_range ranges[] = {{"m", 1, 1 << 20},
+                                    {"tau", 1, most},
+                                    {"theiler", 0, most},
+                                    {"lmin", 1, most},
+                                    {"vmin", 1, most},
+                                    {"Q", 1, 1 << 16},
                                     {"samples", 1, (std::int64_t{1} << 31) - 1},
                                     {"cells", static_cast<std::int64_t>(motif_batches), std::int64_t{1} << 40}};
 
@@ -104,8 +115,7 @@ std::size_t positive(const param_set& p, const char* name) {
 double eps_of(const param_set& p) {
   const double eps = p.real("eps");
   if (!(eps >= 0)) throw usage_error(fmt::format("rqa: eps must be at least 0, not {}", eps));
-  if (p.text("eps_mode") == "rr" && eps > 1)
-    throw usage_error(fmt::format("rqa: a target recurrence rate must be in [0, 1], not {}", eps));
+  if (p.text("eps_mode") == "rr" && eps > 1) throw usage_error(fmt::format("rqa: a target recurrence rate must be in [0, 1], not {}", eps));
   return eps;
 }
 
@@ -125,8 +135,7 @@ void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
   if (!path.empty()) length = read_series(path, p.text("column")).size();
   for (auto n : sizes) {
     if (length && *length != n)
-      throw usage_error(fmt::format("{}: the series has {} values, but the point asks n = {} (run with --sizes {})", path, *length, n,
-                                    *length));
+      throw usage_error(fmt::format("{}: the series has {} values, but the point asks n = {} (run with --sizes {})", path, *length, n, *length));
     require_vectors(n, m, tau);
   }
 }
@@ -145,15 +154,18 @@ input traits::generate(const point_request& r) {
   if (!path.empty()) {
     in.set_series(read_series(path, p.text("column")), r.memory);
     if (in.x.size() != r.n)
-      throw usage_error(fmt::format("{}: the series has {} values, but the point asks n = {} (run with --sizes {})", path,
-                                    in.x.size(), r.n, in.x.size()));
+      throw usage_error(
+          fmt::format("{}: the series has {} values, but the point asks n = {} (run with --sizes {})", path, in.x.size(), r.n, in.x.size()));
     in.origin = path;
   } else {
     in.set_series(generate_series(p.text("system"), r.n, r.seed), r.memory);
     in.origin = p.text("system");
     if (in.origin == "logistic" || in.origin == "logistic-exact" || in.origin == "rossler")
-      if (auto why = degenerate_orbit(in.x)) throw usage_error(fmt::format("rqa: the {} series of length {}: {}; its quantifiers would "
-                                                                          "describe that artefact, not the system", in.origin, r.n, *why));
+      if (auto why = degenerate_orbit(in.x))
+        throw usage_error(
+            fmt::format("rqa: the {} series of length {}: {}; its quantifiers would "
+                        "describe that artefact, not the system",
+                        in.origin, r.n, *why));
   }
   in.s.m = positive(p, "m");
   in.s.tau = positive(p, "tau");
@@ -196,18 +208,18 @@ input traits::generate(const point_request& r) {
 }  // namespace ema::rqa
 
 EMA_PROBLEM(rqa, ema::rqa::kit::problem({
-    .title = "recurrence quantification of a time series: RR, DET, L, Lmax, ENTR, LAM, TT, Vmax",
-    .size_meaning = "length of the time series",
-    .source = "000_d2722dce0c10bad2.txt (laminarity from microstates, equation 1, Table 1)",
-    .params = ema::rqa::params,
-    .default_sizes = "2^8..2^13,362..5792*2",  // 11 sizes, half an octave apart: enough for a verdict
-    .reference_variant = "exact-seq",
-    .work = &ema::rqa::work,
-    .rate = {.name = "Gcells/s", .of_bytes = false, .scale = 1e9, .meaning = "cells of the recurrence plot (N², N vectors)"},
-    .max_size = (std::uint64_t{1} << 32) - 1,  // N^2 cells are counted in 64 bits
-    .validate = &ema::rqa::validate,
-    .size_from_input = &ema::rqa::size_from_input,
-    .test_sizes = ema::rqa::test_sizes,
-    .test_params = ema::rqa::test_params,
-    .estimators = ema::rqa::estimators,
-}));
+                     .title = "recurrence quantification of a time series: RR, DET, L, Lmax, ENTR, LAM, TT, Vmax",
+                     .size_meaning = "length of the time series",
+                     .source = "000_d2722dce0c10bad2.txt (laminarity from microstates, equation 1, Table 1)",
+                     .params = ema::rqa::params,
+                     .default_sizes = "2^8..2^13,362..5792*2",  // 11 sizes, half an octave apart: enough for a verdict
+                     .reference_variant = "exact-seq",
+                     .work = &ema::rqa::work,
+                     .rate = {.name = "Gcells/s", .of_bytes = false, .scale = 1e9, .meaning = "cells of the recurrence plot (N², N vectors)"},
+                     .max_size = (std::uint64_t{1} << 32) - 1,  // N^2 cells are counted in 64 bits
+                     .validate = &ema::rqa::validate,
+                     .size_from_input = &ema::rqa::size_from_input,
+                     .test_sizes = ema::rqa::test_sizes,
+                     .test_params = ema::rqa::test_params,
+                     .estimators = ema::rqa::estimators,
+                 }));

@@ -46,12 +46,16 @@ EMA_HD inline double distance(const double* a, const double* b, std::size_t m, s
   for (std::size_t k = 0; k < m; ++k) {
     const double diff = a[k * tau] - b[k * tau];
     const double e = diff < 0 ? -diff : diff;
-    if constexpr (K == norm_kind::max) d = e > d ? e : d;
-    else if constexpr (K == norm_kind::manhattan) d += e;
+    if constexpr (K == norm_kind::max)
+      d = e > d ? e : d;
+    else if constexpr (K == norm_kind::manhattan)
+      d += e;
 #ifdef __CUDA_ARCH__
-    else d = __dadd_rn(d, __dmul_rn(e, e));
+    else
+      d = __dadd_rn(d, __dmul_rn(e, e));
 #else
-    else d += e * e;
+    else
+      d += e * e;
 #endif
   }
   return d;
@@ -70,7 +74,9 @@ struct plot {
 
   /// d(v_i, v_j) < limit, the window aside.
   template <norm_kind K>
-  EMA_HD bool close_as(std::size_t i, std::size_t j) const { return distance<K>(x + i, x + j, m, tau) < limit; }
+  EMA_HD bool close_as(std::size_t i, std::size_t j) const {
+    return distance<K>(x + i, x + j, m, tau) < limit;
+  }
   EMA_HD bool close(std::size_t i, std::size_t j) const {
     if (norm == norm_kind::max) return close_as<norm_kind::max>(i, j);
     if (norm == norm_kind::manhattan) return close_as<norm_kind::manhattan>(i, j);
@@ -95,7 +101,7 @@ struct input {
   host_vector<double> x;  ///< the series: in pinned memory for a CUDA variant (its copy to the device runs at full speed)
   settings s;
   std::uint64_t seed = 0;  ///< the point's seed: estimators draw their samples from it
-  std::string origin;  ///< the system or the file
+  std::string origin;      ///< the system or the file
   std::size_t vectors() const { return embedded_vectors(x.size(), s.m, s.tau); }
 
   /// The plot over `data` (the series itself, or its copy on a device).
@@ -142,8 +148,8 @@ struct estimate {
 /// Our estimator's answer: LAM and DET with standard errors (batch means over 100 batches).
 struct motif_estimate {
   estimate lam, det;
-  estimate tt, l;     ///< from line starts: mean length of the lines of at least vmin / lmin
-  double entr = 0;    ///< plug-in entropy of the sampled diagonal lengths of at least lmin
+  estimate tt, l;   ///< from line starts: mean length of the lines of at least vmin / lmin
+  double entr = 0;  ///< plug-in entropy of the sampled diagonal lengths of at least lmin
   bool operator==(const motif_estimate&) const = default;
 };
 

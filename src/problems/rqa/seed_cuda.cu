@@ -17,8 +17,8 @@ namespace ema::rqa {
 namespace {
 
 template <norm_kind K>
-__global__ void microstates(plot p, std::size_t Q, std::size_t span, std::size_t vmin, const std::size_t* xrand,
-                            const std::size_t* yrand, double* lam_out) {
+__global__ void microstates(plot p, std::size_t Q, std::size_t span, std::size_t vmin, const std::size_t* xrand, const std::size_t* yrand,
+                            double* lam_out) {
   extern __shared__ unsigned char shared[];
   // 1. Space: mapx, mapy (the two stretches), the histogram, the microstate.
   double* mapx = reinterpret_cast<double*>(shared);
@@ -131,12 +131,12 @@ output seed_cuda(const input& in, run_context& ctx) {
 }  // namespace ema::rqa
 
 EMA_VARIANT(rqa_seed_cuda, ema::rqa::kit::variant<&ema::rqa::seed_cuda>({
-    .name = "seed-cuda",
-    .algorithm = "microstates",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::source,
-    .description = "the source's kernel: a block per Q x Q microstate in shared memory, LAM averaged",
-    .provenance = "section 1 (steps 1-5) and equation 1 of 000_d2722dce0c10bad2.txt",
-    .launch_fixed = "the source's kernel: a block per microstate, a thread per column of it (Q threads, a multiple of 32)",
-    .not_applicable = &ema::rqa::microstates_fit_a_block,
-}));
+                               .name = "seed-cuda",
+                               .algorithm = "microstates",
+                               .backend = ema::backend::cuda,
+                               .role = ema::variant_role::source,
+                               .description = "the source's kernel: a block per Q x Q microstate in shared memory, LAM averaged",
+                               .provenance = "section 1 (steps 1-5) and equation 1 of 000_d2722dce0c10bad2.txt",
+                               .launch_fixed = "the source's kernel: a block per microstate, a thread per column of it (Q threads, a multiple of 32)",
+                               .not_applicable = &ema::rqa::microstates_fit_a_block,
+                           }));

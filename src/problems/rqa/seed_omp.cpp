@@ -14,8 +14,7 @@ output seed_omp(const input& in, run_context& ctx) {
   double sum = 0, sum2 = 0;
   std::uint64_t used = 0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : sum, sum2, used)
-  for (std::int64_t s = 0; s < static_cast<std::int64_t>(in.s.samples); ++s)
-    add_microstate(in, static_cast<std::uint64_t>(s), sum, sum2, used);
+  for (std::int64_t s = 0; s < static_cast<std::int64_t>(in.s.samples); ++s) add_microstate(in, static_cast<std::uint64_t>(s), sum, sum2, used);
   return seed_estimate(in.s.samples, used, sum, sum2);
 }
 
@@ -23,11 +22,11 @@ output seed_omp(const input& in, run_context& ctx) {
 }  // namespace ema::rqa
 
 EMA_VARIANT(rqa_seed_omp, ema::rqa::kit::variant<&ema::rqa::seed_omp>({
-    .name = "seed-omp",
-    .algorithm = "microstates",
-    .backend = ema::backend::omp,
-    .role = ema::variant_role::source,
-    .description = "LAM from random Q x Q microstates, averaged (the source's estimator), OpenMP",
-    .provenance = "section 1 and equation 1 of 000_d2722dce0c10bad2.txt",
-    .not_applicable = &ema::rqa::microstates_fit,
-}));
+                              .name = "seed-omp",
+                              .algorithm = "microstates",
+                              .backend = ema::backend::omp,
+                              .role = ema::variant_role::source,
+                              .description = "LAM from random Q x Q microstates, averaged (the source's estimator), OpenMP",
+                              .provenance = "section 1 and equation 1 of 000_d2722dce0c10bad2.txt",
+                              .not_applicable = &ema::rqa::microstates_fit,
+                          }));

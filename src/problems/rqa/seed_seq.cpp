@@ -18,11 +18,11 @@ output seed_seq(const input& in, run_context&) {
 }  // namespace ema::rqa
 
 EMA_VARIANT(rqa_seed_seq, ema::rqa::kit::variant<&ema::rqa::seed_seq>({
-    .name = "seed-seq",
-    .algorithm = "microstates",
-    .backend = ema::backend::seq,
-    .role = ema::variant_role::source,
-    .description = "LAM from random Q x Q microstates, averaged (the source's estimator), one thread",
-    .provenance = "section 1 and equation 1 of 000_d2722dce0c10bad2.txt",
-    .not_applicable = &ema::rqa::microstates_fit,
-}));
+                              .name = "seed-seq",
+                              .algorithm = "microstates",
+                              .backend = ema::backend::seq,
+                              .role = ema::variant_role::source,
+                              .description = "LAM from random Q x Q microstates, averaged (the source's estimator), one thread",
+                              .provenance = "section 1 and equation 1 of 000_d2722dce0c10bad2.txt",
+                              .not_applicable = &ema::rqa::microstates_fit,
+                          }));

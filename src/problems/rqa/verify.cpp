@@ -82,8 +82,10 @@ estimate reference_seed(const input& in) {
     for (std::size_t b = 0; b < Q; ++b) {
       std::size_t run = 0;
       for (std::size_t a = 0; a <= Q; ++a) {
-        if (a < Q && block[a * Q + b]) ++run;
-        else if (run) ++hist[run], run = 0;
+        if (a < Q && block[a * Q + b])
+          ++run;
+        else if (run)
+          ++hist[run], run = 0;
       }
     }
     double lam = 0, total = 0;
@@ -102,8 +104,7 @@ estimate reference_seed(const input& in) {
 quantifiers quantify(const histograms& h, std::size_t lmin, std::size_t vmin) {
   quantifiers q;
   q.RR = h.cells ? static_cast<double>(h.recurrent) / static_cast<double>(h.cells) : 0;
-  auto side = [](const std::vector<std::uint64_t>& P, std::size_t least, double& fraction, double& mean, double& longest,
-                 double* entropy) {
+  auto side = [](const std::vector<std::uint64_t>& P, std::size_t least, double& fraction, double& mean, double& longest, double* entropy) {
     double all = 0, long_points = 0, long_lines = 0;
     for (std::size_t l = 1; l < P.size(); ++l) {
       all += static_cast<double>(l) * static_cast<double>(P[l]);
@@ -129,9 +130,9 @@ quantifiers quantify(const histograms& h, std::size_t lmin, std::size_t vmin) {
 
 std::string result_json(const input& in, const histograms& h) {
   const auto q = quantify(h, in.s.lmin, in.s.vmin);
-  return nlohmann::json{{"RR", q.RR},     {"DET", q.DET},   {"L", q.L},
-                        {"Lmax", q.Lmax}, {"ENTR", q.ENTR}, {"LAM", q.LAM},
-                        {"TT", q.TT},     {"Vmax", q.Vmax}, {"recurrent", h.recurrent},
+  return nlohmann::json{{"RR", q.RR},       {"DET", q.DET},    {"L", q.L},
+                        {"Lmax", q.Lmax},   {"ENTR", q.ENTR},  {"LAM", q.LAM},
+                        {"TT", q.TT},       {"Vmax", q.Vmax},  {"recurrent", h.recurrent},
                         {"cells", h.cells}, {"eps", in.s.eps}, {"vectors", in.vectors()}}
       .dump();
 }
@@ -154,8 +155,8 @@ nlohmann::json ci95(const estimate& e) { return {e.value - 1.96 * e.se, e.value 
 /// used, the same LAM to 1e-9 relative.
 outcome check_seed(const input& in, const expected& want, const estimate& e) {
   outcome o;
-  o.result_json = nlohmann::json{{"LAM", e.value},      {"LAM_se", e.se},           {"LAM_ci95", ci95(e)}, {"samples", e.samples},
-                                 {"microstates_used", e.used}, {"Q", in.s.q}, {"eps", in.s.eps}}
+  o.result_json = nlohmann::json{{"LAM", e.value}, {"LAM_se", e.se}, {"LAM_ci95", ci95(e)}, {"samples", e.samples}, {"microstates_used", e.used},
+                                 {"Q", in.s.q},    {"eps", in.s.eps}}
                       .dump();
   if (!want.seed) want.seed = reference_seed(in);
   const auto& r = *want.seed;
@@ -173,12 +174,23 @@ outcome check_seed(const input& in, const expected& want, const estimate& e) {
 /// [0, 1] and a whole number of rounds.
 outcome check_motif(const input& in, const expected& want, const motif_estimate& m) {
   outcome o;
-  o.result_json = nlohmann::json{{"LAM", m.lam.value},  {"LAM_se", m.lam.se}, {"LAM_ci95", ci95(m.lam)},
-                                 {"DET", m.det.value},  {"DET_se", m.det.se}, {"DET_ci95", ci95(m.det)},
-                                 {"TT", m.tt.value},    {"TT_se", m.tt.se},   {"L", m.l.value},
-                                 {"L_se", m.l.se},      {"ENTR", m.entr},     {"cells", m.lam.samples},
-                                 {"recurrent_drawn", m.lam.used}, {"line_starts_drawn", m.l.used}, {"eps", in.s.eps}}
-                      .dump();
+  o.result_json = nlohmann::json{
+      {"LAM", m.lam.value},
+      {"LAM_se", m.lam.se},
+      {"LAM_ci95", ci95(m.lam)},
+      {"DET", m.det.value},
+      {"DET_se", m.det.se},
+      {"DET_ci95", ci95(m.det)},
+      {"TT", m.tt.value},
+      {"TT_se", m.tt.se},
+      {"L", m.l.value},
+      {"L_se", m.l.se},
+      {"ENTR", m.entr},
+      {"cells", m.lam.samples},
+      {"recurrent_drawn", m.lam.used},
+      {"line_starts_drawn", m.l.used},
+      {"eps",
+       in.s.eps}}.dump();
   // Where the exact plot is affordable: the exact values within 5 standard errors.
   if (want.have_histograms) {
     const auto q = quantify(want.h, in.s.lmin, in.s.vmin);
@@ -227,8 +239,10 @@ outcome check_exact(const input& in, const expected& want, const histograms& h) 
     else if (h.diagonal != want.h.diagonal || h.vertical != want.h.vertical) {
       std::size_t l = 1;
       while (l <= N && h.diagonal[l] == want.h.diagonal[l] && h.vertical[l] == want.h.vertical[l]) ++l;
-      o.reason = fmt::format("line histograms differ from the reference at length {}: diagonal {} (reference {}), vertical {} "
-                             "(reference {})", l, h.diagonal[l], want.h.diagonal[l], h.vertical[l], want.h.vertical[l]);
+      o.reason = fmt::format(
+          "line histograms differ from the reference at length {}: diagonal {} (reference {}), vertical {} "
+          "(reference {})",
+          l, h.diagonal[l], want.h.diagonal[l], h.vertical[l], want.h.vertical[l]);
     } else {
       o.verified = true;
     }
@@ -236,8 +250,9 @@ outcome check_exact(const input& in, const expected& want, const histograms& h) 
   }
   std::uint64_t dsum = 0, vsum = 0;
   for (std::size_t l = 1; l <= N; ++l) dsum += l * h.diagonal[l], vsum += l * h.vertical[l];
-  const std::uint64_t window = in.s.theiler == 0 ? 0 : N + 2 * (std::min<std::uint64_t>(in.s.theiler, N) - 1) * N -
-                                                         (std::min<std::uint64_t>(in.s.theiler, N) - 1) * std::min<std::uint64_t>(in.s.theiler, N);
+  const std::uint64_t window = in.s.theiler == 0 ? 0
+                                                 : N + 2 * (std::min<std::uint64_t>(in.s.theiler, N) - 1) * N -
+                                                       (std::min<std::uint64_t>(in.s.theiler, N) - 1) * std::min<std::uint64_t>(in.s.theiler, N);
   if (dsum != h.recurrent || vsum != h.recurrent) {
     o.reason = fmt::format("the line histograms hold {} (diagonal) and {} (vertical) recurrent cells, but {} were counted", dsum, vsum, h.recurrent);
     return o;
@@ -273,9 +288,12 @@ outcome traits::check(const input& in, const expected& want, const output& got) 
   return std::visit(
       [&](const auto& answer) -> outcome {
         using A = std::decay_t<decltype(answer)>;
-        if constexpr (std::is_same_v<A, histograms>) return check_exact(in, want, answer);
-        else if constexpr (std::is_same_v<A, estimate>) return check_seed(in, want, answer);
-        else return check_motif(in, want, answer);
+        if constexpr (std::is_same_v<A, histograms>)
+          return check_exact(in, want, answer);
+        else if constexpr (std::is_same_v<A, estimate>)
+          return check_seed(in, want, answer);
+        else
+          return check_motif(in, want, answer);
       },
       got);
 }

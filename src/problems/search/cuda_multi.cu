@@ -30,8 +30,8 @@ output split(const input& in, run_context& ctx) {
   for (int d = 0; d < g; ++d) {
     const std::uint64_t offset = std::min(n, share * static_cast<std::uint64_t>(d));
     const std::uint64_t count = std::min(share, n - offset);
-    parts.push_back({offset, count, ctx.launch(choose_scan_config(gpu::query().devices.at(static_cast<std::size_t>(d)), count)),
-                     nullptr, nullptr, nullptr});
+    parts.push_back(
+        {offset, count, ctx.launch(choose_scan_config(gpu::query().devices.at(static_cast<std::size_t>(d)), count)), nullptr, nullptr, nullptr});
   }
   ctx.note("devices", g);
   ctx.note("elements_per_device", static_cast<std::int64_t>(share));
@@ -73,10 +73,10 @@ output split(const input& in, run_context& ctx) {
 }  // namespace ema::search
 
 EMA_VARIANT(search_cuda_multi, ema::search::kit::variant<&ema::search::split>({
-    .name = "cuda-multi",
-    .backend = ema::backend::multi_gpu,
-    .role = ema::variant_role::source,
-    .description = "array split evenly over every GPU, asynchronous copies and launches per device",
-    .provenance = "section 3.1 and Figure 2 of 001_9fea77a744af8951.txt",
-    .launch = ema::search::scan_config::fields,
-}));
+                                   .name = "cuda-multi",
+                                   .backend = ema::backend::multi_gpu,
+                                   .role = ema::variant_role::source,
+                                   .description = "array split evenly over every GPU, asynchronous copies and launches per device",
+                                   .provenance = "section 3.1 and Figure 2 of 001_9fea77a744af8951.txt",
+                                   .launch = ema::search::scan_config::fields,
+                               }));

@@ -28,8 +28,8 @@ struct seed_launch {
   std::array<int*, 1> members() { return {&threads}; }
 };
 
-__global__ void pesquisa_paralelo(const std::uint32_t* L, std::uint32_t x, unsigned long long n, unsigned long long b,
-                                  unsigned steps, unsigned long long* k) {
+__global__ void pesquisa_paralelo(const std::uint32_t* L, std::uint32_t x, unsigned long long n, unsigned long long b, unsigned steps,
+                                  unsigned long long* k) {
   const unsigned long long t = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
   if (t >= b) return;
   for (unsigned d = 0; d <= steps; ++d) {
@@ -54,23 +54,23 @@ output pesquisa(const input& in, run_context& ctx) {
   ctx.note("blocks", static_cast<std::int64_t>(bthreads));  // equation 2
   ctx.note("steps", static_cast<std::int64_t>(steps + 1));
   ctx.processors(static_cast<std::int64_t>(p));
-  return run_on_device(in, ctx, [&](cuda::session& gpu, const std::uint32_t* d, std::uint64_t size, std::uint32_t key,
-                                    unsigned long long* k) -> std::optional<output> {
-    pesquisa_paralelo<<<static_cast<unsigned>(bthreads), static_cast<unsigned>(maxthreads), 0, gpu.stream()>>>(
-        d, key, size, p, steps, k);
-    EMA_CUDA_CHECK_LAUNCH();
-    return std::nullopt;
-  });
+  return run_on_device(
+      in, ctx,
+      [&](cuda::session& gpu, const std::uint32_t* d, std::uint64_t size, std::uint32_t key, unsigned long long* k) -> std::optional<output> {
+        pesquisa_paralelo<<<static_cast<unsigned>(bthreads), static_cast<unsigned>(maxthreads), 0, gpu.stream()>>>(d, key, size, p, steps, k);
+        EMA_CUDA_CHECK_LAUNCH();
+        return std::nullopt;
+      });
 }
 
 }  // namespace
 }  // namespace ema::search
 
 EMA_VARIANT(search_cuda_seed, ema::search::kit::variant<&ema::search::pesquisa>({
-    .name = "cuda-seed",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::source,
-    .description = "p = ceil(n/log n) threads, ceil(log n) steps of p elements, shared early-exit flag",
-    .provenance = "Algorithm 2 and equations 1-2 of 001_9fea77a744af8951.txt",
-    .launch = ema::search::seed_launch::fields,
-}));
+                                  .name = "cuda-seed",
+                                  .backend = ema::backend::cuda,
+                                  .role = ema::variant_role::source,
+                                  .description = "p = ceil(n/log n) threads, ceil(log n) steps of p elements, shared early-exit flag",
+                                  .provenance = "Algorithm 2 and equations 1-2 of 001_9fea77a744af8951.txt",
+                                  .launch = ema::search::seed_launch::fields,
+                              }));

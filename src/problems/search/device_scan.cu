@@ -11,16 +11,15 @@ namespace {
 constexpr unsigned check_every = 4;
 
 template <int Unroll>
-__global__ void __launch_bounds__(256) scan_kernel(const std::uint32_t* __restrict__ data, unsigned long long n,
-                                                   std::uint32_t key, unsigned long long* best) {
+__global__ void __launch_bounds__(256)
+    scan_kernel(const std::uint32_t* __restrict__ data, unsigned long long n, std::uint32_t key, unsigned long long* best) {
   const unsigned long long n_vec = n / 4;
   const uint4* __restrict__ v = reinterpret_cast<const uint4*>(data);
   const unsigned tile = blockDim.x * Unroll;
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * tile;
   unsigned long long known = no_index;
   unsigned iteration = 0;
-  for (unsigned long long base = static_cast<unsigned long long>(blockIdx.x) * tile; base < n_vec;
-       base += stride, ++iteration) {
+  for (unsigned long long base = static_cast<unsigned long long>(blockIdx.x) * tile; base < n_vec; base += stride, ++iteration) {
     uint4 x[Unroll];
     if (base + tile <= n_vec) {
 #pragma unroll
@@ -73,8 +72,7 @@ scan_config choose_scan_config(const gpu::device_info& d, std::uint64_t n) {
   return c;
 }
 
-void launch_scan(const scan_config& c, const std::uint32_t* data, std::uint64_t n, std::uint32_t key,
-                 unsigned long long* best, cudaStream_t stream) {
+void launch_scan(const scan_config& c, const std::uint32_t* data, std::uint64_t n, std::uint32_t key, unsigned long long* best, cudaStream_t stream) {
   scan_kernel<scan_config::unroll><<<c.blocks, c.threads, 0, stream>>>(data, n, key, best);
   EMA_CUDA_CHECK_LAUNCH();
 }

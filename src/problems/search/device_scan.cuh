@@ -46,8 +46,7 @@ struct scan_config {
 scan_config choose_scan_config(const gpu::device_info& device, std::uint64_t n);
 
 /// Launches the scan over data[0, n) on `stream`; `best` must hold no_index (or a bound) beforehand.
-void launch_scan(const scan_config& c, const std::uint32_t* data, std::uint64_t n, std::uint32_t key,
-                 unsigned long long* best, cudaStream_t stream);
+void launch_scan(const scan_config& c, const std::uint32_t* data, std::uint64_t n, std::uint32_t key, unsigned long long* best, cudaStream_t stream);
 
 /// The shared single-device flow (measure/cuda/session.cuh): the array in (`h2d`, with the best
 /// index set to "none"), `search(session, data, n, key, best)` enqueues the search (`kernel`), the

@@ -42,7 +42,8 @@ output scan(const input& in, run_context& ctx) {
       while (L[i] != x) ++i;
       auto found = static_cast<std::int64_t>(i);
       auto cur = best.load(std::memory_order_relaxed);
-      while (found < cur && !best.compare_exchange_weak(cur, found, std::memory_order_relaxed)) {}
+      while (found < cur && !best.compare_exchange_weak(cur, found, std::memory_order_relaxed)) {
+      }
       break;
     }
   }
@@ -56,9 +57,9 @@ output scan(const input& in, run_context& ctx) {
 }  // namespace ema::search
 
 EMA_VARIANT(search_omp, ema::search::kit::variant<&ema::search::scan>({
-    .name = "omp",
-    .backend = ema::backend::omp,
-    .role = ema::variant_role::ours,
-    .description = "OpenMP scan of contiguous shares, vectorised blocks, early exit keeping the lowest index",
-    .provenance = "ours (parallel form of Algorithm 1 of 001_9fea77a744af8951.txt)",
-}));
+                            .name = "omp",
+                            .backend = ema::backend::omp,
+                            .role = ema::variant_role::ours,
+                            .description = "OpenMP scan of contiguous shares, vectorised blocks, early exit keeping the lowest index",
+                            .provenance = "ours (parallel form of Algorithm 1 of 001_9fea77a744af8951.txt)",
+                        }));

@@ -27,24 +27,27 @@ constexpr std::uint64_t key_stream = 0x6b6579;      // "key"
 constexpr std::uint64_t place_stream = 0x706c6163;  // "plac"
 
 constexpr param_spec params[] = {
-    {"hit", param_kind::choice, "none", "where the key is planted (none: absent, the worst case)",
-     "none|first|middle|last|random"},
+    {"hit", param_kind::choice, "none", "where the key is planted (none: absent, the worst case)", "none|first|middle|last|random"},
     {"copies", param_kind::integer, "1", "occurrences of the key when planted (extra copies after the first)"},
 };
 
 constexpr std::uint64_t test_sizes[] = {0, 1, 2, 3, 31, 32, 33, 1023, 1024, 1025, (1u << 20) + 7};
-constexpr const char* test_params[] = {"hit=none",         "hit=first",          "hit=middle",        "hit=last",
-                                       "hit=random",       "hit=first,copies=3", "hit=middle,copies=3", "hit=last,copies=3",
-                                       "hit=random,copies=3"};
+constexpr const char* test_params[] = {"hit=none",           "hit=first",           "hit=middle",        "hit=last",           "hit=random",
+                                       "hit=first,copies=3", "hit=middle,copies=3", "hit=last,copies=3", "hit=random,copies=3"};
 
 std::int64_t planted_position(std::uint64_t n, hit_mode hit, std::uint64_t seed) {
   if (n == 0) return -1;
   switch (hit) {
-    case hit_mode::none: return -1;
-    case hit_mode::first: return 0;
-    case hit_mode::middle: return static_cast<std::int64_t>(n / 2);
-    case hit_mode::last: return static_cast<std::int64_t>(n - 1);
-    case hit_mode::random: break;
+    case hit_mode::none:
+      return -1;
+    case hit_mode::first:
+      return 0;
+    case hit_mode::middle:
+      return static_cast<std::int64_t>(n / 2);
+    case hit_mode::last:
+      return static_cast<std::int64_t>(n - 1);
+    case hit_mode::random:
+      break;
   }
   return static_cast<std::int64_t>(random_below(seed ^ place_stream, 0, n));
 }
@@ -53,11 +56,18 @@ work_model work(std::uint64_t n, const param_set& p) {
   // Elements a scan must read: up to and including the answer, all of them when absent.
   double elements = static_cast<double>(n);
   switch (settings::of(p).hit) {
-    case hit_mode::first: elements = n ? 1 : 0; break;
-    case hit_mode::middle: elements = n ? static_cast<double>(n / 2 + 1) : 0; break;
-    case hit_mode::random: elements = (static_cast<double>(n) + 1) / 2; break;
+    case hit_mode::first:
+      elements = n ? 1 : 0;
+      break;
+    case hit_mode::middle:
+      elements = n ? static_cast<double>(n / 2 + 1) : 0;
+      break;
+    case hit_mode::random:
+      elements = (static_cast<double>(n) + 1) / 2;
+      break;
     case hit_mode::none:
-    case hit_mode::last: break;
+    case hit_mode::last:
+      break;
   }
   return {4 * elements, elements};
 }
@@ -74,9 +84,8 @@ void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
 
 settings settings::of(const param_set& p) {
   settings s;
-  constexpr std::pair<std::string_view, hit_mode> hits[] = {{"none", hit_mode::none},     {"first", hit_mode::first},
-                                                             {"middle", hit_mode::middle}, {"last", hit_mode::last},
-                                                             {"random", hit_mode::random}};
+  constexpr std::pair<std::string_view, hit_mode> hits[] = {
+      {"none", hit_mode::none}, {"first", hit_mode::first}, {"middle", hit_mode::middle}, {"last", hit_mode::last}, {"random", hit_mode::random}};
   for (const auto& [name, mode] : hits)
     if (p.text("hit") == name) s.hit = mode;
   s.copies = integer_in(p, "search", "copies", 1, std::numeric_limits<std::int64_t>::max());
@@ -110,13 +119,13 @@ input traits::generate(const point_request& r) {
 }  // namespace ema::search
 
 EMA_PROBLEM(search, ema::search::kit::problem({
-    .title = "parallel search for a key in an unsorted array: the lowest index, or -1",
-    .size_meaning = "number of 32-bit elements in the array",
-    .source = "001_9fea77a744af8951.txt (Algorithms 1 and 2, section 3.1)",
-    .params = ema::search::params,
-    .default_sizes = "2^10..2^26",
-    .work = &ema::search::work,
-    .validate = &ema::search::validate,
-    .test_sizes = ema::search::test_sizes,
-    .test_params = ema::search::test_params,
-}));
+                        .title = "parallel search for a key in an unsorted array: the lowest index, or -1",
+                        .size_meaning = "number of 32-bit elements in the array",
+                        .source = "001_9fea77a744af8951.txt (Algorithms 1 and 2, section 3.1)",
+                        .params = ema::search::params,
+                        .default_sizes = "2^10..2^26",
+                        .work = &ema::search::work,
+                        .validate = &ema::search::validate,
+                        .test_sizes = ema::search::test_sizes,
+                        .test_params = ema::search::test_params,
+                    }));

@@ -25,9 +25,9 @@ output pesquisa(const input& in, run_context&) {
 }  // namespace ema::search
 
 EMA_VARIANT(search_seq, ema::search::kit::variant<&ema::search::pesquisa>({
-    .name = "seq",
-    .backend = ema::backend::seq,
-    .role = ema::variant_role::source,
-    .description = "linear scan with early exit, one thread",
-    .provenance = "Algorithm 1 of 001_9fea77a744af8951.txt",
-}));
+                            .name = "seq",
+                            .backend = ema::backend::seq,
+                            .role = ema::variant_role::source,
+                            .description = "linear scan with early exit, one thread",
+                            .provenance = "Algorithm 1 of 001_9fea77a744af8951.txt",
+                        }));

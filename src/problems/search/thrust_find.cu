@@ -11,22 +11,22 @@ namespace ema::search {
 namespace {
 
 output find(const input& in, run_context& ctx) {
-  return run_on_device(in, ctx, [&](cuda::session& gpu, const std::uint32_t* d, std::uint64_t n, std::uint32_t key,
-                                    unsigned long long*) -> std::optional<output> {
-    auto alloc = gpu.library_allocator();
-    auto it = thrust::find(thrust::cuda::par(alloc).on(gpu.stream()), d, d + n, key);
-    const auto index = static_cast<output>(it - d);
-    return index == static_cast<output>(n) ? -1 : index;
-  });
+  return run_on_device(
+      in, ctx, [&](cuda::session& gpu, const std::uint32_t* d, std::uint64_t n, std::uint32_t key, unsigned long long*) -> std::optional<output> {
+        auto alloc = gpu.library_allocator();
+        auto it = thrust::find(thrust::cuda::par(alloc).on(gpu.stream()), d, d + n, key);
+        const auto index = static_cast<output>(it - d);
+        return index == static_cast<output>(n) ? -1 : index;
+      });
 }
 
 }  // namespace
 }  // namespace ema::search
 
 EMA_VARIANT(search_thrust_find, ema::search::kit::variant<&ema::search::find>({
-    .name = "thrust-find",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::anchor,
-    .description = "thrust::find on the device array",
-    .provenance = "thrust::find",
-}));
+                                    .name = "thrust-find",
+                                    .backend = ema::backend::cuda,
+                                    .role = ema::variant_role::anchor,
+                                    .description = "thrust::find on the device array",
+                                    .provenance = "thrust::find",
+                                }));

@@ -76,8 +76,10 @@ inline std::size_t launches(int levels, int batch_levels = default_batch_levels)
 __host__ __device__ inline void node_range(std::size_t& lo, std::size_t& hi, int steps, std::size_t j) {
   for (int k = steps - 1; k >= 0; --k) {
     const std::size_t mid = lo + (hi - lo) / 2;
-    if ((j >> k) & 1) lo = mid;
-    else hi = mid;
+    if ((j >> k) & 1)
+      lo = mid;
+    else
+      hi = mid;
   }
 }
 /// The largest node `steps` halvings below a range of `len` keys.

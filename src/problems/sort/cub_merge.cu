@@ -33,10 +33,10 @@ output run(const input& in, run_context& ctx) { return run_typed<merge>(in, ctx)
 }  // namespace ema::sort
 
 EMA_VARIANT(sort_cub_merge, ema::sort::kit::variant<&ema::sort::run>({
-    .name = "cub-merge",
-    .algorithm = "merge",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::anchor,
-    .description = "cub::DeviceMergeSort::SortKeys in place on the device keys",
-    .provenance = "cub::DeviceMergeSort",
-}));
+                                .name = "cub-merge",
+                                .algorithm = "merge",
+                                .backend = ema::backend::cuda,
+                                .role = ema::variant_role::anchor,
+                                .description = "cub::DeviceMergeSort::SortKeys in place on the device keys",
+                                .provenance = "cub::DeviceMergeSort",
+                            }));

@@ -34,10 +34,10 @@ output run(const input& in, run_context& ctx) { return run_typed<radix>(in, ctx)
 }  // namespace ema::sort
 
 EMA_VARIANT(sort_cub_radix, ema::sort::kit::variant<&ema::sort::run>({
-    .name = "cub-radix",
-    .algorithm = "radix",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::anchor,
-    .description = "cub::DeviceRadixSort::SortKeys on the device keys (double buffer)",
-    .provenance = "cub::DeviceRadixSort",
-}));
+                                .name = "cub-radix",
+                                .algorithm = "radix",
+                                .backend = ema::backend::cuda,
+                                .role = ema::variant_role::anchor,
+                                .description = "cub::DeviceRadixSort::SortKeys on the device keys (double buffer)",
+                                .provenance = "cub::DeviceRadixSort",
+                            }));

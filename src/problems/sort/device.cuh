@@ -65,8 +65,10 @@ output run_on_device(const input& in, run_context& ctx, Plan&& plan, After&& aft
 /// A key that sorts after every key a run can hold (the inputs are finite): padding for block sorts.
 template <class K>
 __host__ __device__ constexpr K greatest_key() {
-  if constexpr (std::is_floating_point_v<K>) return __builtin_huge_valf();
-  else return ~K(0);
+  if constexpr (std::is_floating_point_v<K>)
+    return __builtin_huge_valf();
+  else
+    return ~K(0);
 }
 
 /// A warp-aggregated atomicAdd (the GPU quicksorts' scatter): the active lanes of a warp that pass

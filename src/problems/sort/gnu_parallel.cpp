@@ -29,10 +29,10 @@ output run(const input& in, run_context& ctx) { return run_typed<parallel_mode>(
 }  // namespace ema::sort
 
 EMA_VARIANT(sort_gnu_parallel, ema::sort::kit::variant<&ema::sort::run>({
-    .name = "gnu-parallel",
-    .algorithm = "std",
-    .backend = ema::backend::omp,
-    .role = ema::variant_role::anchor,
-    .description = "__gnu_parallel::sort: libstdc++'s parallel mode, a multiway mergesort on the OpenMP threads",
-    .provenance = "__gnu_parallel::sort",
-}));
+                                   .name = "gnu-parallel",
+                                   .algorithm = "std",
+                                   .backend = ema::backend::omp,
+                                   .role = ema::variant_role::anchor,
+                                   .description = "__gnu_parallel::sort: libstdc++'s parallel mode, a multiway mergesort on the OpenMP threads",
+                                   .provenance = "__gnu_parallel::sort",
+                               }));

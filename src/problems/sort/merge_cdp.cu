@@ -44,8 +44,8 @@ __device__ __forceinline__ K* run_of(K* keys, K* buffer, int depth) {
 /// the level above, as this grid's tail launch, until the batch itself is merged. The grid of level
 /// d runs at nesting level batch + levels - d.
 template <class K>
-__global__ void __launch_bounds__(tiles::threads) merge_level(K* keys, K* buffer, std::size_t lo, std::size_t hi, int batch, int depth, int levels,
-                                                              cdp::stats* st) {
+__global__ void __launch_bounds__(tiles::threads)
+    merge_level(K* keys, K* buffer, std::size_t lo, std::size_t hi, int batch, int depth, int levels, cdp::stats* st) {
   __shared__ tiles::merge_storage<K> s;
   const std::size_t per = tiles::merge_blocks(cdp::merge_tree::largest_node(hi - lo, depth - batch));
   std::size_t a = lo, b = hi;
@@ -57,8 +57,8 @@ __global__ void __launch_bounds__(tiles::threads) merge_level(K* keys, K* buffer
     tiles::merge_tile(halves + a, mid - a, halves + mid, b - mid, run_of(keys, buffer, depth) + a, first, s);
   }
   if (depth > batch && blockIdx.x == 0 && threadIdx.x == 0) {
-    merge_level<K><<<cdp::merge_tree::level_blocks(hi - lo, depth - 1 - batch), tiles::threads, 0, cudaStreamTailLaunch>>>(keys, buffer, lo, hi, batch, depth - 1,
-                                                                                                     levels, st);
+    merge_level<K><<<cdp::merge_tree::level_blocks(hi - lo, depth - 1 - batch), tiles::threads, 0, cudaStreamTailLaunch>>>(
+        keys, buffer, lo, hi, batch, depth - 1, levels, st);
     cdp::launched(st, batch + levels - depth);
   }
 }
@@ -66,17 +66,20 @@ __global__ void __launch_bounds__(tiles::threads) merge_level(K* keys, K* buffer
 /// A batch [lo, hi) at depth `batch`: block j sorts leaf j of the batch (a block alone below the
 /// cutoff) into its run; the tail launch merges the deepest level.
 template <class K>
-__global__ void __launch_bounds__(tiles::threads) sort_batch(K* keys, K* buffer, std::size_t lo, std::size_t hi, int batch, int levels, cdp::stats* st) {
+__global__ void __launch_bounds__(tiles::threads)
+    sort_batch(K* keys, K* buffer, std::size_t lo, std::size_t hi, int batch, int levels, cdp::stats* st) {
   __shared__ tiles::block_storage<K> s;
   std::size_t a = lo, b = hi;
   cdp::merge_tree::node_range(a, b, levels - batch, blockIdx.x);
   const std::size_t len = b - a;
   K* const out = run_of(keys, buffer, levels);
-  if (len <= static_cast<std::size_t>(tiles::tile_keys)) tiles::block_sort(keys + a, out + a, static_cast<int>(len), s.sort);
-  else tiles::block_merge_sort(keys + a, buffer + a, out + a, len, s);
+  if (len <= static_cast<std::size_t>(tiles::tile_keys))
+    tiles::block_sort(keys + a, out + a, static_cast<int>(len), s.sort);
+  else
+    tiles::block_merge_sort(keys + a, buffer + a, out + a, len, s);
   if (levels > batch && blockIdx.x == 0 && threadIdx.x == 0) {
-    merge_level<K><<<cdp::merge_tree::level_blocks(hi - lo, levels - 1 - batch), tiles::threads, 0, cudaStreamTailLaunch>>>(keys, buffer, lo, hi, batch, levels - 1,
-                                                                                                      levels, st);
+    merge_level<K><<<cdp::merge_tree::level_blocks(hi - lo, levels - 1 - batch), tiles::threads, 0, cudaStreamTailLaunch>>>(
+        keys, buffer, lo, hi, batch, levels - 1, levels, st);
     cdp::launched(st, batch);
   }
 }
@@ -109,7 +112,8 @@ struct tree_launch {
   int leaf_log2 = cdp::merge_tree::default_leaf_log2, batch_levels = cdp::merge_tree::default_batch_levels;
   static constexpr launch_field fields[] = {
       {"leaf_log2", "a node of at most 2^leaf_log2 keys is a leaf, which one block sorts alone (ema: 15)", 12, 24},
-      {"batch_levels", "the levels below a batch, whose leaves one grid sorts (a block a leaf) and whose merges chain as tail launches (ema: 6)", 0, 10}};
+      {"batch_levels", "the levels below a batch, whose leaves one grid sorts (a block a leaf) and whose merges chain as tail launches (ema: 6)", 0,
+       10}};
   std::array<int*, 2> members() { return {&leaf_log2, &batch_levels}; }
 };
 
@@ -121,23 +125,26 @@ struct recursive {
     if (levels > cdp::max_nesting) throw usage_error("merge-cdp: n is too large for 24 levels of device launches");
     const std::size_t launches = cdp::merge_tree::launches(levels, l.batch_levels);
     cdp::stats* st = nullptr;
-    auto o = run_on_device<K>(in, ctx, [&](cuda::session& gpu, device_keys<K>& d) {
-      K* buffer = gpu.alloc<K>(d.n);
-      st = gpu.alloc<cdp::stats>(1);
-      cdp::reserve_launches(launches + 64);
-      return [&, buffer]() -> const K* {
-        gpu.fill_bytes(st, 0, 1);
-        if (d.n > 1) {
-          const int batch = cdp::merge_tree::batch_depth(levels, l.batch_levels);
-          if (batch == 0) sort_batch<K><<<1u << levels, tiles::threads, 0, gpu.stream()>>>(d.keys, buffer, 0, d.n, 0, levels, st);
-          else node<K><<<1, 1, 0, gpu.stream()>>>(d.keys, buffer, 0, d.n, 0, levels, batch, st);
-          EMA_CUDA_CHECK_LAUNCH();
-        }
-        return d.keys;
-      };
-    }, [&](cuda::session& gpu) {
-      cdp::record(ctx, gpu.read(st), "merge-cdp");
-    });
+    auto o = run_on_device<K>(
+        in, ctx,
+        [&](cuda::session& gpu, device_keys<K>& d) {
+          K* buffer = gpu.alloc<K>(d.n);
+          st = gpu.alloc<cdp::stats>(1);
+          cdp::reserve_launches(launches + 64);
+          return [&, buffer]() -> const K* {
+            gpu.fill_bytes(st, 0, 1);
+            if (d.n > 1) {
+              const int batch = cdp::merge_tree::batch_depth(levels, l.batch_levels);
+              if (batch == 0)
+                sort_batch<K><<<1u << levels, tiles::threads, 0, gpu.stream()>>>(d.keys, buffer, 0, d.n, 0, levels, st);
+              else
+                node<K><<<1, 1, 0, gpu.stream()>>>(d.keys, buffer, 0, d.n, 0, levels, batch, st);
+              EMA_CUDA_CHECK_LAUNCH();
+            }
+            return d.keys;
+          };
+        },
+        [&](cuda::session& gpu) { cdp::record(ctx, gpu.read(st), "merge-cdp"); });
     ctx.note("levels", levels);
     return o;
   }
@@ -149,11 +156,12 @@ output run(const input& in, run_context& ctx) { return run_typed<recursive>(in, 
 }  // namespace ema::sort
 
 EMA_VARIANT(sort_merge_cdp, ema::sort::kit::variant<&ema::sort::run>({
-    .name = "merge-cdp",
-    .algorithm = "merge",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::source,
-    .description = "recursive mergesort with CUDA dynamic parallelism: halves fire-and-forget, their merge a tail launch, blocks sort 2^15-key leaves, the bottom six levels batched",
-    .provenance = "the study's CUDA-DP form of 004_96c7929830a11cf7.txt (after Algorithm 6; designed per CDP2)",
-    .launch = ema::sort::tree_launch::fields,
-}));
+                                .name = "merge-cdp",
+                                .algorithm = "merge",
+                                .backend = ema::backend::cuda,
+                                .role = ema::variant_role::source,
+                                .description = "recursive mergesort with CUDA dynamic parallelism: halves fire-and-forget, their merge a tail "
+                                               "launch, blocks sort 2^15-key leaves, the bottom six levels batched",
+                                .provenance = "the study's CUDA-DP form of 004_96c7929830a11cf7.txt (after Algorithm 6; designed per CDP2)",
+                                .launch = ema::sort::tree_launch::fields,
+                            }));

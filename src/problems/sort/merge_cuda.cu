@@ -49,8 +49,10 @@ template <class K>
 __device__ void merge_halves(const K* source, K* dest, std::size_t inicio, std::size_t meio, std::size_t fim) {
   std::size_t i = inicio, j = meio;
   for (std::size_t k = inicio; k < fim; ++k) {
-    if (i < meio && (j >= fim || !(source[j] < source[i]))) dest[k] = source[i++];
-    else dest[k] = source[j++];
+    if (i < meio && (j >= fim || !(source[j] < source[i])))
+      dest[k] = source[i++];
+    else
+      dest[k] = source[j++];
   }
 }
 
@@ -103,13 +105,14 @@ output run(const input& in, run_context& ctx) { return run_typed<algorithm_5>(in
 }  // namespace
 }  // namespace ema::sort
 
-EMA_VARIANT(sort_merge_cuda, ema::sort::kit::variant<&ema::sort::run>({
-    .name = "merge-cuda",
-    .algorithm = "merge",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::source,
-    .description = "Algorithm 5: bottom-up mergesort, the width doubled on the host, each thread merging its runs, unified memory",
-    .provenance = "Algorithm 5 of 004_96c7929830a11cf7.txt",
-    .launch = ema::sort::merge_launch::fields,
-    .launch_refuses = &ema::sort::launch_refuses,
-}));
+EMA_VARIANT(sort_merge_cuda,
+            ema::sort::kit::variant<&ema::sort::run>({
+                .name = "merge-cuda",
+                .algorithm = "merge",
+                .backend = ema::backend::cuda,
+                .role = ema::variant_role::source,
+                .description = "Algorithm 5: bottom-up mergesort, the width doubled on the host, each thread merging its runs, unified memory",
+                .provenance = "Algorithm 5 of 004_96c7929830a11cf7.txt",
+                .launch = ema::sort::merge_launch::fields,
+                .launch_refuses = &ema::sort::launch_refuses,
+            }));

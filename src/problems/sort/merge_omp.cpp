@@ -55,10 +55,10 @@ output run(const input& in, run_context& ctx) { return run_typed<algorithm_6>(in
 }  // namespace ema::sort
 
 EMA_VARIANT(sort_merge_omp, ema::sort::kit::variant<&ema::sort::run>({
-    .name = "merge-omp",
-    .algorithm = "merge",
-    .backend = ema::backend::omp,
-    .role = ema::variant_role::source,
-    .description = "Algorithm 6: top-down mergesort, each half an OpenMP task down to single keys, then the merge",
-    .provenance = "Algorithm 6 of 004_96c7929830a11cf7.txt",
-}));
+                                .name = "merge-omp",
+                                .algorithm = "merge",
+                                .backend = ema::backend::omp,
+                                .role = ema::variant_role::source,
+                                .description = "Algorithm 6: top-down mergesort, each half an OpenMP task down to single keys, then the merge",
+                                .provenance = "Algorithm 6 of 004_96c7929830a11cf7.txt",
+                            }));

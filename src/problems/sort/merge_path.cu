@@ -69,11 +69,11 @@ output run(const input& in, run_context& ctx) { return run_typed<merge_path>(in,
 }  // namespace ema::sort
 
 EMA_VARIANT(sort_merge_path, ema::sort::kit::variant<&ema::sort::run>({
-    .name = "merge-path",
-    .algorithm = "merge",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::ours,
-    .description = "ours: 4096-key tiles sorted by blocks, then merge passes split across blocks by merge path",
-    .provenance = "ours (bottom-up like Algorithm 5 of 004_96c7929830a11cf7.txt, parallel at every width)",
-    .launch = ema::sort::path_launch::fields,
-}));
+                                 .name = "merge-path",
+                                 .algorithm = "merge",
+                                 .backend = ema::backend::cuda,
+                                 .role = ema::variant_role::ours,
+                                 .description = "ours: 4096-key tiles sorted by blocks, then merge passes split across blocks by merge path",
+                                 .provenance = "ours (bottom-up like Algorithm 5 of 004_96c7929830a11cf7.txt, parallel at every width)",
+                                 .launch = ema::sort::path_launch::fields,
+                             }));

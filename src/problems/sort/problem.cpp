@@ -25,10 +25,23 @@ constexpr param_spec params[] = {
 // Edge sizes around warps and blocks, and one past 2^20; every distribution in every type.
 constexpr std::uint64_t test_sizes[] = {0, 1, 2, 3, 31, 32, 33, 1023, 1024, 1025, (1u << 20) + 7};
 constexpr const char* test_params[] = {
-    "dist=uniform",          "dist=sorted",          "dist=reversed",          "dist=equal",          "dist=few",
-    "dist=organ",            "dist=nearly",          "dist=zipf",              "type=u64,dist=uniform", "type=u64,dist=reversed",
-    "type=u64,dist=few",     "type=u64,dist=zipf",   "type=f32,dist=uniform",  "type=f32,dist=sorted",  "type=f32,dist=equal",
-    "type=f32,dist=organ",   "type=f32,dist=nearly",
+    "dist=uniform",
+    "dist=sorted",
+    "dist=reversed",
+    "dist=equal",
+    "dist=few",
+    "dist=organ",
+    "dist=nearly",
+    "dist=zipf",
+    "type=u64,dist=uniform",
+    "type=u64,dist=reversed",
+    "type=u64,dist=few",
+    "type=u64,dist=zipf",
+    "type=f32,dist=uniform",
+    "type=f32,dist=sorted",
+    "type=f32,dist=equal",
+    "type=f32,dist=organ",
+    "type=f32,dist=nearly",
 };
 
 // Shown in the tables where a variant records them: the CUDA-DP variants' device launches and
@@ -61,9 +74,12 @@ constexpr algorithm_work algorithm_floors[] = {
 std::size_t count_in_file(const param_set& p) {
   const std::string& path = p.text("input");
   switch (type_of(p)) {
-    case key_type::u64: return read_keys<std::uint64_t>(path).size();
-    case key_type::f32: return read_keys<float>(path).size();
-    case key_type::u32: break;
+    case key_type::u64:
+      return read_keys<std::uint64_t>(path).size();
+    case key_type::f32:
+      return read_keys<float>(path).size();
+    case key_type::u32:
+      break;
   }
   return read_keys<std::uint32_t>(path).size();
 }
@@ -74,8 +90,7 @@ void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
   const auto count = count_in_file(p);
   for (auto n : sizes)
     if (n != count)
-      throw usage_error(fmt::format("{}: the file holds {} keys, but the point asks n = {} (run with --sizes {})", p.text("input"), count,
-                                    n, count));
+      throw usage_error(fmt::format("{}: the file holds {} keys, but the point asks n = {} (run with --sizes {})", p.text("input"), count, n, count));
 }
 
 std::uint64_t size_from_input(const param_set& p) { return p.text("input").empty() ? 0 : count_in_file(p); }
@@ -90,8 +105,8 @@ host_array<K> keys_for(const point_request& r, const std::string& path, std::str
   }
   const auto read = read_keys<K>(path);
   if (read.size() != r.n)
-    throw usage_error(fmt::format("{}: the file holds {} keys, but the point asks n = {} (run with --sizes {})", path, read.size(), r.n,
-                                  read.size()));
+    throw usage_error(
+        fmt::format("{}: the file holds {} keys, but the point asks n = {} (run with --sizes {})", path, read.size(), r.n, read.size()));
   if (!read.empty()) std::memcpy(keys.data(), read.data(), read.size() * sizeof(K));
   origin = path;
   return keys;
@@ -105,9 +120,15 @@ input traits::generate(const point_request& r) {
   in.type = type_of(*r.params);
   const std::string& path = r.params->text("input");
   switch (in.type) {
-    case key_type::u32: in.u32 = keys_for<std::uint32_t>(r, path, in.origin); break;
-    case key_type::u64: in.u64 = keys_for<std::uint64_t>(r, path, in.origin); break;
-    case key_type::f32: in.f32 = keys_for<float>(r, path, in.origin); break;
+    case key_type::u32:
+      in.u32 = keys_for<std::uint32_t>(r, path, in.origin);
+      break;
+    case key_type::u64:
+      in.u64 = keys_for<std::uint64_t>(r, path, in.origin);
+      break;
+    case key_type::f32:
+      in.f32 = keys_for<float>(r, path, in.origin);
+      break;
   }
   return in;
 }
@@ -144,19 +165,19 @@ template host_array<float> copy_of<float>(const input&);
 }  // namespace ema::sort
 
 EMA_PROBLEM(sort, ema::sort::kit::problem({
-    .title = "sort n keys in non-decreasing order (u32 by default; eight distributions)",
-    .size_meaning = "number of keys",
-    .source = "004_96c7929830a11cf7.txt (Algorithms 3 to 6: quicksort and mergesort in CUDA and OpenMP)",
-    .params = ema::sort::params,
-    .default_sizes = "2^12..2^22",  // 11 sizes an octave apart: enough for a verdict; merge-omp takes 3 s at 2^22 on 2 cores
-    .reference_variant = "std-sort",
-    .work = &ema::sort::work,
-    .rate = {.name = "Mkeys/s", .of_bytes = false, .scale = 1e6, .meaning = "keys sorted"},
-    .max_size = std::uint64_t{1} << 36,
-    .validate = &ema::sort::validate,
-    .size_from_input = &ema::sort::size_from_input,
-    .test_sizes = ema::sort::test_sizes,
-    .test_params = ema::sort::test_params,
-    .algorithm_floors = ema::sort::algorithm_floors,
-    .table_notes = ema::sort::table_notes,
-}));
+                      .title = "sort n keys in non-decreasing order (u32 by default; eight distributions)",
+                      .size_meaning = "number of keys",
+                      .source = "004_96c7929830a11cf7.txt (Algorithms 3 to 6: quicksort and mergesort in CUDA and OpenMP)",
+                      .params = ema::sort::params,
+                      .default_sizes = "2^12..2^22",  // 11 sizes an octave apart: enough for a verdict; merge-omp takes 3 s at 2^22 on 2 cores
+                      .reference_variant = "std-sort",
+                      .work = &ema::sort::work,
+                      .rate = {.name = "Mkeys/s", .of_bytes = false, .scale = 1e6, .meaning = "keys sorted"},
+                      .max_size = std::uint64_t{1} << 36,
+                      .validate = &ema::sort::validate,
+                      .size_from_input = &ema::sort::size_from_input,
+                      .test_sizes = ema::sort::test_sizes,
+                      .test_params = ema::sort::test_params,
+                      .algorithm_floors = ema::sort::algorithm_floors,
+                      .table_notes = ema::sort::table_notes,
+                  }));

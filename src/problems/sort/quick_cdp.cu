@@ -42,9 +42,9 @@ struct quick_launch {
   };
   std::array<int*, 2> members() { return {&max_blocks, &levels}; }
 };
-constexpr std::size_t copy_alone = 1 << 16;      ///< equal keys the last block copies itself
-constexpr unsigned long long no_slot = ~0ull;    ///< a node without counters: sorted by one block
-constexpr std::size_t leaf_keys = 1 << 15;       ///< a segment one block sorts alone
+constexpr std::size_t copy_alone = 1 << 16;    ///< equal keys the last block copies itself
+constexpr unsigned long long no_slot = ~0ull;  ///< a node without counters: sorted by one block
+constexpr std::size_t leaf_keys = 1 << 15;     ///< a segment one block sorts alone
 
 /// The counters of one partitioning node.
 struct counts {
@@ -69,7 +69,8 @@ __global__ void __launch_bounds__(tiles::threads) node(tree<K> t, bool in_keys, 
 
 template <class K>
 __global__ void copy_keys(const K* from, K* to, std::size_t count) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count; i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
     to[i] = from[i];
 }
 
@@ -87,8 +88,10 @@ __device__ void start_part(const tree<K>& t, bool in_keys, std::size_t lo, std::
   unsigned long long slot = no_slot;
   if (len > leaf_keys && level + 1 < t.level_limit) {
     slot = atomicAdd(&t.st->nodes, 1ull) + 1;  // slot 0 is the root's
-    if (slot >= t.pool_size) slot = no_slot;
-    else blocks = grid_for(len, tiles::tile_keys, t.max_blocks);
+    if (slot >= t.pool_size)
+      slot = no_slot;
+    else
+      blocks = grid_for(len, tiles::tile_keys, t.max_blocks);
   }
   node<K><<<blocks, tiles::threads, 0, stream>>>(t, in_keys, lo, hi, level + 1, slot);
   cdp::launched(t.st, level);
@@ -152,9 +155,12 @@ __global__ void __launch_bounds__(tiles::threads) node(tree<K> t, bool in_keys, 
     for (int i = 0; i < tiles::items; ++i) {
       const std::size_t at = first + i * tiles::threads + threadIdx.x;
       if (at < len) {
-        if (k[i] < pivot) dst[lo + l++] = k[i];
-        else if (k[i] > pivot) dst[hi - 1 - g++] = k[i];
-        else t.side[lo + e++] = k[i];
+        if (k[i] < pivot)
+          dst[lo + l++] = k[i];
+        else if (k[i] > pivot)
+          dst[hi - 1 - g++] = k[i];
+        else
+          t.side[lo + e++] = k[i];
       }
     }
     __syncthreads();  // base[] and the scan storage are reused by the next chunk
@@ -179,8 +185,9 @@ __global__ void __launch_bounds__(tiles::threads) node(tree<K> t, bool in_keys, 
     start_part(t, !in_keys, hi - greater, hi, level, cudaStreamFireAndForget);
     return;
   }
-  copy_keys<K><<<static_cast<unsigned>(tiles::lesser(static_cast<std::size_t>(t.max_blocks), (equal + 1023) / 1024)), 1024, 0, cudaStreamFireAndForget>>>(
-      t.side + lo, t.keys + lo + less, equal);
+  copy_keys<K>
+      <<<static_cast<unsigned>(tiles::lesser(static_cast<std::size_t>(t.max_blocks), (equal + 1023) / 1024)), 1024, 0, cudaStreamFireAndForget>>>(
+          t.side + lo, t.keys + lo + less, equal);
   cdp::launched(t.st, level);
   spawn<K><<<1, 1, 0, cudaStreamTailLaunch>>>(t, !in_keys, lo, lo + less, hi - greater, hi, level + 1);
   cdp::launched(t.st, level);
@@ -221,9 +228,7 @@ struct recursive {
             return d.keys;
           };
         },
-        [&](cuda::session& gpu) {
-          cdp::record(ctx, gpu.read(t.st), "quick-cdp");
-        });
+        [&](cuda::session& gpu) { cdp::record(ctx, gpu.read(t.st), "quick-cdp"); });
     return o;
   }
 };
@@ -233,12 +238,14 @@ output run(const input& in, run_context& ctx) { return run_typed<recursive>(in, 
 }  // namespace
 }  // namespace ema::sort
 
-EMA_VARIANT(sort_quick_cdp, ema::sort::kit::variant<&ema::sort::run>({
-    .name = "quick-cdp",
-    .algorithm = "quick",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::source,
-    .description = "recursive quicksort with CUDA dynamic parallelism: middle pivot, three-way partition by a grid, parts fire-and-forget",
-    .provenance = "the study's CUDA-DP form of 004_96c7929830a11cf7.txt (after Algorithms 3 and 4; designed per CDP2)",
-    .launch = ema::sort::quick_launch::fields,
-}));
+EMA_VARIANT(
+    sort_quick_cdp,
+    ema::sort::kit::variant<&ema::sort::run>({
+        .name = "quick-cdp",
+        .algorithm = "quick",
+        .backend = ema::backend::cuda,
+        .role = ema::variant_role::source,
+        .description = "recursive quicksort with CUDA dynamic parallelism: middle pivot, three-way partition by a grid, parts fire-and-forget",
+        .provenance = "the study's CUDA-DP form of 004_96c7929830a11cf7.txt (after Algorithms 3 and 4; designed per CDP2)",
+        .launch = ema::sort::quick_launch::fields,
+    }));

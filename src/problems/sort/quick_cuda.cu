@@ -73,7 +73,8 @@ __global__ void quick_sort(std::uint32_t size, const K* list_in, K* list_out, co
     const std::uint32_t s = valid ? q[i] : final_place;
     const K key = valid ? list_in[i] : K{};
     int cls = 3;  // 0 less, 1 equal, 2 greater, 3 nothing to do
-    if (valid && s == final_place) list_out[i] = key;
+    if (valid && s == final_place)
+      list_out[i] = key;
     else if (valid) {
       const K pivot = p.pivot[s];
       cls = key < pivot ? 0 : key > pivot ? 2 : 1;
@@ -81,15 +82,18 @@ __global__ void quick_sort(std::uint32_t size, const K* list_in, K* list_out, co
     std::uint32_t* counter = cls == 0 ? p.less : cls == 1 ? p.equal : p.greater;
     const std::uint32_t at = take_room(counter + (cls == 3 ? 0 : s), (static_cast<std::uint64_t>(s) << 2) | static_cast<unsigned>(cls), cls != 3);
     if (cls == 3) continue;
-    if (cls == 0) list_out[s + at] = key;
-    else if (cls == 2) list_out[p.end[s] - 1 - at] = key;
-    else pivot_arr[s + at] = key;
+    if (cls == 0)
+      list_out[s + at] = key;
+    else if (cls == 2)
+      list_out[p.end[s] - 1 - at] = key;
+    else
+      pivot_arr[s + at] = key;
   }
 }
 
 template <class K>
-__global__ void arrange_queue_and_pivot(std::uint32_t size, const std::uint32_t* q, std::uint32_t* q_next, K* list, const K* pivot_arr,
-                                        parts<K> p, parts<K> next, int* done) {
+__global__ void arrange_queue_and_pivot(std::uint32_t size, const std::uint32_t* q, std::uint32_t* q_next, K* list, const K* pivot_arr, parts<K> p,
+                                        parts<K> next, int* done) {
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < size; i += stride) {
     const std::uint32_t s = q[i];
@@ -182,13 +186,14 @@ const char* too_many(const param_set&, std::uint64_t n) {
 }  // namespace
 }  // namespace ema::sort
 
-EMA_VARIANT(sort_quick_cuda, ema::sort::kit::variant<&ema::sort::run>({
-    .name = "quick-cuda",
-    .algorithm = "quick",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::source,
-    .description = "Algorithm 3: a host loop of the quickSort and arrangeQueueAndPivot kernels over every key until no part is left",
-    .provenance = "Algorithm 3 of 004_96c7929830a11cf7.txt",
-    .launch = ema::sort::quick_launch::fields,
-    .not_applicable = &ema::sort::too_many,
-}));
+EMA_VARIANT(sort_quick_cuda,
+            ema::sort::kit::variant<&ema::sort::run>({
+                .name = "quick-cuda",
+                .algorithm = "quick",
+                .backend = ema::backend::cuda,
+                .role = ema::variant_role::source,
+                .description = "Algorithm 3: a host loop of the quickSort and arrangeQueueAndPivot kernels over every key until no part is left",
+                .provenance = "Algorithm 3 of 004_96c7929830a11cf7.txt",
+                .launch = ema::sort::quick_launch::fields,
+                .not_applicable = &ema::sort::too_many,
+            }));

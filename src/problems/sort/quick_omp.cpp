@@ -69,11 +69,11 @@ const char* quadratic_input(const param_set& p, std::uint64_t n) {
 }  // namespace ema::sort
 
 EMA_VARIANT(sort_quick_omp, ema::sort::kit::variant<&ema::sort::run>({
-    .name = "quick-omp",
-    .algorithm = "quick",
-    .backend = ema::backend::omp,
-    .role = ema::variant_role::source,
-    .description = "Algorithm 4: quicksort with the middle key as pivot, a Hoare partition, each side an OpenMP task",
-    .provenance = "Algorithm 4 of 004_96c7929830a11cf7.txt",
-    .not_applicable = &ema::sort::quadratic_input,
-}));
+                                .name = "quick-omp",
+                                .algorithm = "quick",
+                                .backend = ema::backend::omp,
+                                .role = ema::variant_role::source,
+                                .description = "Algorithm 4: quicksort with the middle key as pivot, a Hoare partition, each side an OpenMP task",
+                                .provenance = "Algorithm 4 of 004_96c7929830a11cf7.txt",
+                                .not_applicable = &ema::sort::quadratic_input,
+                            }));

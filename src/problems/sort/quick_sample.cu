@@ -37,13 +37,15 @@ using count_t = unsigned long long;
 
 template <class K>
 __global__ void gather_sample(const K* keys, std::size_t n, K* sample, std::size_t count) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count; i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
     sample[i] = keys[random_at(0x5a3b1e, i) % n];
 }
 
 template <class K>
 __global__ void pick_splitters(const K* sorted_sample, K* splitters, std::size_t count) {
-  for (std::size_t j = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; j < count; j += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+  for (std::size_t j = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; j < count;
+       j += static_cast<std::size_t>(gridDim.x) * blockDim.x)
     splitters[j] = sorted_sample[(j + 1) * oversample];
 }
 
@@ -149,8 +151,8 @@ struct sample_launch {
   int threads = 256, classify_blocks_per_sm = 8;
   static constexpr launch_field fields[] = {
       {"threads", "threads per block of the sample, splitter, classify and scatter kernels (ema: 256)", 32, 1024, 32},
-      {"classify_blocks_per_sm", "blocks per multiprocessor of the classify kernel, each copying the splitter tree's top into shared memory first (ema: 8)",
-       1, 64}};
+      {"classify_blocks_per_sm",
+       "blocks per multiprocessor of the classify kernel, each copying the splitter tree's top into shared memory first (ema: 8)", 1, 64}};
   std::array<int*, 2> members() { return {&threads, &classify_blocks_per_sm}; }
 };
 
@@ -209,7 +211,8 @@ struct sample_sort {
               gpu.fill_bytes(counts, 0, parts + 1);
               // Every block first copies the tree's top into shared memory: a few blocks per
               // multiprocessor, each looping over many keys, rather than a block per 256 keys.
-              classify_and_count<K><<<std::min(grid, static_cast<unsigned>(l.classify_blocks_per_sm * sms)), threads, 0, st>>>(d.keys, d.n, tree, height, m, part_ids, counts);
+              classify_and_count<K><<<std::min(grid, static_cast<unsigned>(l.classify_blocks_per_sm * sms)), threads, 0, st>>>(
+                  d.keys, d.n, tree, height, m, part_ids, counts);
               EMA_CUDA_CHECK_LAUNCH();
             }
             {
@@ -223,15 +226,13 @@ struct sample_sort {
             {
               auto part = gpu.kernel_part("blocks");
               sort_parts<K><<<static_cast<unsigned>(std::min<std::size_t>(between, 1u << 20)), tiles::threads, 0, st>>>(parted, d.keys, offsets,
-                                                                                                                  between, fallbacks);
+                                                                                                                        between, fallbacks);
               EMA_CUDA_CHECK_LAUNCH();
             }
             return parted;
           };
         },
-        [&](cuda::session& gpu) {
-          ctx.note("fallbacks", static_cast<std::int64_t>(gpu.read(fallbacks)));
-        });
+        [&](cuda::session& gpu) { ctx.note("fallbacks", static_cast<std::int64_t>(gpu.read(fallbacks))); });
     ctx.note("parts", static_cast<std::int64_t>(between));
     return o;
   }
@@ -242,12 +243,13 @@ output run(const input& in, run_context& ctx) { return run_typed<sample_sort>(in
 }  // namespace
 }  // namespace ema::sort
 
-EMA_VARIANT(sort_quick_sample, ema::sort::kit::variant<&ema::sort::run>({
-    .name = "quick-sample",
-    .algorithm = "quick",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::ours,
-    .description = "ours: sample sort, n/2048 splitters from a sorted sample, keys equal to a splitter set apart, a block per part",
-    .provenance = "ours (a quicksort with many pivots at once)",
-    .launch = ema::sort::sample_launch::fields,
-}));
+EMA_VARIANT(sort_quick_sample,
+            ema::sort::kit::variant<&ema::sort::run>({
+                .name = "quick-sample",
+                .algorithm = "quick",
+                .backend = ema::backend::cuda,
+                .role = ema::variant_role::ours,
+                .description = "ours: sample sort, n/2048 splitters from a sorted sample, keys equal to a splitter set apart, a block per part",
+                .provenance = "ours (a quicksort with many pivots at once)",
+                .launch = ema::sort::sample_launch::fields,
+            }));

@@ -42,8 +42,10 @@ bits_t<K> ordered(K k) {
 
 template <class K>
 K from_ordered(bits_t<K> b) {
-  if constexpr (std::is_floating_point_v<K>) return std::bit_cast<K>(b & 0x80000000u ? b & 0x7fffffffu : ~b);
-  else return b;
+  if constexpr (std::is_floating_point_v<K>)
+    return std::bit_cast<K>(b & 0x80000000u ? b & 0x7fffffffu : ~b);
+  else
+    return b;
 }
 
 template <class K>
@@ -118,11 +120,12 @@ output run(const input& in, run_context& ctx) { return run_typed<lsd>(in, ctx); 
 }  // namespace
 }  // namespace ema::sort
 
-EMA_VARIANT(sort_radix_omp, ema::sort::kit::variant<&ema::sort::run>({
-    .name = "radix-omp",
-    .algorithm = "radix",
-    .backend = ema::backend::omp,
-    .role = ema::variant_role::ours,
-    .description = "ours: LSD radix sort, 8 bits a pass, each pass counted and scattered by every thread on its share (stable)",
-    .provenance = "ours",
-}));
+EMA_VARIANT(sort_radix_omp,
+            ema::sort::kit::variant<&ema::sort::run>({
+                .name = "radix-omp",
+                .algorithm = "radix",
+                .backend = ema::backend::omp,
+                .role = ema::variant_role::ours,
+                .description = "ours: LSD radix sort, 8 bits a pass, each pass counted and scattered by every thread on its share (stable)",
+                .provenance = "ours",
+            }));

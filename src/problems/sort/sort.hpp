@@ -31,11 +31,17 @@ struct input {
 };
 
 template <>
-inline const std::uint32_t* input::keys<std::uint32_t>() const { return u32.data(); }
+inline const std::uint32_t* input::keys<std::uint32_t>() const {
+  return u32.data();
+}
 template <>
-inline const std::uint64_t* input::keys<std::uint64_t>() const { return u64.data(); }
+inline const std::uint64_t* input::keys<std::uint64_t>() const {
+  return u64.data();
+}
 template <>
-inline const float* input::keys<float>() const { return f32.data(); }
+inline const float* input::keys<float>() const {
+  return f32.data();
+}
 
 /// A variant's answer: the n sorted keys, owned here (CPU variants) or in a GPU session's
 /// page-locked results region (valid until the next run).
@@ -73,9 +79,12 @@ using kit = problem_kit<traits>;
 template <template <class> class Variant>
 output run_typed(const input& in, run_context& ctx) {
   switch (in.type) {
-    case key_type::u64: return Variant<std::uint64_t>::run(in, ctx);
-    case key_type::f32: return Variant<float>::run(in, ctx);
-    case key_type::u32: break;
+    case key_type::u64:
+      return Variant<std::uint64_t>::run(in, ctx);
+    case key_type::f32:
+      return Variant<float>::run(in, ctx);
+    case key_type::u32:
+      break;
   }
   return Variant<std::uint32_t>::run(in, ctx);
 }

@@ -26,10 +26,10 @@ output run(const input& in, run_context& ctx) { return run_typed<standard>(in, c
 }  // namespace ema::sort
 
 EMA_VARIANT(sort_std_sort, ema::sort::kit::variant<&ema::sort::run>({
-    .name = "std-sort",
-    .algorithm = "std",
-    .backend = ema::backend::seq,
-    .role = ema::variant_role::anchor,
-    .description = "std::sort on one thread (libstdc++'s introsort)",
-    .provenance = "std::sort",
-}));
+                               .name = "std-sort",
+                               .algorithm = "std",
+                               .backend = ema::backend::seq,
+                               .role = ema::variant_role::anchor,
+                               .description = "std::sort on one thread (libstdc++'s introsort)",
+                               .provenance = "std::sort",
+                           }));

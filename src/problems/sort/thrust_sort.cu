@@ -29,10 +29,10 @@ output run(const input& in, run_context& ctx) { return run_typed<library>(in, ct
 }  // namespace ema::sort
 
 EMA_VARIANT(sort_thrust_sort, ema::sort::kit::variant<&ema::sort::run>({
-    .name = "thrust-sort",
-    .algorithm = "thrust",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::anchor,
-    .description = "thrust::sort on the device keys (a radix sort for these key types)",
-    .provenance = "thrust::sort",
-}));
+                                  .name = "thrust-sort",
+                                  .algorithm = "thrust",
+                                  .backend = ema::backend::cuda,
+                                  .role = ema::variant_role::anchor,
+                                  .description = "thrust::sort on the device keys (a radix sort for these key types)",
+                                  .provenance = "thrust::sort",
+                              }));

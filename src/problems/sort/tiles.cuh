@@ -117,8 +117,7 @@ __device__ __forceinline__ std::size_t warp_split_at(const K* a, std::size_t a_l
 /// b[0, b_len), written to out[first, last), given a0 and a1, how many of the outputs before
 /// `first` and before `last` come from a (split_at).
 template <class K>
-__device__ void merge_tile(const K* a, const K* b, K* out, std::size_t first, std::size_t last, std::size_t a0, std::size_t a1,
-                           merge_storage<K>& s) {
+__device__ void merge_tile(const K* a, const K* b, K* out, std::size_t first, std::size_t last, std::size_t a0, std::size_t a1, merge_storage<K>& s) {
   const int na = static_cast<int>(a1 - a0), nb = static_cast<int>((last - a1) - (first - a0));
   const K* pa = a + a0;
   const K* pb = b + (first - a0);
@@ -171,8 +170,8 @@ __global__ void merge_splits(const K* __restrict__ src, std::size_t n, std::size
 }
 
 template <class K>
-__global__ void __launch_bounds__(threads) merge_pass(const K* __restrict__ src, K* __restrict__ dst, std::size_t n, std::size_t width,
-                                                      const std::size_t* __restrict__ splits) {
+__global__ void __launch_bounds__(threads)
+    merge_pass(const K* __restrict__ src, K* __restrict__ dst, std::size_t n, std::size_t width, const std::size_t* __restrict__ splits) {
   __shared__ merge_storage<K> s;
   for (std::size_t t = blockIdx.x; t * tile_keys < n; t += gridDim.x) {
     const std::size_t first = t * tile_keys, last = lesser(first + tile_keys, n);
@@ -188,7 +187,8 @@ __global__ void __launch_bounds__(threads) merge_pass(const K* __restrict__ src,
 /// One merge of the sorted runs src[lo, mid) and src[mid, hi) into dst[lo, hi), over a grid of
 /// merge_blocks(hi - lo) blocks.
 template <class K>
-__global__ void __launch_bounds__(threads) merge_runs(const K* __restrict__ src, K* __restrict__ dst, std::size_t lo, std::size_t mid, std::size_t hi) {
+__global__ void __launch_bounds__(threads)
+    merge_runs(const K* __restrict__ src, K* __restrict__ dst, std::size_t lo, std::size_t mid, std::size_t hi) {
   __shared__ merge_storage<K> s;
   merge_tile(src + lo, mid - lo, src + mid, hi - mid, dst + lo, static_cast<std::size_t>(blockIdx.x) * tile_keys, s);
 }

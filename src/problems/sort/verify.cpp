@@ -70,9 +70,12 @@ template fingerprint fingerprint_of<float>(const float*, std::size_t);
 
 fingerprint traits::reference(const input& in) {
   switch (in.type) {
-    case key_type::u64: return fingerprint_of(in.keys<std::uint64_t>(), in.n);
-    case key_type::f32: return fingerprint_of(in.keys<float>(), in.n);
-    case key_type::u32: break;
+    case key_type::u64:
+      return fingerprint_of(in.keys<std::uint64_t>(), in.n);
+    case key_type::f32:
+      return fingerprint_of(in.keys<float>(), in.n);
+    case key_type::u32:
+      break;
   }
   return fingerprint_of(in.keys<std::uint32_t>(), in.n);
 }
@@ -84,9 +87,12 @@ outcome traits::check(const input& in, const fingerprint& expected, const output
     return o;
   }
   switch (in.type) {
-    case key_type::u64: return check_typed(in, expected, static_cast<const std::uint64_t*>(got.keys));
-    case key_type::f32: return check_typed(in, expected, static_cast<const float*>(got.keys));
-    case key_type::u32: break;
+    case key_type::u64:
+      return check_typed(in, expected, static_cast<const std::uint64_t*>(got.keys));
+    case key_type::f32:
+      return check_typed(in, expected, static_cast<const float*>(got.keys));
+    case key_type::u32:
+      break;
   }
   return check_typed(in, expected, static_cast<const std::uint32_t*>(got.keys));
 }

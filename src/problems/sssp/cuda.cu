@@ -30,7 +30,6 @@
 namespace ema::sssp {
 namespace {
 
-
 struct counters {
   unsigned long long near;         ///< vertices in the queue being built
   unsigned long long far;          ///< vertices in the far pile being built
@@ -61,8 +60,7 @@ __device__ __forceinline__ void push_near(std::uint32_t v, bool yes, std::uint32
   push(v, yes, queue, &c->near);
   if (max_edges == 0) return;
   const unsigned lane = threadIdx.x % 32;
-  const unsigned long long so_far =
-      __shfl_sync(0xffffffffu, lane == 0 ? *static_cast<volatile unsigned long long*>(&c->near_scout) : 0ull, 0);
+  const unsigned long long so_far = __shfl_sync(0xffffffffu, lane == 0 ? *static_cast<volatile unsigned long long*>(&c->near_scout) : 0ull, 0);
   if (so_far > max_edges) return;  // too large for the device loop already: an exact sum is not needed
   const unsigned long long degree = yes ? offsets[v + 1] - offsets[v] : 0;
   const unsigned long long sum = warp_sum(degree), widest = warp_max(degree);
@@ -72,12 +70,11 @@ __device__ __forceinline__ void push_near(std::uint32_t v, bool yes, std::uint32
   }
 }
 
-__global__ void __launch_bounds__(level_launch::max_threads) relax_near(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
-                                                    const std::uint32_t* __restrict__ weight, std::uint32_t* dist,
-                                                    const std::uint32_t* __restrict__ near, std::uint64_t near_size,
-                                                    const std::uint64_t* __restrict__ starts, std::uint32_t* next_near, std::uint32_t* far,
-                                                    counters* c, std::uint32_t* near_stamp, std::uint32_t near_id, std::uint32_t* far_stamp,
-                                                    std::uint32_t far_id, std::uint64_t threshold, std::uint64_t max_edges) {
+__global__ void __launch_bounds__(level_launch::max_threads)
+    relax_near(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj, const std::uint32_t* __restrict__ weight,
+               std::uint32_t* dist, const std::uint32_t* __restrict__ near, std::uint64_t near_size, const std::uint64_t* __restrict__ starts,
+               std::uint32_t* next_near, std::uint32_t* far, counters* c, std::uint32_t* near_stamp, std::uint32_t near_id, std::uint32_t* far_stamp,
+               std::uint32_t far_id, std::uint64_t threshold, std::uint64_t max_edges) {
   for_each_frontier_edge(offsets, near, near_size, starts, [&](bool active, std::uint32_t u, std::uint64_t i) {
     bool to_near = false, to_far = false;
     std::uint32_t v = 0;
@@ -85,8 +82,10 @@ __global__ void __launch_bounds__(level_launch::max_threads) relax_near(const st
       v = adj[i];
       const std::uint32_t through = dist[u] + weight[i];
       if (through < dist[v] && atomicMin(&dist[v], through) > through) {
-        if (through < threshold) to_near = atomicExch(&near_stamp[v], near_id) != near_id;
-        else to_far = atomicExch(&far_stamp[v], far_id) != far_id;
+        if (through < threshold)
+          to_near = atomicExch(&near_stamp[v], near_id) != near_id;
+        else
+          to_far = atomicExch(&far_stamp[v], far_id) != far_id;
       }
     }
     push_near(v, to_near, next_near, c, offsets, max_edges);
@@ -94,18 +93,17 @@ __global__ void __launch_bounds__(level_launch::max_threads) relax_near(const st
   });
 }
 
-__global__ void closest_far(const std::uint32_t* __restrict__ far, std::uint64_t size, const std::uint32_t* __restrict__ dist,
-                            std::uint64_t settled, counters* c) {
+__global__ void closest_far(const std::uint32_t* __restrict__ far, std::uint64_t size, const std::uint32_t* __restrict__ dist, std::uint64_t settled,
+                            counters* c) {
   const std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k < size)
     if (const std::uint32_t d = dist[far[k]]; d >= settled) atomicMin(&c->closest, static_cast<unsigned long long>(d));
 }
 
 __global__ void split_far(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ far, std::uint64_t size,
-                          const std::uint32_t* __restrict__ dist,
-                          std::uint64_t settled, std::uint64_t threshold, std::uint32_t* near, std::uint32_t* kept, counters* c,
-                          std::uint32_t* near_stamp, std::uint32_t near_id, std::uint32_t* far_stamp, std::uint32_t far_id,
-                          std::uint64_t max_edges) {
+                          const std::uint32_t* __restrict__ dist, std::uint64_t settled, std::uint64_t threshold, std::uint32_t* near,
+                          std::uint32_t* kept, counters* c, std::uint32_t* near_stamp, std::uint32_t near_id, std::uint32_t* far_stamp,
+                          std::uint32_t far_id, std::uint64_t max_edges) {
   const std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   bool to_near = false, to_far = false;
   std::uint32_t v = 0;
@@ -113,8 +111,10 @@ __global__ void split_far(const std::uint64_t* __restrict__ offsets, const std::
     v = far[k];
     const std::uint32_t d = dist[v];
     if (d >= settled) {  // else settled by a near iteration since it was piled
-      if (d < threshold) to_near = atomicExch(&near_stamp[v], near_id) != near_id;
-      else to_far = atomicExch(&far_stamp[v], far_id) != far_id;
+      if (d < threshold)
+        to_near = atomicExch(&near_stamp[v], near_id) != near_id;
+      else
+        to_far = atomicExch(&far_stamp[v], far_id) != far_id;
     }
   }
   push_near(v, to_near, near, c, offsets, max_edges);
@@ -148,11 +148,11 @@ struct loop_state {
 /// step fills one, the threads read the one the last step filled, thread 0 clears the next. The
 /// distances, queues and counts other multiprocessors wrote are read past L1 (__ldcg): a line
 /// cached before a barrier could be stale after it, and a stale distance would relax too little.
-__global__ void __launch_bounds__(level_launch::max_loop_threads) near_far_device(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj,
-                                                                const std::uint32_t* __restrict__ weight, std::uint32_t* dist, std::uint32_t* near,
-                                                                std::uint32_t* next_near, std::uint32_t* far, std::uint32_t* kept, counters* sets,
-                                                                std::uint32_t* near_stamp, std::uint32_t* far_stamp, loop_state st, std::uint64_t delta,
-                                                                std::uint64_t max_edges, std::uint64_t max_far, loop_state* out) {
+__global__ void __launch_bounds__(level_launch::max_loop_threads)
+    near_far_device(const std::uint64_t* __restrict__ offsets, const std::uint32_t* __restrict__ adj, const std::uint32_t* __restrict__ weight,
+                    std::uint32_t* dist, std::uint32_t* near, std::uint32_t* next_near, std::uint32_t* far, std::uint32_t* kept, counters* sets,
+                    std::uint32_t* near_stamp, std::uint32_t* far_stamp, loop_state st, std::uint64_t delta, std::uint64_t max_edges,
+                    std::uint64_t max_far, loop_state* out) {
   const auto grid = cooperative_groups::this_grid();
   const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
@@ -246,7 +246,6 @@ __global__ void start(std::uint32_t* dist, std::uint32_t* near, std::uint32_t ro
   near[0] = root;
 }
 
-
 output run(const input& in, run_context& ctx) {
   const std::uint64_t n = in.n(), k = in.roots.size();
   const std::uint64_t delta = delta_of(ctx.params(), 64);
@@ -272,9 +271,7 @@ output run(const input& in, run_context& ctx) {
     ++round_trips;
     return gpu.read(c);
   };
-  auto reset = [&](unsigned long long far_size) {
-    gpu.write(c, counters{0, far_size, ~0ull, 0, 0});
-  };
+  auto reset = [&](unsigned long long far_size) { gpu.write(c, counters{0, far_size, ~0ull, 0, 0}); };
   // The small steps on the device (problems/graph/frontier.cuh): the near queue's edges at most
   // local_edges, the far pile at most 16 times that.
   const device_loop loop(gpu, ctx, near_far_device, device_block, graph_problem::local_edges_of(ctx.params(), "sssp"));
@@ -307,8 +304,8 @@ output run(const input& in, run_context& ctx) {
           const std::uint32_t* weight = g.weights;
           loop_state from{near_size, near_scout, near_widest, far_size, settled, threshold, near_id, far_id, 0, 0, 0, 0, 0};
           std::uint64_t step = delta, max_edges = local_edges, max_far = local_far;
-          void* args[] = {&offsets, &adj, &weight, &d, &near[0], &near[1], &far[0], &far[1], &sets, &near_stamp, &far_stamp,
-                          &from, &step, &max_edges, &max_far, &state};
+          void* args[] = {&offsets, &adj,        &weight,    &d,    &near[0], &near[1],   &far[0],  &far[1],
+                          &sets,    &near_stamp, &far_stamp, &from, &step,    &max_edges, &max_far, &state};
           loop.launch(gpu, near_far_device, device_block, args);
           const loop_state st = gpu.read(state);
           ++round_trips;
@@ -334,9 +331,9 @@ output run(const input& in, run_context& ctx) {
             reset(far_size);
             ++near_id;
             const std::uint64_t* starts = expand.scan(g.offsets, near[0], near_size);
-            relax_near<<<expand.expansion_blocks(block), block, 0, gpu.stream()>>>(g.offsets, g.neighbours, g.weights, d, near[0], near_size,
-                                                                                   starts, near[1], far[0], c, near_stamp, near_id, far_stamp,
-                                                                                   far_id, threshold, local_edges);
+            relax_near<<<expand.expansion_blocks(block), block, 0, gpu.stream()>>>(g.offsets, g.neighbours, g.weights, d, near[0], near_size, starts,
+                                                                                   near[1], far[0], c, near_stamp, near_id, far_stamp, far_id,
+                                                                                   threshold, local_edges);
             EMA_CUDA_CHECK_LAUNCH();
             const auto h = read();
             near_size = h.near;
@@ -371,9 +368,7 @@ output run(const input& in, run_context& ctx) {
           ++splits;
         }
       },
-      [&] {
-        gpu.download(o.dist.data(), dist, k * n);
-      });
+      [&] { gpu.download(o.dist.data(), dist, k * n); });
   ctx.note("iterations", iterations);
   ctx.note("splits", splits);
   ctx.note("round_trips", round_trips);
@@ -384,12 +379,14 @@ output run(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::sssp
 
-EMA_VARIANT(sssp_cuda, ema::sssp::kit::variant<&ema::sssp::run>({
-    .name = "cuda",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::ours,
-    .description = "ours: near-far worklists on the GPU (load-balanced edge expansion, atomicMin, deduplicated queues, delta 64 unless set)",
-    .provenance = "Davidson, Baxter, Garland, Owens, IPDPS 2014",
-    .launch = ema::level_launch::fields,
-    .tuning = ema::sssp::cuda_tuning,
-}));
+EMA_VARIANT(
+    sssp_cuda,
+    ema::sssp::kit::variant<&ema::sssp::run>({
+        .name = "cuda",
+        .backend = ema::backend::cuda,
+        .role = ema::variant_role::ours,
+        .description = "ours: near-far worklists on the GPU (load-balanced edge expansion, atomicMin, deduplicated queues, delta 64 unless set)",
+        .provenance = "Davidson, Baxter, Garland, Owens, IPDPS 2014",
+        .launch = ema::level_launch::fields,
+        .tuning = ema::sssp::cuda_tuning,
+    }));

@@ -33,9 +33,8 @@ struct seed_launch {
   std::array<int*, 2> members() { return {&threads, &edges_per_thread}; }
 };
 
-__global__ void relax(const std::uint32_t* __restrict__ origem, const std::uint32_t* __restrict__ destino,
-                      const std::uint32_t* __restrict__ custo, std::uint64_t m, std::uint64_t edges_per_thread, std::uint32_t* dist,
-                      int* finished) {
+__global__ void relax(const std::uint32_t* __restrict__ origem, const std::uint32_t* __restrict__ destino, const std::uint32_t* __restrict__ custo,
+                      std::uint64_t m, std::uint64_t edges_per_thread, std::uint32_t* dist, int* finished) {
   const std::uint64_t thread_id = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::uint64_t start_id = thread_id * edges_per_thread;
   const std::uint64_t end_id = start_id + edges_per_thread < m ? start_id + edges_per_thread : m;
@@ -78,9 +77,7 @@ output run(const input& in, run_context& ctx) {
           ++round_trips;
         }
       },
-      [&] {
-        gpu.download(o.dist.data(), dist, k * n);
-      });
+      [&] { gpu.download(o.dist.data(), dist, k * n); });
   ctx.note("rounds", rounds);
   ctx.note("round_trips", round_trips);
   return o;
@@ -89,11 +86,12 @@ output run(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::sssp
 
-EMA_VARIANT(sssp_cuda_seed, ema::sssp::kit::variant<&ema::sssp::run, &ema::sssp::with_edge_origin>({
-    .name = "cuda-seed",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::source,
-    .description = "Algorithm 1 as written: edge-parallel relaxation (4 edges a thread, atomicMin), a host loop until finished",
-    .provenance = "Algorithm 1 of 004_96c7929830a11cf7.txt",
-    .launch = ema::sssp::seed_launch::fields,
-}));
+EMA_VARIANT(sssp_cuda_seed,
+            ema::sssp::kit::variant<&ema::sssp::run, &ema::sssp::with_edge_origin>({
+                .name = "cuda-seed",
+                .backend = ema::backend::cuda,
+                .role = ema::variant_role::source,
+                .description = "Algorithm 1 as written: edge-parallel relaxation (4 edges a thread, atomicMin), a host loop until finished",
+                .provenance = "Algorithm 1 of 004_96c7929830a11cf7.txt",
+                .launch = ema::sssp::seed_launch::fields,
+            }));

@@ -119,11 +119,13 @@ output run(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::sssp
 
-EMA_VARIANT(sssp_omp, ema::sssp::kit::variant<&ema::sssp::run>({
-    .name = "omp",
-    .backend = ema::backend::omp,
-    .role = ema::variant_role::ours,
-    .description = "ours: delta-stepping (delta 4 unless set), thread-local bins, bin fusion, atomic-minimum relaxations (the GAP suite's form)",
-    .provenance = "Meyer and Sanders 2003; the GAP suite's sssp",
-    .tuning = ema::sssp::delta_tuning,
-}));
+EMA_VARIANT(
+    sssp_omp,
+    ema::sssp::kit::variant<&ema::sssp::run>({
+        .name = "omp",
+        .backend = ema::backend::omp,
+        .role = ema::variant_role::ours,
+        .description = "ours: delta-stepping (delta 4 unless set), thread-local bins, bin fusion, atomic-minimum relaxations (the GAP suite's form)",
+        .provenance = "Meyer and Sanders 2003; the GAP suite's sssp",
+        .tuning = ema::sssp::delta_tuning,
+    }));

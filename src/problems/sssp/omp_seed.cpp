@@ -64,9 +64,9 @@ output run(const input& in, run_context& ctx) {
 }  // namespace ema::sssp
 
 EMA_VARIANT(sssp_omp_seed, ema::sssp::kit::variant<&ema::sssp::run, &ema::sssp::with_edge_origin>({
-    .name = "omp-seed",
-    .backend = ema::backend::omp,
-    .role = ema::variant_role::source,
-    .description = "Algorithm 2 as written: edge-parallel Bellman-Ford rounds over the edge list until nothing changes",
-    .provenance = "Algorithm 2 of 004_96c7929830a11cf7.txt",
-}));
+                               .name = "omp-seed",
+                               .backend = ema::backend::omp,
+                               .role = ema::variant_role::source,
+                               .description = "Algorithm 2 as written: edge-parallel Bellman-Ford rounds over the edge list until nothing changes",
+                               .provenance = "Algorithm 2 of 004_96c7929830a11cf7.txt",
+                           }));

@@ -19,23 +19,30 @@ constexpr std::size_t shared = std::size(graph_problem::params);
 constexpr auto params = [] {
   std::array<param_spec, shared + 2> a{};
   for (std::size_t i = 0; i < shared; ++i) a[i] = graph_problem::params[i];
-  a[shared] = {"delta", param_kind::integer, "0",
-               "bucket width of the delta-stepping variants, in weight units (0: each chooses; omp 4, cuda 64)", nullptr, true};
+  a[shared] = {"delta", param_kind::integer,
+               "0",     "bucket width of the delta-stepping variants, in weight units (0: each chooses; omp 4, cuda 64)",
+               nullptr, true};
   // Off by default, unlike bfs's: on a 2^22 grid 16384 makes `cuda` 3.6x faster, on kron-22 14%
   // slower (docs/perf-notes.md), and the kron figures are the ones GAP's conventions compare.
   a[shared + 1] = graph_problem::local_edges_param;
   a[shared + 1].default_value = "0";
-  a[shared + 1].help = "cuda: while the near queue has at most this many edges out of it (no vertex of more than 64) and the far pile at most "
-                       "16 times that, the steps run on the device without the host (0, the default: every step from the host; 16384 for "
-                       "high-diameter graphs)";
+  a[shared + 1].help =
+      "cuda: while the near queue has at most this many edges out of it (no vertex of more than 64) and the far pile at most "
+      "16 times that, the steps run on the device without the host (0, the default: every step from the host; 16384 for "
+      "high-diameter graphs)";
   return a;
 }();
 
 // As bfs's: around the warp and a few blocks; every kind of graph, directed and not.
 constexpr std::uint64_t test_sizes[] = {1, 2, 3, 31, 32, 33, 1024, 4096};
 constexpr const char* test_params[] = {
-    "graph=urand,degree=4",       "graph=urand,degree=1,roots=3", "graph=grid",
-    "graph=urand,degree=4,directed=true", "graph=grid,directed=true,roots=2", "graph=urand,degree=8,source=0", "graph=urand,delta=1",
+    "graph=urand,degree=4",
+    "graph=urand,degree=1,roots=3",
+    "graph=grid",
+    "graph=urand,degree=4,directed=true",
+    "graph=grid,directed=true,roots=2",
+    "graph=urand,degree=8,source=0",
+    "graph=urand,delta=1",
 };
 
 // Weights and ids 4 bytes each.
@@ -61,8 +68,8 @@ input traits::generate(const point_request& r) {
   // Distances are 32-bit: the longest path a search could find must fit below `unreached`.
   const std::uint64_t heaviest = g.weights.empty() ? 1 : *std::max_element(g.weights.begin(), g.weights.end());
   if (g.n > 1 && heaviest > (std::uint64_t{unreached} - 1) / (g.n - 1))
-    throw usage_error(fmt::format("sssp: {} vertices and a weight of {}: a shortest path could pass 2^32 - 2, past ema's 32-bit distances",
-                                  g.n, heaviest));
+    throw usage_error(
+        fmt::format("sssp: {} vertices and a weight of {}: a shortest path could pass 2^32 - 2, past ema's 32-bit distances", g.n, heaviest));
   return in;
 }
 
@@ -73,26 +80,30 @@ void with_edge_origin(input& in) {
   const auto n = static_cast<std::int64_t>(g.n);
 #pragma omp parallel for schedule(dynamic, 4096)
   for (std::int64_t u = 0; u < n; ++u)
-    std::fill(in.edge_origin.begin() + static_cast<std::ptrdiff_t>(g.offsets[u]), in.edge_origin.begin() + static_cast<std::ptrdiff_t>(g.offsets[u + 1]),
-              static_cast<std::uint32_t>(u));
+    std::fill(in.edge_origin.begin() + static_cast<std::ptrdiff_t>(g.offsets[u]),
+              in.edge_origin.begin() + static_cast<std::ptrdiff_t>(g.offsets[u + 1]), static_cast<std::uint32_t>(u));
 }
 
 }  // namespace ema::sssp
 
-EMA_PROBLEM(sssp, ema::sssp::kit::problem({
-    .title = "single-source shortest paths from K roots: the distance of every vertex reached (weights in [1, 255]; GAP conventions)",
-    .size_meaning = "vertices of the graph",
-    .source = "004_96c7929830a11cf7.txt (section 1: Algorithm 1, SSSP in CUDA; Algorithm 2, SSSP in OpenMP)",
-    .params = ema::sssp::params,
-    .default_sizes = "2^10..2^18",  // 9 sizes an octave apart: the source's Bellman-Ford rounds grow with the paths
-    .work = &ema::sssp::work,
-    .rate = {.name = "Medges/s", .of_bytes = false, .scale = 1e6,
-             .meaning = "input edges of the parts the searches reached, summed over the roots (as bfs's TEPS)", .work_field = "edges"},
-    .max_size = (std::uint64_t{1} << 32) - 1,  // 32-bit vertex ids
-    .validate = &ema::sssp::validate,
-    .size_near = &ema::graph_problem::size_near,
-    .size_from_input = &ema::graph_problem::size_from_input,
-    .test_sizes = ema::sssp::test_sizes,
-    .test_params = ema::sssp::test_params,
-    .cached_inputs = true,
-}));
+EMA_PROBLEM(sssp,
+            ema::sssp::kit::problem({
+                .title = "single-source shortest paths from K roots: the distance of every vertex reached (weights in [1, 255]; GAP conventions)",
+                .size_meaning = "vertices of the graph",
+                .source = "004_96c7929830a11cf7.txt (section 1: Algorithm 1, SSSP in CUDA; Algorithm 2, SSSP in OpenMP)",
+                .params = ema::sssp::params,
+                .default_sizes = "2^10..2^18",  // 9 sizes an octave apart: the source's Bellman-Ford rounds grow with the paths
+                .work = &ema::sssp::work,
+                .rate = {.name = "Medges/s",
+                         .of_bytes = false,
+                         .scale = 1e6,
+                         .meaning = "input edges of the parts the searches reached, summed over the roots (as bfs's TEPS)",
+                         .work_field = "edges"},
+                .max_size = (std::uint64_t{1} << 32) - 1,  // 32-bit vertex ids
+                .validate = &ema::sssp::validate,
+                .size_near = &ema::graph_problem::size_near,
+                .size_from_input = &ema::graph_problem::size_from_input,
+                .test_sizes = ema::sssp::test_sizes,
+                .test_params = ema::sssp::test_params,
+                .cached_inputs = true,
+            }));

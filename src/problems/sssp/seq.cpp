@@ -15,9 +15,9 @@ output run(const input& in, run_context& ctx) {
 }  // namespace ema::sssp
 
 EMA_VARIANT(sssp_seq, ema::sssp::kit::variant<&ema::sssp::run>({
-    .name = "seq",
-    .backend = ema::backend::seq,
-    .role = ema::variant_role::anchor,
-    .description = "Dijkstra with a binary heap on one thread (the reference)",
-    .provenance = "Dijkstra 1959; std::priority_queue",
-}));
+                          .name = "seq",
+                          .backend = ema::backend::seq,
+                          .role = ema::variant_role::anchor,
+                          .description = "Dijkstra with a binary heap on one thread (the reference)",
+                          .provenance = "Dijkstra 1959; std::priority_queue",
+                      }));

@@ -39,8 +39,8 @@ std::string check_root(const csr_graph& g, const root_summary& expected, const s
 #pragma omp critical(sssp_verify)
         if (bad.empty())
           bad = dist[v] == unreached ? fmt::format("vertex {} (distance {}) has an edge to vertex {}, which is not reached", u, dist[u], v)
-                                     : fmt::format("vertex {} has distance {}, but the edge from {} (distance {}, weight {}) gives {}", v,
-                                                   dist[v], u, dist[u], g.weights[i], through);
+                                     : fmt::format("vertex {} has distance {}, but the edge from {} (distance {}, weight {}) gives {}", v, dist[v], u,
+                                                   dist[u], g.weights[i], through);
         continue;
       }
       if (dist[v] == through) {

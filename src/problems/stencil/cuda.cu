@@ -42,8 +42,10 @@ constexpr int warps_per_block = 4;
 /// Cells per thread for K steps per pass: 2 K V values of T in registers, about 128 32-bit registers.
 template <class T>
 __host__ __device__ constexpr int cells_per_thread(int k) {
-  if constexpr (sizeof(T) == 4) return k <= 8 ? 8 : 4;
-  else return k <= 4 ? 8 : k <= 8 ? 4 : 2;
+  if constexpr (sizeof(T) == 4)
+    return k <= 8 ? 8 : 4;
+  else
+    return k <= 4 ? 8 : k <= 8 ? 4 : 2;
 }
 
 /// The launch settings: rows per warp segment, chosen from the grid (core/launch.hpp).
@@ -100,8 +102,8 @@ __host__ __device__ constexpr int stages_of() {
 /// One level of the pipeline: the next step of the centre row, from north, centre and south.
 /// `keep_row`: the row is a fixed boundary; keep[u]: cell u's column is.
 template <class T, int V, bool Fixed>
-__device__ __forceinline__ void advance(const coefficients<T>& c, const row_of<T, V>& north, const row_of<T, V>& centre,
-                                       const row_of<T, V>& south, row_of<T, V>& out, bool keep_row, const bool (&keep)[V]) {
+__device__ __forceinline__ void advance(const coefficients<T>& c, const row_of<T, V>& north, const row_of<T, V>& centre, const row_of<T, V>& south,
+                                        row_of<T, V>& out, bool keep_row, const bool (&keep)[V]) {
   const T left = __shfl_up_sync(full_mask, centre.v[V - 1], 1);
   const T right = __shfl_down_sync(full_mask, centre.v[0], 1);
 #pragma unroll
@@ -114,9 +116,8 @@ __device__ __forceinline__ void advance(const coefficients<T>& c, const row_of<T
 }
 
 template <class T, int K, bool Fixed>
-__global__ void __launch_bounds__(32 * warps_per_block) streamed(const T* __restrict__ src, T* __restrict__ dst, int n,
-                                                                 std::size_t pitch, coefficients<T> c, int strips, int segments,
-                                                                 int rows) {
+__global__ void __launch_bounds__(32 * warps_per_block)
+    streamed(const T* __restrict__ src, T* __restrict__ dst, int n, std::size_t pitch, coefficients<T> c, int strips, int segments, int rows) {
   constexpr int V = cells_per_thread<T>(K);
   constexpr int align = 16 / static_cast<int>(sizeof(T)), H = ceil_div(K, align) * align, inner = 32 * V - 2 * H;
   const int lane = static_cast<int>(threadIdx.x) & 31;
@@ -131,16 +132,20 @@ __global__ void __launch_bounds__(32 * warps_per_block) streamed(const T* __rest
   constexpr int stages = stages_of<T, V>();
   __shared__ __align__(16) T staged[warps_per_block][stages][32 * V];
   T* mine = &staged[threadIdx.x / 32][0][V * lane];
-  row_of<T, V> north[K], centre[K];  // level l's rows y - 1 and y, the newest level-l row being y + 1
+  row_of<T, V> north[K], centre[K];         // level l's rows y - 1 and y, the newest level-l row being y + 1
   const int first = y0 - K, last = y1 + K;  // input rows; level K row r - K is final at step r
 #pragma unroll
   for (int d = 0; d < stages - 1; ++d)
-    if (first + d < last) stage_row<T, V, Fixed>(mine + d * 32 * V, src, n, pitch, first + d, col);
-    else __pipeline_commit();
+    if (first + d < last)
+      stage_row<T, V, Fixed>(mine + d * 32 * V, src, n, pitch, first + d, col);
+    else
+      __pipeline_commit();
   for (int r = first; r < last; ++r) {
     const int ahead = r + stages - 1;
-    if (ahead < last) stage_row<T, V, Fixed>(mine + ((ahead - first) % stages) * 32 * V, src, n, pitch, ahead, col);
-    else __pipeline_commit();
+    if (ahead < last)
+      stage_row<T, V, Fixed>(mine + ((ahead - first) % stages) * 32 * V, src, n, pitch, ahead, col);
+    else
+      __pipeline_commit();
     __pipeline_wait_prior(stages - 1);  // row r has landed
     row_of<T, V> south;
     const T* landed = mine + ((r - first) % stages) * 32 * V;
@@ -149,8 +154,10 @@ __global__ void __launch_bounds__(32 * warps_per_block) streamed(const T* __rest
 #pragma unroll
       for (int u = 0; u < V * static_cast<int>(sizeof(T)) / 16; ++u) {
         const vec x = reinterpret_cast<const vec*>(landed)[u];
-        if constexpr (sizeof(T) == 4) south.v[4 * u] = x.x, south.v[4 * u + 1] = x.y, south.v[4 * u + 2] = x.z, south.v[4 * u + 3] = x.w;
-        else south.v[2 * u] = x.x, south.v[2 * u + 1] = x.y;
+        if constexpr (sizeof(T) == 4)
+          south.v[4 * u] = x.x, south.v[4 * u + 1] = x.y, south.v[4 * u + 2] = x.z, south.v[4 * u + 3] = x.w;
+        else
+          south.v[2 * u] = x.x, south.v[2 * u + 1] = x.y;
       }
     } else {
 #pragma unroll
@@ -277,13 +284,14 @@ output run(const input& in, run_context& ctx) { return run_typed<register_pipeli
 }  // namespace
 }  // namespace ema::stencil
 
-EMA_VARIANT(stencil_cuda, ema::stencil::kit::variant<&ema::stencil::run>({
-    .name = "cuda",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::ours,
-    .description = "temporal blocking: k steps per pass streamed through registers, a warp per strip, shuffles between lanes",
-    .provenance = "ours (after AN5D and EBISU; section III of 002_345fe0ce529d39b6.txt)",
-    .launch = ema::stencil::streamed_launch::fields,
-    .launch_refuses = &ema::stencil::launch_refuses,
-    .tuning = ema::stencil::k_tuning,
-}));
+EMA_VARIANT(stencil_cuda,
+            ema::stencil::kit::variant<&ema::stencil::run>({
+                .name = "cuda",
+                .backend = ema::backend::cuda,
+                .role = ema::variant_role::ours,
+                .description = "temporal blocking: k steps per pass streamed through registers, a warp per strip, shuffles between lanes",
+                .provenance = "ours (after AN5D and EBISU; section III of 002_345fe0ce529d39b6.txt)",
+                .launch = ema::stencil::streamed_launch::fields,
+                .launch_refuses = &ema::stencil::launch_refuses,
+                .tuning = ema::stencil::k_tuning,
+            }));

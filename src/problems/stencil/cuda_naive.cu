@@ -31,8 +31,8 @@ using vector16 = std::conditional_t<sizeof(T) == 4, float4, double2>;
 /// Cells [j0, j0 + V) of row i, from the rows above and below: vector loads where the cells lie
 /// inside the row, else one cell at a time (a row's last, ragged group).
 template <class T, bool Fixed>
-__device__ __forceinline__ void update(const T* __restrict__ src, T* __restrict__ dst, int n, std::size_t pitch, const coefficients<T>& c,
-                                       int i, int j0) {
+__device__ __forceinline__ void update(const T* __restrict__ src, T* __restrict__ dst, int n, std::size_t pitch, const coefficients<T>& c, int i,
+                                       int j0) {
   constexpr int V = 16 / sizeof(T);
   const T* row = src + i * pitch;
   const T* up = src + prev_of(i, n) * pitch;
@@ -57,8 +57,7 @@ __device__ __forceinline__ void update(const T* __restrict__ src, T* __restrict_
     *reinterpret_cast<vector16<T>*>(out + j0) = o.v;
   } else {
     for (int j = j0; j < j0 + V && j < n; ++j)
-      out[j] = Fixed && (edge_row || j == 0 || j == n - 1) ? row[j]
-                                                         : cell_update(c, row[j], row[prev_of(j, n)], row[next_of(j, n)], up[j], down[j]);
+      out[j] = Fixed && (edge_row || j == 0 || j == n - 1) ? row[j] : cell_update(c, row[j], row[prev_of(j, n)], row[next_of(j, n)], up[j], down[j]);
   }
 }
 
@@ -97,8 +96,10 @@ struct one_launch_per_step {
       const int per_row = ceil_div(g.n, 16 / static_cast<int>(sizeof(T)));
       const dim3 grid(grid_for(per_row, l.block_x), grid_for(g.n, l.block_y * rows_per_thread, 65535));
       for (std::uint64_t t = 0; t < in.s.steps; ++t) {
-        if (fixed) step<T, true><<<grid, block, 0, gpu.stream()>>>(g.src, g.dst, g.n, g.pitch, c);
-        else step<T, false><<<grid, block, 0, gpu.stream()>>>(g.src, g.dst, g.n, g.pitch, c);
+        if (fixed)
+          step<T, true><<<grid, block, 0, gpu.stream()>>>(g.src, g.dst, g.n, g.pitch, c);
+        else
+          step<T, false><<<grid, block, 0, gpu.stream()>>>(g.src, g.dst, g.n, g.pitch, c);
         EMA_CUDA_CHECK_LAUNCH();
         g.swap();
       }
@@ -112,11 +113,11 @@ output run(const input& in, run_context& ctx) { return run_typed<one_launch_per_
 }  // namespace ema::stencil
 
 EMA_VARIANT(stencil_cuda_naive, ema::stencil::kit::variant<&ema::stencil::run>({
-    .name = "cuda-naive",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::ours,
-    .description = "one launch per step, a thread per 16 bytes of cells, neighbours through the caches",
-    .provenance = "ours (the plain CUDA form of section II of 002_345fe0ce529d39b6.txt)",
-    .launch = ema::stencil::naive_launch::fields,
-    .launch_refuses = &ema::stencil::launch_refuses,
-}));
+                                    .name = "cuda-naive",
+                                    .backend = ema::backend::cuda,
+                                    .role = ema::variant_role::ours,
+                                    .description = "one launch per step, a thread per 16 bytes of cells, neighbours through the caches",
+                                    .provenance = "ours (the plain CUDA form of section II of 002_345fe0ce529d39b6.txt)",
+                                    .launch = ema::stencil::naive_launch::fields,
+                                    .launch_refuses = &ema::stencil::launch_refuses,
+                                }));

@@ -33,8 +33,7 @@ struct seed_launch {
 };
 
 template <class T, bool Fixed>
-__global__ void calcula(const T* __restrict__ src, T* __restrict__ dst, int n, std::size_t pitch, coefficients<T> c, int k,
-                        int tiles) {
+__global__ void calcula(const T* __restrict__ src, T* __restrict__ dst, int n, std::size_t pitch, coefficients<T> c, int k, int tiles) {
   extern __shared__ unsigned char shared_bytes[];
   const int tile = static_cast<int>(blockDim.x), inner = tile - 2 * k;
   T* now = reinterpret_cast<T*>(shared_bytes);
@@ -87,7 +86,8 @@ struct code_1 {
     const auto l = ctx.launch(seed_launch{});
     const int k = steps_per_load(in.s, default_k);
     ctx.note("k", k);
-    if (2 * k >= l.tile) throw usage_error("cuda-seed: k = " + std::to_string(k) + " leaves no inner cells in a tile of " + std::to_string(l.tile) + " (k < tile / 2)");
+    if (2 * k >= l.tile)
+      throw usage_error("cuda-seed: k = " + std::to_string(k) + " leaves no inner cells in a tile of " + std::to_string(l.tile) + " (k < tile / 2)");
     const auto c = in.s.weights<T>();
     const bool fixed = in.s.boundary == boundary_kind::fixed;
     const std::size_t shared = 2 * static_cast<std::size_t>(l.tile * l.tile) * sizeof(T);
@@ -97,8 +97,10 @@ struct code_1 {
         const int inner = l.tile - 2 * kk, tiles = ceil_div(g.n, inner);
         const dim3 block(static_cast<unsigned>(l.tile), static_cast<unsigned>(l.tile));
         const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(std::min(tiles, 65535)));
-        if (fixed) calcula<T, true><<<grid, block, shared, gpu.stream()>>>(g.src, g.dst, g.n, g.pitch, c, kk, tiles);
-        else calcula<T, false><<<grid, block, shared, gpu.stream()>>>(g.src, g.dst, g.n, g.pitch, c, kk, tiles);
+        if (fixed)
+          calcula<T, true><<<grid, block, shared, gpu.stream()>>>(g.src, g.dst, g.n, g.pitch, c, kk, tiles);
+        else
+          calcula<T, false><<<grid, block, shared, gpu.stream()>>>(g.src, g.dst, g.n, g.pitch, c, kk, tiles);
         EMA_CUDA_CHECK_LAUNCH();
         g.swap();
         done += static_cast<std::uint64_t>(kk);
@@ -112,14 +114,15 @@ output run(const input& in, run_context& ctx) { return run_typed<code_1>(in, ctx
 }  // namespace
 }  // namespace ema::stencil
 
-EMA_VARIANT(stencil_cuda_seed, ema::stencil::kit::variant<&ema::stencil::run>({
-    .name = "cuda-seed",
-    .backend = ema::backend::cuda,
-    .role = ema::variant_role::source,
-    .description = "Code 1: a tile per block in shared memory, k steps there, a launch every k steps (overlapped tiles)",
-    .provenance = "Code 1 of 002_345fe0ce529d39b6.txt",
-    .launch = ema::stencil::seed_launch::fields,
-    .launch_refuses = &ema::stencil::launch_refuses,
-    .tuning = ema::stencil::k_tuning,
-    .not_applicable = &ema::stencil::k_too_large,
-}));
+EMA_VARIANT(stencil_cuda_seed,
+            ema::stencil::kit::variant<&ema::stencil::run>({
+                .name = "cuda-seed",
+                .backend = ema::backend::cuda,
+                .role = ema::variant_role::source,
+                .description = "Code 1: a tile per block in shared memory, k steps there, a launch every k steps (overlapped tiles)",
+                .provenance = "Code 1 of 002_345fe0ce529d39b6.txt",
+                .launch = ema::stencil::seed_launch::fields,
+                .launch_refuses = &ema::stencil::launch_refuses,
+                .tuning = ema::stencil::k_tuning,
+                .not_applicable = &ema::stencil::k_too_large,
+            }));

@@ -16,10 +16,10 @@ namespace ema::stencil {
 /// out[j] = cell_update(mid[j], west mid[j - 1], east mid[j + 1], north up[j], south down[j]) for
 /// j in [j0, j1); mid[j0 - 1] and mid[j1] must be readable. `stream`: write `out` with non-temporal
 /// stores (a destination not read again soon: saves the read-for-ownership of each line).
-void step_row(const coefficients<float>& c, const float* up, const float* mid, const float* down, float* out, std::size_t j0,
-              std::size_t j1, bool stream);
-void step_row(const coefficients<double>& c, const double* up, const double* mid, const double* down, double* out,
-              std::size_t j0, std::size_t j1, bool stream);
+void step_row(const coefficients<float>& c, const float* up, const float* mid, const float* down, float* out, std::size_t j0, std::size_t j1,
+              bool stream);
+void step_row(const coefficients<double>& c, const double* up, const double* mid, const double* down, double* out, std::size_t j0, std::size_t j1,
+              bool stream);
 
 /// Makes the non-temporal stores of this thread visible before a barrier.
 void stream_fence();
@@ -42,8 +42,7 @@ void first_touch(const T* grid, T* a, T* b, std::size_t n) {
 /// One step of rows [r0, r1) of the n x n grid `src` into `dst` (row stride n), with the boundary
 /// rule: periodic neighbours wrap; fixed boundary cells are copied.
 template <class T>
-void step_rows(boundary_kind b, const coefficients<T>& c, const T* src, T* dst, std::size_t n, std::size_t r0, std::size_t r1,
-               bool stream) {
+void step_rows(boundary_kind b, const coefficients<T>& c, const T* src, T* dst, std::size_t n, std::size_t r0, std::size_t r1, bool stream) {
   for (std::size_t i = r0; i < r1; ++i) {
     const T* mid = src + i * n;
     T* out = dst + i * n;

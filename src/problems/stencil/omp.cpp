@@ -62,10 +62,10 @@ output run(const input& in, run_context& ctx) { return run_typed<rows_in_paralle
 }  // namespace ema::stencil
 
 EMA_VARIANT(stencil_omp, ema::stencil::kit::variant<&ema::stencil::run>({
-    .name = "omp",
-    .backend = ema::backend::omp,
-    .role = ema::variant_role::ours,
-    .description = "one step per sweep, rows shared among threads, vectorised",
-    .provenance = "ours (parallel form of section II of 002_345fe0ce529d39b6.txt)",
-    .launch = ema::stencil::omp_launch::fields,
-}));
+                             .name = "omp",
+                             .backend = ema::backend::omp,
+                             .role = ema::variant_role::ours,
+                             .description = "one step per sweep, rows shared among threads, vectorised",
+                             .provenance = "ours (parallel form of section II of 002_345fe0ce529d39b6.txt)",
+                             .launch = ema::stencil::omp_launch::fields,
+                         }));

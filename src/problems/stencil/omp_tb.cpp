@@ -25,8 +25,10 @@ constexpr int default_k = 8;
 struct tile_launch {
   int tile_x = 256, tile_y = 256;
   static constexpr launch_field fields[] = {
-      {"tile_x", "columns of a tile (ema: a square tile whose buffer pair with its halo fills about 60% of the L2, smaller "
-                 "where the grid would not give every thread a tile)", 8, 1 << 16},
+      {"tile_x",
+       "columns of a tile (ema: a square tile whose buffer pair with its halo fills about 60% of the L2, smaller "
+       "where the grid would not give every thread a tile)",
+       8, 1 << 16},
       {"tile_y", "rows of a tile (ema: as tile_x)", 1, 1 << 16},
   };
   std::array<int*, 2> members() { return {&tile_x, &tile_y}; }
@@ -62,8 +64,7 @@ struct overlapped_tiles {
 
   // One tile, k steps: grid rows [y0, y1) and columns [x0, x1) of `dst` from `src`, through the
   // private buffers `p` and `q`.
-  static void tile(const geometry& g, const coefficients<T>& c, const T* src, T* dst, std::int64_t y0, std::int64_t x0, int k, T* p,
-                   T* q) {
+  static void tile(const geometry& g, const coefficients<T>& c, const T* src, T* dst, std::int64_t y0, std::int64_t x0, int k, T* p, T* q) {
     const std::int64_t n = g.n, y1 = std::min(n, y0 + g.ty), x1 = std::min(n, x0 + g.tx);
     // The buffer's extent in grid coordinates: the tile and its halo, clipped at a fixed edge.
     const std::int64_t R0 = g.fixed ? std::max<std::int64_t>(0, y0 - k) : y0 - k, R1 = g.fixed ? std::min(n, y1 + k) : y1 + k;
@@ -91,13 +92,11 @@ struct overlapped_tiles {
         std::int64_t a = clo, e = chi;
         if (g.fixed && a == 0) out[0 - C0] = mid[0 - C0], a = 1;
         if (g.fixed && e == n) out[n - 1 - C0] = mid[n - 1 - C0], e = n - 1;
-        if (a < e)
-          step_row(c, mid - W, mid, mid + W, out, static_cast<std::size_t>(a - C0), static_cast<std::size_t>(e - C0), false);
+        if (a < e) step_row(c, mid - W, mid, mid + W, out, static_cast<std::size_t>(a - C0), static_cast<std::size_t>(e - C0), false);
       }
       std::swap(p, q);
     }
-    for (std::int64_t r = y0; r < y1; ++r)
-      std::memcpy(dst + r * n + x0, p + (r - R0) * W + (x0 - C0), static_cast<std::size_t>(x1 - x0) * sizeof(T));
+    for (std::int64_t r = y0; r < y1; ++r) std::memcpy(dst + r * n + x0, p + (r - R0) * W + (x0 - C0), static_cast<std::size_t>(x1 - x0) * sizeof(T));
   }
 
   static output run(const input& in, run_context& ctx) {
@@ -146,11 +145,11 @@ output run(const input& in, run_context& ctx) { return run_typed<overlapped_tile
 }  // namespace ema::stencil
 
 EMA_VARIANT(stencil_omp_tb, ema::stencil::kit::variant<&ema::stencil::run>({
-    .name = "omp-tb",
-    .backend = ema::backend::omp,
-    .role = ema::variant_role::ours,
-    .description = "temporal blocking: k steps per pass on L2-sized overlapped tiles (halo k), threads take tiles",
-    .provenance = "ours (CPU form of section III of 002_345fe0ce529d39b6.txt)",
-    .launch = ema::stencil::tile_launch::fields,
-    .tuning = ema::stencil::k_tuning,
-}));
+                                .name = "omp-tb",
+                                .backend = ema::backend::omp,
+                                .role = ema::variant_role::ours,
+                                .description = "temporal blocking: k steps per pass on L2-sized overlapped tiles (halo k), threads take tiles",
+                                .provenance = "ours (CPU form of section III of 002_345fe0ce529d39b6.txt)",
+                                .launch = ema::stencil::tile_launch::fields,
+                                .tuning = ema::stencil::k_tuning,
+                            }));

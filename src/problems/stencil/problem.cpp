@@ -33,17 +33,18 @@ constexpr std::int64_t max_steps = std::int64_t{1} << 40;
 constexpr param_spec params[] = {
     {"type", param_kind::choice, "f32", "element type", "f32|f64"},
     {"steps", param_kind::integer, "100", "time steps T"},
-    {"k", param_kind::integer, "0",
-     "time steps per load of a tile (the source's n; 0: each variant chooses, from the size where it can)", nullptr, true},
+    {"k", param_kind::integer, "0", "time steps per load of a tile (the source's n; 0: each variant chooses, from the size where it can)", nullptr,
+     true},
     {"c0", param_kind::real, "0.6", "weight of the cell itself"},
     {"cw", param_kind::real, "0.1", "weight of the west neighbour (column j - 1)"},
     {"ce", param_kind::real, "0.1", "weight of the east neighbour (column j + 1)"},
     {"cn", param_kind::real, "0.1", "weight of the north neighbour (row i - 1)"},
     {"cs", param_kind::real, "0.1", "weight of the south neighbour (row i + 1)"},
-    {"boundary", param_kind::choice, "periodic", "periodic (indices wrap) or fixed (the outer cells keep their initial values)",
-     "periodic|fixed"},
-    {"init", param_kind::choice, "modes", "initial grid: 1 plus seeded Fourier modes (checked against the closed form when "
-                                          "periodic), or uniform random in [-1, 1)", "modes|random"},
+    {"boundary", param_kind::choice, "periodic", "periodic (indices wrap) or fixed (the outer cells keep their initial values)", "periodic|fixed"},
+    {"init", param_kind::choice, "modes",
+     "initial grid: 1 plus seeded Fourier modes (checked against the closed form when "
+     "periodic), or uniform random in [-1, 1)",
+     "modes|random"},
     {"input", param_kind::path, "", "read the initial grid from this Matrix Market file (square; n is its side)"},
     {"dump", param_kind::output, "", "write the final grid to this new Matrix Market file ({n} in the path: the side; never replaces a file)"},
 };
@@ -54,13 +55,27 @@ constexpr param_spec params[] = {
 constexpr std::uint64_t test_sizes[] = {1, 2, 3, 31, 32, 33, 127, 128, 129, 1000};
 constexpr const char* test_params[] = {
     "k=1,steps=7",  // first: the launch-override tests run it (a tile of 3 holds k = 1)
-    "k=4,steps=0", "k=4,steps=1", "k=4,steps=2", "k=4,steps=3", "k=4,steps=4", "k=4,steps=5", "k=4,steps=13",
-    "k=4,steps=1,boundary=fixed,type=f64", "k=4,steps=2,boundary=fixed,type=f64", "k=4,steps=3,boundary=fixed,type=f64",
-    "k=4,steps=4,boundary=fixed,type=f64", "k=4,steps=5,boundary=fixed,type=f64", "k=4,steps=13,boundary=fixed,type=f64",
-    "k=4,steps=13,type=f64", "k=4,steps=13,boundary=fixed",
+    "k=4,steps=0",
+    "k=4,steps=1",
+    "k=4,steps=2",
+    "k=4,steps=3",
+    "k=4,steps=4",
+    "k=4,steps=5",
+    "k=4,steps=13",
+    "k=4,steps=1,boundary=fixed,type=f64",
+    "k=4,steps=2,boundary=fixed,type=f64",
+    "k=4,steps=3,boundary=fixed,type=f64",
+    "k=4,steps=4,boundary=fixed,type=f64",
+    "k=4,steps=5,boundary=fixed,type=f64",
+    "k=4,steps=13,boundary=fixed,type=f64",
+    "k=4,steps=13,type=f64",
+    "k=4,steps=13,boundary=fixed",
     "init=random,c0=0.5,cw=0.05,ce=0.15,cn=0.2,cs=0.1,k=3,steps=10",
     "init=random,c0=0.5,cw=0.05,ce=0.15,cn=0.2,cs=0.1,k=3,steps=10,boundary=fixed,type=f64",
-    "steps=20", "steps=20,type=f64,boundary=fixed", "k=16,steps=33", "k=16,steps=33,boundary=fixed,type=f64",
+    "steps=20",
+    "steps=20,type=f64,boundary=fixed",
+    "k=16,steps=33",
+    "k=16,steps=33,boundary=fixed,type=f64",
 };
 
 work_model work(std::uint64_t n, const param_set& p) {
@@ -128,8 +143,10 @@ std::vector<mode> draw_modes(std::uint64_t seed) {
 template <class T>
 void fill(input& in, const dense_matrix* file, std::uint64_t seed) {
   host_array<T>& g = [&]() -> host_array<T>& {
-    if constexpr (std::is_same_v<T, float>) return in.g32;
-    else return in.g64;
+    if constexpr (std::is_same_v<T, float>)
+      return in.g32;
+    else
+      return in.g64;
   }();
   const std::size_t n = in.n;
   // init=modes: a cos(2 pi k / n + phi) as the real part of a e^{i phi} times a table of the n
@@ -228,17 +245,21 @@ input traits::generate(const point_request& r) {
 }  // namespace ema::stencil
 
 EMA_PROBLEM(stencil, ema::stencil::kit::problem({
-    .title = "T time steps of a 5-point Jacobi stencil on an n x n grid (f32 by default; periodic or fixed boundaries)",
-    .size_meaning = "side of the square grid (n x n cells)",
-    .source = "002_345fe0ce529d39b6.txt (section I and Figure 1: the problem; section III and Code 1: k steps per load)",
-    .params = ema::stencil::params,
-    .default_sizes = "2^8..2^13,362..5792*2",  // 11 sizes, half an octave apart: enough for a verdict
-    .work = &ema::stencil::work,
-    .rate = {.name = "Gcells/s", .of_bytes = false, .scale = 1e9, .meaning = "cell updates (n² T)",
-             .effective_bandwidth = true, .gpu_ceiling = "device_copy_bw"},  // 2 sizeof(T) n² T bytes: read and written
-    .max_size = std::uint64_t{1} << 20,  // n^2 cells counted in 64 bits with room; rows indexed in 32 bits on the GPU
-    .validate = &ema::stencil::validate,
-    .size_from_input = &ema::stencil::size_from_input,
-    .test_sizes = ema::stencil::test_sizes,
-    .test_params = ema::stencil::test_params,
-}));
+                         .title = "T time steps of a 5-point Jacobi stencil on an n x n grid (f32 by default; periodic or fixed boundaries)",
+                         .size_meaning = "side of the square grid (n x n cells)",
+                         .source = "002_345fe0ce529d39b6.txt (section I and Figure 1: the problem; section III and Code 1: k steps per load)",
+                         .params = ema::stencil::params,
+                         .default_sizes = "2^8..2^13,362..5792*2",  // 11 sizes, half an octave apart: enough for a verdict
+                         .work = &ema::stencil::work,
+                         .rate = {.name = "Gcells/s",
+                                  .of_bytes = false,
+                                  .scale = 1e9,
+                                  .meaning = "cell updates (n² T)",
+                                  .effective_bandwidth = true,
+                                  .gpu_ceiling = "device_copy_bw"},  // 2 sizeof(T) n² T bytes: read and written
+                         .max_size = std::uint64_t{1} << 20,         // n^2 cells counted in 64 bits with room; rows indexed in 32 bits on the GPU
+                         .validate = &ema::stencil::validate,
+                         .size_from_input = &ema::stencil::size_from_input,
+                         .test_sizes = ema::stencil::test_sizes,
+                         .test_params = ema::stencil::test_params,
+                     }));

@@ -34,9 +34,9 @@ output run(const input& in, run_context& ctx) { return run_typed<two_buffers>(in
 }  // namespace ema::stencil
 
 EMA_VARIANT(stencil_seq, ema::stencil::kit::variant<&ema::stencil::run>({
-    .name = "seq",
-    .backend = ema::backend::seq,
-    .role = ema::variant_role::source,
-    .description = "the plain two-buffer loop, one step per sweep, one thread",
-    .provenance = "section I and Figure 1 of 002_345fe0ce529d39b6.txt",
-}));
+                             .name = "seq",
+                             .backend = ema::backend::seq,
+                             .role = ema::variant_role::source,
+                             .description = "the plain two-buffer loop, one step per sweep, one thread",
+                             .provenance = "section I and Figure 1 of 002_345fe0ce529d39b6.txt",
+                         }));

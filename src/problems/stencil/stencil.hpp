@@ -81,11 +81,11 @@ std::uint64_t mode_phase(const mode& m, std::size_t n, std::size_t i, std::size_
 struct input {
   std::size_t n = 0;
   settings s;
-  host_array<float> g32;   ///< the initial grid, row-major n x n, when !s.f64
-  host_array<double> g64;  ///< the same when s.f64
-  double mean = 0;         ///< init=modes: the constant added to the modes
-  std::vector<mode> modes; ///< init=modes
-  std::string origin;      ///< "modes", "random" or the file's path
+  host_array<float> g32;        ///< the initial grid, row-major n x n, when !s.f64
+  host_array<double> g64;       ///< the same when s.f64
+  double mean = 0;              ///< init=modes: the constant added to the modes
+  std::vector<mode> modes;      ///< init=modes
+  std::string origin;           ///< "modes", "random" or the file's path
   mutable bool dumped = false;  ///< dump=: tried by this point's first run
 
   template <class T>
@@ -94,9 +94,13 @@ struct input {
 };
 
 template <>
-inline const float* input::grid<float>() const { return g32.data(); }
+inline const float* input::grid<float>() const {
+  return g32.data();
+}
 template <>
-inline const double* input::grid<double>() const { return g64.data(); }
+inline const double* input::grid<double>() const {
+  return g64.data();
+}
 
 /// A variant's answer: the final grid, row-major n x n in the input's type, either owned here (CPU
 /// variants) or in a GPU session's page-locked results region (valid until the next run).

@@ -170,21 +170,22 @@ outcome check_typed(const input& in, const expected_grid& ref, const T* got) {
   const double sum = all.sum, l2 = all.l2, lo = all.lo, hi = all.hi, worst = all.worst;
   const std::size_t worst_at = all.worst_at;
   nlohmann::json probes = nlohmann::json::array();
-  for (const auto& [i, j] : {std::pair{std::size_t{0}, std::size_t{0}}, std::pair{n / 2, n / 2}, std::pair{n - 1, n - 1},
-                             std::pair{n / 3, 2 * n / 3}, std::pair{2 * n / 3, n / 7}})
+  for (const auto& [i, j] : {std::pair{std::size_t{0}, std::size_t{0}}, std::pair{n / 2, n / 2}, std::pair{n - 1, n - 1}, std::pair{n / 3, 2 * n / 3},
+                             std::pair{2 * n / 3, n / 7}})
     probes.push_back({{"i", i}, {"j", j}, {"value", static_cast<double>(got[i * n + j])}});
-  o.result_json = nlohmann::json{{"sum", sum},     {"l2", std::sqrt(l2)},  {"min", lo},          {"max", hi},
+  o.result_json = nlohmann::json{{"sum", sum},       {"l2", std::sqrt(l2)}, {"min", lo},          {"max", hi},
                                  {"probes", probes}, {"check", ref.method}, {"max_error", worst}, {"bound", ref.bound}}
                       .dump();
   if (bad_ref != cells) {
-    o.reason = fmt::format("the reference overflows at cell ({}, {}) after {} steps (the weights' sum of magnitudes exceeds 1): no "
-                           "answer can be verified",
-                           bad_ref / n, bad_ref % n, in.s.steps);
+    o.reason = fmt::format(
+        "the reference overflows at cell ({}, {}) after {} steps (the weights' sum of magnitudes exceeds 1): no "
+        "answer can be verified",
+        bad_ref / n, bad_ref % n, in.s.steps);
   } else if (bad != cells) {
     o.reason = fmt::format("cell ({}, {}) is {}", bad / n, bad % n, static_cast<double>(got[bad]));
   } else if (!(worst <= ref.bound)) {
-    o.reason = fmt::format("cell ({}, {}) is {} but the {} gives {}: off by {:.3g}, beyond the rounding bound {:.3g}", worst_at / n,
-                           worst_at % n, static_cast<double>(got[worst_at]), ref.method, ref.grid[worst_at], worst, ref.bound);
+    o.reason = fmt::format("cell ({}, {}) is {} but the {} gives {}: off by {:.3g}, beyond the rounding bound {:.3g}", worst_at / n, worst_at % n,
+                           static_cast<double>(got[worst_at]), ref.method, ref.grid[worst_at], worst, ref.bound);
   } else {
     o.verified = true;
   }
@@ -193,13 +194,9 @@ outcome check_typed(const input& in, const expected_grid& ref, const T* got) {
 
 }  // namespace
 
-expected_grid reference_closed_form(const input& in) {
-  return in.s.f64 ? reference_of<double>(in, true) : reference_of<float>(in, true);
-}
+expected_grid reference_closed_form(const input& in) { return in.s.f64 ? reference_of<double>(in, true) : reference_of<float>(in, true); }
 
-expected_grid reference_by_steps(const input& in) {
-  return in.s.f64 ? reference_of<double>(in, false) : reference_of<float>(in, false);
-}
+expected_grid reference_by_steps(const input& in) { return in.s.f64 ? reference_of<double>(in, false) : reference_of<float>(in, false); }
 
 expected_grid traits::reference(const input& in) {
   const bool closed = in.s.boundary == boundary_kind::periodic && in.s.init == init_kind::modes;
@@ -217,8 +214,10 @@ outcome traits::check(const input& in, const expected_grid& expected, const outp
   if (!in.s.dump.empty() && !in.dumped) {
     in.dumped = true;
     const auto path = dump_path(in.s.dump, in.n);
-    if (in.s.f64) write_matrix_market(path, in.n, in.n, static_cast<const double*>(got.cells));
-    else write_matrix_market(path, in.n, in.n, static_cast<const float*>(got.cells));
+    if (in.s.f64)
+      write_matrix_market(path, in.n, in.n, static_cast<const double*>(got.cells));
+    else
+      write_matrix_market(path, in.n, in.n, static_cast<const float*>(got.cells));
   }
   return in.s.f64 ? check_typed(in, expected, static_cast<const double*>(got.cells))
                   : check_typed(in, expected, static_cast<const float*>(got.cells));

@@ -114,8 +114,8 @@ TEST(Bfs, DirectedEdgesAreFollowedOneWay) {
 }
 
 TEST(Bfs, EveryVariantMatchesTheReferenceOnGeneratedGraphs) {
-  for (const auto& a : std::vector<std::vector<std::string>>{{"graph=kron"}, {"graph=kron", "directed=true"}, {"graph=urand", "degree=3"},
-                                                              {"graph=grid"}, {"graph=grid", "roots=4", "directed=true"}})
+  for (const auto& a : std::vector<std::vector<std::string>>{
+           {"graph=kron"}, {"graph=kron", "directed=true"}, {"graph=urand", "degree=3"}, {"graph=grid"}, {"graph=grid", "roots=4", "directed=true"}})
     for (std::uint64_t seed : {1u, 2u}) {
       const auto result = run_all(1 << 12, a, seed);
       EXPECT_EQ(result["roots"].size(), a.size() > 1 && a[1] == "roots=4" ? 4u : 16u);

@@ -88,8 +88,9 @@ void expect_device_loop_agrees(const char* problem, const std::vector<std::vecto
 
 // bfs cuda's small levels on the device, and a grid searched with a handful of read-backs.
 TEST(GraphsGpu, BfsSmallLevelsOnTheDeviceAgreeWithTheHostLoop) {
-  expect_device_loop_agrees("bfs", {{"graph=kron"}, {"graph=kron", "directed=true"}, {"graph=urand", "degree=8"}, {"graph=grid"},
-                                    {"graph=grid", "directed=true", "roots=3"}});
+  expect_device_loop_agrees(
+      "bfs",
+      {{"graph=kron"}, {"graph=kron", "directed=true"}, {"graph=urand", "degree=8"}, {"graph=grid"}, {"graph=grid", "directed=true", "roots=3"}});
   const auto& cuda = find_variant("bfs", "cuda");
   // A 64 x 64 grid from its corner: 127 levels, the widest 64 vertices; all run on the device but
   // the last few, where GAP's switch goes bottom-up (from the host), so a handful of read-backs.
@@ -107,8 +108,12 @@ TEST(GraphsGpu, BfsSmallLevelsOnTheDeviceAgreeWithTheHostLoop) {
 
 // sssp cuda's small steps on the device (off unless set), and a grid's buckets with far fewer read-backs.
 TEST(GraphsGpu, SsspSmallStepsOnTheDeviceAgreeWithTheHostLoop) {
-  expect_device_loop_agrees("sssp", {{"graph=kron"}, {"graph=kron", "directed=true"}, {"graph=urand", "degree=8"}, {"graph=grid"},
-                                     {"graph=grid", "directed=true", "roots=3"}, {"graph=grid", "delta=1"}});
+  expect_device_loop_agrees("sssp", {{"graph=kron"},
+                                     {"graph=kron", "directed=true"},
+                                     {"graph=urand", "degree=8"},
+                                     {"graph=grid"},
+                                     {"graph=grid", "directed=true", "roots=3"},
+                                     {"graph=grid", "delta=1"}});
   const auto& cuda = find_variant("sssp", "cuda");
   EXPECT_EQ(run_one("sssp", cuda, 1 << 10, {"graph=grid"}).notes.at("local_edges"), "0");  // off unless set
   const auto grid = run_one("sssp", cuda, 1 << 12, {"graph=grid", "source=0", "local_edges=16384"});

@@ -16,13 +16,9 @@
 
 namespace ema::test {
 
-inline param_set gauss_params(const std::vector<std::string>& a) {
-  return param_set::resolve("gauss", find_problem("gauss").params, a);
-}
+inline param_set gauss_params(const std::vector<std::string>& a) { return param_set::resolve("gauss", find_problem("gauss").params, a); }
 
-inline host_memory_kind memory_for(const variant_desc& v) {
-  return uses_gpu(v.backend) ? host_memory_kind::pinned : host_memory_kind::pageable;
-}
+inline host_memory_kind memory_for(const variant_desc& v) { return uses_gpu(v.backend) ? host_memory_kind::pinned : host_memory_kind::pageable; }
 
 /// Runs `v` once on a prepared workload.
 inline outcome run_gauss(const variant_desc& v, workload& w, std::uint64_t n, const param_set& params) {
@@ -31,14 +27,15 @@ inline outcome run_gauss(const variant_desc& v, workload& w, std::uint64_t n, co
 }
 
 /// A diagonally dominant system whose row `zero` is all zeros (b too): singular for every variant.
-inline std::unique_ptr<workload> singular_workload(std::uint64_t n, std::size_t zero, const std::string& type,
-                                                    host_memory_kind memory) {
+inline std::unique_ptr<workload> singular_workload(std::uint64_t n, std::size_t zero, const std::string& type, host_memory_kind memory) {
   auto params = gauss_params({"type=" + type});
   auto w = std::make_unique<gauss::kit::typed_workload>();
   w->in = gauss::traits::generate({n, &params, 3, memory});
   for (std::size_t j = 0; j <= n; ++j) {
-    if (w->in.f64) w->in.m64[zero * (n + 1) + j] = 0;
-    else w->in.m32[zero * (n + 1) + j] = 0;
+    if (w->in.f64)
+      w->in.m64[zero * (n + 1) + j] = 0;
+    else
+      w->in.m32[zero * (n + 1) + j] = 0;
   }
   w->in.dominant = false;
   w->expected = gauss::traits::reference(w->in);

@@ -112,7 +112,8 @@ TEST(Rqa, SeedEstimatorMatchesItsReferenceAndIsBiasedLow) {
     EXPECT_TRUE(got.verified) << v->name << ": " << got.reason;
     EXPECT_NE(got.result_json.find("\"microstates_used\""), std::string::npos) << got.result_json;
     const auto j = nlohmann::json::parse(got.result_json);
-    EXPECT_NEAR(j["LAM_ci95"][0].get<double>(), j["LAM"].get<double>() - 1.96 * j["LAM_se"].get<double>(), 0.02 * j["LAM_se"].get<double>());  // se is printed to 3 digits
+    EXPECT_NEAR(j["LAM_ci95"][0].get<double>(), j["LAM"].get<double>() - 1.96 * j["LAM_se"].get<double>(),
+                0.02 * j["LAM_se"].get<double>());  // se is printed to 3 digits
     ++ran;
   }
   EXPECT_GE(ran, 1);
@@ -232,8 +233,7 @@ TEST(Rqa, EveryNormWindowAndEmbeddingMatchesTheReference) {
               for (const auto* v : exact_cpu_variants()) {
                 run_context ctx(n, p, 0);
                 auto got = v->run(*work, ctx);
-                EXPECT_TRUE(got.verified) << v->name << " " << norm << " m=" << m << " tau=" << tau << " w=" << w << " n=" << n
-                                          << ": " << got.reason;
+                EXPECT_TRUE(got.verified) << v->name << " " << norm << " m=" << m << " tau=" << tau << " w=" << w << " n=" << n << ": " << got.reason;
               }
             }
           }

@@ -39,8 +39,12 @@ TEST(RqaGpu, ExactCudaMatchesTheReferenceForEveryNormWindowAndEmbedding) {
           for (const char* strict : {"true", "false"})
             for (std::uint64_t n : {1ull, 2ull, 7ull, 150ull, 700ull}) {
               if (n <= 4 && std::string(m) == "3") continue;
-              std::vector<std::string> args{"system=logistic", std::string("norm=") + norm, std::string("m=") + m,
-                                            std::string("tau=") + tau, std::string("theiler=") + w, std::string("strict=") + strict,
+              std::vector<std::string> args{"system=logistic",
+                                            std::string("norm=") + norm,
+                                            std::string("m=") + m,
+                                            std::string("tau=") + tau,
+                                            std::string("theiler=") + w,
+                                            std::string("strict=") + strict,
                                             "eps=0.2"};
               run("exact-cuda", n, args);
             }
@@ -61,17 +65,16 @@ TEST(RqaGpu, ExactCudaEqualsExactSeqPastTheReference) {
 }
 
 TEST(RqaGpu, SeedCudaGivesSeedSeqsAnswer) {
-  for (const auto& args : std::vector<std::vector<std::string>>{{"Q=60", "samples=400"},
-                                                                 {"m=2", "tau=3", "norm=euclidean", "samples=300"},
-                                                                 {"theiler=0", "Q=32", "samples=1000", "vmin=3"}})
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"Q=60", "samples=400"}, {"m=2", "tau=3", "norm=euclidean", "samples=300"}, {"theiler=0", "Q=32", "samples=1000", "vmin=3"}})
     EXPECT_TRUE(same(run("seed-cuda", 2500, args), run("seed-seq", 2500, args)));
 }
 
 TEST(RqaGpu, MotifCudaDrawsMotifSeqsCells) {
   for (const auto& args : std::vector<std::vector<std::string>>{{"system=logistic", "cells=200000"},
-                                                                 {"system=noise", "cells=100000", "eps_mode=rr", "eps=0.1"},
-                                                                 {"system=rossler", "cells=100000", "m=2", "tau=4", "theiler=5"},
-                                                                 {"system=logistic", "cells=10000", "rse=0.004"}})
+                                                                {"system=noise", "cells=100000", "eps_mode=rr", "eps=0.1"},
+                                                                {"system=rossler", "cells=100000", "m=2", "tau=4", "theiler=5"},
+                                                                {"system=logistic", "cells=10000", "rse=0.004"}})
     EXPECT_TRUE(same(run("motif-cuda", 3000, args), run("motif-seq", 3000, args)));
   // A sine with a tiny eps: its recurrent diagonals (offsets a multiple of the period) are whole
   // lines, about a third longer than the device histogram's 4096, so their starts (about 60 in

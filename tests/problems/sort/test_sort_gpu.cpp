@@ -38,8 +38,8 @@ ran run_sort(const char* variant, std::uint64_t n, const std::vector<std::string
   return r;
 }
 
-const std::vector<const char*> gpu_variants = {"quick-cuda", "merge-cuda", "quick-cdp", "merge-cdp", "merge-path", "quick-sample",
-                                               "cub-radix",  "cub-merge",  "thrust-sort"};
+const std::vector<const char*> gpu_variants = {"quick-cuda",   "merge-cuda", "quick-cdp", "merge-cdp",  "merge-path",
+                                               "quick-sample", "cub-radix",  "cub-merge", "thrust-sort"};
 
 TEST(SortGpu, EveryVariantSortsLargerInputsOfEveryKind) {
   const std::uint64_t n = (1u << 22) + 3;
@@ -58,8 +58,8 @@ TEST(SortGpu, EveryVariantSortsSignedKeysAndBothZerosFromAFile) {
   test::temp_dir dir;
   for (const char* type : {"u32", "u64", "f32"}) {
     const auto path = test::signed_keys_file(dir, type);
-    const std::uint64_t n = find_problem("sort").size_from_input(
-        param_set::resolve("sort", find_problem("sort").params, {std::string("type=") + type, "input=" + path}));
+    const std::uint64_t n =
+        find_problem("sort").size_from_input(param_set::resolve("sort", find_problem("sort").params, {std::string("type=") + type, "input=" + path}));
     for (const char* name : gpu_variants) {
       const auto r = run_sort(name, n, {std::string("type=") + type, "input=" + path});
       EXPECT_TRUE(r.result.verified) << name << " " << type << ": " << r.result.reason;

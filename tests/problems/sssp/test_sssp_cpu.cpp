@@ -99,8 +99,8 @@ TEST(Sssp, DirectedEdgesAreFollowedOneWay) {
 }
 
 TEST(Sssp, EveryVariantMatchesDijkstraOnGeneratedGraphs) {
-  for (const auto& a : std::vector<std::vector<std::string>>{{"graph=kron"}, {"graph=kron", "directed=true"}, {"graph=urand", "degree=3"},
-                                                              {"graph=grid"}, {"graph=grid", "directed=true"}})
+  for (const auto& a : std::vector<std::vector<std::string>>{
+           {"graph=kron"}, {"graph=kron", "directed=true"}, {"graph=urand", "degree=3"}, {"graph=grid"}, {"graph=grid", "directed=true"}})
     for (std::uint64_t seed : {1u, 2u}) run_all(1 << 12, a, seed);
   const auto in = make(1 << 10, {"graph=urand"});
   ASSERT_FALSE(in.g.weights.empty());
@@ -153,7 +153,6 @@ TEST(Sssp, DistancesThatCouldPass32BitsAreRefused) {
     EXPECT_NE(std::string(e.what()).find("past ema's 32-bit distances"), std::string::npos) << e.what();
   }
 }
-
 
 // The source's edge list (4 bytes a CSR entry) is built for the variants that read it, outside
 // their time, and only once for a workload they share; the other variants never hold it.

@@ -52,8 +52,15 @@ inline void expect_same_grid_as_seq(const std::vector<const char*>& variants, st
     for (const char* type : {"f32", "f64"})
       for (int steps : {0, 1, 2, k - 1, k, k + 1, 3 * k + 1}) {
         if (steps < 0) continue;
-        const std::vector<std::string> a = {fmt::format("k={}", k), fmt::format("steps={}", steps), std::string("boundary=") + boundary,
-                                            std::string("type=") + type, "init=random", "cw=0.05", "ce=0.15", "cn=0.2", "cs=0.1",
+        const std::vector<std::string> a = {fmt::format("k={}", k),
+                                            fmt::format("steps={}", steps),
+                                            std::string("boundary=") + boundary,
+                                            std::string("type=") + type,
+                                            "init=random",
+                                            "cw=0.05",
+                                            "ce=0.15",
+                                            "cn=0.2",
+                                            "cs=0.1",
                                             "c0=0.5"};
         dense_matrix expected, got;
         const auto seq = run_stencil("seq", n, a, dir, &expected);
