@@ -6,7 +6,7 @@ JOBS   ?= $(shell nproc)
 DB     ?= ema.db
 REPORT ?= ema-report.html
 
-.PHONY: all deps test-deps configure build run test test-asan clean
+.PHONY: all deps test-deps configure build run test test-asan format clean
 
 all: build
 
@@ -39,6 +39,10 @@ test-asan: test-deps
 	cmake --preset asan $(if $(WERROR),-DEMA_WERROR=ON,-DEMA_WERROR=OFF)
 	cmake --build build/asan -j $(JOBS)
 	ctest --test-dir build/asan -j $(JOBS) -L cpu --output-on-failure
+
+# Formats the C++ and CUDA sources with .clang-format (the test sources_follow_clang_format checks them).
+format:
+	scripts/format.sh
 
 clean:
 	rm -rf build
