@@ -114,7 +114,7 @@ struct problem_desc {
   /// its length), or 0 when the parameters name none; `ema run` then needs no --sizes. Reads the
   /// file, throwing usage_error naming what is wrong with it. nullptr: the problem reads no files.
   std::uint64_t (*size_from_input)(const param_set&) = nullptr;
-  /// The conformance tests (tests/problems/test_conformance.cpp) run every variant over every
+  /// The conformance tests (tests/problems/test_conformance_cpu.cpp, _gpu.cpp) run every variant over every
   /// size here (the problem's edge cases: 0, 1, 2^k - 1, 2^k, 2^k + 1 around its block widths)
   /// times every parameter set here (`k=v,k=v` as --param takes them; "" for the defaults) times
   /// two seeds. A case the problem's validate refuses, or a variant's not_applicable declines, is

@@ -21,7 +21,7 @@ double point_view::median(const std::string& metric) const {
 namespace {
 
 // The fields of an experiment's stored JSON that reports read, checked to have the types ema writes
-// (machine/machine.cpp, measure/probe.cpp, the idle power), so that a row changed by hand is a
+// (measure/machine.cpp, measure/probe.cpp, the idle power), so that a row changed by hand is a
 // database error, not a report that throws halfway.
 void check_stored(const experiment_record& e, const std::string& path) {
   auto fail = [&](const std::string& what) {

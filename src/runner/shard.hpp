@@ -1,6 +1,6 @@
 // Splitting one plan over several tasks (`ema run --shard i/N`, Slurm job arrays; docs/cli/run.md,
 // docs/cluster.md): every task plans the same sweep from the same command, takes its own part and
-// writes its own database; `ema merge` joins them (store/merge.hpp).
+// writes its own database; `ema merge` joins them (runner/merge.hpp).
 // - The parts are disjoint and together the whole plan; the split depends only on the plan (its
 //   points and the problems' work models), so every task computes the same one, run after run.
 // - Balanced by predicted cost: each point costs its problem's work model at its size (the larger
