@@ -411,12 +411,9 @@ std::vector<std::string> report_metrics(const experiment_view& v) {
   std::vector<std::string> out;
   const auto present = experiment_metrics(v);
   for (const auto& m : metric_catalog())
-    if (present.count(m.name) && std::string_view(m.name) != "point_wall" && std::string_view(m.name).find("_above_idle") == std::string_view::npos)
-      out.push_back(m.name);
+    if (present.count(m.name) && m.charted) out.push_back(m.name);
   for (const auto& m : present)
-    if (std::find(out.begin(), out.end(), m) == out.end() && m != "point_wall" && m.find("_above_idle") == std::string::npos &&
-        find_metric(m).name[0] == '\0')
-      out.push_back(m);  // phases a variant or program reported
+    if (find_metric(m).name[0] == '\0') out.push_back(m);  // phases a variant or program reported, not catalogued
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include "measure/probe.hpp"
 #include "measure/stats.hpp"
 #include "core/format.hpp"
+#include "core/metrics.hpp"
 #include "report/columns.hpp"
 #include "report/grid.hpp"
 #include "report/values.hpp"
@@ -111,7 +112,7 @@ grid table_of(const experiment_view& v, const std::string& problem, const std::v
   if (external)
     for (auto* p : pts)
       for (const auto& [name, m] : p->metrics)
-        if (name != "total" && name != "user" && name != "sys" && name != "host_peak_rss" && name != "point_wall") phases.insert(name);
+        if (find_metric(name).source == metric_source::phase) phases.insert(name);
   shape.external = external;
   shape.rate = desc ? desc->rate : rate_desc{};
   // One row per (n, variant, tuning values): the points of several input instances are pooled, each

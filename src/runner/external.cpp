@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/metrics.hpp"
 #include "core/text.hpp"
 #include "inputs/random.hpp"
 #include "inputs/input_cache.hpp"
@@ -152,14 +153,13 @@ std::string parse_phase_lines(const std::string& out, std::map<std::string, doub
     const auto [end, ec] = std::from_chars(seconds.data(), seconds.data() + seconds.size(), v);
     const bool name_ok =
         !name.empty() && std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '-' || c == '.'; });
-    const bool reserved = name == "total" || name == "user" || name == "sys" || name == "host_peak_rss" || name == "point_wall";
+    const bool reserved = find_metric(name).source == metric_source::run;  // ema measures it around the run
     if (tag != "ema-phase" || !name_ok || reserved || extra_words || seconds.empty() || ec != std::errc() || end != seconds.data() + seconds.size() ||
         !std::isfinite(v) || v < 0)
       return fmt::format(
           "malformed phase line {} of the program's output: '{}' (phase lines counted from 1; expected 'ema-phase NAME SECONDS' with "
-          "NAME of letters, digits, '_', '-' or '.', not total, user, sys, host_peak_rss or point_wall, "
-          "and SECONDS a number >= 0)",
-          number, output_tail(line, 120));
+          "NAME of letters, digits, '_', '-' or '.', not {}, and SECONDS a number >= 0)",
+          number, output_tail(line, 120), run_metric_names());
     phases[name] += v;
   }
   return "";
