@@ -191,9 +191,8 @@ std::string table_legend(const std::string& problem, const problem_desc* desc, c
                                  : "",
         dropped.count("vs seq") && dropped.count("vs omp")
             ? ""
-            : "; vs seq, vs omp: speedup in total time against the same algorithm's seq or omp variant "
-              "(exact-cuda against exact-seq), else the problem's reference algorithm's (`ema list` shows "
-              "each variant's algorithm)");
+            : "; vs seq, vs omp: speedup in total time against the same algorithm's seq or omp variant, else the "
+              "problem's reference algorithm's (`ema list` shows each variant's algorithm)");
   if (!external && !dropped.count("energy/op"))
     out += fmt::format(
         "{}energy/op: the meter's energy over one run (the GPU board for a GPU variant, the CPU package for a "
