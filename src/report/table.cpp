@@ -78,12 +78,12 @@ grid grid_of(const std::vector<value_row>& values, std::set<std::string>& droppe
 
 /// The rows of a table: its points grouped by (n, variant, tuning values), the points of several
 /// input instances together, in the points' order.
-std::vector<std::vector<const point_view*>> rows_of(const std::vector<const point_view*>& pts, std::map<const point_view*, tuning_split>& split) {
+std::vector<std::vector<const point_view*>> rows_of(const std::vector<const point_view*>& pts) {
   std::vector<std::vector<const point_view*>> rows;
   for (auto* p : pts) {
     auto same = std::find_if(rows.begin(), rows.end(), [&](const auto& row) {
       const auto* q = row.front();
-      return q->record.n == p->record.n && q->record.variant == p->record.variant && split[q].tuning == split[p].tuning;
+      return q->record.n == p->record.n && q->record.variant == p->record.variant && q->parameters().split.tuning == p->parameters().split.tuning;
     });
     if (same != rows.end())
       same->push_back(p);
@@ -95,16 +95,11 @@ std::vector<std::vector<const point_view*>> rows_of(const std::vector<const poin
 
 /// One table's rows: a row per (n, variant, tuning values), its values family by family in column
 /// order (report/columns.hpp), the columns with nothing to show left out.
-grid table_of(const experiment_view& v, const std::string& problem, const std::vector<const point_view*>& pts,
-              std::map<const point_view*, tuning_split>& split, table_style style, table_notes& notes, table_shape& shape) {
+grid table_of(const experiment_view& v, const std::string& problem, const std::vector<const point_view*>& pts, table_style style, table_notes& notes,
+              table_shape& shape) {
   const auto& e = v.experiment;
   const problem_desc* desc = lookup_problem(problem);
   const auto identities = variant_identities(v, problem);
-  // The work model needs the parameters as the problem declares them; stored ones that are not
-  // (a row changed by hand) leave the bandwidth columns empty.
-  auto declared_of = [&](const std::string& stored) -> std::optional<param_set> {
-    return desc ? param_set::restore_json(desc->name, desc->params, stored) : std::nullopt;
-  };
   // A user's program (`ema exec`) has no kernel, work model or energy: its CPU times, memory and
   // the phases it reported instead.
   const bool external = pts.front()->record.backend == "external";
@@ -117,8 +112,11 @@ grid table_of(const experiment_view& v, const std::string& problem, const std::v
   shape.rate = desc ? desc->rate : rate_desc{};
   // One row per (n, variant, tuning values): the points of several input instances are pooled, each
   // metric the median of the instances' medians; its label names the tuning values.
-  const auto rows = rows_of(pts, split);
-  auto label = [&](const point_view* p) { return split[p].tuning.empty() ? p->record.variant : p->record.variant + " " + split[p].tuning; };
+  const auto rows = rows_of(pts);
+  auto label = [&](const point_view* p) {
+    const auto& tuning = p->parameters().split.tuning;
+    return tuning.empty() ? p->record.variant : p->record.variant + " " + tuning;
+  };
   auto context = [&](const std::vector<const point_view*>& points) {
     row_context r;
     r.points = points;
@@ -126,7 +124,7 @@ grid table_of(const experiment_view& v, const std::string& problem, const std::v
     for (auto* p : points) r.point_labels.push_back(label(p));
     r.style = style;
     r.desc = desc;
-    r.declared = declared_of(points.front()->record.params_json);
+    r.declared = points.front()->parameters().declared;  // nullopt for a row changed by hand: no work-model columns
     r.ceilings = &e.ceilings;
     r.identities = &identities;
     r.with_total();
@@ -137,7 +135,7 @@ grid table_of(const experiment_view& v, const std::string& problem, const std::v
   for (const auto& row : rows) {
     auto& at = totals[row.front()->record.n];
     const auto& name = row.front()->record.variant;
-    if (!at.count(name) || split[row.front()].tuning.empty()) at[name] = context(row).total;
+    if (!at.count(name) || row.front()->parameters().split.tuning.empty()) at[name] = context(row).total;
   }
   // Each row's values, family by family in column order.
   std::vector<value_row> values;
@@ -259,16 +257,14 @@ std::string render_tables(const experiment_view& v, table_style style) {
   // Group points by (problem, parameters but the tuning ones), keeping plan order: a variant
   // that reads k shares its table with those that do not, one row per value of k.
   std::vector<std::pair<std::string, std::string>> groups;
-  std::map<const point_view*, tuning_split> split;
   for (const auto& p : v.points) {
-    split[&p] = split_tuning(p.record.params_json, p.record.problem);
-    std::pair key{p.record.problem, split[&p].rest};
+    std::pair key{p.record.problem, p.parameters().split.rest};
     if (std::find(groups.begin(), groups.end(), key) == groups.end()) groups.push_back(key);
   }
   for (const auto& [problem, params_json] : groups) {
     std::vector<const point_view*> pts;
     for (const auto& p : v.points)
-      if (p.record.problem == problem && split[&p].rest == params_json) pts.push_back(&p);
+      if (p.record.problem == problem && p.parameters().split.rest == params_json) pts.push_back(&p);
     std::stable_sort(pts.begin(), pts.end(), [](auto a, auto b) {
       if (a->record.n != b->record.n) return a->record.n < b->record.n;
       int ra = backend_order(a->record.backend), rb = backend_order(b->record.backend);
@@ -284,7 +280,7 @@ std::string render_tables(const experiment_view& v, table_style style) {
     if (md && desc) out += fmt::format("n: {}\n\n", desc->size_meaning);
     table_notes notes;
     table_shape shape;
-    out += render(table_of(v, problem, pts, split, style, notes, shape), style);
+    out += render(table_of(v, problem, pts, style, notes, shape), style);
     if (md) out += "\n";
     out += table_legend(problem, desc, shape, notes, style);
   }

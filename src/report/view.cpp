@@ -13,6 +13,15 @@
 
 namespace ema {
 
+const params_view& point_view::parameters() const {
+  if (!parameters_) {
+    const problem_desc* desc = lookup_problem(record.problem);
+    parameters_ = params_view{desc ? param_set::restore_json(desc->name, desc->params, record.params_json) : std::nullopt,
+                              split_tuning(record.params_json, record.problem)};
+  }
+  return *parameters_;
+}
+
 double point_view::median(const std::string& metric) const {
   auto it = metrics.find(metric);
   return it == metrics.end() || it->second.stats.count == 0 ? std::nan("") : it->second.stats.median;

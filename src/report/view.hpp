@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/params.hpp"
 #include "core/registry.hpp"
 #include "measure/stats.hpp"
 #include "store/database.hpp"
@@ -22,6 +23,23 @@ struct metric_view {
   std::vector<double> values;
 };
 
+/// A point's stored parameters with the problem's tuning parameters (param_spec::tuning, the
+/// stencil's k) split off: `rest`, the canonical JSON of the others (a table's group: variants that
+/// read k and those that do not share it, so speedups compare them), and `tuning`, "k=v" of the
+/// tuning values not at their default (part of a row's label). Without a registered problem,
+/// `rest` is the JSON as stored.
+struct tuning_split {
+  std::string rest, tuning;
+};
+/// A point's stored parameters as every printer needs them, parsed once (issue 30, item 1): as its
+/// problem declares them (nullopt: a problem this build does not register, or parameters it does
+/// not take, such as a row changed by hand: the work model's columns stay empty), and split into
+/// the table's group and the row's tuning label.
+struct params_view {
+  std::optional<param_set> declared;
+  tuning_split split;
+};
+
 struct point_view {
   point_record record;
   nlohmann::json params, result, notes, unavailable;
@@ -29,6 +47,11 @@ struct point_view {
 
   /// The median of a metric, NaN when absent.
   double median(const std::string& metric) const;
+  /// Its stored parameters, parsed on first use and kept (record.params_json is not changed after).
+  const params_view& parameters() const;
+
+ private:
+  mutable std::optional<params_view> parameters_;
 };
 
 /// A stored point that tables and fits leave out, with why: measured again (`ema run
@@ -67,14 +90,6 @@ std::string speedup_baseline_among(const std::vector<variant_identity>& ids, std
 /// problem's name, only those that differ from the problem's defaults (headings: rqa has 16).
 std::string params_text(const std::string& params_json, const char* separator = ",", std::string_view problem = {});
 
-/// A point's stored parameters with the problem's tuning parameters (param_spec::tuning, the
-/// stencil's k) split off: `rest`, the canonical JSON of the others (a table's group: variants that
-/// read k and those that do not share it, so speedups compare them), and `tuning`, "k=v" of the
-/// tuning values not at their default (part of a row's label). Without a registered problem,
-/// `rest` is the JSON as stored.
-struct tuning_split {
-  std::string rest, tuning;
-};
 tuning_split split_tuning(const std::string& params_json, std::string_view problem);
 
 }  // namespace ema

@@ -168,3 +168,33 @@ TEST(Columns, StatusNumbersEveryReasonAsAFootnote) {
 
 }  // namespace
 }  // namespace ema
+
+namespace ema {
+namespace {
+
+// A point's stored parameters are parsed once, on first use, for every printer (issue 30, item 1):
+// as the problem declares them, and split into the table's group and the row's tuning label.
+TEST(ParamsView, StoredParametersAreParsedOnceAsTheProblemDeclaresThem) {
+  auto p = point("merge-omp", 1024, {1.0});
+  const auto& first = p.parameters();
+  EXPECT_EQ(&first, &p.parameters());  // kept, not parsed again
+  ASSERT_TRUE(first.declared.has_value());
+  EXPECT_EQ(first.declared->text("dist"), "uniform");
+  EXPECT_EQ(first.split.rest, p.record.params_json);  // sort has no tuning parameter
+  EXPECT_EQ(first.split.tuning, "");
+
+  point_view stencil;
+  stencil.record.problem = "stencil";
+  stencil.record.params_json = R"({"k":"4","steps":"10"})";
+  EXPECT_EQ(stencil.parameters().split.tuning, "k=4");  // the stencil's k is a tuning parameter: part of the row's label
+  EXPECT_EQ(stencil.parameters().split.rest.find("\"k\""), std::string::npos);
+
+  point_view unknown;
+  unknown.record.problem = "no-such-problem";
+  unknown.record.params_json = R"({"a":"1"})";
+  EXPECT_FALSE(unknown.parameters().declared.has_value());  // its work model's columns stay empty
+  EXPECT_EQ(unknown.parameters().split.rest, unknown.record.params_json);
+}
+
+}  // namespace
+}  // namespace ema
