@@ -19,7 +19,7 @@ namespace {
 
 struct show_options {
   std::optional<std::int64_t> experiment;
-  std::optional<std::string> json, csv, md, best;
+  std::optional<std::string> json, csv, md, tables_json, tables_csv, best;
   bool list = false, stats = false, no_fit = false;
 };
 
@@ -46,6 +46,9 @@ action add_show(CLI::App& app, common_options& common) {
   app.add_option("--json", o->json, "write JSON (ema.run/1) to FILE, - for stdout");
   app.add_option("--csv", o->csv, "write CSV to FILE, - for stdout");
   app.add_option("--md", o->md, "write Markdown to FILE, - for stdout");
+  app.add_option("--tables-json", o->tables_json,
+                 "write the result tables as JSON (ema.tables/1: each value a number with its hint) to FILE, - for stdout");
+  app.add_option("--tables-csv", o->tables_csv, "write the result tables as CSV (a line per value) to FILE, - for stdout");
   app.add_flag("--list", o->list, "list the experiments in the database");
   app.add_flag("--stats", o->stats, "also print the repeated-runs tables (mean, std dev, max, min, speedup, efficiency, cost)");
   app.add_option("--best", o->best,
@@ -53,7 +56,10 @@ action add_show(CLI::App& app, common_options& common) {
                  "time, and the runner-up with whether it is within noise");
   app.add_flag("--no-fit", o->no_fit, "leave out the fitted class and verdict of each variant");
   return [o, &common] {
-    check_outputs(common.db, given_outputs({{"--json", &o->json}, {"--csv", &o->csv}, {"--md", &o->md}}));
+    check_outputs(
+        common.db,
+        given_outputs(
+            {{"--json", &o->json}, {"--csv", &o->csv}, {"--md", &o->md}, {"--tables-json", &o->tables_json}, {"--tables-csv", &o->tables_csv}}));
     auto db = database::open_read(common.db);
     if (o->list) {  // the points stored apart from those planned: a plan's points are not measurements
       for (const auto& e : db.experiments()) {
@@ -68,7 +74,7 @@ action add_show(CLI::App& app, common_options& common) {
     auto view = chosen_experiment(db, o->experiment);
     // --best is checked before anything is printed: an unknown key is a usage error, not tables then one.
     const auto best = o->best ? std::optional(render_best(view, *o->best, o->md ? table_style::markdown : table_style::text)) : std::nullopt;
-    if (!o->json && !o->csv && !o->md) {
+    if (!o->json && !o->csv && !o->md && !o->tables_json && !o->tables_csv) {
       print_text(render_tables(view, table_style::text));
       if (!o->no_fit) print_text(fit_summary(view, table_style::text));
     }
@@ -76,6 +82,8 @@ action add_show(CLI::App& app, common_options& common) {
     if (best && !o->md) print_text(*best);
     if (o->json) write_text(*o->json, json_text(to_run_json(view), 2) + "\n");
     if (o->csv) write_text(*o->csv, to_csv(view));
+    if (o->tables_json) write_text(*o->tables_json, json_text(tables_json(view), 2) + "\n");
+    if (o->tables_csv) write_text(*o->tables_csv, tables_csv(view));
     if (o->md)
       write_text(*o->md, render_tables(view, table_style::markdown) + (o->no_fit ? std::string() : fit_summary(view, table_style::markdown)) +
                              best.value_or(std::string()) + (o->stats ? render_analysis_tables(view, table_style::markdown) : std::string()));

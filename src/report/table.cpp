@@ -56,17 +56,20 @@ struct table_shape {
 /// The grid of the rows' values, each formatted by its hint; columns with nothing to show here (no
 /// GPU variant's kernel, no baseline, no meter, a rate that is not a bandwidth) are left out and
 /// named in `dropped`; the notes below the table say why a metric is unavailable.
-grid grid_of(const std::vector<value_row>& values, std::set<std::string>& dropped) {
-  grid g;
+std::set<std::string> dropped_columns(const std::vector<value_row>& values) {
+  std::set<std::string> dropped;
   for (std::size_t c = 0; c < values.front().size(); ++c) {
     const auto& name = values.front()[c].column;
     const bool always = name == "n" || name == "variant" || name == "total" || name == "status";
-    if (!always && std::all_of(values.begin(), values.end(), [&](const value_row& row) { return shows_nothing(row[c]); })) {
-      dropped.insert(name);
-      continue;
-    }
-    g.columns.push_back({name, right_aligned(values.front()[c].hint)});
+    if (!always && std::all_of(values.begin(), values.end(), [&](const value_row& row) { return shows_nothing(row[c]); })) dropped.insert(name);
   }
+  return dropped;
+}
+
+grid grid_of(const std::vector<value_row>& values, const std::set<std::string>& dropped) {
+  grid g;
+  for (const auto& v : values.front())
+    if (!dropped.count(v.column)) g.columns.push_back({v.column, right_aligned(v.hint)});
   for (const auto& row : values) {
     std::vector<std::string> cells;
     for (const auto& v : row)
@@ -94,9 +97,9 @@ std::vector<std::vector<const point_view*>> rows_of(const std::vector<const poin
 }
 
 /// One table's rows: a row per (n, variant, tuning values), its values family by family in column
-/// order (report/columns.hpp), the columns with nothing to show left out.
-grid table_of(const experiment_view& v, const std::string& problem, const std::vector<const point_view*>& pts, table_style style, table_notes& notes,
-              table_shape& shape) {
+/// order (report/columns.hpp); `shape.dropped` names the columns with nothing to show.
+std::vector<value_row> table_of(const experiment_view& v, const std::string& problem, const std::vector<const point_view*>& pts, table_style style,
+                                table_notes& notes, table_shape& shape) {
   const auto& e = v.experiment;
   const problem_desc* desc = lookup_problem(problem);
   const auto identities = variant_identities(v, problem);
@@ -157,7 +160,8 @@ grid table_of(const experiment_view& v, const std::string& problem, const std::v
     status_value(r, notes, row);
     values.push_back(std::move(row));
   }
-  return grid_of(values, shape.dropped);
+  shape.dropped = dropped_columns(values);
+  return values;
 }
 
 /// The notes under a table: what its columns mean, the noisy points, the unavailable metrics and
@@ -244,16 +248,7 @@ std::string calibration_text(const experiment_view& v, table_style style) {
 
 }  // namespace
 
-std::string render_tables(const experiment_view& v, table_style style) {
-  const auto& e = v.experiment;
-  std::string out;
-  const bool md = style == table_style::markdown;
-  out += md ? fmt::format("## Experiment {} ({})\n\n", e.id, e.state) : fmt::format("Experiment {} ({}) — {}\n", e.id, e.state, e.created_at);
-  out += fmt::format("{}machine: {}\n", md ? "- " : "", stored_text(machine_line(e), style));
-  out += fmt::format("{}ema {} ({}); command: {}\n", md ? "- " : "", stored_text(e.ema_version, style), stored_text(e.git_commit, style),
-                     stored_text(e.command_line, style));
-  if (md) out += "\n";
-
+std::vector<result_table> result_tables(const experiment_view& v, table_style style) {
   // Group points by (problem, parameters but the tuning ones), keeping plan order: a variant
   // that reads k shares its table with those that do not, one row per value of k.
   std::vector<std::pair<std::string, std::string>> groups;
@@ -261,6 +256,7 @@ std::string render_tables(const experiment_view& v, table_style style) {
     std::pair key{p.record.problem, p.parameters().split.rest};
     if (std::find(groups.begin(), groups.end(), key) == groups.end()) groups.push_back(key);
   }
+  std::vector<result_table> out;
   for (const auto& [problem, params_json] : groups) {
     std::vector<const point_view*> pts;
     for (const auto& p : v.points)
@@ -272,22 +268,107 @@ std::string render_tables(const experiment_view& v, table_style style) {
       return a->record.variant < b->record.variant;
     });
     const problem_desc* desc = lookup_problem(problem);
-    const auto shown = params_text(params_json, ",", problem);
-    const auto ptext = shown.empty() ? std::string() : fmt::format(" ({})", stored_text(shown, style));
-    out += "\n";
-    out += md ? fmt::format("### {}{}\n\n", stored_text(problem, style), ptext)
-              : fmt::format("{} — {}{}\n", problem, desc ? desc->size_meaning : "n", ptext);
-    if (md && desc) out += fmt::format("n: {}\n\n", desc->size_meaning);
+    result_table t;
+    t.problem = problem;
+    t.params = params_text(params_json, ",", problem);
+    t.size_meaning = desc ? desc->size_meaning : "n";
     table_notes notes;
     table_shape shape;
-    out += render(table_of(v, problem, pts, style, notes, shape), style);
+    t.rows = table_of(v, problem, pts, style, notes, shape);
+    t.dropped = shape.dropped;
+    t.legend = table_legend(problem, desc, shape, notes, style);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::string render_tables(const experiment_view& v, table_style style) {
+  const auto& e = v.experiment;
+  std::string out;
+  const bool md = style == table_style::markdown;
+  out += md ? fmt::format("## Experiment {} ({})\n\n", e.id, e.state) : fmt::format("Experiment {} ({}) — {}\n", e.id, e.state, e.created_at);
+  out += fmt::format("{}machine: {}\n", md ? "- " : "", stored_text(machine_line(e), style));
+  out += fmt::format("{}ema {} ({}); command: {}\n", md ? "- " : "", stored_text(e.ema_version, style), stored_text(e.git_commit, style),
+                     stored_text(e.command_line, style));
+  if (md) out += "\n";
+  for (const auto& t : result_tables(v, style)) {
+    const auto ptext = t.params.empty() ? std::string() : fmt::format(" ({})", stored_text(t.params, style));
+    out += "\n";
+    out += md ? fmt::format("### {}{}\n\n", stored_text(t.problem, style), ptext) : fmt::format("{} — {}{}\n", t.problem, t.size_meaning, ptext);
+    if (md && lookup_problem(t.problem)) out += fmt::format("n: {}\n\n", t.size_meaning);
+    out += render(grid_of(t.rows, t.dropped), style);
     if (md) out += "\n";
-    out += table_legend(problem, desc, shape, notes, style);
+    out += t.legend;
   }
   out += calibration_text(v, style);
   if (!e.plan.is_null() && e.plan.contains("notes"))
     for (const auto& note : e.plan.value("notes", nlohmann::json::array()))
       out += fmt::format("{}note: {}\n", md ? "- " : "", stored_text(note.is_string() ? note.get<std::string>() : note.dump(), style));
+  return out;
+}
+
+namespace {
+
+/// The value of column `name` in a row, or nullptr.
+const tagged_value* value_in(const value_row& row, std::string_view name) {
+  for (const auto& v : row)
+    if (v.column == name) return &v;
+  return nullptr;
+}
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+nlohmann::json tables_json(const experiment_view& v) {
+  nlohmann::json out = {{"schema", "ema.tables/1"}, {"experiment", v.experiment.id}, {"tables", nlohmann::json::array()}};
+  for (const auto& t : result_tables(v, table_style::text)) {
+    nlohmann::json table = {{"problem", t.problem}, {"params", t.params}, {"n", t.size_meaning}, {"legend", t.legend}};
+    table["columns"] = nlohmann::json::array();
+    for (const auto& c : t.rows.front())
+      if (!t.dropped.count(c.column)) table["columns"].push_back({{"name", c.column}, {"hint", hint_name(c.hint)}});
+    table["rows"] = nlohmann::json::array();
+    for (const auto& row : t.rows) {
+      nlohmann::json cells = nlohmann::json::array();
+      for (const auto& c : row) {
+        if (t.dropped.count(c.column)) continue;
+        nlohmann::json cell = {{"value", value_json(c)}, {"text", format_value_by_hint(c)}};
+        if (c.noisy) cell["noisy"] = true;
+        if (c.unavailable) cell["unavailable"] = true;
+        cells.push_back(std::move(cell));
+      }
+      table["rows"].push_back(std::move(cells));
+    }
+    out["tables"].push_back(std::move(table));
+  }
+  return out;
+}
+
+std::string tables_csv(const experiment_view& v) {
+  std::string out = "table,problem,params,n,variant,column,hint,value,text\n";
+  int k = 0;
+  for (const auto& t : result_tables(v, table_style::text)) {
+    ++k;
+    for (const auto& row : t.rows) {
+      const auto* n = value_in(row, "n");
+      const auto* variant = value_in(row, "variant");
+      for (const auto& c : row) {
+        if (t.dropped.count(c.column) || &c == n || &c == variant) continue;
+        const auto value = value_json(c);
+        out += fmt::format("{},{},{},{},{},{},{},{},{}\n", k, csv_cell(t.problem), csv_cell(t.params), n ? format_value_by_hint(*n) : "",
+                           csv_cell(variant ? variant->text : ""), csv_cell(c.column), hint_name(c.hint),
+                           value.is_null()     ? ""
+                           : value.is_string() ? csv_cell(value.get<std::string>())
+                                               : fmt::format("{:.17g}", value.get<double>()),
+                           csv_cell(format_value_by_hint(c)));
+      }
+    }
+  }
   return out;
 }
 

@@ -34,6 +34,40 @@ std::string format_value_by_hint(const tagged_value& v) {
   return "-";
 }
 
+const char* hint_name(ema::hint h) {
+  switch (h) {
+    case hint::size:
+      return "size";
+    case hint::label:
+      return "label";
+    case hint::duration:
+      return "duration";
+    case hint::rate:
+      return "rate";
+    case hint::percent:
+      return "percent";
+    case hint::speedup:
+      return "speedup";
+    case hint::energy:
+      return "energy";
+    case hint::number:
+      return "number";
+    case hint::bytes:
+      return "bytes";
+    case hint::note:
+      return "note";
+    case hint::status:
+      return "status";
+  }
+  return "?";
+}
+
+nlohmann::json value_json(const tagged_value& v) {
+  if (v.unavailable) return nullptr;
+  if (v.hint == hint::label || v.hint == hint::note || v.hint == hint::status) return v.text.empty() ? nlohmann::json() : nlohmann::json(v.text);
+  return std::isfinite(v.x) ? nlohmann::json(v.x) : nlohmann::json();
+}
+
 bool right_aligned(ema::hint h) { return h != hint::label && h != hint::status; }
 
 bool shows_nothing(const tagged_value& v) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,14 @@ using value_row = std::vector<tagged_value>;
 
 /// The text of a value by its hint: "-" for nothing, "unavailable", "1.23 ms !", "4.56x", "78.9%".
 std::string format_value_by_hint(const tagged_value& v);
+
+/// The hint's name in machine-readable tables ("duration", "rate", ...).
+const char* hint_name(ema::hint h);
+
+/// The value a machine-readable table gives: the number (seconds, joules, bytes, a fraction of a
+/// ceiling, a ratio, a rate in the column's unit) or the text of a label, note or status; null for
+/// nothing or unavailable.
+nlohmann::json value_json(const tagged_value& v);
 
 /// Whether a column of this hint is right-aligned (everything but labels and statuses).
 bool right_aligned(ema::hint h);

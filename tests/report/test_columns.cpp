@@ -198,3 +198,27 @@ TEST(ParamsView, StoredParametersAreParsedOnceAsTheProblemDeclaresThem) {
 
 }  // namespace
 }  // namespace ema
+
+namespace ema {
+namespace {
+
+// The machine-readable tables give each value in its hint's unit, or its text, or null where the
+// terminal shows nothing (report/values.hpp, value_json).
+TEST(Values, MachineReadableValuesFollowTheHint) {
+  tagged_value t{"total", hint::duration, 0.0015};
+  EXPECT_EQ(value_json(t), nlohmann::json(0.0015));
+  EXPECT_STREQ(hint_name(t.hint), "duration");
+  t.unavailable = true;
+  EXPECT_TRUE(value_json(t).is_null());
+  tagged_value none{"vs seq", hint::speedup};
+  EXPECT_TRUE(value_json(none).is_null());
+  EXPECT_EQ(format_value_by_hint(none), "-");
+  tagged_value status{"status", hint::status, std::nan(""), "ok [1]"};
+  EXPECT_EQ(value_json(status), nlohmann::json("ok [1]"));
+  tagged_value percent{"% ceil", hint::percent, 0.78};
+  EXPECT_EQ(value_json(percent), nlohmann::json(0.78));  // a fraction; the terminal shows 78.0%
+  EXPECT_STREQ(hint_name(hint::percent), "percent");
+}
+
+}  // namespace
+}  // namespace ema
