@@ -76,6 +76,24 @@ TEST(Docs, EveryCommandsOptionsAreOnItsPage) {
   }
 }
 
+// docs/adding-a-problem.md's rule: a variant is one file of its problem's folder, named as the
+// variant with '-' as '_' (.cpp, or .cu for code nvcc must see); every other file there holds
+// what variants share.
+TEST(Docs, EveryVariantIsTheFileItsNameSays) {
+  const auto problems = nlohmann::json::parse(help({"list", "--json"}));
+  int variants = 0;
+  for (const auto& p : problems)
+    for (const auto& v : p["variants"]) {
+      std::string file = v["name"];
+      std::replace(file.begin(), file.end(), '-', '_');
+      const auto folder = source / "src/problems" / p["name"].get<std::string>();
+      EXPECT_TRUE(fs::exists(folder / (file + ".cpp")) || fs::exists(folder / (file + ".cu")))
+          << p["name"] << " " << v["name"] << ": no " << (folder / file).string() << ".cpp or .cu";
+      ++variants;
+    }
+  EXPECT_GE(variants, 30);
+}
+
 TEST(Docs, EveryProblemParameterAndVariantIsOnItsPage) {
   const auto problems = nlohmann::json::parse(help({"list", "--json"}));
   ASSERT_FALSE(problems.empty());

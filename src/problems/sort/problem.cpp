@@ -48,10 +48,7 @@ constexpr const char* test_params[] = {
 // nesting depth, the source's host-loop quicksort's iterations.
 constexpr const char* table_notes[] = {"device_launches", "depth", "iterations"};
 
-key_type type_of(const param_set& p) {
-  const auto& t = p.text("type");
-  return t == "u64" ? key_type::u64 : t == "f32" ? key_type::f32 : key_type::u32;
-}
+key_type type_of(const param_set& p) { return settings::of(p).type; }
 
 std::size_t key_bytes(key_type t) { return t == key_type::u64 ? 8 : 4; }
 
@@ -72,8 +69,9 @@ constexpr algorithm_work algorithm_floors[] = {
 };
 
 std::size_t count_in_file(const param_set& p) {
-  const std::string& path = p.text("input");
-  switch (type_of(p)) {
+  const auto s = settings::of(p);
+  const std::string& path = s.input;
+  switch (s.type) {
     case key_type::u64:
       return read_keys<std::uint64_t>(path).size();
     case key_type::f32:
@@ -85,21 +83,21 @@ std::size_t count_in_file(const param_set& p) {
 }
 
 void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
-  key_distribution_from(p.text("dist"));
-  if (p.text("input").empty()) return;
+  const auto s = settings::of(p);
+  if (s.input.empty()) return;
   const auto count = count_in_file(p);
   for (auto n : sizes)
     if (n != count)
-      throw usage_error(fmt::format("{}: the file holds {} keys, but the point asks n = {} (run with --sizes {})", p.text("input"), count, n, count));
+      throw usage_error(fmt::format("{}: the file holds {} keys, but the point asks n = {} (run with --sizes {})", s.input, count, n, count));
 }
 
-std::uint64_t size_from_input(const param_set& p) { return p.text("input").empty() ? 0 : count_in_file(p); }
+std::uint64_t size_from_input(const param_set& p) { return settings::of(p).input.empty() ? 0 : count_in_file(p); }
 
 template <class K>
 host_array<K> keys_for(const point_request& r, const std::string& path, std::string& origin) {
   host_array<K> keys(r.n, r.memory);
   if (path.empty()) {
-    fill_keys<K>(keys.span(), key_distribution_from(r.params->text("dist")), r.seed);
+    fill_keys<K>(keys.span(), settings::of(*r.params).dist, r.seed);
     origin = r.params->text("dist");
     return keys;
   }
@@ -114,11 +112,21 @@ host_array<K> keys_for(const point_request& r, const std::string& path, std::str
 
 }  // namespace
 
+settings settings::of(const param_set& p) {
+  settings s;
+  const auto& t = p.text("type");
+  s.type = t == "u64" ? key_type::u64 : t == "f32" ? key_type::f32 : key_type::u32;
+  s.dist = key_distribution_from(p.text("dist"));
+  s.input = p.text("input");
+  return s;
+}
+
 input traits::generate(const point_request& r) {
   input in;
   in.n = r.n;
-  in.type = type_of(*r.params);
-  const std::string& path = r.params->text("input");
+  const auto s = settings::of(*r.params);
+  in.type = s.type;
+  const std::string& path = s.input;
   switch (in.type) {
     case key_type::u32:
       in.u32 = keys_for<std::uint32_t>(r, path, in.origin);

@@ -59,7 +59,7 @@ struct algorithm_4 {
 output run(const input& in, run_context& ctx) { return run_typed<algorithm_4>(in, ctx); }
 
 const char* quadratic_input(const param_set& p, std::uint64_t n) {
-  if (p.text("input").empty() && p.text("dist") == "organ" && n > organ_limit)
+  if (const auto s = settings::of(p); s.input.empty() && s.dist == key_distribution::organ && n > organ_limit)
     return "not applicable: on an organ pipe the middle pivot splits off one key per level (n/2 levels, n²/4 comparisons): declined "
            "past 2^17 keys, where it would run for minutes";
   return nullptr;

@@ -12,11 +12,22 @@
 #include <string>
 
 #include "core/problem.hpp"
+#include "inputs/keys.hpp"
 #include "measure/host_array.hpp"
 
 namespace ema::sort {
 
 enum class key_type { u32, u64, f32 };
+
+/// The parameters, parsed once (problem.cpp): the key type, the distribution the keys are drawn
+/// from, and the file they are read from instead ("" for none).
+struct settings {
+  key_type type = key_type::u32;
+  key_distribution dist = key_distribution::uniform;
+  std::string input;
+  /// Throws usage_error for a distribution it does not know.
+  static settings of(const param_set& p);
+};
 
 struct input {
   std::size_t n = 0;

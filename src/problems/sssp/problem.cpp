@@ -50,14 +50,16 @@ work_model work(std::uint64_t n, const param_set& p) { return graph_problem::est
 
 void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
   graph_problem::validate(p, sizes, "sssp");
-  integer_in(p, "sssp", "delta", 0, max_delta);
+  settings::of(p);
   graph_problem::local_edges_of(p, "sssp");
 }
 
 }  // namespace
 
+settings settings::of(const param_set& p) { return {graph_problem::settings::of(p, "sssp"), integer_in(p, "sssp", "delta", 0, max_delta)}; }
+
 std::uint32_t delta_of(const param_set& p, std::uint32_t chosen) {
-  const auto d = integer_in(p, "sssp", "delta", 0, max_delta);
+  const auto d = settings::of(p).delta;
   return d > 0 ? static_cast<std::uint32_t>(d) : chosen;
 }
 

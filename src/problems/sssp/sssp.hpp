@@ -53,6 +53,16 @@ using kit = problem_kit<traits>;
 
 /// The largest `delta` a run takes.
 constexpr std::int64_t max_delta = std::int64_t{1} << 30;
+
+/// The parameters, parsed once (problem.cpp): the graph's (graph_problem::settings) and the
+/// delta-stepping variants' bucket width (0: each variant chooses).
+struct settings {
+  graph_problem::settings graph;
+  std::int64_t delta = 0;
+  /// Throws usage_error naming the parameter that is wrong.
+  static settings of(const param_set& p);
+};
+
 /// The delta-stepping variants' tuning parameter: `delta`, or `chosen` when it is 0.
 std::uint32_t delta_of(const param_set& p, std::uint32_t chosen);
 /// The variants that read it (variant_desc::tuning); `cuda` reads `local_edges` as well (problems/graph/graph_problem.hpp).
