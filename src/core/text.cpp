@@ -165,4 +165,11 @@ nlohmann::json parse_json(std::string_view text, bool* too_deep) {
   return nlohmann::json::parse(text, nullptr, false);
 }
 
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
 }  // namespace ema

@@ -32,6 +32,10 @@ std::string markdown_text(std::string_view s);
 /// The text markdown_text escaped, its escapes removed (for ema's own Markdown read back as HTML).
 std::string markdown_unescape(std::string_view s);
 
+/// `s` as one field of a CSV line (RFC 4180): as it is, or in double quotes (a quote inside doubled)
+/// where it holds a comma, a quote or a newline.
+std::string csv_field(std::string_view s);
+
 /// `arg` as one word of a POSIX shell command line: as it is when it holds only characters no shell
 /// treats specially (letters, digits, `_-./=:,+@%`, not starting with `=`), else in single quotes (a quote inside written
 /// '\''), so an echoed command can be pasted back and run.

@@ -5,19 +5,9 @@
 #include "core/files.hpp"
 #include "core/metrics.hpp"
 #include "core/registry.hpp"
+#include "core/text.hpp"
 
 namespace ema {
-namespace {
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-}  // namespace
-
 nlohmann::json to_run_json(const experiment_view& v) {
   const auto& e = v.experiment;
   nlohmann::json out;

@@ -11,6 +11,7 @@
 #include "core/duration.hpp"
 #include "core/errors.hpp"
 #include "core/registry.hpp"
+#include "core/text.hpp"
 #include "measure/probe.hpp"
 #include "measure/stats.hpp"
 #include "core/format.hpp"
@@ -316,13 +317,6 @@ const tagged_value* value_in(const value_row& row, std::string_view name) {
   return nullptr;
 }
 
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 }  // namespace
 
 nlohmann::json tables_json(const experiment_view& v) {
@@ -360,12 +354,12 @@ std::string tables_csv(const experiment_view& v) {
       for (const auto& c : row) {
         if (t.dropped.count(c.column) || &c == n || &c == variant) continue;
         const auto value = value_json(c);
-        out += fmt::format("{},{},{},{},{},{},{},{},{}\n", k, csv_cell(t.problem), csv_cell(t.params), n ? format_value_by_hint(*n) : "",
-                           csv_cell(variant ? variant->text : ""), csv_cell(c.column), hint_name(c.hint),
+        out += fmt::format("{},{},{},{},{},{},{},{},{}\n", k, csv_field(t.problem), csv_field(t.params), n ? format_value_by_hint(*n) : "",
+                           csv_field(variant ? variant->text : ""), csv_field(c.column), hint_name(c.hint),
                            value.is_null()     ? ""
-                           : value.is_string() ? csv_cell(value.get<std::string>())
+                           : value.is_string() ? csv_field(value.get<std::string>())
                                                : fmt::format("{:.17g}", value.get<double>()),
-                           csv_cell(format_value_by_hint(c)));
+                           csv_field(format_value_by_hint(c)));
       }
     }
   }

@@ -31,5 +31,13 @@ TEST(Text, ShellWordsReadBackAsThemselves) {
     EXPECT_EQ(through_shell(shell_word(word)), word + "|") << "shell_word(" << word << ") = " << shell_word(word);
 }
 
+TEST(Text, CsvFieldsQuoteOnlyWhatNeedsIt) {
+  EXPECT_EQ(csv_field("sort"), "sort");
+  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
+  EXPECT_EQ(csv_field(""), "");
+}
+
 }  // namespace
 }  // namespace ema
