@@ -109,6 +109,9 @@ namespace {
 
 /// A verdict being built: the analysis it judges, the noise it judges by, the sizes of the fitted
 /// regime, and the reasons raised so far.
+/// The fewest sizes of a fitted regime a verdict can be firm with.
+constexpr std::size_t min_regime_sizes = 6;
+
 struct judging {
   const analysis& a;
   verdict v;
@@ -134,7 +137,7 @@ void judge_sizes(judging& j) {
   const std::string where = a.regime.empty() ? "" : " " + a.regime;
   if (k < 4)
     raise(verdict_level::inconclusive, fmt::format("only {} sizes{}: too few to tell classes apart", k, where));
-  else if (k < 6)
+  else if (k < min_regime_sizes)
     raise(verdict_level::tentative, fmt::format("only {} sizes{}", k, where));
   if (exponential) {
     // An exponential is told from a polynomial by how much the cost grows over the sizes, not by
@@ -294,7 +297,8 @@ void name_next_size(judging& j) {
   const auto& best = j.a.groups.best;
   const auto& set = j.a.classes;
   const auto& regime = j.regime;
-  // What would settle it: the tie breaker's size, else four times the largest.
+  // What would settle it: the size that tells the answer from a class left beside it (the tie
+  // breaker's, without the class set), a size inside a regime of too few, else four times the largest.
   if (v.level != verdict_level::firm && !regime.empty()) {
     // The nearest tie breaker; with the class set, the size that tells the answer from every class
     // left beside it (NaN: none).
@@ -305,6 +309,16 @@ void name_next_size(judging& j) {
       n = NAN;
       for (auto k : set->rivals)
         if (const auto& s = set->classes[k].settle; s && !(*s <= n)) n = *s;
+    }
+    // Too few sizes in the regime and no class left beside the answer: a size inside it, in its
+    // widest gap (log n; the highest of equal gaps), adds what is missing for less than four times
+    // the largest would cost.
+    if (set && set->rivals.empty() && regime.size() >= 2 && regime.size() < min_regime_sizes) {
+      n = NAN;
+      double gap = 0;
+      for (std::size_t i = 1; i < regime.size(); ++i)
+        if (regime[i] / regime[i - 1] >= gap) gap = regime[i] / regime[i - 1], n = std::round(std::sqrt(regime[i] * regime[i - 1]));
+      if (gap < 1.2) n = NAN;  // the sizes are dense already: only a wider range helps
     }
     const double told = std::isfinite(n) ? n : 4 * regime.back();
     v.next_size = a.resident && a.resident->past > 0 ? a.resident->past : a.below_work && a.below_work->past > 0 ? a.below_work->past : told;

@@ -42,6 +42,19 @@ TEST(Verdict, APlainExponentialThatGrowsEnoughIsFirmWithTheScatterBetweenSizesAs
   EXPECT_FALSE(says(a, "span only"));
 }
 
+TEST(Verdict, TooFewSizesAndNoRivalAreSettledBySizeInsideTheRangeNotFourTimesTheLargest) {
+  // Θ(n²) over 5 doubling sizes, quiet: no class is left beside it, only the count of sizes keeps
+  // it from firm. The size that settles it lies in the widest (here the highest) gap, at half the
+  // cost of the largest, where 4 × the largest would cost 16 times it.
+  const auto a = analyze(make([](double n) { return 1e-9 * n * n; }, {1024, 2048, 4096, 8192, 16384}, 0.01), {.bootstrap = 40});
+  ASSERT_TRUE(a.classes);
+  ASSERT_TRUE(a.classes->rivals.empty()) << a.verdict.reasons.size();
+  EXPECT_TRUE(says(a, "only 5 sizes"));
+  EXPECT_NE(a.verdict.level, verdict_level::firm);
+  ASSERT_TRUE(a.verdict.next_size);
+  EXPECT_EQ(*a.verdict.next_size, std::round(std::sqrt(8192.0 * 16384.0)));  // 11585
+}
+
 TEST(Verdict, AnExponentialThatGrowsLittleOverTheSizesIsTentative) {
   // 1.05^n from 10 to 60: the cost grows 11 times, which a polynomial of the same sizes also does.
   const auto a =
