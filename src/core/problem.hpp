@@ -87,6 +87,14 @@ struct algorithm_work {
   const char* what = nullptr;  ///< what it counts, one phrase
 };
 
+/// A column a problem adds to its result tables (issue 30, item 1; after nvbench's summaries): a
+/// note its variants record, shown as recorded in the rows that have it, and what it counts, for
+/// the legend under the table. report/columns.cpp (summary_values) shows it; nothing else does.
+struct summary_desc {
+  const char* note = nullptr;  ///< the note's name, and the column's heading
+  const char* what = nullptr;  ///< what it counts, one phrase
+};
+
 struct problem_desc {
   const char* name = nullptr;
   const char* title = nullptr;         ///< one line
@@ -131,9 +139,9 @@ struct problem_desc {
   std::span<const char* const> estimators{};
   /// Work particular algorithms must do beyond the work model (above).
   std::span<const algorithm_work> algorithm_floors{};
-  /// Notes its variants record that the tables show as columns of their own, where a row has them
-  /// (sort: the CUDA-DP variants' device launches and depth, the host loop's iterations).
-  std::span<const char* const> table_notes{};
+  /// The columns it adds to its result tables (summary_desc): notes its variants record (sort: the
+  /// CUDA-DP variants' device launches and depth, the host loop's iterations).
+  std::span<const summary_desc> summaries{};
   /// Builds inputs costly enough to keep on disk between points (bfs: graphs): `ema run` opens its
   /// input cache for the plan and passes it in point_request.
   bool cached_inputs = false;

@@ -150,9 +150,10 @@ void energy_values(const row_context& r, table_notes& notes, value_row& out) {
   out.push_back(value_of("EDP J·s", hint::number, ok ? energy * total : std::nan("")));
 }
 
-void note_values(const row_context& r, value_row& out) {
+void summary_values(const row_context& r, value_row& out) {
   if (!r.desc) return;
-  for (const char* note : r.desc->table_notes) {
+  for (const auto& summary : r.desc->summaries) {
+    const char* note = summary.note;
     std::string value;
     for (auto* p : r.points)
       if (p->record.status == point_status::ok && p->notes.is_object() && p->notes.contains(note)) {

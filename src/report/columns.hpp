@@ -69,8 +69,8 @@ void speedup_values(const row_context& r, value_row& out);
 /// Energy per run, the meter's mean power over its window, and the energy-delay product; or why the
 /// meter could not read (notes.unavailable).
 void energy_values(const row_context& r, table_notes& notes, value_row& out);
-/// The notes the problem shows as columns (problem_desc::table_notes).
-void note_values(const row_context& r, value_row& out);
+/// The columns the problem declares (problem_desc::summaries): notes its variants record.
+void summary_values(const row_context& r, value_row& out);
 /// The row's status, every point's reason a footnote (notes.footnotes).
 void status_value(const row_context& r, table_notes& notes, value_row& out);
 

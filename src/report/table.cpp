@@ -156,7 +156,7 @@ std::vector<value_row> table_of(const experiment_view& v, const std::string& pro
       rate_values(r, row);
       speedup_values(r, row);
       energy_values(r, notes, row);
-      note_values(r, row);
+      summary_values(r, row);
     }
     status_value(r, notes, row);
     values.push_back(std::move(row));
@@ -167,8 +167,7 @@ std::vector<value_row> table_of(const experiment_view& v, const std::string& pro
 
 /// The notes under a table: what its columns mean, the noisy points, the unavailable metrics and
 /// every footnote.
-std::string table_legend(const std::string& problem, const problem_desc* desc, const table_shape& shape, const table_notes& notes,
-                         table_style style) {
+std::string table_legend(const problem_desc* desc, const table_shape& shape, const table_notes& notes, table_style style) {
   const bool md = style == table_style::markdown;
   const bool external = shape.external;
   const auto& rate = shape.rate;
@@ -204,11 +203,9 @@ std::string table_legend(const std::string& problem, const problem_desc* desc, c
         bullet);
   if (!external && desc) {
     std::vector<std::string> shown;
-    for (const char* note : desc->table_notes)
-      if (!dropped.count(note)) shown.push_back(note);
-    if (!shown.empty())
-      out += fmt::format("{}{}: recorded by the variants that have them (docs/problems/{}.md says what they count)\n", bullet, fmt::join(shown, ", "),
-                         stored_text(problem, style));
+    for (const auto& s : desc->summaries)
+      if (!dropped.count(s.note)) shown.push_back(fmt::format("{}: {}", s.note, s.what));
+    if (!shown.empty()) out += fmt::format("{}{} (recorded by the variants that have them)\n", bullet, fmt::join(shown, "; "));
   }
   if (!noisy_rows.empty())
     out += fmt::format(
@@ -277,7 +274,7 @@ std::vector<result_table> result_tables(const experiment_view& v, table_style st
     table_shape shape;
     t.rows = table_of(v, problem, pts, style, notes, shape);
     t.dropped = shape.dropped;
-    t.legend = table_legend(problem, desc, shape, notes, style);
+    t.legend = table_legend(desc, shape, notes, style);
     out.push_back(std::move(t));
   }
   return out;

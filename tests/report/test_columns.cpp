@@ -152,6 +152,28 @@ TEST(Columns, RateIsTheWorkOverTheKernelTimeElseTheTotal) {
   EXPECT_TRUE(shows_nothing(column(row, "% ceil")));
 }
 
+// A problem's declared summaries (problem_desc::summaries) are its own columns: each the note its
+// variants record, as recorded, empty ("-") in a row without it.
+TEST(Columns, SummariesAreTheNotesTheProblemDeclares) {
+  auto cdp = point("merge-cdp", 1 << 20, {1.0}, "cuda");
+  cdp.notes = {{"device_launches", 12}, {"depth", 3}};
+  auto cpu = point("std-sort", 1 << 20, {1.0});
+  cpu.notes = nlohmann::json::object();
+  for (const auto* p : {&cdp, &cpu}) {
+    auto r = context_of({p});
+    r.desc = &find_problem("sort");
+    value_row row;
+    summary_values(r, row);
+    ASSERT_EQ(row.size(), r.desc->summaries.size());
+    EXPECT_EQ(row[0].column, "device_launches");
+    EXPECT_EQ(row[0].hint, hint::note);
+    EXPECT_EQ(format_value_by_hint(column(row, "device_launches")), p == &cdp ? "12" : "-");
+    EXPECT_EQ(format_value_by_hint(column(row, "depth")), p == &cdp ? "3" : "-");
+    EXPECT_EQ(format_value_by_hint(column(row, "iterations")), "-");
+  }
+  for (const auto& s : find_problem("sort").summaries) EXPECT_GT(std::string_view(s.what).size(), 10u) << s.note;
+}
+
 TEST(Columns, StatusNumbersEveryReasonAsAFootnote) {
   auto ok = point("std-sort", 1024, {1e-3, 1e-3, 1e-3});
   auto late = point("std-sort", 1024, {});

@@ -46,7 +46,11 @@ constexpr const char* test_params[] = {
 
 // Shown in the tables where a variant records them: the CUDA-DP variants' device launches and
 // nesting depth, the source's host-loop quicksort's iterations.
-constexpr const char* table_notes[] = {"device_launches", "depth", "iterations"};
+constexpr summary_desc summaries[] = {
+    {"device_launches", "grids launched from the device (quick-cdp, merge-cdp)"},
+    {"depth", "the deepest nesting level of device launches reached (quick-cdp, merge-cdp)"},
+    {"iterations", "passes of the host loop over all n keys (quick-cuda)"},
+};
 
 key_type type_of(const param_set& p) { return settings::of(p).type; }
 
@@ -187,5 +191,5 @@ EMA_PROBLEM(sort, ema::sort::kit::problem({
                       .test_sizes = ema::sort::test_sizes,
                       .test_params = ema::sort::test_params,
                       .algorithm_floors = ema::sort::algorithm_floors,
-                      .table_notes = ema::sort::table_notes,
+                      .summaries = ema::sort::summaries,
                   }));
