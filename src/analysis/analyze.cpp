@@ -43,15 +43,26 @@ double quiet_top(const series& d) {
 }
 
 /// Whether `best` grows more slowly than the fastest-growing work over [lo, hi], by more than a
-/// quarter of a power of n (a log factor's worth over most ranges).
+/// quarter of a power of n (a log factor's worth over most ranges), or belongs to a lower class than
+/// the work at all: from hi to 2^62 the work grows half as much again as the answer's leading term
+/// (a merge sort whose per-key overhead hides its n log n comparisons over every size a machine
+/// holds is Θ(n) there, not in its class).
 std::optional<work_floor> below_work(const equation& best, const std::vector<std::function<double(double)>>& work, double lo, double hi) {
   std::optional<std::size_t> fastest;
   double we = -INFINITY;
   for (std::size_t i = 0; i < work.size(); ++i)
     if (const double e = growth_exponent(work[i], lo, hi); std::isfinite(e) && e > we) we = e, fastest = i;
   // The answer's own growth, its leading term alone (a constant or a lower term flattens it).
-  const double ae = growth_exponent([&](double n) { return std::exp(best.log_term(n)); }, lo, hi);
-  if (!fastest || !std::isfinite(ae) || !(ae < we - 0.25)) return std::nullopt;
+  auto lead = [&](double n) { return std::exp(best.log_term(n)); };
+  const double ae = growth_exponent(lead, lo, hi);
+  if (!fastest || !std::isfinite(ae)) return std::nullopt;
+  const bool lower_class = [&] {
+    constexpr double far = 0x1p62;
+    if (!(hi < far)) return false;
+    const double we_far = growth_exponent(work[*fastest], hi, far), ae_far = growth_exponent(lead, hi, far);
+    return std::isfinite(we_far) && std::isfinite(ae_far) && (we_far - ae_far) * std::log(far / hi) > std::log(1.5);
+  }();
+  if (!(ae < we - 0.25) && !lower_class) return std::nullopt;
   work_floor f{we, ae, 0};
   const auto& w = work[*fastest];
   try {

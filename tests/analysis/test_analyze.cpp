@@ -103,12 +103,22 @@ TEST(Analyze, AnAnswerSlowerThanTheWorkIsNotFirm) {
   bool said = false;
   for (const auto& r : a.verdict.reasons) said = said || r.find("grows slower than the work") != std::string::npos;
   EXPECT_TRUE(said) << answer_text(a);
-  // A cost that keeps up with its work is untouched: Θ(n) against work n log n differs by less
-  // than a quarter of a power over these sizes.
+  // A cost that keeps up with its work is untouched: Θ(n) against work n.
   series lin;
   for (int i = 10; i <= 24; ++i)
     for (int r = 0; r < 3; ++r) lin.add(std::exp2(i), 1e-9 * std::exp2(i) * (1 + 0.003 * r));
-  EXPECT_FALSE(analyze(lin, {.bootstrap = 0, .work = {[](double n) { return n * std::log2(n); }}}).below_work);
+  EXPECT_FALSE(analyze(lin, {.bootstrap = 0, .work = {[](double n) { return n; }}}).below_work);
+  // Θ(n) against work n log n differs by less than a quarter of a power over these sizes, but is a
+  // lower class: never firm (the main job's merge-omp on a quiet 2-core VM, 330 ns a key over
+  // 2^12..2^22, its n log n comparisons hidden by a per-key overhead, was firm Θ(n) before).
+  const auto hidden = analyze(lin, {.bootstrap = 0, .work = {[](double n) { return n * std::log2(n); }}});
+  ASSERT_TRUE(hidden.below_work);
+  EXPECT_NE(hidden.verdict.level, verdict_level::firm);
+  // Nor is a log factor short of the work: Θ(n log^0.5 n) against n log n.
+  series half;
+  for (int i = 10; i <= 24; ++i)
+    for (int r = 0; r < 3; ++r) half.add(std::exp2(i), 1e-9 * std::exp2(i) * std::sqrt(i) * (1 + 0.003 * r));
+  EXPECT_TRUE(analyze(half, {.bootstrap = 0, .work = {[](double n) { return n * std::log2(n); }}}).below_work);
 }
 
 }  // namespace
