@@ -91,7 +91,7 @@ TEST(Docs, EveryVariantIsTheFileItsNameSays) {
           << p["name"] << " " << v["name"] << ": no " << (folder / file).string() << ".cpp or .cu";
       ++variants;
     }
-  EXPECT_GE(variants, 30);
+  EXPECT_GE(variants, 9);  // every build has the nine seq variants (a CPU-only build 25, with CUDA 53)
 }
 
 TEST(Docs, EveryProblemParameterAndVariantIsOnItsPage) {
