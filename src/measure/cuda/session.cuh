@@ -101,6 +101,12 @@ class session {
   void download(T* host, const T* device, std::size_t count) {
     if (count) EMA_CUDA_CHECK(cudaMemcpyAsync(host, device, count * sizeof(T), cudaMemcpyDeviceToHost, stream_));
   }
+  /// `count` elements `stride` elements apart on the device (a diagonal or a column of a row-major
+  /// matrix) into consecutive host elements, on the stream.
+  template <class T>
+  void download_strided(T* host, const T* device, std::size_t count, std::size_t stride) {
+    if (count) EMA_CUDA_CHECK(cudaMemcpy2DAsync(host, sizeof(T), device, stride * sizeof(T), sizeof(T), count, cudaMemcpyDeviceToHost, stream_));
+  }
   /// One value read back from the device: copied on the stream after everything enqueued before
   /// it, the stream waited for. The host's turn in a loop the host steers (a frontier's size, a
   /// done flag); results go through download() in the d2h phase.

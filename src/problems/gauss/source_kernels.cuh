@@ -188,7 +188,8 @@ output solve(const input& in, run_context& ctx, Stage2&& stage2) {
   if (!finite) {
     // Pivot l sits at (l, n - 1 - l): n elements n apart, starting at column n - 1.
     std::vector<T> pivots(in.n);
-    EMA_CUDA_CHECK(cudaMemcpy2D(pivots.data(), sizeof(T), sys.at(0, in.n - 1), in.n * sizeof(T), sizeof(T), in.n, cudaMemcpyDeviceToHost));
+    gpu.download_strided(pivots.data(), sys.at(0, in.n - 1), in.n, in.n);
+    gpu.wait();
     for (std::size_t l = 0; l < in.n; ++l)
       if (pivots[l] == T(0)) {
         out.status = output::state::singular;
