@@ -52,14 +52,12 @@ constexpr summary_desc summaries[] = {
     {"iterations", "passes of the host loop over all n keys (quick-cuda)"},
 };
 
-key_type type_of(const param_set& p) { return settings::of(p).type; }
-
 std::size_t key_bytes(key_type t) { return t == key_type::u64 ? 8 : 4; }
 
 work_model work(std::uint64_t n, const param_set& p) {
   // Every key is read and written at least once; the rate is keys per second.
   const double d = static_cast<double>(n);
-  return {2 * d * static_cast<double>(key_bytes(type_of(p))), d};
+  return {2 * d * static_cast<double>(key_bytes(settings::of(p).type)), d};
 }
 
 /// A comparison sort's comparisons: at least log₂ n! ≈ n log₂ n, whatever the keys (the lower bound
