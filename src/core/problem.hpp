@@ -64,12 +64,6 @@ struct rate_desc {
   bool of_bytes = true;                                 ///< work_model::bytes, else work_model::ops
   double scale = 1e9;                                   ///< per second, divided by this
   const char* meaning = "bytes the problem must read";  ///< what is counted, for the footnote
-  /// With a rate of operations: also the work model's bytes per second (an effective bandwidth,
-  /// the stencil's 2 sizeof(T) n² T / time) against the probed ceiling.
-  bool effective_bandwidth = false;
-  /// The probed ceiling a GPU variant's bytes are compared with: device_read_bw, or
-  /// device_copy_bw where the work model counts bytes read and written, as a copy does.
-  const char* gpu_ceiling = "device_read_bw";
   /// Where the operations depend on the generated input and not on n alone (bfs: the edges of the
   /// components the searches reached, summed over the roots), the field of the result JSON that
   /// holds them; the rate is that over the time (input instances pooled: their mean), the work
@@ -87,12 +81,23 @@ struct algorithm_work {
   const char* what = nullptr;  ///< what it counts, one phrase
 };
 
-/// A column a problem adds to its result tables (issue 30, item 1; after nvbench's summaries): a
-/// note its variants record, shown as recorded in the rows that have it, and what it counts, for
-/// the legend under the table. report/columns.cpp (summary_values) shows it; nothing else does.
+/// What a column a problem declares shows.
+enum class summary_kind {
+  note,       ///< a note its variants record, as recorded, in the rows that have it
+  bandwidth,  ///< the work model's bytes over the rate's time (an effective bandwidth, GB/s), and
+              ///< its share of the probed ceiling ("% ceil"); shown beside the rate
+};
+
+/// A column a problem adds to its result tables (issue 30, item 1; after nvbench's summaries), and
+/// what it counts, for the legend under the table. report/columns.cpp shows it (summary_values,
+/// bandwidth_values); nothing else does.
 struct summary_desc {
-  const char* note = nullptr;  ///< the note's name, and the column's heading
+  const char* name = nullptr;  ///< the column's heading (a note: the note's name)
   const char* what = nullptr;  ///< what it counts, one phrase
+  summary_kind kind = summary_kind::note;
+  /// A bandwidth: the probed ceiling a GPU variant's bytes are compared with: device_read_bw, or
+  /// device_copy_bw where the work model counts bytes read and written, as a copy does.
+  const char* gpu_ceiling = "device_read_bw";
 };
 
 struct problem_desc {
@@ -140,7 +145,8 @@ struct problem_desc {
   /// Work particular algorithms must do beyond the work model (above).
   std::span<const algorithm_work> algorithm_floors{};
   /// The columns it adds to its result tables (summary_desc): notes its variants record (sort: the
-  /// CUDA-DP variants' device launches and depth, the host loop's iterations).
+  /// CUDA-DP variants' device launches and depth, the host loop's iterations), a bandwidth beside a
+  /// rate of operations (stencil: its effective bandwidth).
   std::span<const summary_desc> summaries{};
   /// Builds inputs costly enough to keep on disk between points (bfs: graphs): `ema run` opens its
   /// input cache for the plan and passes it in point_request.

@@ -28,8 +28,10 @@ tagged_value text_of(std::string column, ema::hint h, std::string text) {
   return v;
 }
 
-double ceiling_value(const nlohmann::json& ceilings, const std::string& backend, const rate_desc& rate) {
-  const char* name = backend == to_string(backend::cuda) ? rate.gpu_ceiling : ceiling_for_backend(backend);
+/// The probed ceiling a variant's bytes per second are compared with: for a GPU variant `gpu` (a
+/// declared bandwidth's, else the read bandwidth), for a CPU one its back end's.
+double ceiling_value(const nlohmann::json& ceilings, const std::string& backend, const char* gpu) {
+  const char* name = backend == to_string(backend::cuda) ? gpu : ceiling_for_backend(backend);
   if (!*name || !ceilings.contains(name) || !ceilings[name].contains("value")) return std::nan("");
   return ceilings[name]["value"].get<double>();
 }
@@ -79,8 +81,16 @@ void external_values(const row_context& r, const std::set<std::string>& phases, 
   for (const auto& ph : phases) out.push_back(value_of(ph, hint::duration, r.pooled(ph)));
 }
 
+const summary_desc* declared_bandwidth(const problem_desc* desc) {
+  if (desc)
+    for (const auto& s : desc->summaries)
+      if (s.kind == summary_kind::bandwidth) return &s;
+  return nullptr;
+}
+
 void rate_values(const row_context& r, value_row& out) {
   const rate_desc rate = r.desc ? r.desc->rate : rate_desc{};
+  const summary_desc* bandwidth = declared_bandwidth(r.desc);
   double per_s = std::nan(""), bytes_per_s = std::nan("");
   if (r.ok() && r.declared && r.desc) {
     const double kernel = r.pooled("kernel");
@@ -98,10 +108,11 @@ void rate_values(const row_context& r, value_row& out) {
     }
   }
   out.push_back(value_of(rate.name, hint::rate, per_s / rate.scale));
-  out.push_back(value_of("eff. GB/s", hint::rate, rate.effective_bandwidth ? bytes_per_s / 1e9 : std::nan("")));
-  const bool bandwidth = rate.of_bytes || rate.effective_bandwidth;
-  out.push_back(
-      value_of("% ceil", hint::percent, bandwidth && r.ceilings ? bytes_per_s / ceiling_value(*r.ceilings, r.record().backend, rate) : std::nan("")));
+  // A declared bandwidth beside a rate of operations; either is compared with the probed ceiling.
+  out.push_back(value_of(bandwidth ? bandwidth->name : "eff. GB/s", hint::rate, bandwidth ? bytes_per_s / 1e9 : std::nan("")));
+  const char* gpu_ceiling = bandwidth ? bandwidth->gpu_ceiling : rate.of_bytes ? "device_read_bw" : nullptr;
+  out.push_back(value_of("% ceil", hint::percent,
+                         gpu_ceiling && r.ceilings ? bytes_per_s / ceiling_value(*r.ceilings, r.record().backend, gpu_ceiling) : std::nan("")));
 }
 
 void speedup_values(const row_context& r, value_row& out) {
@@ -153,7 +164,8 @@ void energy_values(const row_context& r, table_notes& notes, value_row& out) {
 void summary_values(const row_context& r, value_row& out) {
   if (!r.desc) return;
   for (const auto& summary : r.desc->summaries) {
-    const char* note = summary.note;
+    if (summary.kind != summary_kind::note) continue;
+    const char* note = summary.name;
     std::string value;
     for (auto* p : r.points)
       if (p->record.status == point_status::ok && p->notes.is_object() && p->notes.contains(note)) {

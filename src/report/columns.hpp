@@ -61,15 +61,18 @@ void kernel_value(const row_context& r, value_row& out);
 /// A user's program (`ema exec`): its CPU times, peak memory and the phases it reported.
 void external_values(const row_context& r, const std::set<std::string>& phases, value_row& out);
 /// The problem's rate (its work model's bytes or operations over the kernel time, else the total),
-/// the effective bandwidth where the rate is of operations, and the percent of the probed ceiling.
+/// the bandwidth the problem declares beside a rate of operations (summary_kind::bandwidth), and the
+/// percent of the probed ceiling.
 void rate_values(const row_context& r, value_row& out);
+/// The problem's declared bandwidth summary, if any.
+const summary_desc* declared_bandwidth(const problem_desc* desc);
 /// The speedup in total time against the same algorithm's seq and omp variants (else the reference
 /// algorithm's).
 void speedup_values(const row_context& r, value_row& out);
 /// Energy per run, the meter's mean power over its window, and the energy-delay product; or why the
 /// meter could not read (notes.unavailable).
 void energy_values(const row_context& r, table_notes& notes, value_row& out);
-/// The columns the problem declares (problem_desc::summaries): notes its variants record.
+/// The notes the problem declares (problem_desc::summaries, summary_kind::note) as its variants record them.
 void summary_values(const row_context& r, value_row& out);
 /// The row's status, every point's reason a footnote (notes.footnotes).
 void status_value(const row_context& r, table_notes& notes, value_row& out);

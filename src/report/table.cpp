@@ -171,6 +171,7 @@ std::string table_legend(const problem_desc* desc, const table_shape& shape, con
   const bool md = style == table_style::markdown;
   const bool external = shape.external;
   const auto& rate = shape.rate;
+  const summary_desc* bandwidth = declared_bandwidth(desc);
   const auto& dropped = shape.dropped;
   const auto& noisy_rows = notes.noisy_rows;
   std::string out;
@@ -186,11 +187,10 @@ std::string table_legend(const problem_desc* desc, const table_shape& shape, con
         "{}medians (×k: k input instances pooled, the median of their medians); {}: {} over the kernel "
         "time (GPU) or the total time (CPU){}{}\n",
         bullet, rate.name, rate.meaning,
-        rate.effective_bandwidth ? fmt::format("; eff. GB/s: the work model's bytes over the same time (an effective bandwidth); % ceil: "
-                                               "of the probed {} for a GPU, of the read bandwidth for the CPU",
-                                               std::string_view(rate.gpu_ceiling) == "device_copy_bw" ? "copy bandwidth" : "read bandwidth")
-        : rate.of_bytes          ? "; % ceil: of the probed read bandwidth for the back end"
-                                 : "",
+        bandwidth ? fmt::format("; {}: {}; % ceil: of the probed {} for a GPU, of the read bandwidth for the CPU", bandwidth->name, bandwidth->what,
+                                std::string_view(bandwidth->gpu_ceiling) == "device_copy_bw" ? "copy bandwidth" : "read bandwidth")
+        : rate.of_bytes ? "; % ceil: of the probed read bandwidth for the back end"
+                        : "",
         dropped.count("vs seq") && dropped.count("vs omp")
             ? ""
             : "; vs seq, vs omp: speedup in total time against the same algorithm's seq or omp variant, else the "
@@ -204,7 +204,7 @@ std::string table_legend(const problem_desc* desc, const table_shape& shape, con
   if (!external && desc) {
     std::vector<std::string> shown;
     for (const auto& s : desc->summaries)
-      if (!dropped.count(s.note)) shown.push_back(fmt::format("{}: {}", s.note, s.what));
+      if (s.kind == summary_kind::note && !dropped.count(s.name)) shown.push_back(fmt::format("{}: {}", s.name, s.what));
     if (!shown.empty()) out += fmt::format("{}{} (recorded by the variants that have them)\n", bullet, fmt::join(shown, "; "));
   }
   if (!noisy_rows.empty())

@@ -152,6 +152,31 @@ TEST(Columns, RateIsTheWorkOverTheKernelTimeElseTheTotal) {
   EXPECT_TRUE(shows_nothing(column(row, "% ceil")));
 }
 
+// A bandwidth a problem declares beside its rate of operations (the stencil's): the work model's
+// bytes over the same time, against the probed ceiling the declaration names, never a note column.
+TEST(Columns, ADeclaredBandwidthIsTheWorkModelsBytesAgainstItsCeiling) {
+  const auto p = point("thrust-sort", 1 << 20, {0.01, 0.01, 0.01}, "cuda");
+  auto r = context_of({&p});
+  problem_desc desc = find_problem("sort");
+  static constexpr summary_desc declared[] = {
+      {.name = "eff. GB/s", .what = "the keys' bytes", .kind = summary_kind::bandwidth, .gpu_ceiling = "device_copy_bw"}};
+  desc.summaries = declared;
+  r.desc = &desc;
+  r.declared = param_set::restore_json("sort", desc.params, p.record.params_json);
+  const nlohmann::json ceilings = {{"device_copy_bw", {{"value", 1e9}}}, {"device_read_bw", {{"value", 4e9}}}};
+  r.ceilings = &ceilings;
+  value_row row;
+  rate_values(r, row);
+  EXPECT_EQ(format_value_by_hint(column(row, "eff. GB/s")), "0.839");  // 2^20 keys read and written, 4 bytes each, in 10 ms
+  EXPECT_EQ(format_value_by_hint(column(row, "% ceil")), "83.9%");     // of the copy bandwidth it names, not the read
+  value_row notes;
+  summary_values(r, notes);
+  EXPECT_TRUE(notes.empty());
+  EXPECT_EQ(declared_bandwidth(&desc), &declared[0]);
+  EXPECT_EQ(declared_bandwidth(&find_problem("sort")), nullptr);
+  EXPECT_NE(declared_bandwidth(&find_problem("stencil")), nullptr);
+}
+
 // A problem's declared summaries (problem_desc::summaries) are its own columns: each the note its
 // variants record, as recorded, empty ("-") in a row without it.
 TEST(Columns, SummariesAreTheNotesTheProblemDeclares) {
@@ -171,7 +196,7 @@ TEST(Columns, SummariesAreTheNotesTheProblemDeclares) {
     EXPECT_EQ(format_value_by_hint(column(row, "depth")), p == &cdp ? "3" : "-");
     EXPECT_EQ(format_value_by_hint(column(row, "iterations")), "-");
   }
-  for (const auto& s : find_problem("sort").summaries) EXPECT_GT(std::string_view(s.what).size(), 10u) << s.note;
+  for (const auto& s : find_problem("sort").summaries) EXPECT_GT(std::string_view(s.what).size(), 10u) << s.name;
 }
 
 TEST(Columns, StatusNumbersEveryReasonAsAFootnote) {

@@ -78,6 +78,16 @@ constexpr const char* test_params[] = {
     "k=16,steps=33,boundary=fixed,type=f64",
 };
 
+// Beside the rate of cell updates: the work model's bytes over the same time, an effective bandwidth
+// (2 sizeof(T) n² T bytes, each cell read and written every step: a copy's traffic, so measured
+// against the probed copy bandwidth on a GPU).
+constexpr summary_desc summaries[] = {
+    {.name = "eff. GB/s",
+     .what = "the work model's bytes over the same time (an effective bandwidth)",
+     .kind = summary_kind::bandwidth,
+     .gpu_ceiling = "device_copy_bw"},
+};
+
 work_model work(std::uint64_t n, const param_set& p) {
   // Each cell update reads the cell and writes it at least once per step when nothing is reused
   // across steps: the copy roofline of a step-at-a-time code (temporal blocking beats it).
@@ -251,15 +261,11 @@ EMA_PROBLEM(stencil, ema::stencil::kit::problem({
                          .params = ema::stencil::params,
                          .default_sizes = "2^8..2^13,362..5792*2",  // 11 sizes, half an octave apart: enough for a verdict
                          .work = &ema::stencil::work,
-                         .rate = {.name = "Gcells/s",
-                                  .of_bytes = false,
-                                  .scale = 1e9,
-                                  .meaning = "cell updates (n² T)",
-                                  .effective_bandwidth = true,
-                                  .gpu_ceiling = "device_copy_bw"},  // 2 sizeof(T) n² T bytes: read and written
-                         .max_size = std::uint64_t{1} << 20,         // n^2 cells counted in 64 bits with room; rows indexed in 32 bits on the GPU
+                         .rate = {.name = "Gcells/s", .of_bytes = false, .scale = 1e9, .meaning = "cell updates (n² T)"},
+                         .max_size = std::uint64_t{1} << 20,  // n^2 cells counted in 64 bits with room; rows indexed in 32 bits on the GPU
                          .validate = &ema::stencil::validate,
                          .size_from_input = &ema::stencil::size_from_input,
                          .test_sizes = ema::stencil::test_sizes,
                          .test_params = ema::stencil::test_params,
+                         .summaries = ema::stencil::summaries,
                      }));
