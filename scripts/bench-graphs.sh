@@ -21,8 +21,8 @@ if [ "$what" = targets ] || [ "$what" = all ]; then
   $ema run sssp --db "$db" "${cache[@]}" --sizes 2^24 --param graph=kron --reps 3 --timeout 600
 fi
 if [ "$what" = omp ]; then
-  $ema run bfs --db "$db" "${cache[@]}" --variants omp,omp-seed --sizes 2^24 --param graph=kron,urand --reps 3 --no-energy
-  $ema run sssp --db "$db" "${cache[@]}" --variants omp,omp-seed --sizes 2^24 --param graph=kron --reps 3 --no-energy
+  $ema run bfs --db "$db" "${cache[@]}" --variants omp,omp-listing --sizes 2^24 --param graph=kron,urand --reps 3 --no-energy
+  $ema run sssp --db "$db" "${cache[@]}" --variants omp,omp-listing --sizes 2^24 --param graph=kron --reps 3 --no-energy
 fi
 if [ "$what" = delta ] || [ "$what" = all ]; then
   $ema run sssp --db "$db" "${cache[@]}" --variants omp,cuda --sizes 2^22 --param graph=kron --param delta=2..256*2 --reps 3 --no-energy

@@ -29,10 +29,10 @@ for step in "$@"; do
       $ema run rqa --variants exact-cuda --sizes 100000 --reps 1 --no-energy --db "$db" --json "$out/exact-1e5.json" 2>&1 | tail -4
       for f in motif-1e8 motif-2e6 exact-1e5; do grep -o '"LAM[_a-z]*": *[0-9.e-]*' "$out/$f.json" | head -6 | tr '\n' ' '; echo " ($f)"; done;;
     seed)
-      $ema run rqa --variants seed-seq,seed-omp,seed-cuda,motif-omp,motif-cuda --sizes 102400,1638400 --reps 3 --no-energy --db "$db" \
+      $ema run rqa --variants microstates-seq,microstates-omp,microstates-cuda,motif-omp,motif-cuda --sizes 102400,1638400 --reps 3 --no-energy --db "$db" \
         --md "$out/seed.md" 2>&1 | tail -14;;
     table1)  # the source's Table 1 sizes n = 400·4^k to 419 430 400, on the exact logistic orbit (the iterated one collapses near 1.5·10^7)
-      $ema run rqa --variants seed-seq,seed-omp,seed-cuda,motif-omp,motif-cuda --sizes $table1_sizes -p system=logistic-exact --reps 3 \
+      $ema run rqa --variants microstates-seq,microstates-omp,microstates-cuda,motif-omp,motif-cuda --sizes $table1_sizes -p system=logistic-exact --reps 3 \
         --no-energy --db "$out/table1.db" -q --md "$out/table1.md" 2>&1 | tail -1
       grep -E "^\| +[0-9]+ \| [a-z]" "$out/table1.md" | head -55;;
     table1-lam)  # LAM to 0.1 %: motif-cuda with rse = 3·10^-4 at every size, exact-cuda where affordable, the same series (same parameters, same seed)
@@ -42,7 +42,7 @@ for step in "$@"; do
       rm -f "$out/lam.db";;
     bias)  # the source's estimator against exact LAM of the same series: Q = 50..400, 20 000 microstates each, n = 102 400 and 409 600
       for q in 50 100 200 400; do
-        $ema run rqa --variants seed-cuda,exact-cuda --sizes 102400,409600 -p system=logistic-exact -p Q=$q -p samples=20000 --reps 1 \
+        $ema run rqa --variants microstates-cuda,exact-cuda --sizes 102400,409600 -p system=logistic-exact -p Q=$q -p samples=20000 --reps 1 \
           --no-energy --db "$out/bias.db" --json "$out/bias-q$q.json" -q 2>&1 | tail -1
       done
       rm -f "$out/bias.db";;

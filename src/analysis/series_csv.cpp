@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/registry.hpp"
 #include "inputs/text_file.hpp"
 
 namespace ema::fit {
@@ -86,9 +87,10 @@ std::vector<labelled_series> parse_long(text_file& in, const std::vector<std::st
     if (f.size() != header.size()) throw std::invalid_argument(fmt::format("{}: {} fields, the header has {}", where, f.size(), header.size()));
     metrics.insert(f[metric_col]);
     if (f[metric_col] != metric || f[status] != "ok" || f[median].empty()) continue;
+    const std::string name(current_variant_name(f[problem], f[variant]));  // a renamed variant as named now
     auto it = std::find_if(out.begin(), out.end(),
-                           [&](const labelled_series& s) { return s.problem == f[problem] && s.variant == f[variant] && s.params == f[params]; });
-    if (it == out.end()) it = out.insert(out.end(), {f[problem], f[variant], f[params], {}});
+                           [&](const labelled_series& s) { return s.problem == f[problem] && s.variant == name && s.params == f[params]; });
+    if (it == out.end()) it = out.insert(out.end(), {f[problem], name, f[params], {}});
     it->data.add(number(f[n], "n", where), number(f[median], "median", where));
   }
   if (out.empty()) {

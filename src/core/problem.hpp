@@ -203,7 +203,7 @@ struct variant_desc {
   /// (exit 2) before anything runs; the variant asks the same function again as it runs.
   std::string (*launch_refuses)(const param_set& params, std::uint64_t n) = nullptr;
   /// Why it has no launch settings though it launches kernels of its own: a geometry its source
-  /// dictates (rqa seed-cuda: a block per microstate, a thread per column). Every CUDA variant but
+  /// dictates (rqa microstates-cuda: a block per microstate, a thread per column). Every CUDA variant but
   /// a library's (role anchor) declares settings or this (tests/core/test_registry.cpp).
   const char* launch_fixed = nullptr;
   /// The problem's tuning parameters it reads (param_spec::tuning); empty: none.

@@ -63,7 +63,23 @@ const problem_desc* lookup_problem(std::string_view name) {
   return nullptr;
 }
 
+std::span<const renamed_variant> renamed_variants() {
+  static constexpr renamed_variant renames[] = {
+      {"bfs", "omp-seed", "omp-listing"},     {"bfs", "cuda-seed", "cuda-listing"},    {"sssp", "omp-seed", "omp-listing"},
+      {"sssp", "cuda-seed", "cuda-listing"},  {"search", "cuda-seed", "cuda-listing"}, {"stencil", "cuda-seed", "cuda-listing"},
+      {"rqa", "seed-seq", "microstates-seq"}, {"rqa", "seed-omp", "microstates-omp"},  {"rqa", "seed-cuda", "microstates-cuda"},
+  };
+  return renames;
+}
+
+std::string_view current_variant_name(std::string_view problem, std::string_view name) {
+  for (const auto& r : renamed_variants())
+    if (problem == r.problem && name == r.formerly) return r.now;
+  return name;
+}
+
 const variant_desc* lookup_variant(std::string_view problem, std::string_view name) {
+  name = current_variant_name(problem, name);
   for (auto* v : variants())
     if (problem == v->problem && name == v->name) return v;
   return nullptr;
@@ -132,6 +148,7 @@ const problem_desc& find_problem(std::string_view name) {
 }
 
 const variant_desc& find_variant(std::string_view problem, std::string_view name) {
+  name = current_variant_name(problem, name);
   std::vector<std::string_view> names;
   for (auto* v : variants_of(problem)) {
     if (name == v->name) return *v;

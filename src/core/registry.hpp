@@ -34,10 +34,25 @@ const std::vector<const variant_desc*>& variants();
 /// The variants of one problem, in the order above.
 std::vector<const variant_desc*> variants_of(std::string_view problem);
 
-/// Look-ups that throw usage_error listing the valid names.
+/// A variant's name before it was renamed, which databases written then store.
+struct renamed_variant {
+  const char* problem;
+  const char* formerly;
+  const char* now;
+};
+/// Every rename (issue 30, item 7: the sources' listings as written were `*-seed`, a word the random
+/// seed also has; they are `*-listing`, and rqa's estimator `microstates-*` after its algorithm).
+/// Build-independent, so a build without CUDA reads an old database's GPU variants the same way.
+std::span<const renamed_variant> renamed_variants();
+/// The name a variant has now: `name` itself unless it is a former name (renamed_variants). Every
+/// name read from a database, a plan or the command line goes through it.
+std::string_view current_variant_name(std::string_view problem, std::string_view name);
+
+/// Look-ups that throw usage_error listing the valid names; a former name finds the variant.
 const problem_desc& find_problem(std::string_view name);
 const variant_desc& find_variant(std::string_view problem, std::string_view name);
-/// The same without throwing: nullptr when this build has no such problem or variant.
+/// The same without throwing: nullptr when this build has no such problem or variant (a former
+/// name finds it too).
 const problem_desc* lookup_problem(std::string_view name);
 const variant_desc* lookup_variant(std::string_view problem, std::string_view name);
 

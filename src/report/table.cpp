@@ -228,17 +228,17 @@ std::string calibration_text(const experiment_view& v, table_style style) {
     out += fmt::format("{}calibrated to a budget of {}:\n", md ? "\n- " : "\n", format_duration(e.plan.value("budget", 0.0)));
     for (const auto& t : e.plan["calibration"].value("tracks", nlohmann::json::array())) {
       std::set<std::uint64_t> sizes;
+      const std::string problem = t.value("problem", ""), variant(current_variant_name(problem, t.value("variant", "")));
       for (const auto& p : v.points)
-        if (p.record.problem == t.value("problem", "") && p.record.variant == t.value("variant", "") && p.record.status == point_status::ok)
-          sizes.insert(p.record.n);
+        if (p.record.problem == problem && p.record.variant == variant && p.record.status == point_status::ok) sizes.insert(p.record.n);
       const auto stopped = t.value("stopped", ""), settled = t.value("settled", "");
-      out += fmt::format("{}{} {}: {} sizes{}; {}{}\n", md ? "  - " : "  ", stored_text(t.value("problem", ""), style),
-                         stored_text(t.value("variant", ""), style), sizes.size(),
-                         sizes.empty() ? ""
-                                       : fmt::format(" from {} to {}", format_size(static_cast<double>(*sizes.begin())),
-                                                     format_size(static_cast<double>(*sizes.rbegin()))),
-                         stopped.empty() ? "still growing (interrupted)" : "stopped growing: " + stored_text(stopped, style),
-                         settled.empty() ? "" : "; then its total time's fit: " + stored_text(settled, style));
+      out += fmt::format(
+          "{}{} {}: {} sizes{}; {}{}\n", md ? "  - " : "  ", stored_text(t.value("problem", ""), style), stored_text(variant, style), sizes.size(),
+          sizes.empty()
+              ? ""
+              : fmt::format(" from {} to {}", format_size(static_cast<double>(*sizes.begin())), format_size(static_cast<double>(*sizes.rbegin()))),
+          stopped.empty() ? "still growing (interrupted)" : "stopped growing: " + stored_text(stopped, style),
+          settled.empty() ? "" : "; then its total time's fit: " + stored_text(settled, style));
     }
   }
   return out;

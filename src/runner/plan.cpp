@@ -179,7 +179,11 @@ std::vector<const variant_desc*> chosen_variants(const problem_desc& p, const pl
   }
   for (const auto& name : r.variants) {
     if (several && !lookup_variant(p.name, name)) continue;
-    vs.push_back(&find_variant(p.name, name));
+    const auto* v = &find_variant(p.name, name);
+    if (name != v->name) notes.push_back(fmt::format("{} {}: now named {} (read as it)", p.name, name, v->name));
+    if (std::find(vs.begin(), vs.end(), v) != vs.end())
+      throw usage_error(fmt::format("--variants names {} twice (once by its former name)", v->name));
+    vs.push_back(v);
   }
   return vs;
 }
@@ -485,7 +489,7 @@ plan read_plan(const nlohmann::json& j) {
     plan_point pt;
     pt.ordinal = x.at("ordinal").get<int>();
     pt.problem = x.at("problem").get<std::string>();
-    pt.variant = x.at("variant").get<std::string>();
+    pt.variant = current_variant_name(pt.problem, x.at("variant").get<std::string>());  // a renamed variant as named now
     pt.n = x.at("n").get<std::uint64_t>();
     pt.params = params_from_object(x.at("params"));
     pt.seed = x.at("seed").get<std::uint64_t>();
@@ -512,8 +516,10 @@ plan read_plan(const nlohmann::json& j) {
     c.growth = cj.value("growth", 2.0);
     c.energy_sizes = cj.value("energy_sizes", 5);
     for (const auto& t : cj.at("tracks"))
-      c.tracks.push_back({t.at("problem").get<std::string>(), t.at("variant").get<std::string>(), params_from_object(t.at("params")),
-                          t.at("start").get<std::uint64_t>(), t.value("max_size", std::uint64_t{0}), t.value("stopped", ""), t.value("settled", "")});
+      c.tracks.push_back({t.at("problem").get<std::string>(),
+                          std::string(current_variant_name(t.at("problem").get<std::string>(), t.at("variant").get<std::string>())),
+                          params_from_object(t.at("params")), t.at("start").get<std::uint64_t>(), t.value("max_size", std::uint64_t{0}),
+                          t.value("stopped", ""), t.value("settled", "")});
     p.calibrated = std::move(c);
   }
   if (j.contains("shard")) {

@@ -16,6 +16,7 @@
 
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
+#include "core/registry.hpp"
 #include "core/text.hpp"
 #include "store/schema.hpp"
 #include "store/sqlite.hpp"
@@ -336,7 +337,7 @@ std::vector<point_record> database::points(std::int64_t experiment_id) {
     if (instance < 0 || instance > std::numeric_limits<int>::max()) damaged(path, where, fmt::format("has the instance {}", instance));
     p.ordinal = static_cast<int>(ordinal);
     p.problem = s.text(2);
-    p.variant = s.text(3);
+    p.variant = current_variant_name(p.problem, s.text(3));  // a renamed variant as it is named now
     if (p.problem.empty() || p.variant.empty()) damaged(path, where, "has no problem or no variant name");
     p.backend = s.text(4);
     p.n = static_cast<std::uint64_t>(n);

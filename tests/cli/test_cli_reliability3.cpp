@@ -382,7 +382,7 @@ TEST(Reliability3, ALaunchOverrideNoPointCanRunWithIsRefusedWhenThePlanIsMade) {
       // One bad combination of two axes is enough.
       {{"stencil", "--variants", "cuda-naive", "--param", "launch.block_x=64,128", "--param", "launch.block_y=4,16", "--sizes", "64"},
        "stencil cuda-naive at n = 64: launch.block_x * launch.block_y = 128 x 16"},
-      {{"stencil", "--variants", "cuda-seed", "--param", "launch.tile=8", "--param", "k=4", "--sizes", "64"},
+      {{"stencil", "--variants", "cuda-listing", "--param", "launch.tile=8", "--param", "k=4", "--sizes", "64"},
        "launch.tile = 8 leaves no inner cells for k = 4"},
       {{"stencil", "--variants", "cuda", "--param", "launch.rows=1", "--sizes", "2^10,2^20"},
        "stencil cuda at n = 1048576: launch.rows = 1 needs more warps than a launch holds"},
@@ -403,7 +403,7 @@ TEST(Reliability3, ALaunchOverrideNoPointCanRunWithIsRefusedWhenThePlanIsMade) {
   }
   // Overrides every point can run with still plan (and, with no GPU here, record the points skipped).
   const auto r = ema({"run",         "stencil",
-                      "--variants",  "cuda-naive,cuda-seed",
+                      "--variants",  "cuda-naive,cuda-listing",
                       "--param",     "launch.block_x=128",
                       "--param",     "launch.block_y=8",
                       "--param",     "launch.tile=16",
@@ -415,8 +415,8 @@ TEST(Reliability3, ALaunchOverrideNoPointCanRunWithIsRefusedWhenThePlanIsMade) {
   EXPECT_NE(r.exit_code, 2) << r.err;
   EXPECT_TRUE(fs::exists(db));
   // k is clamped to the steps as the run clamps it: two steps a load fit a tile of 6.
-  const auto clamped = ema({"run", "stencil", "--variants", "cuda-seed", "--param", "launch.tile=6", "--param", "steps=2", "--sizes", "64", "--reps",
-                            "1", "--no-energy", "-q", "--db", dir.file("clamped.db")});
+  const auto clamped = ema({"run", "stencil", "--variants", "cuda-listing", "--param", "launch.tile=6", "--param", "steps=2", "--sizes", "64",
+                            "--reps", "1", "--no-energy", "-q", "--db", dir.file("clamped.db")});
   EXPECT_NE(clamped.exit_code, 2) << clamped.err;
 }
 

@@ -16,21 +16,22 @@ std::set<std::string> registered() {
 }
 
 TEST(Registry, ContentsMatchTheBuildConfiguration) {
-  std::set<std::string> expected = {"search/seq/seq",  "gauss/seq/seq",     "rqa/exact-seq/seq", "rqa/seed-seq/seq", "rqa/motif-seq/seq",
-                                    "stencil/seq/seq", "sort/std-sort/seq", "bfs/seq/seq",       "sssp/seq/seq"};
+  std::set<std::string> expected = {"search/seq/seq",          "gauss/seq/seq",     "rqa/exact-seq/seq",
+                                    "rqa/microstates-seq/seq", "rqa/motif-seq/seq", "stencil/seq/seq",
+                                    "sort/std-sort/seq",       "bfs/seq/seq",       "sssp/seq/seq"};
 #ifdef EMA_WITH_OPENMP
-  expected.insert({"search/omp/omp", "gauss/omp/omp", "gauss/omp-blocked/omp", "rqa/exact-omp/omp", "rqa/seed-omp/omp", "rqa/motif-omp/omp",
+  expected.insert({"search/omp/omp", "gauss/omp/omp", "gauss/omp-blocked/omp", "rqa/exact-omp/omp", "rqa/microstates-omp/omp", "rqa/motif-omp/omp",
                    "stencil/omp/omp", "stencil/omp-tb/omp", "sort/gnu-parallel/omp", "sort/merge-omp/omp", "sort/quick-omp/omp", "sort/radix-omp/omp",
-                   "bfs/omp-seed/omp", "bfs/omp/omp", "sssp/omp-seed/omp", "sssp/omp/omp"});
+                   "bfs/omp-listing/omp", "bfs/omp/omp", "sssp/omp-listing/omp", "sssp/omp/omp"});
 #endif
 #ifdef EMA_WITH_CUDA
-  expected.insert({"search/cuda-seed/cuda", "search/cuda/cuda", "search/thrust-find/cuda", "search/cuda-multi/multi-gpu"});
+  expected.insert({"search/cuda-listing/cuda", "search/cuda/cuda", "search/thrust-find/cuda", "search/cuda-multi/multi-gpu"});
   expected.insert({"gauss/cuda-kv1/cuda", "gauss/cuda-kv2/cuda", "gauss/cuda-goncalves/cuda", "gauss/cuda/cuda", "gauss/cusolver/cuda"});
-  expected.insert({"rqa/exact-cuda/cuda", "rqa/seed-cuda/cuda", "rqa/motif-cuda/cuda"});
-  expected.insert({"stencil/cuda-naive/cuda", "stencil/cuda-seed/cuda", "stencil/cuda/cuda"});
+  expected.insert({"rqa/exact-cuda/cuda", "rqa/microstates-cuda/cuda", "rqa/motif-cuda/cuda"});
+  expected.insert({"stencil/cuda-naive/cuda", "stencil/cuda-listing/cuda", "stencil/cuda/cuda"});
   expected.insert({"sort/quick-cuda/cuda", "sort/merge-cuda/cuda", "sort/quick-cdp/cuda", "sort/merge-cdp/cuda", "sort/merge-path/cuda",
                    "sort/quick-sample/cuda", "sort/cub-radix/cuda", "sort/cub-merge/cuda", "sort/thrust-sort/cuda"});
-  expected.insert({"bfs/cuda-seed/cuda", "bfs/cuda/cuda", "sssp/cuda-seed/cuda", "sssp/cuda/cuda"});
+  expected.insert({"bfs/cuda-listing/cuda", "bfs/cuda/cuda", "sssp/cuda-listing/cuda", "sssp/cuda/cuda"});
 #endif
   EXPECT_EQ(registered(), expected);
   ASSERT_EQ(problems().size(), 7u);
@@ -81,8 +82,8 @@ TEST(Registry, EveryHandWrittenGpuVariantDeclaresItsLaunchSettingsOrWhyItHasNone
 TEST(Registry, AlgorithmsAndRolesAreFieldsNotNames) {
   // Variants every build has (seq); the others' fields are checked wherever they are built.
   EXPECT_STREQ(find_variant("rqa", "exact-seq").algorithm, "exact");
-  EXPECT_STREQ(find_variant("rqa", "seed-seq").algorithm, "microstates");
-  EXPECT_EQ(find_variant("rqa", "seed-seq").role, variant_role::source);
+  EXPECT_STREQ(find_variant("rqa", "microstates-seq").algorithm, "microstates");
+  EXPECT_EQ(find_variant("rqa", "microstates-seq").role, variant_role::source);
   EXPECT_STREQ(find_variant("search", "seq").algorithm, "search");  // one algorithm: the problem's name
   EXPECT_EQ(find_variant("gauss", "seq").role, variant_role::source);
   EXPECT_STREQ(find_variant("gauss", "seq").algorithm, "elimination");
@@ -101,16 +102,18 @@ TEST(Registry, AlgorithmsAndRolesAreFieldsNotNames) {
 }
 
 TEST(Registry, SpeedupBaselineIsTheSameAlgorithmsVariantElseTheReferenceAlgorithms) {
-  const std::vector<variant_identity> rqa = {
-      {"exact-seq", "exact", backend::seq, variant_role::ours},          {"exact-omp", "exact", backend::omp, variant_role::ours},
-      {"exact-cuda", "exact", backend::cuda, variant_role::ours},        {"seed-seq", "microstates", backend::seq, variant_role::source},
-      {"seed-cuda", "microstates", backend::cuda, variant_role::source}, {"motif-omp", "motif", backend::omp, variant_role::ours},
-      {"motif-cuda", "motif", backend::cuda, variant_role::ours}};
+  const std::vector<variant_identity> rqa = {{"exact-seq", "exact", backend::seq, variant_role::ours},
+                                             {"exact-omp", "exact", backend::omp, variant_role::ours},
+                                             {"exact-cuda", "exact", backend::cuda, variant_role::ours},
+                                             {"microstates-seq", "microstates", backend::seq, variant_role::source},
+                                             {"microstates-cuda", "microstates", backend::cuda, variant_role::source},
+                                             {"motif-omp", "motif", backend::omp, variant_role::ours},
+                                             {"motif-cuda", "motif", backend::cuda, variant_role::ours}};
   EXPECT_EQ(speedup_baseline("exact-cuda", backend::seq, rqa, "exact"), "exact-seq");
   EXPECT_EQ(speedup_baseline("motif-cuda", backend::omp, rqa, "exact"), "motif-omp");
-  EXPECT_EQ(speedup_baseline("seed-cuda", backend::seq, rqa, "exact"), "seed-seq");
+  EXPECT_EQ(speedup_baseline("microstates-cuda", backend::seq, rqa, "exact"), "microstates-seq");
   EXPECT_EQ(speedup_baseline("motif-cuda", backend::seq, rqa, "exact"), "exact-seq");  // no motif-seq: the reference algorithm's
-  EXPECT_EQ(speedup_baseline("seed-cuda", backend::seq, std::vector<variant_identity>(rqa.begin() + 4, rqa.end()), "exact"), "");
+  EXPECT_EQ(speedup_baseline("microstates-cuda", backend::seq, std::vector<variant_identity>(rqa.begin() + 4, rqa.end()), "exact"), "");
   const std::vector<variant_identity> gauss = {
       {"seq", "elimination", backend::seq, variant_role::source},       {"omp", "elimination", backend::omp, variant_role::ours},
       {"omp-blocked", "lu", backend::omp, variant_role::ours},          {"cuda", "lu", backend::cuda, variant_role::ours},
@@ -163,6 +166,27 @@ TEST(Registry, TheKitFillsInTheRunWrapper) {
 TEST(Registry, VariantNamesAreUniqueWithinAProblem) {
   std::set<std::string> seen;
   for (const auto* v : variants()) EXPECT_TRUE(seen.insert(std::string(v->problem) + "/" + v->name).second) << v->name;
+}
+
+// Issue 30, item 7: the sources' listings were named `*-seed`, as the random seed is. A former name
+// finds the variant everywhere (databases store it), in every build (a build without CUDA reads an
+// old database's GPU variants by their new names too), and no variant has a former name as its own.
+TEST(Registry, AFormerVariantNameReadsAsTheVariantNamedNow) {
+  EXPECT_EQ(current_variant_name("bfs", "omp-seed"), "omp-listing");
+  EXPECT_EQ(current_variant_name("rqa", "seed-seq"), "microstates-seq");
+  EXPECT_EQ(current_variant_name("stencil", "cuda-seed"), "cuda-listing");  // whether or not this build has CUDA
+  EXPECT_EQ(current_variant_name("sort", "cuda-seed"), "cuda-seed");        // another problem's rename is not this one's
+  EXPECT_EQ(current_variant_name("bfs", "omp"), "omp");
+  EXPECT_EQ(&find_variant("bfs", "omp-seed"), &find_variant("bfs", "omp-listing"));
+  EXPECT_EQ(lookup_variant("rqa", "seed-omp"), lookup_variant("rqa", "microstates-omp"));
+  EXPECT_NE(lookup_variant("rqa", "seed-omp"), nullptr);
+  for (const auto& r : renamed_variants()) {
+    EXPECT_NE(find_problem(r.problem).name, nullptr);
+    for (const auto* v : variants_of(r.problem)) EXPECT_STRNE(v->name, r.formerly) << r.problem;
+    EXPECT_EQ(std::string_view(r.now).find("seed"), std::string_view::npos) << r.now;
+  }
+  for (const auto* v : variants())  // "seed" is the random seed's word alone
+    EXPECT_EQ(std::string_view(v->name).find("seed"), std::string_view::npos) << v->problem << " " << v->name;
 }
 
 TEST(Registry, UnknownNamesListTheValidOnes) {

@@ -71,13 +71,16 @@ point_view recorded(const char* problem, const char* variant, const char* backen
 
 TEST(AnalysisTables, AVariantIsComparedWithItsOwnAlgorithmsSeqAndOmp) {
   // rqa has three algorithms (exact, microstates, motif): exact-cuda against exact-seq, not
-  // seed-seq; an algorithm without a variant on the baseline's back end falls back on the problem's
+  // microstates-seq; an algorithm without a variant on the baseline's back end falls back on the problem's
   // reference algorithm (exact); a program ema does not know, on the variant named `seq`. The
   // identities come from the points, so this holds in every build (with or without CUDA).
   experiment_view v;
-  v.points = {recorded("rqa", "exact-seq", "seq", "exact", "ours", 10.0),          recorded("rqa", "exact-omp", "omp", "exact", "ours", 2.0, "8"),
-              recorded("rqa", "exact-cuda", "cuda", "exact", "ours", 0.5),         recorded("rqa", "seed-seq", "seq", "microstates", "source", 1.0),
-              recorded("rqa", "seed-cuda", "cuda", "microstates", "source", 0.25), point("seq", "seq", 1000, {4.0}, 0, nullptr, "rqa"),
+  v.points = {recorded("rqa", "exact-seq", "seq", "exact", "ours", 10.0),
+              recorded("rqa", "exact-omp", "omp", "exact", "ours", 2.0, "8"),
+              recorded("rqa", "exact-cuda", "cuda", "exact", "ours", 0.5),
+              recorded("rqa", "microstates-seq", "seq", "microstates", "source", 1.0),
+              recorded("rqa", "microstates-cuda", "cuda", "microstates", "source", 0.25),
+              point("seq", "seq", 1000, {4.0}, 0, nullptr, "rqa"),
               point("my-program", "cuda", 1000, {2.0}, 0, nullptr, "rqa")};
   std::map<std::string, std::decay_t<decltype(summarize_runs(v).front())>> by;
   for (const auto& r : summarize_runs(v)) by[r.variant] = r;
@@ -85,9 +88,9 @@ TEST(AnalysisTables, AVariantIsComparedWithItsOwnAlgorithmsSeqAndOmp) {
   EXPECT_DOUBLE_EQ(*by["exact-omp"].efficiency, 5.0 / 8);
   EXPECT_DOUBLE_EQ(*by["exact-cuda"].speedup_seq, 20.0);
   EXPECT_DOUBLE_EQ(*by["exact-cuda"].speedup_omp, 4.0);
-  EXPECT_DOUBLE_EQ(*by["seed-cuda"].speedup_seq, 4.0);   // seed-seq, its own algorithm's
-  EXPECT_DOUBLE_EQ(*by["seed-cuda"].speedup_omp, 8.0);   // no seed-omp: the reference algorithm's exact-omp
-  EXPECT_DOUBLE_EQ(*by["my-program"].speedup_seq, 2.0);  // not ema's: against the variant named seq
+  EXPECT_DOUBLE_EQ(*by["microstates-cuda"].speedup_seq, 4.0);  // microstates-seq, its own algorithm's
+  EXPECT_DOUBLE_EQ(*by["microstates-cuda"].speedup_omp, 8.0);  // no microstates-omp: the reference algorithm's exact-omp
+  EXPECT_DOUBLE_EQ(*by["my-program"].speedup_seq, 2.0);        // not ema's: against the variant named seq
   EXPECT_FALSE(by["my-program"].speedup_omp);
 }
 
@@ -105,12 +108,12 @@ TEST(AnalysisTables, GaussLuVariantsFallBackOnTheSourcesElimination) {
 
 TEST(AnalysisTables, PointsStoredBeforeIdentitiesWereRecordedUseThisBuildsRegistry) {
   experiment_view v;
-  v.points = {point("exact-seq", "seq", 1000, {10.0}, 0, nullptr, "rqa"), point("seed-seq", "seq", 1000, {1.0}, 0, nullptr, "rqa"),
+  v.points = {point("exact-seq", "seq", 1000, {10.0}, 0, nullptr, "rqa"), point("microstates-seq", "seq", 1000, {1.0}, 0, nullptr, "rqa"),
               point("exact-omp", "omp", 1000, {2.0}, 0, "8", "rqa")};
   std::map<std::string, std::decay_t<decltype(summarize_runs(v).front())>> by;
   for (const auto& r : summarize_runs(v)) by[r.variant] = r;
   if (lookup_variant("rqa", "exact-omp")) EXPECT_DOUBLE_EQ(*by["exact-omp"].speedup_seq, 5.0);
-  EXPECT_DOUBLE_EQ(*by["seed-seq"].speedup_seq, 1.0);  // its own
+  EXPECT_DOUBLE_EQ(*by["microstates-seq"].speedup_seq, 1.0);  // its own
 }
 
 TEST(AnalysisTables, OneSlowRunDoesNotOwnTheSpeedupAndMarkdownRendersOnGitHub) {

@@ -91,6 +91,22 @@ TEST(Plan, UnavailableVariantsAreLeftOutOnlyWhenNotNamed) {
   EXPECT_EQ(make_plan(r).points.size(), 1u);  // named: kept, and recorded as skipped when it runs
 }
 
+// A variant's former name (registry.hpp, renamed_variants) on the command line runs it under its
+// name now, with a note; naming it both ways is naming it twice.
+TEST(Plan, AFormerVariantNameRunsTheVariantNamedNowWithANote) {
+  plan_request r;
+  r.problems = {"bfs"};
+  r.variants = {"omp-seed"};
+  r.sizes = "1024";
+  const auto p = make_plan(r);
+  ASSERT_FALSE(p.points.empty());
+  for (const auto& pt : p.points) EXPECT_EQ(pt.variant, "omp-listing");
+  EXPECT_TRUE(
+      std::any_of(p.notes.begin(), p.notes.end(), [](const std::string& n) { return n == "bfs omp-seed: now named omp-listing (read as it)"; }));
+  r.variants = {"omp-seed", "omp-listing"};
+  EXPECT_THROW(make_plan(r), usage_error);
+}
+
 TEST(Plan, LaunchOverridesAreCheckedAndGoOnlyToTheVariantsThatDeclareThem) {
   plan_request r;
   r.problems = {"fault"};

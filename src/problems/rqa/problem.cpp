@@ -1,7 +1,7 @@
 // Problem `rqa` (Froguel, 000_d2722dce0c10bad2.txt): the parameters and their ranges, the series, the
 // settings parsed once into the input's typed `settings`, the work model and the registration. The
 // references and the verifier's contracts are in verify.cpp, the estimators' shared code beside
-// their variants (motif.cpp, seed.cpp, lines.cpp).
+// their variants (motif.cpp, microstates.cpp, lines.cpp).
 
 // Input: a generated series (`system=logistic|logistic-exact|noise|sine|rossler`; the logistic map
 // r = 4 from 0.4 as the source, in double, or its exact orbit through the conjugacy) or a file (`input=PATH`, `column=`); a generated chaotic orbit that
@@ -23,7 +23,7 @@
 #include "inputs/series.hpp"
 #include "problems/rqa/motif.hpp"
 #include "problems/rqa/rqa.hpp"
-#include "problems/rqa/seed.hpp"
+#include "problems/rqa/microstates.hpp"
 
 namespace ema::rqa {
 namespace {

@@ -154,7 +154,7 @@ struct motif_estimate {
 };
 
 /// A variant's answer, one of the three kinds the verifier has a contract for (verify.cpp): the
-/// exact line histograms (exact-*), the source's microstate estimate of LAM (seed-*), or our
+/// exact line histograms (exact-*), the source's microstate estimate of LAM (microstates-*), or our
 /// estimates from random cells (motif-*).
 using output = std::variant<histograms, estimate, motif_estimate>;
 
@@ -197,7 +197,7 @@ std::pair<std::size_t, std::size_t> microstate_at(const input& in, std::uint64_t
 
 /// The source's estimator computed plainly: each microstate built as a Q x Q matrix, its vertical
 /// lines counted column by column, LAM per microstate (equation 1), then averaged.
-estimate reference_seed(const input& in);
+estimate reference_microstates(const input& in);
 
 struct expected {
   bool have_histograms = false;  ///< the reference was affordable (N <= reference_limit)

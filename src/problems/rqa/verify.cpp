@@ -3,13 +3,13 @@
 //
 // References: the whole recurrence matrix built cell by cell and every column and diagonal scanned
 // (reference_histograms, affordable up to N = 4096 vectors); the source's estimator computed
-// plainly, each microstate a Q x Q matrix (reference_seed).
+// plainly, each microstate a Q x Q matrix (reference_microstates).
 //
 // Contracts:
 //   exact (exact-*): histograms equal to the reference's up to N = 4096; beyond, consistent
 //     (diagonal and vertical histograms each hold every recurrent cell, the cells outside the
 //     Theiler window all counted) and RR within 5 standard errors of 65536 random cells;
-//   microstates (seed-*): the reference's microstates, count used and LAM (to 1e-9 relative);
+//   microstates (microstates-*): the reference's microstates, count used and LAM (to 1e-9 relative);
 //   motif (motif-*): up to N = 4096, LAM and DET within 5 standard errors of the exact values, TT
 //     and L too once 1000 line starts are drawn, ENTR within 0.1; beyond, fractions in [0, 1] and
 //     a whole number of rounds.
@@ -22,7 +22,7 @@
 #include "inputs/random.hpp"
 #include "problems/rqa/motif.hpp"
 #include "problems/rqa/rqa.hpp"
-#include "problems/rqa/seed.hpp"
+#include "problems/rqa/microstates.hpp"
 
 namespace ema::rqa {
 
@@ -67,7 +67,7 @@ histograms reference_histograms(const input& in) {
   return h;
 }
 
-estimate reference_seed(const input& in) {
+estimate reference_microstates(const input& in) {
   const std::size_t Q = in.s.q;
   estimate e;
   e.samples = in.s.samples;
@@ -98,7 +98,7 @@ estimate reference_seed(const input& in) {
     sum += lam / total;
     sum2 += (lam / total) * (lam / total);
   }
-  return seed_estimate(e.samples, e.used, sum, sum2);
+  return microstates_estimate(e.samples, e.used, sum, sum2);
 }
 
 quantifiers quantify(const histograms& h, std::size_t lmin, std::size_t vmin) {
@@ -151,14 +151,14 @@ namespace {
 /// An estimate's 95 % confidence interval (normal: value ± 1.96 se) as a JSON pair.
 nlohmann::json ci95(const estimate& e) { return {e.value - 1.96 * e.se, e.value + 1.96 * e.se}; }
 
-/// The source's estimator (seed-*): the same microstates as the reference draws, the same count
+/// The source's estimator (microstates-*): the same microstates as the reference draws, the same count
 /// used, the same LAM to 1e-9 relative.
-outcome check_seed(const input& in, const expected& want, const estimate& e) {
+outcome check_microstates(const input& in, const expected& want, const estimate& e) {
   outcome o;
   o.result_json = nlohmann::json{{"LAM", e.value}, {"LAM_se", e.se}, {"LAM_ci95", ci95(e)}, {"samples", e.samples}, {"microstates_used", e.used},
                                  {"Q", in.s.q},    {"eps", in.s.eps}}
                       .dump();
-  if (!want.seed) want.seed = reference_seed(in);
+  if (!want.seed) want.seed = reference_microstates(in);
   const auto& r = *want.seed;
   if (e.samples != r.samples || e.used != r.used)
     o.reason = fmt::format("{} microstates of {} used; the reference uses {} of {}", e.used, e.samples, r.used, r.samples);
@@ -291,7 +291,7 @@ outcome traits::check(const input& in, const expected& want, const output& got) 
         if constexpr (std::is_same_v<A, histograms>)
           return check_exact(in, want, answer);
         else if constexpr (std::is_same_v<A, estimate>)
-          return check_seed(in, want, answer);
+          return check_microstates(in, want, answer);
         else
           return check_motif(in, want, answer);
       },

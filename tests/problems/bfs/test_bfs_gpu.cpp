@@ -50,11 +50,11 @@ TEST(GraphsGpu, EveryCudaVariantMatchesSeqOnEveryKindOfGraph) {
 
 TEST(GraphsGpu, HostLoopsRecordTheirRoundTrips) {
   // A 64 x 64 grid from its corner (vertex 0): depth 126, so 127 levels, the last finding nothing.
-  const auto bfs = run_one("bfs", find_variant("bfs", "cuda-seed"), 1 << 12, {"graph=grid", "source=0"});
+  const auto bfs = run_one("bfs", find_variant("bfs", "cuda-listing"), 1 << 12, {"graph=grid", "source=0"});
   ASSERT_TRUE(bfs.result.verified) << bfs.result.reason;
   EXPECT_EQ(bfs.notes.at("levels"), bfs.notes.at("round_trips"));
   EXPECT_EQ(bfs.notes.at("levels"), "127");
-  const auto sssp = run_one("sssp", find_variant("sssp", "cuda-seed"), 1 << 12, {"graph=grid", "source=0"});
+  const auto sssp = run_one("sssp", find_variant("sssp", "cuda-listing"), 1 << 12, {"graph=grid", "source=0"});
   ASSERT_TRUE(sssp.result.verified) << sssp.result.reason;
   EXPECT_GE(std::stoi(sssp.notes.at("rounds")), 2);
 }

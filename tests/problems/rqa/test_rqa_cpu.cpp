@@ -95,18 +95,18 @@ TEST(Rqa, LinesCrossingTileBordersAreCarried) {
   EXPECT_GT(rqa::quantify(h, 2, 2).Lmax, 1000);
 }
 
-TEST(Rqa, SeedEstimatorMatchesItsReferenceAndIsBiasedLow) {
+TEST(Rqa, MicrostatesEstimatorMatchesItsReferenceAndIsBiasedLow) {
   auto p = params_of({"system=logistic", "Q=60", "samples=400", "eps=0.3"});
   const auto& problem = find_problem("rqa");
   auto work = problem.prepare({1500, &p, 9, host_memory_kind::pageable});
   auto& typed = static_cast<rqa::kit::typed_workload&>(*work);
-  const auto ref = rqa::reference_seed(typed.in);
+  const auto ref = rqa::reference_microstates(typed.in);
   EXPECT_EQ(ref.samples, 400u);
   EXPECT_GT(ref.used, 390u);
   EXPECT_GT(ref.se, 0);
   int ran = 0;
   for (const auto* v : variants_of("rqa")) {
-    if (!std::string(v->name).starts_with("seed-") || uses_gpu(v->backend)) continue;
+    if (!std::string(v->name).starts_with("microstates-") || uses_gpu(v->backend)) continue;
     run_context ctx(1500, p, 0);
     auto got = v->run(*work, ctx);
     EXPECT_TRUE(got.verified) << v->name << ": " << got.reason;
@@ -119,7 +119,7 @@ TEST(Rqa, SeedEstimatorMatchesItsReferenceAndIsBiasedLow) {
   EXPECT_GE(ran, 1);
   // Lines cut by the microstate's edge count short, so the estimate sits below the exact LAM.
   const auto exact_lam = rqa::quantify(rqa::reference_histograms(typed.in), 2, 2).LAM;
-  EXPECT_LT(ref.value, exact_lam) << "seed " << ref.value << " exact " << exact_lam;
+  EXPECT_LT(ref.value, exact_lam) << "microstates " << ref.value << " exact " << exact_lam;
   // The verifier catches an estimate that is not the reference's.
   auto off = ref;
   off.value += 1e-3;
@@ -180,11 +180,11 @@ TEST(Rqa, MotifEstimatorDrawsRoundsUntilATargetError) {
   EXPECT_LE(j["LAM_se"].get<double>(), 0.004 * j["LAM"].get<double>() * 1.0001);
 }
 
-TEST(Rqa, SeedEstimatorNeedsQVectors) {
+TEST(Rqa, MicrostatesEstimatorNeedsQVectors) {
   auto p = params_of({"Q=300"});
   auto work = find_problem("rqa").prepare({256, &p, 1, host_memory_kind::pageable});
   run_context ctx(256, p, 0);
-  EXPECT_THROW(find_variant("rqa", "seed-seq").run(*work, ctx), std::runtime_error);
+  EXPECT_THROW(find_variant("rqa", "microstates-seq").run(*work, ctx), std::runtime_error);
 }
 
 TEST(Rqa, ThresholdZeroStrictAndNot) {

@@ -1,5 +1,5 @@
 // rqa on the GPU: exact-cuda against the full-matrix reference for every norm, window, embedding and
-// strictness, and equal to exact-seq past the reference's limit; seed-cuda and motif-cuda give
+// strictness, and equal to exact-seq past the reference's limit; microstates-cuda and motif-cuda give
 // exactly their CPU twins' answers (the same microstates, the same cells), verified.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -64,10 +64,10 @@ TEST(RqaGpu, ExactCudaEqualsExactSeqPastTheReference) {
   }
 }
 
-TEST(RqaGpu, SeedCudaGivesSeedSeqsAnswer) {
+TEST(RqaGpu, MicrostatesCudaGivesMicrostatesSeqsAnswer) {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"Q=60", "samples=400"}, {"m=2", "tau=3", "norm=euclidean", "samples=300"}, {"theiler=0", "Q=32", "samples=1000", "vmin=3"}})
-    EXPECT_TRUE(same(run("seed-cuda", 2500, args), run("seed-seq", 2500, args)));
+    EXPECT_TRUE(same(run("microstates-cuda", 2500, args), run("microstates-seq", 2500, args)));
 }
 
 TEST(RqaGpu, MotifCudaDrawsMotifSeqsCells) {

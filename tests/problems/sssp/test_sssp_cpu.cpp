@@ -170,12 +170,12 @@ TEST(Sssp, TheEdgeListIsBuiltOnlyForTheVariantsThatReadIt) {
   run("seq");
   run("omp");
   EXPECT_TRUE(in.edge_origin.empty());
-  run("omp-seed");
+  run("omp-listing");
   ASSERT_EQ(in.edge_origin.size(), in.g.neighbours.size());
   for (std::uint64_t u = 0; u < in.g.n; ++u)
     for (std::uint64_t i = in.g.offsets[u]; i < in.g.offsets[u + 1]; ++i) ASSERT_EQ(in.edge_origin[i], u) << "entry " << i;
   const auto* built = in.edge_origin.data();
-  run("omp-seed");
+  run("omp-listing");
   EXPECT_EQ(in.edge_origin.data(), built);  // built once
 }
 

@@ -1,5 +1,5 @@
 // stencil: the CUDA variants over every k against seq cell by cell, larger grids against the closed
-// form, and a cuda-seed tile too small for k declined (run on the GPU machine; exits 77 elsewhere).
+// form, and a cuda-listing tile too small for k declined (run on the GPU machine; exits 77 elsewhere).
 #include "problems/stencil/stencil_cases.hpp"
 
 namespace ema {
@@ -8,12 +8,12 @@ namespace {
 TEST(StencilGpu, CudaVariantsGiveSeqsGridAtEveryK) {
   test::temp_dir dir;
   for (int k = 1; k <= 16; ++k)
-    for (std::uint64_t n : {33ull, 130ull}) test::expect_same_grid_as_seq({"cuda-naive", "cuda-seed", "cuda"}, n, k, dir);
+    for (std::uint64_t n : {33ull, 130ull}) test::expect_same_grid_as_seq({"cuda-naive", "cuda-listing", "cuda"}, n, k, dir);
 }
 
 TEST(StencilGpu, LargerGridsMatchTheClosedForm) {
   test::temp_dir dir;
-  for (const char* name : {"cuda-naive", "cuda-seed", "cuda"})
+  for (const char* name : {"cuda-naive", "cuda-listing", "cuda"})
     for (const char* type : {"type=f32", "type=f64"})
       for (std::uint64_t n : {1000ull, 2053ull}) {
         const auto r = test::run_stencil(name, n, {type, "steps=37"}, dir);
@@ -22,8 +22,8 @@ TEST(StencilGpu, LargerGridsMatchTheClosedForm) {
       }
 }
 
-TEST(StencilGpu, CudaSeedDeclinesAKTheTileCannotHold) {
-  const auto& v = find_variant("stencil", "cuda-seed");
+TEST(StencilGpu, CudaListingDeclinesAKTheTileCannotHold) {
+  const auto& v = find_variant("stencil", "cuda-listing");
   EXPECT_NE(v.not_applicable(test::stencil_params({"k=16"}), 100), nullptr);
   EXPECT_EQ(v.not_applicable(test::stencil_params({"k=15"}), 100), nullptr);
   EXPECT_NE(v.not_applicable(test::stencil_params({"k=4", "launch.tile=8"}), 100), nullptr);

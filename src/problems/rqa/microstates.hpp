@@ -49,7 +49,7 @@ inline void add_microstate(const input& in, std::uint64_t s, double& sum, double
 }
 
 /// The mean and its standard error from the sums over the microstates used.
-inline estimate seed_estimate(std::uint64_t samples, std::uint64_t used, double sum, double sum2) {
+inline estimate microstates_estimate(std::uint64_t samples, std::uint64_t used, double sum, double sum2) {
   estimate e;
   e.samples = samples;
   e.used = used;

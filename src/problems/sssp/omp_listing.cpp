@@ -1,4 +1,4 @@
-// sssp / omp-seed — Algorithm 2 of Nogueira, 004_96c7929830a11cf7.txt (SSSP in OpenMP), as written:
+// sssp / omp-listing — Algorithm 2 of Nogueira, 004_96c7929830a11cf7.txt (SSSP in OpenMP), as written:
 // Bellman-Ford rounds over the edge list until a round changes nothing. Each round, in a parallel
 // region, thread t takes the edges [t · per, (t + 1) · per) with per = numEdges / numThreads + 1
 // and relaxes each: if dist[Origem] + Custo < dist[Destino], the destination gets the shorter
@@ -63,10 +63,10 @@ output run(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::sssp
 
-EMA_VARIANT(sssp_omp_seed, ema::sssp::kit::variant<&ema::sssp::run, &ema::sssp::with_edge_origin>({
-                               .name = "omp-seed",
-                               .backend = ema::backend::omp,
-                               .role = ema::variant_role::source,
-                               .description = "Algorithm 2 as written: edge-parallel Bellman-Ford rounds over the edge list until nothing changes",
-                               .provenance = "Algorithm 2 of 004_96c7929830a11cf7.txt",
-                           }));
+EMA_VARIANT(sssp_omp_listing, ema::sssp::kit::variant<&ema::sssp::run, &ema::sssp::with_edge_origin>({
+                                  .name = "omp-listing",
+                                  .backend = ema::backend::omp,
+                                  .role = ema::variant_role::source,
+                                  .description = "Algorithm 2 as written: edge-parallel Bellman-Ford rounds over the edge list until nothing changes",
+                                  .provenance = "Algorithm 2 of 004_96c7929830a11cf7.txt",
+                              }));

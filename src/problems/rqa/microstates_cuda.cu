@@ -1,17 +1,17 @@
-// rqa / seed-cuda — the source's CUDA kernel (Froguel, 000_d2722dce0c10bad2.txt, section 1, steps 1-5): one
+// rqa / microstates-cuda — the source's CUDA kernel (Froguel, 000_d2722dce0c10bad2.txt, section 1, steps 1-5): one
 // block per microstate, the microstate's two stretches of the series and the Q x Q microstate in
 // shared memory, a thread per microstate column scanning it for vertical runs into a shared
 // histogram (atomicAdd), thread 0 forming the microstate's LAM (equation 1); the host draws the
 // corners (xrand, yrand) and averages. Adapted, as the issue asks, to our settings: double values
 // (the source: float), vectors of m components (the stretches hold Q + (m - 1) tau values), any
 // norm, the Theiler window, vmin (the source tests k + 1 >= lmin), and the cell arithmetic of
-// rqa.hpp, so the answer equals seed-seq's. The listing's unbalanced braces in step 4 are read as in
-// seed.hpp.
+// rqa.hpp, so the answer equals microstates-seq's. The listing's unbalanced braces in step 4 are read as in
+// microstates.hpp.
 #include <algorithm>
 
 #include "core/registry.hpp"
 #include "problems/rqa/device.cuh"
-#include "problems/rqa/seed.hpp"
+#include "problems/rqa/microstates.hpp"
 
 namespace ema::rqa {
 namespace {
@@ -71,20 +71,21 @@ __global__ void microstates(plot p, std::size_t Q, std::size_t span, std::size_t
 
 /// Besides microstates_fit: a thread per column of a microstate, so Q <= 1024 (a block's threads).
 const char* microstates_fit_a_block(const param_set& p, std::uint64_t n) {
-  if (p.integer("Q") > 1024) return "seed-cuda takes Q <= 1024 (a thread per column of a microstate, in one block)";
+  if (p.integer("Q") > 1024) return "microstates-cuda takes Q <= 1024 (a thread per column of a microstate, in one block)";
   return microstates_fit(p, n);
 }
 
-output seed_cuda(const input& in, run_context& ctx) {
+output microstates_cuda(const input& in, run_context& ctx) {
   require_microstates(in);
   const std::size_t Q = in.s.q, S = in.s.samples, span = Q + (in.s.m - 1) * in.s.tau;
   const std::size_t shared = 2 * span * sizeof(double) + Q * sizeof(int) + Q * Q;
   const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(1024, (std::max<std::size_t>(Q, 32) + 31) / 32 * 32));
-  if (Q > 1024) throw std::runtime_error("seed-cuda: Q = " + std::to_string(Q) + " needs more than 1024 threads per block (a thread per column)");
+  if (Q > 1024)
+    throw std::runtime_error("microstates-cuda: Q = " + std::to_string(Q) + " needs more than 1024 threads per block (a thread per column)");
   int device_limit = 0;
   EMA_CUDA_CHECK(cudaDeviceGetAttribute(&device_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
   if (shared > static_cast<std::size_t>(device_limit))
-    throw std::runtime_error("seed-cuda: a " + std::to_string(Q) + " x " + std::to_string(Q) + " microstate needs " + std::to_string(shared) +
+    throw std::runtime_error("microstates-cuda: a " + std::to_string(Q) + " x " + std::to_string(Q) + " microstate needs " + std::to_string(shared) +
                              " bytes of shared memory; this GPU gives a block " + std::to_string(device_limit));
   // The host draws the corners, as the source's xrand and yrand.
   std::vector<std::size_t> xs(S), ys(S);
@@ -124,19 +125,20 @@ output seed_cuda(const input& in, run_context& ctx) {
   std::uint64_t used = 0;
   for (double v : back)
     if (v >= 0) ++used, sum += v, sum2 += v * v;
-  return seed_estimate(S, used, sum, sum2);
+  return microstates_estimate(S, used, sum, sum2);
 }
 
 }  // namespace
 }  // namespace ema::rqa
 
-EMA_VARIANT(rqa_seed_cuda, ema::rqa::kit::variant<&ema::rqa::seed_cuda>({
-                               .name = "seed-cuda",
-                               .algorithm = "microstates",
-                               .backend = ema::backend::cuda,
-                               .role = ema::variant_role::source,
-                               .description = "the source's kernel: a block per Q x Q microstate in shared memory, LAM averaged",
-                               .provenance = "section 1 (steps 1-5) and equation 1 of 000_d2722dce0c10bad2.txt",
-                               .launch_fixed = "the source's kernel: a block per microstate, a thread per column of it (Q threads, a multiple of 32)",
-                               .not_applicable = &ema::rqa::microstates_fit_a_block,
-                           }));
+EMA_VARIANT(rqa_microstates_cuda,
+            ema::rqa::kit::variant<&ema::rqa::microstates_cuda>({
+                .name = "microstates-cuda",
+                .algorithm = "microstates",
+                .backend = ema::backend::cuda,
+                .role = ema::variant_role::source,
+                .description = "the source's kernel: a block per Q x Q microstate in shared memory, LAM averaged",
+                .provenance = "section 1 (steps 1-5) and equation 1 of 000_d2722dce0c10bad2.txt",
+                .launch_fixed = "the source's kernel: a block per microstate, a thread per column of it (Q threads, a multiple of 32)",
+                .not_applicable = &ema::rqa::microstates_fit_a_block,
+            }));

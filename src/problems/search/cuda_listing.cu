@@ -1,4 +1,4 @@
-// search / cuda-seed — Algorithm 2 of Nobre et al., 001_9fea77a744af8951.txt ("Pesquisa_Paralelo") as written,
+// search / cuda-listing — Algorithm 2 of Nobre et al., 001_9fea77a744af8951.txt ("Pesquisa_Paralelo") as written,
 // so that the source's complexity claim (ceil(log n) parallel steps) can be checked:
 //   p = ceil(n / log2 n) threads for n > 1, else 1                            (equation 1)
 //   block size b = p; steps d = 0 .. ceil(log2 n), thread t checks L[b*d + t]  (lines 2-3)
@@ -21,7 +21,7 @@ namespace ema::search {
 namespace {
 
 /// Equation 2's maxthreads, the one free choice of the listing (the blocks follow from it).
-struct seed_launch {
+struct listing_launch {
   int threads = 1024;
   static constexpr launch_field fields[] = {
       {"threads", "maxthreads of equation 2, threads per block (ema: the device's limit, as the source)", 1, 1024}};
@@ -48,7 +48,7 @@ output pesquisa(const input& in, run_context& ctx) {
   const double lg = n > 1 ? std::log2(static_cast<double>(n)) : 1.0;
   const unsigned long long p = n > 1 ? static_cast<unsigned long long>(std::ceil(static_cast<double>(n) / lg)) : 1;
   const unsigned steps = n > 1 ? static_cast<unsigned>(std::ceil(lg)) : 0;
-  const auto launch = ctx.launch(seed_launch{gpu::query().devices.at(0).max_threads_per_block});
+  const auto launch = ctx.launch(listing_launch{gpu::query().devices.at(0).max_threads_per_block});
   const unsigned long long maxthreads = static_cast<unsigned long long>(launch.threads);
   const unsigned long long bthreads = (p + maxthreads + 1) / maxthreads;
   ctx.note("blocks", static_cast<std::int64_t>(bthreads));  // equation 2
@@ -66,11 +66,11 @@ output pesquisa(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::search
 
-EMA_VARIANT(search_cuda_seed, ema::search::kit::variant<&ema::search::pesquisa>({
-                                  .name = "cuda-seed",
-                                  .backend = ema::backend::cuda,
-                                  .role = ema::variant_role::source,
-                                  .description = "p = ceil(n/log n) threads, ceil(log n) steps of p elements, shared early-exit flag",
-                                  .provenance = "Algorithm 2 and equations 1-2 of 001_9fea77a744af8951.txt",
-                                  .launch = ema::search::seed_launch::fields,
-                              }));
+EMA_VARIANT(search_cuda_listing, ema::search::kit::variant<&ema::search::pesquisa>({
+                                     .name = "cuda-listing",
+                                     .backend = ema::backend::cuda,
+                                     .role = ema::variant_role::source,
+                                     .description = "p = ceil(n/log n) threads, ceil(log n) steps of p elements, shared early-exit flag",
+                                     .provenance = "Algorithm 2 and equations 1-2 of 001_9fea77a744af8951.txt",
+                                     .launch = ema::search::listing_launch::fields,
+                                 }));

@@ -1,5 +1,5 @@
-// Where the source's microstates lie (seed.hpp): drawn from the point's seed, the same for every
-// seed-* variant and for the reference.
+// Where the source's microstates lie (microstates.hpp): drawn from the point's seed, the same for every
+// microstates-* variant and for the reference.
 #include "inputs/random.hpp"
 #include "problems/rqa/rqa.hpp"
 

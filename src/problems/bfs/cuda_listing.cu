@@ -1,4 +1,4 @@
-// bfs / cuda-seed — Algorithm 7 of Nogueira, 004_96c7929830a11cf7.txt (BFS in CUDA), as written: the
+// bfs / cuda-listing — Algorithm 7 of Nogueira, 004_96c7929830a11cf7.txt (BFS in CUDA), as written: the
 // frontier as a queue (`d_fila_atual`), a thread per queued vertex u scanning u's adjacency; a
 // neighbour v still at INT_MAX whose distance the thread lowers to nivel + 1 goes to the next queue
 // at a position taken from the counter `nextQueueSize`; then the host synchronises, reads the
@@ -25,7 +25,7 @@ namespace {
 
 /// The listing's one free choice, threads per block (core/launch.hpp); the blocks follow from the
 /// queue's size.
-struct seed_launch {
+struct listing_launch {
   int threads = 256;
   static constexpr launch_field fields[] = {
       {"threads", "threads per block, a thread per queued vertex (ema: 256; the listing leaves it open)", 32, 1024, 32}};
@@ -54,10 +54,10 @@ __global__ void start(std::uint32_t* distance, std::uint32_t* queue, std::uint32
 
 output run(const input& in, run_context& ctx) {
   const std::uint64_t n = in.n(), k = in.roots.size();
-  if (n > 0xfffffffeull) throw usage_error("bfs cuda-seed: at most 2^32 - 2 vertices");
+  if (n > 0xfffffffeull) throw usage_error("bfs cuda-listing: at most 2^32 - 2 vertices");
   output o;
   o.depth.resize(k * n);
-  const auto block = static_cast<unsigned>(ctx.launch(seed_launch{}).threads);
+  const auto block = static_cast<unsigned>(ctx.launch(listing_launch{}).threads);
   cuda::session gpu(ctx);
   const auto g = upload_graph(gpu, in.g);
   std::uint32_t* distance = gpu.alloc<std::uint32_t>(k * n);
@@ -93,13 +93,13 @@ output run(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::bfs
 
-EMA_VARIANT(bfs_cuda_seed,
+EMA_VARIANT(bfs_cuda_listing,
             ema::bfs::kit::variant<&ema::bfs::run>({
-                .name = "cuda-seed",
+                .name = "cuda-listing",
                 .backend = ema::backend::cuda,
                 .role = ema::variant_role::source,
                 .description = "Algorithm 7 as written: a queue, atomicMin claims, an atomic counter for the next queue, a host loop per level",
                 .provenance = "Algorithm 7 of 004_96c7929830a11cf7.txt",
-                .launch = ema::bfs::seed_launch::fields,
+                .launch = ema::bfs::listing_launch::fields,
                 .not_applicable = &ema::bfs::too_many_vertices,
             }));

@@ -1,4 +1,4 @@
-// sssp / cuda-seed — Algorithm 1 of Nogueira, 004_96c7929830a11cf7.txt (SSSP in CUDA), as written: a host
+// sssp / cuda-listing — Algorithm 1 of Nogueira, 004_96c7929830a11cf7.txt (SSSP in CUDA), as written: a host
 // loop launches the relaxation kernel until a launch changes nothing (`finished`); in the kernel
 // thread t relaxes the edges [t · numEdges, (t + 1) · numEdges) of the edge list (numEdges: edges
 // per thread), each `if dist[Origem] + Custo < dist[Destino]` lowering the destination and
@@ -25,7 +25,7 @@ namespace {
 
 /// The listing's free choices (core/launch.hpp): threads per block and numEdges, the edges a
 /// thread relaxes; the blocks follow from the edges.
-struct seed_launch {
+struct listing_launch {
   int threads = 256, edges_per_thread = 4;
   static constexpr launch_field fields[] = {
       {"threads", "threads per block (ema: 256; the listing leaves it open)", 32, 1024, 32},
@@ -57,7 +57,7 @@ output run(const input& in, run_context& ctx) {
   std::uint32_t* dist = gpu.alloc<std::uint32_t>(k * n);
   int* finished = gpu.alloc<int>(1);
   std::int64_t rounds = 0, round_trips = 0;
-  const auto l = ctx.launch(seed_launch{});
+  const auto l = ctx.launch(listing_launch{});
   const auto block = static_cast<unsigned>(l.threads);
   const auto edges_per_thread = static_cast<std::uint64_t>(l.edges_per_thread);
   const auto blocks = grid_for(ceil_div(g.m, edges_per_thread), block);
@@ -86,12 +86,12 @@ output run(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::sssp
 
-EMA_VARIANT(sssp_cuda_seed,
+EMA_VARIANT(sssp_cuda_listing,
             ema::sssp::kit::variant<&ema::sssp::run, &ema::sssp::with_edge_origin>({
-                .name = "cuda-seed",
+                .name = "cuda-listing",
                 .backend = ema::backend::cuda,
                 .role = ema::variant_role::source,
                 .description = "Algorithm 1 as written: edge-parallel relaxation (4 edges a thread, atomicMin), a host loop until finished",
                 .provenance = "Algorithm 1 of 004_96c7929830a11cf7.txt",
-                .launch = ema::sssp::seed_launch::fields,
+                .launch = ema::sssp::listing_launch::fields,
             }));

@@ -1,4 +1,4 @@
-// bfs / omp-seed — Algorithm 8 of Nogueira, 004_96c7929830a11cf7.txt (BFS in OpenMP), as written: level by
+// bfs / omp-listing — Algorithm 8 of Nogueira, 004_96c7929830a11cf7.txt (BFS in OpenMP), as written: level by
 // level (`nivel` from 0), a parallel loop over every vertex j; a vertex at the current level
 // relaxes each neighbour v (`nivel + 1 < distancia[v]` gives it depth nivel + 1) and raises the
 // flag `valueChange`; the loop over levels stops when a level changed nothing. Each level scans
@@ -55,10 +55,10 @@ output run(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::bfs
 
-EMA_VARIANT(bfs_omp_seed, ema::bfs::kit::variant<&ema::bfs::run>({
-                              .name = "omp-seed",
-                              .backend = ema::backend::omp,
-                              .role = ema::variant_role::source,
-                              .description = "Algorithm 8 as written: each level a parallel scan of every vertex, until a level changes nothing",
-                              .provenance = "Algorithm 8 of 004_96c7929830a11cf7.txt",
-                          }));
+EMA_VARIANT(bfs_omp_listing, ema::bfs::kit::variant<&ema::bfs::run>({
+                                 .name = "omp-listing",
+                                 .backend = ema::backend::omp,
+                                 .role = ema::variant_role::source,
+                                 .description = "Algorithm 8 as written: each level a parallel scan of every vertex, until a level changes nothing",
+                                 .provenance = "Algorithm 8 of 004_96c7929830a11cf7.txt",
+                             }));

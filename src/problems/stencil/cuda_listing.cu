@@ -1,4 +1,4 @@
-// stencil / cuda-seed — Code 1 of Pires, 002_345fe0ce529d39b6.txt ("calcula"), section III: every call
+// stencil / cuda-listing — Code 1 of Pires, 002_345fe0ce529d39b6.txt ("calcula"), section III: every call
 // copies a tile of the grid from global to shared memory, a thread per element; each thread applies
 // the stencil n times on the shared tile (the source's n: steps per load, our k); the tile goes back
 // to global memory; the host calls again every k steps, the calls ordered on one stream (the
@@ -25,7 +25,7 @@ namespace {
 
 constexpr int default_k = 4;
 
-struct seed_launch {
+struct listing_launch {
   int tile = 32;
   static constexpr launch_field fields[] = {
       {"tile", "side of a block's tile, a thread per element (ema: 32, 1024 threads, the most a block holds)", 3, 32}};
@@ -64,7 +64,7 @@ __global__ void calcula(const T* __restrict__ src, T* __restrict__ dst, int n, s
 /// The steps a load runs (k, clamped to the steps as the run clamps it) and the tile, as a point
 /// with these parameters would run them.
 int k_of(const param_set& p) { return steps_per_load(settings::of(p), default_k); }
-int tile_of(const param_set& p) { return with_overrides(seed_launch{}, p).tile; }
+int tile_of(const param_set& p) { return with_overrides(listing_launch{}, p).tile; }
 
 /// Why k does not fit the tile, or nullptr.
 const char* k_too_large(const param_set& p, std::uint64_t) {
@@ -83,11 +83,12 @@ std::string launch_refuses(const param_set& p, std::uint64_t n) {
 template <class T>
 struct code_1 {
   static output run(const input& in, run_context& ctx) {
-    const auto l = ctx.launch(seed_launch{});
+    const auto l = ctx.launch(listing_launch{});
     const int k = steps_per_load(in.s, default_k);
     ctx.note("k", k);
     if (2 * k >= l.tile)
-      throw usage_error("cuda-seed: k = " + std::to_string(k) + " leaves no inner cells in a tile of " + std::to_string(l.tile) + " (k < tile / 2)");
+      throw usage_error("cuda-listing: k = " + std::to_string(k) + " leaves no inner cells in a tile of " + std::to_string(l.tile) +
+                        " (k < tile / 2)");
     const auto c = in.s.weights<T>();
     const bool fixed = in.s.boundary == boundary_kind::fixed;
     const std::size_t shared = 2 * static_cast<std::size_t>(l.tile * l.tile) * sizeof(T);
@@ -114,14 +115,14 @@ output run(const input& in, run_context& ctx) { return run_typed<code_1>(in, ctx
 }  // namespace
 }  // namespace ema::stencil
 
-EMA_VARIANT(stencil_cuda_seed,
+EMA_VARIANT(stencil_cuda_listing,
             ema::stencil::kit::variant<&ema::stencil::run>({
-                .name = "cuda-seed",
+                .name = "cuda-listing",
                 .backend = ema::backend::cuda,
                 .role = ema::variant_role::source,
                 .description = "Code 1: a tile per block in shared memory, k steps there, a launch every k steps (overlapped tiles)",
                 .provenance = "Code 1 of 002_345fe0ce529d39b6.txt",
-                .launch = ema::stencil::seed_launch::fields,
+                .launch = ema::stencil::listing_launch::fields,
                 .launch_refuses = &ema::stencil::launch_refuses,
                 .tuning = ema::stencil::k_tuning,
                 .not_applicable = &ema::stencil::k_too_large,
