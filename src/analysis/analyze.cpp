@@ -254,6 +254,43 @@ std::string answer_text(const analysis& a) {
   return out;
 }
 
+namespace {
+
+/// The class set (class_set.hpp): the answer, whether firm, the classes not excluded, the noise,
+/// the bends and every class judged.
+nlohmann::json class_set_json(const class_set& cs) {
+  auto finite = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
+  nlohmann::json table = nlohmann::json::array(), rivals = nlohmann::json::array();
+  for (const auto& c : cs.classes) {
+    table.push_back({{"theta", c.cls.to_json()},
+                     {"formula", c.eq.formula()},
+                     {"held_out_mse", finite(c.cv)},
+                     {"evidence", finite(c.evidence)},
+                     {"coarse", c.coarse},
+                     {"excluded", c.excluded},
+                     {"settle", c.settle ? nlohmann::json(*c.settle) : nlohmann::json(nullptr)}});
+    auto& steps = table.back()["steps"] = nlohmann::json::array();
+    for (const auto& st : c.steps) steps.push_back({{"n", st.n}, {"factor", st.factor}});
+  }
+  for (auto k : cs.rivals) rivals.push_back(cs.classes[k].cls.to_json());
+  return {{"answer", cs.answer().cls.to_json()},
+          {"firm", cs.firm()},
+          {"not_excluded", rivals},
+          {"noise", finite(cs.noise)},
+          {"between_sizes", finite(cs.between)},
+          {"replicates", finite(cs.replicates)},
+          {"bend", finite(cs.bend)},
+          {"bend_se", finite(cs.bend_se)},
+          {"stepped", cs.stepped},
+          {"two_term", cs.two_term},
+          {"top_bend", finite(cs.top_bend)},
+          {"top_bend_se", finite(cs.top_bend_se)},
+          {"top_sizes", cs.top_sizes},
+          {"candidates", table}};
+}
+
+}  // namespace
+
 nlohmann::json to_json(const analysis& a) {
   nlohmann::json j;
   j["answer"] = answer_text(a);
@@ -268,39 +305,7 @@ nlohmann::json to_json(const analysis& a) {
   j["verdict"] = a.verdict.to_json();
   j["off_neighbours"] = nlohmann::json::array();
   for (const auto& o : a.off) j["off_neighbours"].push_back({{"n", o.n}, {"departure", o.departure}});
-  if (const auto& cs = a.classes) {
-    auto finite = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
-    nlohmann::json table = nlohmann::json::array(), rivals = nlohmann::json::array();
-    for (std::size_t k = 0; k < cs->classes.size(); ++k) {
-      const auto& c = cs->classes[k];
-      table.push_back({{"theta", c.cls.to_json()},
-                       {"formula", c.eq.formula()},
-                       {"held_out_mse", finite(c.cv)},
-                       {"evidence", finite(c.evidence)},
-                       {"coarse", c.coarse},
-                       {"excluded", c.excluded},
-                       {"settle", c.settle ? nlohmann::json(*c.settle) : nlohmann::json(nullptr)}});
-      auto& steps = table.back()["steps"] = nlohmann::json::array();
-      for (const auto& st : c.steps) steps.push_back({{"n", st.n}, {"factor", st.factor}});
-    }
-    for (auto k : cs->rivals) rivals.push_back(cs->classes[k].cls.to_json());
-    j["classes"] = {{"answer", cs->answer().cls.to_json()},
-                    {"firm", cs->firm()},
-                    {"not_excluded", rivals},
-                    {"noise", finite(cs->noise)},
-                    {"between_sizes", finite(cs->between)},
-                    {"replicates", finite(cs->replicates)},
-                    {"bend", finite(cs->bend)},
-                    {"bend_se", finite(cs->bend_se)},
-                    {"stepped", cs->stepped},
-                    {"two_term", cs->two_term},
-                    {"top_bend", finite(cs->top_bend)},
-                    {"top_bend_se", finite(cs->top_bend_se)},
-                    {"top_sizes", cs->top_sizes},
-                    {"candidates", table}};
-  } else {
-    j["classes"] = nullptr;
-  }
+  j["classes"] = a.classes ? class_set_json(*a.classes) : nlohmann::json(nullptr);
   j["min_error"] = g.min_error.to_json();
   j["equivalent"] = nlohmann::json::array();
   for (const auto& e : g.equivalent) j["equivalent"].push_back(e.to_json());

@@ -165,6 +165,95 @@ std::string parse_phase_lines(const std::string& out, std::map<std::string, doub
   return "";
 }
 
+namespace {
+
+/// What preparing a point's input came to.
+enum class input_state { ready, failed, interrupted };
+
+/// The point's input: from the cache, or written by the generator to a temporary name and renamed
+/// once complete, so that a failed generation never leaves a partial input behind. Sets `input`,
+/// and on failure r's status and reason.
+input_state external_input(const external_program& x, const plan_point& pt, double timeout, isolation how, fs::path& input, nlohmann::json& notes,
+                           point_record& r) {
+  std::optional<input_cache> cache;
+  try {
+    cache = input_cache::open(x.cache_dir);
+  } catch (const usage_error& e) {
+    r.status = point_status::failed;
+    r.reason = e.what();
+    return input_state::failed;
+  }
+  const auto key = hash_text(fmt::format("{}|{}|{}", x.generator, pt.n, pt.seed));
+  input = cache->input_path(pt.problem, pt.n, pt.seed, key);
+  std::error_code ec;
+  if (fs::exists(input, ec)) {
+    fs::last_write_time(input, fs::file_time_type::clock::now(), ec);  // most recently used
+    notes["input"] = "cached";
+  } else {
+    const fs::path partial = input.string() + ".partial";
+    fs::remove(partial, ec);
+    const auto gen = expand_command(x.generator, pt.n, pt.seed, partial.string());
+    how.timeout = timeout;
+    auto g = run_isolated({"/bin/sh", "-c", gen}, "", how);
+    if (g.interrupted || failed(g, "the generator", timeout, r)) {
+      fs::remove(partial, ec);
+      return g.interrupted ? input_state::interrupted : input_state::failed;
+    }
+    if (!fs::is_regular_file(partial, ec)) {
+      r.status = point_status::failed;
+      r.reason = fmt::format("the generator exited with 0 but wrote no input file at {{input}} (command: {})", output_tail(gen, 200));
+      fs::remove(partial, ec);
+      return input_state::failed;
+    }
+    fs::rename(partial, input, ec);
+    notes["input"] = "generated";
+    notes["generate_s"] = g.wall;
+  }
+  notes["input_bytes"] = static_cast<double>(fs::file_size(input, ec));
+  if (x.cache_cap > 0) cache->trim(x.cache_cap, input);
+  return input_state::ready;
+}
+
+/// The program's runs over its input, warm-ups first, until the plan's repetition policy is
+/// satisfied, a run fails or the point's time runs out (r's status and reason say which); the
+/// samples of the timed runs, and their CPU time in `own_cpu`. False when interrupted.
+bool time_external_runs(const plan& p, const std::string& run, double timeout, clock_type::time_point start, isolation how, point_record& r,
+                        std::map<std::string, std::vector<double>>& samples, double& own_cpu) {
+  const auto timed_start = clock_type::now();
+  for (int i = 0;; ++i) {
+    const double left = timeout - seconds_since(start);
+    if (left <= 0) {
+      r.status = point_status::timeout;
+      r.reason = fmt::format("the point's runs exceeded its timeout of {:g} s", timeout);
+      return true;
+    }
+    how.timeout = left;
+    auto c = run_isolated({"/bin/sh", "-c", run}, "", how);
+    if (c.interrupted) return false;
+    own_cpu += c.user + c.sys;
+    if (failed(c, "the program", timeout, r)) return true;
+    std::map<std::string, double> phases;
+    if (auto why = parse_phase_lines(c.answer, phases); !why.empty()) {
+      r.status = point_status::failed;
+      r.reason = why;
+      return true;
+    }
+    if (i < p.reps.warmup) continue;
+    samples["total"].push_back(c.wall);
+    samples["user"].push_back(c.user);
+    samples["sys"].push_back(c.sys);
+    samples["host_peak_rss"].push_back(static_cast<double>(c.max_rss_kib) * 1024.0);
+    for (const auto& [name, v] : phases) samples[name].push_back(v);
+    if (p.reps.satisfied(samples["total"], seconds_since(timed_start))) {
+      r.status = point_status::ok;
+      r.verified = true;
+      return true;
+    }
+  }
+}
+
+}  // namespace
+
 void run_external_point(const plan& p, const plan_point& pt, double timeout, const std::atomic<bool>* stop, point_record& r, bool& interrupted) {
   const auto start = clock_type::now();
   const auto& x = *p.external;
@@ -179,54 +268,20 @@ void run_external_point(const plan& p, const plan_point& pt, double timeout, con
   }
   r.backend = "external";
   nlohmann::json notes = nlohmann::json::object();
-
-  // The input: from the cache, or written by the generator to a temporary name and renamed once
-  // complete, so that a failed generation never leaves a partial input behind.
-  std::optional<input_cache> cache;
-  try {
-    cache = input_cache::open(x.cache_dir);
-  } catch (const usage_error& e) {
-    r.status = point_status::failed;
-    r.reason = e.what();
-    return finish();
-  }
-  const auto key = hash_text(fmt::format("{}|{}|{}", x.generator, pt.n, pt.seed));
-  const fs::path input = cache->input_path(pt.problem, pt.n, pt.seed, key);
-  std::error_code ec;
   isolation how;
   how.channel = answer_channel::stdout_;
   how.stop = stop;
   how.cwd = x.cwd;
-  if (fs::exists(input, ec)) {
-    fs::last_write_time(input, fs::file_time_type::clock::now(), ec);  // most recently used
-    notes["input"] = "cached";
-  } else {
-    const fs::path partial = input.string() + ".partial";
-    fs::remove(partial, ec);
-    const auto gen = expand_command(x.generator, pt.n, pt.seed, partial.string());
-    how.timeout = timeout;
-    auto g = run_isolated({"/bin/sh", "-c", gen}, "", how);
-    if (g.interrupted) {
-      fs::remove(partial, ec);
+  fs::path input;
+  switch (external_input(x, pt, timeout, how, input, notes, r)) {
+    case input_state::interrupted:
       interrupted = true;
       return;
-    }
-    if (failed(g, "the generator", timeout, r)) {
-      fs::remove(partial, ec);
+    case input_state::failed:
       return finish();
-    }
-    if (!fs::is_regular_file(partial, ec)) {
-      r.status = point_status::failed;
-      r.reason = fmt::format("the generator exited with 0 but wrote no input file at {{input}} (command: {})", output_tail(gen, 200));
-      fs::remove(partial, ec);
-      return finish();
-    }
-    fs::rename(partial, input, ec);
-    notes["input"] = "generated";
-    notes["generate_s"] = g.wall;
+    case input_state::ready:
+      break;
   }
-  notes["input_bytes"] = static_cast<double>(fs::file_size(input, ec));
-  if (x.cache_cap > 0) cache->trim(x.cache_cap, input);
 
   const auto run = expand_command(command, pt.n, pt.seed, input.string());
   notes["command"] = run;
@@ -234,39 +289,9 @@ void run_external_point(const plan& p, const plan_point& pt, double timeout, con
   const host_load_meter meter;  // over the runs, warm-up included: what the machine did meanwhile
   double own_cpu = 0;
   std::map<std::string, std::vector<double>> samples;
-  for (int i = 0;; ++i) {
-    const bool warmup = i < p.reps.warmup;
-    const double left = timeout - seconds_since(start);
-    if (left <= 0) {
-      r.status = point_status::timeout;
-      r.reason = fmt::format("the point's runs exceeded its timeout of {:g} s", timeout);
-      break;
-    }
-    how.timeout = left;
-    auto c = run_isolated({"/bin/sh", "-c", run}, "", how);
-    if (c.interrupted) {
-      interrupted = true;
-      return;
-    }
-    own_cpu += c.user + c.sys;
-    if (failed(c, "the program", timeout, r)) break;
-    std::map<std::string, double> phases;
-    if (auto why = parse_phase_lines(c.answer, phases); !why.empty()) {
-      r.status = point_status::failed;
-      r.reason = why;
-      break;
-    }
-    if (warmup) continue;
-    samples["total"].push_back(c.wall);
-    samples["user"].push_back(c.user);
-    samples["sys"].push_back(c.sys);
-    samples["host_peak_rss"].push_back(static_cast<double>(c.max_rss_kib) * 1024.0);
-    for (const auto& [name, v] : phases) samples[name].push_back(v);
-    if (p.reps.satisfied(samples["total"], seconds_since(timed_start))) {
-      r.status = point_status::ok;
-      r.verified = true;
-      break;
-    }
+  if (!time_external_runs(p, run, timeout, start, how, r, samples, own_cpu)) {
+    interrupted = true;
+    return;
   }
   for (auto& [metric, values] : samples) r.samples[metric] = std::move(values);
   r.notes_json = json_text(notes);

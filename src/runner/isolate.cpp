@@ -173,12 +173,65 @@ void close_all_but(std::initializer_list<int> keep) {
   }
 }
 
+/// The guard's child: the command in its own process group (so the whole group can be killed),
+/// killed if the guard dies, stdin from ema, fd 3 (or stdout) and stderr to ema, default signals.
+/// Async-signal-safe only, as all of the guard's code.
+[[noreturn]] void become_command(pid_t guard, char* const* argv, const char* cwd, int in_fd, int answer_fd, int answer_to, int err_fd) {
+  setpgid(0, 0);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != guard) _exit(127);
+  struct sigaction deflt {};
+  deflt.sa_handler = SIG_DFL;
+  for (int s : {SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGCHLD}) sigaction(s, &deflt, nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  dup2(in_fd, 0);
+  dup2(answer_fd, answer_to);
+  dup2(err_fd, 2);
+  if (cwd && chdir(cwd) != 0) {
+    say("cannot enter the working directory ");
+    say(cwd);
+    say(": ");
+    say(std::strerror(errno));
+    say("\n");
+    _exit(127);
+  }
+  execv(argv[0], argv);
+  say("cannot execute ");
+  say(argv[0]);
+  say(": ");
+  say(std::strerror(errno));
+  say("\n");
+  _exit(127);
+}
+
+/// Waits, in the guard, until the command ends or ema asks for its end (a timeout, an
+/// interruption) or dies: then the command's whole group is killed. Its wait status and usage.
+void wait_for(pid_t command, const sigset_t& watched, int& status, rusage& usage) {
+  for (bool ended = false; !ended;) {
+    const int sig = sigwaitinfo(&watched, nullptr);
+    if (sig == SIGCHLD) {
+      int s = 0;
+      rusage u{};
+      pid_t p = 0;
+      while ((p = wait4(-1, &s, WNOHANG, &u)) > 0)
+        if (p == command) ended = true, status = s, usage = u;
+    } else if (sig > 0) {  // ema asks for the end (timeout, interruption) or has died
+      kill(-command, SIGKILL);
+      kill(command, SIGKILL);
+      while (wait4(command, &status, 0, &usage) < 0 && errno == EINTR) {
+      }
+      ended = true;
+    }
+  }
+}
+
 [[noreturn]] void guard_main(pid_t ema_pid, char* const* argv, const char* cwd, int in_fd, int answer_fd, int answer_to, int err_fd, int report_fd) {
   close_all_but({in_fd, answer_fd, err_fd, report_fd});
   setpgid(0, 0);
-  sigset_t watched, none;
+  sigset_t watched;
   sigemptyset(&watched);
-  sigemptyset(&none);
   for (int s : {SIGCHLD, SIGTERM, SIGHUP, SIGINT}) sigaddset(&watched, s);
   sigprocmask(SIG_BLOCK, &watched, nullptr);
   struct sigaction ignore {};
@@ -198,33 +251,7 @@ void close_all_but(std::initializer_list<int> keep) {
     say("ema: cannot start the command: fork failed\n");
     _exit(127);
   }
-  if (command == 0) {
-    // The command: its own process group (so the whole group can be killed), killed if the guard
-    // dies, stdin from ema, fd 3 (or stdout) and stderr to ema, default signals.
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != guard) _exit(127);
-    for (int s : {SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGCHLD}) sigaction(s, &deflt, nullptr);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    dup2(in_fd, 0);
-    dup2(answer_fd, answer_to);
-    dup2(err_fd, 2);
-    if (cwd && chdir(cwd) != 0) {
-      say("cannot enter the working directory ");
-      say(cwd);
-      say(": ");
-      say(std::strerror(errno));
-      say("\n");
-      _exit(127);
-    }
-    execv(argv[0], argv);
-    say("cannot execute ");
-    say(argv[0]);
-    say(": ");
-    say(std::strerror(errno));
-    say("\n");
-    _exit(127);
-  }
+  if (command == 0) become_command(guard, argv, cwd, in_fd, answer_fd, answer_to, err_fd);
   close(in_fd);
   close(answer_fd);
   close(err_fd);
@@ -234,22 +261,7 @@ void close_all_but(std::initializer_list<int> keep) {
 
   int status = 0;
   rusage usage{};
-  for (bool ended = false; !ended;) {
-    const int sig = sigwaitinfo(&watched, nullptr);
-    if (sig == SIGCHLD) {
-      int s = 0;
-      rusage u{};
-      pid_t p = 0;
-      while ((p = wait4(-1, &s, WNOHANG, &u)) > 0)
-        if (p == command) ended = true, status = s, usage = u;
-    } else if (sig > 0) {  // ema asks for the end (timeout, interruption) or has died
-      kill(-command, SIGKILL);
-      kill(command, SIGKILL);
-      while (wait4(command, &status, 0, &usage) < 0 && errno == EINTR) {
-      }
-      ended = true;
-    }
-  }
+  wait_for(command, watched, status, usage);
   r.wall_ns = monotonic_ns() - start;
   end_descendants(command);
   r.ended = 1;
