@@ -6,7 +6,10 @@ JOBS   ?= $(shell nproc)
 DB     ?= ema.db
 REPORT ?= ema-report.html
 
-.PHONY: all deps test-deps configure build run test test-asan format clean
+# Where `make install` puts bin/ema: ~/.local for a user (on the PATH of most desktop shells), /usr/local for root.
+PREFIX ?= $(if $(filter 0,$(shell id -u)),/usr/local,$(HOME)/.local)
+
+.PHONY: all deps test-deps configure build run install test test-asan format clean
 
 all: build
 
@@ -29,6 +32,13 @@ run: configure
 	$(BUILD)/src/ema run --all --db $(DB)
 	$(BUILD)/src/ema report --db $(DB) --html $(REPORT)
 	@echo "report: $(abspath $(REPORT)) (open it in a browser)"
+
+# Puts ema on the PATH: $(PREFIX)/bin/ema, and says how to add $(PREFIX)/bin to PATH where it is not.
+install: configure
+	cmake --build $(BUILD) -j $(JOBS) --target ema
+	cmake --install $(BUILD) --prefix $(PREFIX)
+	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) echo "ema is on your PATH: $(PREFIX)/bin/ema";; \
+	  *) echo "installed $(PREFIX)/bin/ema; to run it as ema: export PATH=\"$(PREFIX)/bin:\$$PATH\" (in ~/.bashrc to keep it)";; esac
 
 test: test-deps build
 	ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure
