@@ -219,7 +219,10 @@ class sweeper {
     spent_ += first_sample(r, "point_wall");
     ++result_.run;
     if (r.status == point_status::skipped) ++result_.skipped;
-    if (is_failure(r.status)) ++result_.failed;
+    if (ends_growth_as_planned(pt, r))
+      ++result_.growth_timeouts;
+    else if (is_failure(r.status))
+      ++result_.failed;
     records_.emplace(r.ordinal, std::move(r));
     return true;
   }
@@ -227,6 +230,17 @@ class sweeper {
   bool interrupted() {
     result_.interrupted = true;
     return false;
+  }
+
+  /// A growth point past the point timeout after its track measured a smaller size: the way a
+  /// calibrated track is meant to stop growing, not a failure. (At the track's first size it is a
+  /// failure: the variant gave nothing.)
+  bool ends_growth_as_planned(const plan_point& pt, const point_record& r) const {
+    if (pt.phase != "grow" || r.status != point_status::timeout) return false;
+    return std::any_of(records_.begin(), records_.end(), [&](const auto& kv) {
+      const auto& o = kv.second;
+      return o.status == point_status::ok && o.problem == r.problem && o.variant == r.variant && o.params_json == r.params_json && o.n < r.n;
+    });
   }
 
   void run_worker_point(const plan_point& pt, double timeout, point_record& r, bool& stopped) {

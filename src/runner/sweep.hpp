@@ -27,6 +27,9 @@ struct sweep_settings {
 
 struct sweep_result {
   int run = 0, failed = 0, skipped = 0, already_done = 0;
+  /// Growth points of a calibrated sweep that ran past the point timeout: the way a track is meant
+  /// to stop growing (calibration.md), stored as timeouts but not counted as failures.
+  int growth_timeouts = 0;
   bool interrupted = false;
   std::string output_error;  ///< a file a point was asked to write could not be written: the sweep stopped there
 };

@@ -97,6 +97,12 @@ output busy(const input& n, run_context&) {  // a cost that grows like n: n micr
   busy_for(n);
   return n;
 }
+output cliff(const input& n, run_context&) {  // n microseconds, then from n = 4096 a cost no growth foresaw
+  if (n >= 4096)
+    for (;;) pause();
+  busy_for(n);
+  return n;
+}
 
 work_model work(std::uint64_t n, const param_set&) { return {static_cast<double>(n), static_cast<double>(n)}; }
 
@@ -135,6 +141,11 @@ EMA_VARIANT(fault_abort, ema::fault::kit::variant<&ema::fault::abort_now>({.name
                                                                            .role = ema::variant_role::ours,
                                                                            .description = "calls abort()",
                                                                            .provenance = "test"}));
+EMA_VARIANT(fault_cliff, ema::fault::kit::variant<&ema::fault::cliff>({.name = "cliff",
+                                                                       .backend = ema::backend::seq,
+                                                                       .role = ema::variant_role::ours,
+                                                                       .description = "n microseconds, never returning from n = 4096",
+                                                                       .provenance = "test"}));
 EMA_VARIANT(fault_hang, ema::fault::kit::variant<&ema::fault::hang>({.name = "hang",
                                                                      .backend = ema::backend::seq,
                                                                      .role = ema::variant_role::ours,

@@ -219,5 +219,24 @@ TEST(Sweep, AFailedGrowthPointStopsItsTrackOnly) {
   EXPECT_EQ(f.sizes("ok").size(), 12u);  // 8..64 doubling is 4 sizes; filled to 12 (8 to 64 has enough integers)
 }
 
+// A track that stops growing on the point timeout ended as calibration plans it: not a failure (the
+// exit code stays 0), counted apart; a variant that times out at its first size is one.
+TEST(Sweep, AGrowthPointPastTheTimeoutEndsItsTrackAsPlanned) {
+  budget_fixture f({"cliff"}, 30, 256, 0);  // n microseconds per run, then a hang from 4096
+  f.p.timeout = 0.5;
+  const auto result = f.go();
+  EXPECT_EQ(result.failed, 0);
+  EXPECT_EQ(result.growth_timeouts, 1);
+  const auto stored = plan::from_json(f.db.experiment(f.id)->plan);
+  EXPECT_NE(stored.calibrated->tracks[0].stopped.find("n = 4096 ended timeout"), std::string::npos) << stored.calibrated->tracks[0].stopped;
+  EXPECT_EQ(*f.sizes("cliff").rbegin(), 2048u);
+
+  budget_fixture first({"hang"}, 10, 8, 0);
+  first.p.timeout = 0.25;
+  const auto r = first.go();
+  EXPECT_EQ(r.failed, 1);
+  EXPECT_EQ(r.growth_timeouts, 0);
+}
+
 }  // namespace
 }  // namespace ema
