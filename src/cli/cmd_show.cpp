@@ -74,19 +74,20 @@ action add_show(CLI::App& app, common_options& common) {
     auto view = chosen_experiment(db, o->experiment);
     // --best is checked before anything is printed: an unknown key is a usage error, not tables then one.
     const auto best = o->best ? std::optional(render_best(view, *o->best, o->md ? table_style::markdown : table_style::text)) : std::nullopt;
+    if (best && !o->md) print_text(*best);  // the answer asked for first, the tables it comes from after
     if (!o->json && !o->csv && !o->md && !o->tables_json && !o->tables_csv) {
       print_text(render_tables(view, table_style::text));
       if (!o->no_fit) print_text(fit_summary(view, table_style::text));
     }
     if (o->stats) print_text(render_analysis_tables(view, table_style::text));
-    if (best && !o->md) print_text(*best);
     if (o->json) write_text(*o->json, json_text(to_run_json(view), 2) + "\n");
     if (o->csv) write_text(*o->csv, to_csv(view));
     if (o->tables_json) write_text(*o->tables_json, json_text(tables_json(view), 2) + "\n");
     if (o->tables_csv) write_text(*o->tables_csv, tables_csv(view));
     if (o->md)
-      write_text(*o->md, render_tables(view, table_style::markdown) + (o->no_fit ? std::string() : fit_summary(view, table_style::markdown)) +
-                             best.value_or(std::string()) + (o->stats ? render_analysis_tables(view, table_style::markdown) : std::string()));
+      write_text(*o->md, best.value_or(std::string()) + render_tables(view, table_style::markdown) +
+                             (o->no_fit ? std::string() : fit_summary(view, table_style::markdown)) +
+                             (o->stats ? render_analysis_tables(view, table_style::markdown) : std::string()));
     return exit_code::ok;
   };
 }

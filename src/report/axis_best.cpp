@@ -32,6 +32,11 @@ std::string render_best(const experiment_view& v, const std::string& key, table_
     auto& s = groups[k][value];
     s.insert(s.end(), it->second.values.begin(), it->second.values.end());
   }
+  // By problem, its other parameters, size, then variant: each size's answers together.
+  std::sort(order.begin(), order.end(), [](const group_key& a, const group_key& b) {
+    return std::tie(std::get<0>(a), std::get<1>(a), std::get<3>(a), std::get<2>(a)) <
+           std::tie(std::get<0>(b), std::get<1>(b), std::get<3>(b), std::get<2>(b));
+  });
   grid g;
   g.columns = {{"problem", false}, {"variant", false},  {"n", true},         {key, true},
                {"total", true},    {"runner-up", true}, {"its total", true}, {"within noise", false}};
