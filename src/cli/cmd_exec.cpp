@@ -85,6 +85,8 @@ int exec(const exec_options& o, const common_options& common) {
   x.cwd = std::filesystem::current_path(ec).string();
   if (ec) throw usage_error(fmt::format("cannot tell the current folder, where the commands run: {}", ec.message()));
   check_utf8("the current folder", x.cwd);
+  check_program("--gen", o.generator, x.cwd);  // before anything is stored: a missing program fails every point
+  for (const auto& run : o.runs) check_program("--run", run, x.cwd);
   for (std::size_t i = 0; i < o.runs.size(); ++i) {
     check_command("--run", o.runs[i], {});
     const auto name = o.variant_names.empty() ? name_from_command(o.runs[i]) : o.variant_names[i];

@@ -1,6 +1,7 @@
 #include "runner/external.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -8,6 +9,9 @@
 #include <fmt/format.h>
 #include <optional>
 #include <sstream>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
 
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
@@ -136,6 +140,40 @@ void check_command(const std::string& option, const std::string& command, const 
   }
   for (const auto& r : required)
     if (command.find("{" + r + "}") == std::string::npos) throw usage_error(fmt::format("{} must contain {{{}}}: '{}'", option, r, command));
+}
+
+void check_program(const std::string& option, const std::string& command, const std::string& cwd) {
+  const auto start = command.find_first_not_of(" \t");
+  if (start == std::string::npos) return;
+  const auto word = command.substr(start, command.find_first_of(" \t", start) - start);
+  const bool plain = std::all_of(word.begin(), word.end(), [](unsigned char c) { return std::isalnum(c) || std::strchr("_./+-", c); });
+  if (!plain) return;
+  static constexpr std::string_view shell_words[] = {".",    "cd",   "exec", "eval", "export", "set",   "test", "true",   "false",
+                                                     "time", "read", "echo", "for",  "while",  "until", "if",   "printf", "command"};
+  if (std::find(std::begin(shell_words), std::end(shell_words), word) != std::end(shell_words)) return;
+  auto runnable = [](const fs::path& p) {
+    std::error_code ec;
+    return fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
+  };
+  if (word.find('/') != std::string::npos) {
+    const fs::path p = fs::path(word).is_absolute() ? fs::path(word) : fs::path(cwd) / word;
+    std::error_code ec;
+    if (!fs::exists(p, ec))
+      throw usage_error(
+          fmt::format("{} '{}': {} does not exist (looked for as {})", option, one_line(command), one_line(word), one_line(p.string())));
+    if (!runnable(p)) throw usage_error(fmt::format("{} '{}': {} is not an executable file", option, one_line(command), one_line(p.string())));
+    return;
+  }
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path ? path : "";
+  for (std::size_t from = 0; from <= dirs.size();) {
+    const auto to = std::min(dirs.find(':', from), dirs.size());
+    const std::string dir(dirs.substr(from, to - from));
+    if (runnable((dir.empty() ? fs::path(cwd) : fs::path(dir)) / word)) return;
+    from = to + 1;
+  }
+  throw usage_error(fmt::format("{} '{}': no program {} on the PATH (a program in this folder is run as ./{})", option, one_line(command),
+                                one_line(word), one_line(word)));
 }
 
 std::string parse_phase_lines(const std::string& out, std::map<std::string, double>& phases) {

@@ -28,6 +28,12 @@ std::string expand_command(const std::string& command, std::uint64_t n, std::uin
 /// lacking one of `required`.
 void check_command(const std::string& option, const std::string& command, const std::vector<std::string>& required);
 
+/// Checks, before anything is stored, that the program a command starts with can run from `cwd`:
+/// a path (with a '/') names an executable file there, a bare name one on PATH, unless it is a
+/// shell builtin or keyword. A first word with shell syntax in it (quotes, `$`, `=`, a
+/// placeholder ...) is left to the shell. Throws usage_error naming the command and what is wrong.
+void check_program(const std::string& option, const std::string& command, const std::string& cwd);
+
 /// Parses `ema-phase NAME SECONDS` lines out of a program's standard output into `phases` (a name
 /// reported twice adds up). Other lines are ignored. Returns the reason for the first malformed
 /// phase line (counting phase lines only), empty when all are well formed.

@@ -227,6 +227,12 @@ TEST(CliExec, MeasuresAnExternalProgramAndFitsIt) {
   r = ema({"exec", "--name", "x", "--gen", "gen {n}", "--run", "p", "--sizes", "1", "--db", db});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--gen must contain {input}"), std::string::npos) << r.err;
+  // A program that is not there is refused before anything is stored, not failed at every size.
+  const auto fresh = dir.file("fresh.db");
+  r = ema({"exec", "--name", "x", "--gen", "seq {n} > {input}", "--run", "./no-such-sort {input}", "--sizes", "10,20", "--db", fresh});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--run './no-such-sort {input}': ./no-such-sort does not exist"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(fresh));
 }
 
 TEST(CliReport, HtmlAndMarkdownWithEveryNameEscaped) {

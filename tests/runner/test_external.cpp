@@ -34,6 +34,30 @@ TEST(External, ChecksCommands) {
   }
 }
 
+// The programs are checked before anything is stored (issue 31): a missing or non-executable
+// program is named, a builtin or a word with shell syntax is left to the shell.
+TEST(External, ChecksThatItsProgramsCanRun) {
+  test::temp_dir dir;
+  const auto& cwd = dir.path();
+  std::ofstream(dir.file("data.txt")) << "x\n";
+  std::ofstream(dir.file("prog.sh")) << "#!/bin/sh\n";
+  fs::permissions(dir.file("prog.sh"), fs::perms::owner_all);
+  for (const char* ok : {"wc -l {input}", "sh -c 'cat {input}'", "./prog.sh {input}", "cd /tmp && ls", "FOO=1 env {input}", "'./odd name' {input}",
+                         "  /bin/cat {input}", "{input}"})
+    EXPECT_NO_THROW(check_program("--run", ok, cwd)) << ok;
+  auto refused = [&](const std::string& command) {
+    try {
+      check_program("--run", command, cwd);
+    } catch (const usage_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(refused("./isort {input}").find("./isort does not exist"), std::string::npos) << refused("./isort {input}");
+  EXPECT_NE(refused("./data.txt {input}").find("is not an executable file"), std::string::npos);
+  EXPECT_NE(refused("no-such-program-here {input}").find("no program no-such-program-here on the PATH"), std::string::npos);
+}
+
 TEST(External, PhaseLines) {
   std::map<std::string, double> phases;
   EXPECT_EQ(parse_phase_lines("hello\nema-phase read 0.5\nema-phase sort 1e-3\nema-phase read 0.25\n", phases), "");
