@@ -165,12 +165,16 @@ problem_share share_of(const problem_desc& p, const plan_request& r, bool severa
 
 /// The variants of `p` the request runs: those named (with several problems, those of this one),
 /// else every one this machine can run, with a note for each left out.
-std::vector<const variant_desc*> chosen_variants(const problem_desc& p, const plan_request& r, bool several, std::vector<std::string>& notes) {
+/// The variants left out because this machine cannot run them, by the reason: "search cuda", ...
+using left_out_variants = std::map<std::string, std::vector<std::string>>;
+
+std::vector<const variant_desc*> chosen_variants(const problem_desc& p, const plan_request& r, bool several, std::vector<std::string>& notes,
+                                                 left_out_variants& left_out) {
   std::vector<const variant_desc*> vs;
   if (r.variants.empty()) {
     for (const auto* v : variants_of(p.name)) {
       if (auto a = available(v->backend); !a.ok) {
-        notes.push_back(fmt::format("{} {}: left out ({})", p.name, v->name, a.reason));
+        left_out[a.reason].push_back(fmt::format("{} {}", p.name, v->name));
         continue;
       }
       vs.push_back(v);
@@ -339,9 +343,10 @@ plan make_plan(const plan_request& r) {
   plan out;
   out.seed = r.seed;
   out.instances = r.instances;
+  left_out_variants left_out;
   for (const auto* p : chosen) {
     auto share = share_of(*p, r, several, claimed);
-    problem_part part{*p, chosen_variants(*p, r, several, out.notes), std::move(share.sets), {}};
+    problem_part part{*p, chosen_variants(*p, r, several, out.notes, left_out), std::move(share.sets), {}};
     auto own_axes = launch_axes_of(*p, part.vs, share.launch, several, claimed);
     part.own = sets_of_variants(*p, part.vs, part.sets, own_axes);
     for (const auto* v : part.vs) part.own[v];  // every variant has its entry, empty or not
@@ -353,6 +358,10 @@ plan make_plan(const plan_request& r) {
     else
       plan_points(out, part, r, from_file);
   }
+  // One line per reason, however many variants it leaves out (every CUDA variant on a machine
+  // without a GPU), first the count.
+  for (const auto& [why, names] : left_out)
+    out.notes.push_back(fmt::format("{} variant{} left out ({}): {}", names.size(), names.size() == 1 ? "" : "s", why, fmt::join(names, ", ")));
   for (const auto& a : r.params)
     if (!claimed.count(a)) throw usage_error(fmt::format("parameter '{}' belongs to none of the chosen problems", a));
   if (!r.variants.empty() && out.points.empty() && (!out.calibrated || out.calibrated->tracks.empty()))
