@@ -252,6 +252,25 @@ variant_sets sets_of_variants(const problem_desc& p, std::span<const variant_des
   return own;
 }
 
+/// A tuning parameter given on the command line that none of the chosen variants reads would be
+/// measured as nothing (each keeps the default): the command's error, naming those that read it.
+void check_tuning_is_read(const problem_desc& p, std::span<const variant_desc* const> vs, const plan_request& r) {
+  if (vs.empty()) return;
+  for (const auto& a : r.params) {
+    const auto key = a.substr(0, a.find('='));
+    for (const auto& spec : p.params) {
+      if (!spec.tuning || key != spec.name) continue;
+      auto reads = [&](const variant_desc* v) { return std::any_of(v->tuning.begin(), v->tuning.end(), [&](const char* t) { return key == t; }); };
+      if (std::any_of(vs.begin(), vs.end(), reads)) continue;
+      std::vector<std::string> readers;
+      for (const auto* v : variants_of(p.name))
+        if (reads(v)) readers.emplace_back(v->name);
+      throw usage_error(fmt::format("--param {}: no variant of {} chosen reads {} (it tunes {}; the others keep its default)", a, p.name, key,
+                                    readers.empty() ? std::string("no variant of this build") : fmt::format("{}", fmt::join(readers, ", "))));
+    }
+  }
+}
+
 /// One problem's part of a plan, its variants and their parameter sets chosen.
 struct problem_part {
   const problem_desc& p;
@@ -347,6 +366,7 @@ plan make_plan(const plan_request& r) {
   for (const auto* p : chosen) {
     auto share = share_of(*p, r, several, claimed);
     problem_part part{*p, chosen_variants(*p, r, several, out.notes, left_out), std::move(share.sets), {}};
+    check_tuning_is_read(*p, part.vs, r);
     auto own_axes = launch_axes_of(*p, part.vs, share.launch, several, claimed);
     part.own = sets_of_variants(*p, part.vs, part.sets, own_axes);
     for (const auto* v : part.vs) part.own[v];  // every variant has its entry, empty or not

@@ -113,6 +113,24 @@ TEST(Plan, AFormerVariantNameRunsTheVariantNamedNowWithANote) {
   EXPECT_THROW(make_plan(r), usage_error);
 }
 
+// A tuning parameter none of the chosen variants reads is refused by name (issue 31): it would
+// change nothing.
+TEST(Plan, ATuningParameterNoChosenVariantReadsIsRefused) {
+  plan_request r;
+  r.problems = {"fault"};
+  r.variants = {"ok"};
+  r.params = {"k=3"};
+  r.sizes = "4";
+  try {
+    make_plan(r);
+    FAIL();
+  } catch (const usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("--param k=3: no variant of fault chosen reads k (it tunes launched"), std::string::npos) << e.what();
+  }
+  r.variants = {"ok", "launched"};
+  EXPECT_NO_THROW(make_plan(r));
+}
+
 TEST(Plan, LaunchOverridesAreCheckedAndGoOnlyToTheVariantsThatDeclareThem) {
   plan_request r;
   r.problems = {"fault"};
