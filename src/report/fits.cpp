@@ -194,9 +194,15 @@ std::vector<series_key> series_of(const experiment_view& v, const fit_request& r
   for (const auto* filter : {&r.problems, &r.variants})
     for (const auto& name : *filter) {
       bool found = false;
-      for (const auto& g : groups) found |= name == (filter == &r.problems ? g.problem : g.variant);
+      std::vector<std::string> has;  // what the experiment has instead, in plan order
+      for (const auto& g : groups) {
+        const auto& what = filter == &r.problems ? g.problem : g.variant;
+        found |= name == what;
+        if (std::find(has.begin(), has.end(), what) == has.end()) has.push_back(what);
+      }
       if (!found)
-        throw usage_error(fmt::format("experiment {} has no {} '{}'", v.experiment.id, filter == &r.problems ? "problem" : "variant", name));
+        throw usage_error(fmt::format("experiment {} has no {} '{}'; it has: {}", v.experiment.id, filter == &r.problems ? "problem" : "variant",
+                                      name, fmt::join(has, ", ")));
     }
   return groups;
 }
