@@ -183,6 +183,14 @@ struct series_key {
   bool holds(const point_view& p) const { return p.record.problem == problem && p.record.params_json == params && p.record.variant == variant; }
 };
 
+/// Whether --variants names this stored variant, by its name or a former one (registry.hpp,
+/// renamed_variants: `ema fit --variants seed-seq` on a database written before the rename).
+/// Everything passes an empty filter.
+bool names_variant(const std::vector<std::string>& filter, const std::string& problem, const std::string& variant) {
+  return filter.empty() ||
+         std::any_of(filter.begin(), filter.end(), [&](const std::string& n) { return current_variant_name(problem, n) == variant; });
+}
+
 /// The experiment's series in plan order; usage_error for a --problem or --variant it lacks.
 std::vector<series_key> series_of(const experiment_view& v, const fit_request& r) {
   std::vector<series_key> groups;
@@ -197,7 +205,7 @@ std::vector<series_key> series_of(const experiment_view& v, const fit_request& r
       std::vector<std::string> has;  // what the experiment has instead, in plan order
       for (const auto& g : groups) {
         const auto& what = filter == &r.problems ? g.problem : g.variant;
-        found |= name == what;
+        found |= filter == &r.problems ? name == what : names_variant({name}, g.problem, what);
         if (std::find(has.begin(), has.end(), what) == has.end()) has.push_back(what);
       }
       if (!found)
@@ -293,7 +301,7 @@ std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_requ
   std::vector<variant_fit> out;
   const auto& gpus = v.experiment.machine.value("gpus", nlohmann::json::array());
   for (const auto& g : series_of(v, r)) {
-    if (!selected(r.problems, g.problem) || !selected(r.variants, g.variant)) continue;
+    if (!selected(r.problems, g.problem) || !names_variant(r.variants, g.problem, g.variant)) continue;
     variant_fit f;
     f.problem = g.problem;
     f.variant = g.variant;
@@ -330,7 +338,7 @@ std::vector<variant_fit> fit_best_curves(const experiment_view& v, const fit_req
     const auto& rec = p.record;
     if (rec.status != point_status::ok || !p.params.is_object() || !p.params.contains(key)) continue;
     if (!r.problems.empty() && std::find(r.problems.begin(), r.problems.end(), rec.problem) == r.problems.end()) continue;
-    if (!r.variants.empty() && std::find(r.variants.begin(), r.variants.end(), rec.variant) == r.variants.end()) continue;
+    if (!names_variant(r.variants, rec.problem, rec.variant)) continue;
     auto it = p.metrics.find(r.metric);
     if (it == p.metrics.end() || !it->second.stats.count) continue;
     auto others = p.params;
