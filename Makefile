@@ -37,7 +37,7 @@ run: configure
 # Puts ema on the PATH: $(PREFIX)/bin/ema, and says how to add $(PREFIX)/bin to PATH where it is not.
 install: configure
 	cmake --build $(BUILD) -j $(JOBS) --target ema
-	cmake --install $(BUILD) --prefix $(PREFIX)
+	cmake --install $(BUILD) --prefix "$(PREFIX)"
 	@case ":$$PATH:" in *":$(PREFIX)/bin:"*) echo "ema is on your PATH: $(PREFIX)/bin/ema";; \
 	  *) echo "installed $(PREFIX)/bin/ema; to run it as ema: export PATH=\"$(PREFIX)/bin:\$$PATH\" (in ~/.bashrc to keep it)";; esac
 
