@@ -11,10 +11,10 @@ if [ "$what" = targets ] || [ "$what" = all ]; then
   for type in f32 f64; do
     $ema run stencil --db "$db" --variants cuda-naive,cuda --sizes 16384 --param steps=1000 --param type=$type --reps 5 --no-energy
   done
-  $ema run stencil --db "$db" --variants cuda-listing --sizes 16384 --param steps=1000 --param k=1..8 --reps 3 --no-energy
+  $ema run stencil --db "$db" --variants cuda-listing --sizes 16384 --param steps=1000 --param k=1..8*2 --reps 3 --no-energy
   $ema run stencil --db "$db" --variants omp,omp-tb --sizes 16384 --param steps=100 --reps 3 --no-energy
 fi
 if [ "$what" = k ] || [ "$what" = all ]; then
-  $ema run stencil --db "$db" --variants cuda-listing,cuda --sizes 2^8..2^14 --param k=1..16 --no-energy -q
+  $ema run stencil --db "$db" --variants cuda-listing,cuda --sizes 2^8..2^14 --param k=1..16*2 --no-energy -q
   $ema show --db "$db" --best k
 fi

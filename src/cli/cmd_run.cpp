@@ -247,7 +247,9 @@ void register_run_options(CLI::App& app, run_options& o, common_options& common)
   app.add_flag("--all", o.all, "run every registered problem");
   app.add_option("--variants", o.variants, "comma-separated variants (default: every one that can run here)");
   app.add_option("--sizes", o.sizes, "sizes: 2^10..2^28, 1000,2000, 2^10..2^20*4, 2000..5000+1000");
-  app.add_option("--param,-p", o.params, "problem parameter key=value (repeatable)")->allow_extra_args(false);
+  app.add_option("--param,-p", o.params,
+                 "problem parameter key=value (repeatable); a list makes an axis: k=1,2,8; k=1..4 is 1,2,3,4; k=1..16*2 doubles")
+      ->allow_extra_args(false);
   o.measure.add_to(app);
   app.add_option("--db", common.db, "results database")->capture_default_str();
   o.out.add_to(app);

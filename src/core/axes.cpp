@@ -1,6 +1,7 @@
 #include "core/axes.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <fmt/format.h>
 #include <set>
 
@@ -8,6 +9,28 @@
 #include "core/sizes.hpp"
 
 namespace ema {
+
+namespace {
+
+/// An integer axis's range as the sizes grammar reads it: `1..4` counts by one (1, 2, 3, 4), as
+/// anyone means an integer range; `2^0..2^4`, whose ends are powers, doubles, as the sizes grammar
+/// does; a range with its own step (`1..16*2`, `1..16+3`) is taken as written. A range counting by
+/// one that would make more than max_counted values is refused with the ways to write fewer.
+std::string axis_range(const std::string& item) {
+  const auto dots = item.find("..");
+  const std::string_view after = std::string_view(item).substr(dots + 2);
+  if (after.find_first_of("*+") != std::string_view::npos) return item;
+  const std::string_view before = std::string_view(item).substr(0, dots);
+  if (before.find('^') != std::string_view::npos && after.find('^') != std::string_view::npos) return item;
+  constexpr std::uint64_t max_counted = 100;
+  const auto from = parse_size_number(before), to = parse_size_number(after);
+  if (to > from && to - from >= max_counted)
+    throw usage_error(fmt::format("'{}' counts by one to {} values, more than {}; write '{}*2' to double or '{}+STEP' for a step", item,
+                                  to - from + 1, max_counted, item, item));
+  return item + "+1";
+}
+
+}  // namespace
 
 std::vector<param_axis> group_assignments(const std::vector<std::string>& assignments, const std::function<bool(std::string_view)>& splittable,
                                           const std::function<bool(std::string_view)>& integer) {
@@ -41,7 +64,7 @@ std::vector<param_axis> group_assignments(const std::vector<std::string>& assign
       std::vector<std::string> values;
       if (integer(key) && item.find("..") != std::string::npos) {
         try {
-          for (auto v : parse_sizes(item)) values.push_back(std::to_string(v));
+          for (auto v : parse_sizes(axis_range(item))) values.push_back(std::to_string(v));
         } catch (const usage_error& e) {
           throw usage_error(fmt::format("parameter '{}': {}", key, e.what()));
         }

@@ -44,7 +44,7 @@ TEST(Plan, TuningAndLaunchAxesKeepTheInput) {
   r.problems = {"fault"};
   r.variants = {"launched", "ok"};
   r.sizes = "4";
-  r.params = {"mode=a,b", "k=1..4", "launch.threads=32..128"};
+  r.params = {"mode=a,b", "k=1..3", "launch.threads=32..128*2"};
   std::map<std::string, std::set<std::uint64_t>> seeds;  // by mode
   std::size_t points = 0;
   for (const auto& pt : make_plan(r).points) {
@@ -174,7 +174,7 @@ TEST(Plan, ParameterAxesMultiplyThePlan) {
   r.problems = {"fault"};
   r.variants = {"launched", "ok"};
   r.sizes = "4,8";
-  r.params = {"mode=a,b", "launch.threads=32..128"};  // 32, 64, 128
+  r.params = {"mode=a,b", "launch.threads=32..128*2"};  // 32, 64, 128
   const auto p = make_plan(r);
   std::map<std::string, std::set<std::string>> sets;
   for (const auto& pt : p.points) sets[pt.variant].insert(pt.params.canonical_json());
@@ -190,7 +190,7 @@ TEST(Plan, ParameterAxesMultiplyThePlan) {
   r.params = {"k=1..4"};
   sets.clear();
   for (const auto& pt : make_plan(r).points) sets[pt.variant].insert(pt.params.canonical_json());
-  EXPECT_EQ(sets["launched"].size(), 3u);  // k = 1, 2, 4
+  EXPECT_EQ(sets["launched"].size(), 4u);  // k = 1, 2, 3, 4
   EXPECT_EQ(sets["ok"].size(), 1u);        // k stays 1
   // A key given twice is an axis of both values.
   r.params = {"mode=a", "mode=b"};
@@ -212,8 +212,23 @@ TEST(Plan, AxesAreSplitOnlyWhereValuesCannotHoldCommas) {
   auto axes = group_assignments({"column=a,b"}, text, text);
   ASSERT_EQ(axes.size(), 1u);
   EXPECT_EQ(axes[0].values, std::vector<std::string>{"a,b"});
-  axes = group_assignments({"k=1..16", "k=3"}, number, number);
+  axes = group_assignments({"k=1..16*2", "k=3"}, number, number);
   EXPECT_EQ(axes[0].values, (std::vector<std::string>{"1", "2", "4", "8", "16", "3"}));
+  // An integer range counts by one unless it says otherwise (issue 31, item 5); powers double.
+  axes = group_assignments({"k=1..4"}, number, number);
+  EXPECT_EQ(axes[0].values, (std::vector<std::string>{"1", "2", "3", "4"}));
+  axes = group_assignments({"k=2^0..2^2"}, number, number);
+  EXPECT_EQ(axes[0].values, (std::vector<std::string>{"1", "2", "4"}));
+  axes = group_assignments({"k=1..100"}, number, number);
+  EXPECT_EQ(axes[0].values.size(), 100u);
+  try {
+    group_assignments({"k=32..1024"}, number, number);
+    ADD_FAILURE() << "a range counting by one to 993 values was taken";
+  } catch (const usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'32..1024*2' to double"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(group_assignments({"k=32..1024*2"}, number, number)[0].values.size(), 6u);
+  EXPECT_THROW(group_assignments({"k=4..1"}, number, number), usage_error);
   axes = group_assignments({"k=1..4+1,10"}, number, number);
   EXPECT_EQ(axes[0].values, (std::vector<std::string>{"1", "2", "3", "4", "10"}));
   EXPECT_THROW(group_assignments({"k"}, number, number), usage_error);
