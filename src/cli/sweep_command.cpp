@@ -233,7 +233,7 @@ int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_op
 
   sweep_settings s;
   s.worker = exe;
-  s.progress = isatty(2) != 0;
+  s.progress = isatty(2) != 0 ? sweep_settings::progress_style::terminal : sweep_settings::progress_style::lines;
   s.stop = &stop_requested;
   auto result = run_sweep(db, experiment_id, p, idle, s);
   db.set_experiment_state(experiment_id, result.interrupted ? "interrupted" : "finished");

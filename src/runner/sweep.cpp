@@ -179,7 +179,7 @@ class sweeper {
 
  private:
   sweep_result finish() {
-    if (settings_.progress) fmt::print(stderr, "\r\033[K");
+    if (settings_.progress == sweep_settings::progress_style::terminal) fmt::print(stderr, "\r\033[K");
     return result_;
   }
 
@@ -288,8 +288,14 @@ class sweeper {
   }
 
   void progress(const plan_point& pt) {
-    if (!settings_.progress) return;
+    using style = sweep_settings::progress_style;
+    if (settings_.progress == style::none) return;
     const double elapsed = std::chrono::duration<double>(clock_type::now() - started_).count();
+    if (settings_.progress == style::lines) {
+      if (pt.problem == last_problem_ && elapsed - last_line_ < settings_.line_every) return;
+      last_problem_ = pt.problem;
+      last_line_ = elapsed;
+    }
     std::string where;
     if (p_.calibrated) {
       where = fmt::format("{} of {} budget spent", format_eta(spent_), format_eta(p_.calibrated->budget));
@@ -297,10 +303,15 @@ class sweeper {
       const int total = p_.shard ? static_cast<int>(p_.shard->ordinals.size()) : static_cast<int>(p_.points.size());
       const int todo = total - result_.already_done;
       const double eta = result_.run ? elapsed / result_.run * (todo - result_.run) : -1;
-      where = fmt::format("eta {}", format_eta(eta));
+      if (eta >= 0 || style::terminal == settings_.progress) where = fmt::format("eta {}", format_eta(eta));
     }
-    fmt::print(stderr, "\r\033[K[{}/{}] {} {} n={}{} {}", pt.ordinal + 1, p_.points.size(), pt.problem, pt.variant, pt.n,
-               p_.instances > 1 ? fmt::format(" #{}", pt.instance) : "", where);
+    const auto line =
+        fmt::format("[{}/{}] {} {} n = {}{}{}{}", pt.ordinal + 1, p_.points.size(), pt.problem, pt.variant, format_size(static_cast<double>(pt.n)),
+                    p_.instances > 1 ? fmt::format(" #{}", pt.instance) : "", where.empty() ? "" : ", ", where);
+    if (settings_.progress == style::terminal)
+      fmt::print(stderr, "\r\033[K{}", line);
+    else
+      fmt::print(stderr, "ema: {}\n", line);
     std::fflush(stderr);
   }
 
@@ -634,6 +645,8 @@ class sweeper {
   const nlohmann::json& idle_;
   const sweep_settings& settings_;
   clock_type::time_point started_;
+  std::string last_problem_;  ///< of the last progress line printed (progress_style::lines)
+  double last_line_ = 0;      ///< seconds into the sweep when it was printed
   sweep_result result_;
   std::string output_failure_;  ///< set by the point that could not write a file asked of it
   std::map<int, point_record> records_;

@@ -20,8 +20,13 @@
 namespace ema {
 
 struct sweep_settings {
-  std::string worker;                       ///< the executable that understands `__worker`
-  bool progress = false;                    ///< draw a progress line on stderr
+  std::string worker;  ///< the executable that understands `__worker`
+  /// How the sweep shows its progress on stderr: not at all; one line drawn over itself (a
+  /// terminal); or, where stderr is a pipe or a file, a line when a problem starts and at most one
+  /// every `line_every` seconds between.
+  enum class progress_style { none, terminal, lines };
+  progress_style progress = progress_style::none;
+  double line_every = 10;
   const std::atomic<bool>* stop = nullptr;  ///< raised by SIGINT/SIGTERM
 };
 
