@@ -30,7 +30,7 @@ struct fit_options {
   std::vector<std::string> from;  ///< --from FORMAT FILE
   double threshold = 0.05;
   int bootstrap = 200;
-  bool json = false, all_equations = false, run_tie_breaker = false, across_machines = false;
+  bool json = false, all_equations = false, run_tie_breaker = false, settle = false, across_machines = false;
 };
 
 fit_request make_request(const fit_options& o) {
@@ -70,8 +70,9 @@ void print(const std::vector<variant_fit>& fits, const nlohmann::json& source, c
 }
 
 void refuse_with_file(const fit_options& o, const char* option) {
-  if (o.experiment || o.run_tie_breaker || !o.variants.empty() || !o.problems.empty())
-    throw usage_error(fmt::format("{} fits the file alone; give no experiment, --variants, --problem or --run-tie-breaker with it", option));
+  if (o.experiment || o.run_tie_breaker || o.settle || !o.variants.empty() || !o.problems.empty())
+    throw usage_error(
+        fmt::format("{} fits the file alone; give no experiment, --variants, --problem, --run-tie-breaker or --settle with it", option));
 }
 
 int fit_csv(const fit_options& o, fit_request r) {
@@ -94,6 +95,7 @@ int fit_csv(const fit_options& o, fit_request r) {
     f.params_json = s.params;
     f.metric = r.metric;
     f.budget = r.options.groups.budget;
+    f.origin.tool = "csv";
     f.notes.push_back("tie-breaker costs read the values as seconds");
     if (!plain) f.notes.push_back("each point's median, as `ema show --csv` wrote it");
     auto options = r.options;
@@ -142,6 +144,8 @@ int fit_tool(const fit_options& o, fit_request r) {
     f.metric = got.metric;
     f.unit = "s";
     f.budget = r.options.groups.budget;
+    f.origin.tool = o.from[0];
+    f.origin.size = s.size;
     f.notes = s.notes;
     f.notes.insert(f.notes.end(), got.notes.begin(), got.notes.end());
     f.notes.push_back(fmt::format("n is the {} '{}'", o.from[0] == "gbench" ? "argument" : o.from[0] == "nvbench" ? "axis" : "parameter", s.size));
@@ -173,41 +177,58 @@ int fit_tool(const fit_options& o, fit_request r) {
   return exit_code::ok;
 }
 
-// Adds, for each variant whose verdict is not firm, the size that would settle it (its smallest
-// feasible tie breaker, analysis/verdict.hpp) to the experiment and runs it; false when there was
-// none to run.
-bool run_tie_breakers(const common_options& common, std::int64_t experiment_id, const std::vector<variant_fit>& fits) {
+// Which size `ema fit` adds to an experiment for a variant whose verdict is not firm: its smallest
+// feasible tie breaker (--run-tie-breaker), or the size the verdict names to settle it (--settle,
+// analysis/verdict.hpp).
+enum class added_size { tie_breaker, settle };
+
+// The size `how` adds for `f`, or nothing (with a line on stderr saying why).
+std::optional<double> size_to_add(const variant_fit& f, added_size how) {
+  const auto& vd = f.analysis->verdict;
+  if (vd.level == fit::verdict_level::firm) {
+    fmt::print(stderr, "ema: {} {}: the verdict is firm; nothing to settle\n", f.problem, f.variant);
+    return std::nullopt;
+  }
+  if (how == added_size::settle) {
+    if (!vd.next_size)
+      fmt::print(stderr, "ema: {} {}: {}, and no size of the data's range would settle it\n", f.problem, f.variant, fit::to_string(vd.level));
+    return vd.next_size;
+  }
+  double n = INFINITY;
+  for (const auto& t : f.analysis->groups.distinguishable) n = std::min(n, *t.n);
+  if (!std::isfinite(n)) {
+    fmt::print(stderr, "ema: {} {}: {}, but no tie breaker fits the budget of {}{}\n", f.problem, f.variant, fit::to_string(vd.level),
+               format_time(f.budget), vd.next_size ? fmt::format("; n = {:.0f} would settle it (--settle runs it)", *vd.next_size) : std::string());
+    return std::nullopt;
+  }
+  return n;
+}
+
+// Adds, for each variant whose verdict is not firm, the size `how` chooses to the experiment and
+// runs it; false when there was none to run.
+bool run_added_sizes(const common_options& common, std::int64_t experiment_id, const std::vector<variant_fit>& fits, added_size how) {
   auto db = database::open_write(common.db);
   auto [record, p, claim] = reopen_experiment(db, experiment_id);
   const auto before = p.points.size();
+  const char* what = how == added_size::settle ? "the size that would settle it" : "the tie breaker";
   for (const auto& f : fits) {
     if (!f.analysis) continue;
-    const auto& vd = f.analysis->verdict;
-    if (vd.level == fit::verdict_level::firm) {
-      fmt::print(stderr, "ema: {} {}: the verdict is firm; nothing to settle\n", f.problem, f.variant);
-      continue;
-    }
-    double n = INFINITY;
-    for (const auto& t : f.analysis->groups.distinguishable) n = std::min(n, *t.n);
-    if (!std::isfinite(n)) {
-      fmt::print(stderr, "ema: {} {}: {}, but no tie breaker fits the budget of {}{}\n", f.problem, f.variant, fit::to_string(vd.level),
-                 format_time(f.budget), vd.next_size ? fmt::format("; n = {:.0f} would settle it (raise --budget)", *vd.next_size) : std::string());
-      continue;
-    }
+    const auto n = size_to_add(f, how);
+    if (!n) continue;
     param_map values;
     auto pj = nlohmann::json::parse(f.params_json, nullptr, false);
     if (pj.is_object())
       for (const auto& [k, v] : pj.items()) values[k] = v.get<std::string>();
     const auto params = param_set::from_map(values);
-    auto size = static_cast<std::uint64_t>(n);
+    auto size = static_cast<std::uint64_t>(std::llround(*n));
     if (const auto* problem = p.external ? nullptr : lookup_problem(f.problem); problem && problem->size_near)
       size = problem->size_near(params, size);  // the nearest size its inputs can have (kron graphs: a power of two)
-    fmt::print(stderr, "ema: {} {}: running the tie breaker n = {}\n", f.problem, f.variant, size);
-    p.add(f.problem, f.variant, size, params, "tie-breaker");
+    fmt::print(stderr, "ema: {} {}: running {}, n = {}\n", f.problem, f.variant, what, size);
+    p.add(f.problem, f.variant, size, params, how == added_size::settle ? "settle" : "tie-breaker");
   }
   if (p.points.size() == before) {
     db.set_experiment_state(experiment_id, record.state);
-    fmt::print(stderr, "ema: no variant has a feasible tie breaker to run\n");
+    fmt::print(stderr, "ema: no variant has {} to run\n", how == added_size::settle ? "a size that would settle it" : "a feasible tie breaker");
     return false;
   }
   db.set_experiment_plan(experiment_id, p.to_json());
@@ -248,10 +269,14 @@ action add_fit(CLI::App& app, common_options& common) {
   app.add_flag("--all-equations", o->all_equations, "list every equivalent equation, not the first 8");
   app.add_flag("--run-tie-breaker", o->run_tie_breaker,
                "run each variant's smallest feasible tie-breaker size, store it in the experiment and refit");
+  app.add_flag("--settle", o->settle,
+               "run, for each variant whose verdict is not firm, the size its verdict names to settle it, store it in the experiment and "
+               "refit");
   app.add_flag("--across-machines", o->across_machines,
                "fit one curve through points that ran on unlike machines (merged shards); refused by default");
   return [o, &common] {
     auto r = make_request(*o);
+    r.db = common.db_to_print();
     if (!o->from.empty()) {
       if (o->csv) throw usage_error("give --csv FILE or --from FORMAT FILE, not both");
       if (o->from[0] == "csv") {
@@ -274,8 +299,9 @@ action add_fit(CLI::App& app, common_options& common) {
       auto best = fit_best_curves(*view, r, *o->best_of);
       fits.insert(fits.end(), std::make_move_iterator(best.begin()), std::make_move_iterator(best.end()));
     };
-    if (o->run_tie_breaker) {
-      if (run_tie_breakers(common, view->experiment.id, fits)) {
+    if (o->run_tie_breaker && o->settle) throw usage_error("give --run-tie-breaker or --settle, not both: each adds a size per variant");
+    if (o->run_tie_breaker || o->settle) {
+      if (run_added_sizes(common, view->experiment.id, fits, o->settle ? added_size::settle : added_size::tie_breaker)) {
         auto db = database::open_read(common.db);
         view = load_experiment(db, view->experiment.id);
         fits = fit_experiment(*view, r);

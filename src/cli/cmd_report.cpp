@@ -39,6 +39,7 @@ action add_report(CLI::App& app, common_options& common) {
     for (const auto& m : report_metrics(view)) {
       fit_request r;
       r.metric = m;
+      r.db = common.db_to_print();
       r.options.bootstrap = o->bootstrap;
       fits[m] = fit_experiment(view, r);
     }

@@ -25,15 +25,21 @@ struct show_options {
 
 // The fitted class of each variant's total time with its verdict (report/fits.hpp); `ema fit`
 // gives the equations and the reasons.
-std::string fit_summary(const experiment_view& view, table_style style) {
+std::string fit_summary(const experiment_view& view, table_style style, const std::string& db) {
   if (!experiment_metrics(view).count("total")) return {};
-  const auto fits = fit_experiment(view, fit_request{});
+  fit_request r;
+  r.db = db;
+  const auto fits = fit_experiment(view, r);
   if (fits.empty()) return {};
   const bool md = style == table_style::markdown;
   return fmt::format(
-             "{}Fitted classes of the total time (median of each point; `ema fit {}` gives the equations and the "
+             "{}Fitted classes of the total time (median of each point; `ema fit {}{}` gives the equations and the "
              "reasons){}",
-             md ? "\n### " : "\n", view.experiment.id, md ? "\n\n" : "\n") +
+             md ? "\n### " : "\n", view.experiment.id,
+             db.empty()                          ? std::string()
+             : db.find('`') == std::string::npos ? " --db " + shell_word(db)
+                                                 : " --db DB",
+             md ? "\n\n" : "\n") +
          render_fit_summary(fits, style);
 }
 
@@ -77,7 +83,7 @@ action add_show(CLI::App& app, common_options& common) {
     if (best && !o->md) print_text(*best);  // the answer asked for first, the tables it comes from after
     if (!o->json && !o->csv && !o->md && !o->tables_json && !o->tables_csv) {
       print_text(render_tables(view, table_style::text));
-      if (!o->no_fit) print_text(fit_summary(view, table_style::text));
+      if (!o->no_fit) print_text(fit_summary(view, table_style::text, common.db_to_print()));
     }
     if (o->stats) print_text(render_analysis_tables(view, table_style::text));
     if (o->json) write_text(*o->json, json_text(to_run_json(view), 2) + "\n");
@@ -86,7 +92,7 @@ action add_show(CLI::App& app, common_options& common) {
     if (o->tables_csv) write_text(*o->tables_csv, tables_csv(view));
     if (o->md)
       write_text(*o->md, best.value_or(std::string()) + render_tables(view, table_style::markdown) +
-                             (o->no_fit ? std::string() : fit_summary(view, table_style::markdown)) +
+                             (o->no_fit ? std::string() : fit_summary(view, table_style::markdown, common.db_to_print())) +
                              (o->stats ? render_analysis_tables(view, table_style::markdown) : std::string()));
     return exit_code::ok;
   };

@@ -22,6 +22,10 @@ using action = std::function<int()>;
 struct common_options {
   std::string db = "ema.db";
   std::string command_line;  ///< as typed, stored with experiments
+
+  /// The database's path for a command ema prints to be pasted: empty for the default (the
+  /// command then needs no --db).
+  std::string db_to_print() const { return db == "ema.db" ? std::string() : db; }
 };
 
 action add_list(CLI::App& app);

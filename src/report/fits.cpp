@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
 #include "core/registry.hpp"
+#include "core/text.hpp"
 #include "measure/stats.hpp"
 #include "core/format.hpp"
 
@@ -310,6 +311,8 @@ std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_requ
     f.metric = r.metric;
     f.unit = find_metric(r.metric).unit;
     f.budget = r.budget ? *r.budget : default_budget(v.experiment);
+    f.origin.experiment = v.experiment.id;
+    f.origin.db = r.db;
     if (const int used = devices_used(g.backend, static_cast<int>(gpus.size())); used > 0) {
       double threads = 0;
       for (int i = 0; i < used; ++i) threads += gpus[static_cast<std::size_t>(i)].value("resident_threads", 0.0);
@@ -417,6 +420,67 @@ nlohmann::json fits_json(const std::vector<variant_fit>& fits, const nlohmann::j
   return out;
 }
 
+namespace {
+
+/// `ema fit E [--db DB] [--metric M]`: the start of a command that acts on the fit's experiment.
+std::string fit_command(const fit_origin& o, const std::string& metric) {
+  std::string out = fmt::format("ema fit {}", *o.experiment);
+  if (!o.db.empty()) out += " --db " + shell_word(o.db);
+  if (metric != "total") out += " --metric " + shell_word(metric);
+  return out;
+}
+
+/// A command as Markdown code (as it is in text), or as escaped text where a backtick in it (a
+/// database's path) would end the code span.
+std::string code_text(const std::string& command, table_style style) {
+  if (style != table_style::markdown) return command;
+  return command.find('`') == std::string::npos ? fmt::format("`{}`", command) : stored_text(command, style);
+}
+
+}  // namespace
+
+std::string settle_text(const variant_fit& f) {
+  if (!f.analysis || !f.analysis->verdict.next_size) return {};
+  const auto n = fmt::format("{:.0f}", *f.analysis->verdict.next_size);
+  const auto& o = f.origin;
+  if (o.experiment) {
+    // A best-of curve ("seq (best k)") is no variant to run.
+    if (f.variant.find(" (best ") != std::string::npos) return {};
+    return fmt::format("{} --problem {} --variants {} --settle", fit_command(o, f.metric), shell_word(f.problem), shell_word(f.variant));
+  }
+  if (o.tool == "gbench") return fmt::format("add {} to the benchmark's arguments (->Arg({})) and fit its results again", n, n);
+  if (o.tool == "nvbench") return fmt::format("add {} to the axis '{}' and fit its results again", n, o.size);
+  if (o.tool == "hyperfine")
+    return fmt::format("add {} to the values of the parameter '{}' (-L {} ...,{}) and fit its results again", n, o.size, o.size, n);
+  return fmt::format("measure n = {}, add it to the file and fit it again", n);
+}
+
+std::string settle_all_text(const std::vector<variant_fit>& fits, table_style style) {
+  const variant_fit* first = nullptr;
+  std::set<std::string> problems;
+  std::size_t count = 0;
+  double predicted = 0;
+  bool times = true;
+  for (const auto& f : fits) {
+    if (settle_text(f).empty() || !f.origin.experiment) continue;
+    if (!first) first = &f;
+    problems.insert(f.problem);
+    ++count;
+    if (f.analysis->verdict.predicted && f.unit == "s")
+      predicted += *f.analysis->verdict.predicted;
+    else
+      times = false;
+  }
+  if (!first) return {};
+  const auto what = fmt::format("measures the size named for {} variant{} ({}) and fits again", count, count == 1 ? "" : "s",
+                                times ? fmt::format("{} of runs predicted", format_time(predicted)) : "time not predicted");
+  // One problem's table (the report's sections) names it, so the command runs no other's sizes.
+  const auto command =
+      fit_command(first->origin, first->metric) + (problems.size() == 1 ? " --problem " + shell_word(first->problem) : "") + " --settle";
+  return style == table_style::markdown ? fmt::format("To settle them: {} {}.\n", code_text(command, style), what)
+                                        : fmt::format("to settle them: {}   # {}\n", command, what);
+}
+
 std::string render_fit_summary(const std::vector<variant_fit>& fits, table_style style) {
   grid t;
   t.columns = {{"problem", false}, {"variant", false},      {"class", false},       {"exponent of n (95%)", false},
@@ -451,7 +515,9 @@ std::string render_fit_summary(const std::vector<variant_fit>& fits, table_style
     if (a.classes && !a.classes->answer().steps.empty()) cls += fmt::format(" ({} regimes)", a.classes->answer().steps.size() + 1);
     t.rows.push_back({problem, f.variant, cls, exponent, verdict, rivals.empty() ? "—" : rivals, settle});
   }
-  return render(t, style);
+  auto out = render(t, style);
+  if (const auto all = settle_all_text(fits, style); !all.empty()) out += (style == table_style::markdown ? "\n" : "") + all;
+  return out;
 }
 
 namespace {
@@ -477,9 +543,12 @@ std::string fit_answer(const variant_fit& f, const fit::analysis& a, table_style
   out += fmt::format("{}verdict: {}{}\n", ind, fit::to_string(vd.level),
                      std::isfinite(vd.noise) ? fmt::format(" (noise of a measured value σ = {})", fit::percent(vd.noise)) : std::string());
   for (const auto& why : vd.reasons) out += fmt::format("{}  - {}\n", ind, stored_text(why, style));
-  if (vd.next_size)
+  if (vd.next_size) {
     out += fmt::format("{}  to settle it: run n = {} (the best equation predicts {} there)\n", ind, format_size(*vd.next_size),
                        vd.predicted ? format_value(*vd.predicted, f.unit) : std::string("?"));
+    if (const auto how = settle_text(f); !how.empty())
+      out += fmt::format("{}  to run it: {}\n", ind, f.origin.experiment ? code_text(how, style) : stored_text(how, style));
+  }
   return out;
 }
 

@@ -32,6 +32,18 @@ struct fit_request {
   /// Fit one curve through points measured on unlike machines (a merge of shards that ran on
   /// different kinds of node): refused by default, each such variant left unfitted with why.
   bool across_machines = false;
+  /// The database's path as the user gave it, for the commands a fit prints (`ema fit E --db DB
+  /// --settle`); empty: ema's default, left out of them.
+  std::string db;
+};
+
+/// Where a fit's data came from, so that what would settle it can be said as something to do:
+/// an experiment of a database, or another tool's results file.
+struct fit_origin {
+  std::optional<std::int64_t> experiment;
+  std::string db;    ///< as given; empty: the default
+  std::string tool;  ///< for a file: gbench, nvbench, hyperfine or csv
+  std::string size;  ///< for a tool's file: the argument, axis or parameter that is n
 };
 
 struct variant_fit {
@@ -41,7 +53,18 @@ struct variant_fit {
   std::vector<std::string> notes;
   std::optional<double> resident_threads;  ///< the GPU's capacity, for CUDA variants
   double budget = 0;
+  fit_origin origin;
 };
+
+/// What to do to settle a fit whose verdict names a next size: for an experiment the command
+/// that measures it and fits again (`ema fit 3 --problem search --variants seq --settle`), for a
+/// tool's file what to add to the benchmark; empty when nothing names a size.
+std::string settle_text(const variant_fit& f);
+
+/// A line with the one command that measures the next size of every variant of `fits` (one
+/// experiment) whose verdict names one, with how many and their predicted time in all; empty
+/// when none does.
+std::string settle_all_text(const std::vector<variant_fit>& fits, table_style style);
 
 /// Every metric that some point of the experiment has samples of.
 std::set<std::string> experiment_metrics(const experiment_view& v);

@@ -1,6 +1,7 @@
 // The analysis commands end to end: `ema fit` on an experiment and on a CSV (text and the
 // ema.fit/1 JSON), `--run-tie-breaker`, `ema run --budget` and `--stats`, `ema exec` with the
 // example program, and `ema report` (HTML with every stored name escaped, and Markdown).
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -157,6 +158,36 @@ TEST(CliFit, RunTieBreakerAddsThePointAndRefits) {
   EXPECT_EQ(shown["experiment"]["state"], "finished");
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["fits"][0]["sizes"].size(), 6u);  // refitted with the new size
+}
+
+// "To settle it" is a command to paste (issue 31, item 5): `ema show` and `ema fit` print it,
+// the database's path quoted, and `ema fit --settle` measures the size each verdict names and
+// fits again. Four sizes leave search's verdict short of firm (too few sizes) with the next size
+// named.
+TEST(CliFit, SettleRunsTheSizeTheVerdictNamesAsThePrintedCommandSays) {
+  test::temp_dir dir;
+  const auto db = dir.file("my results.db");
+  auto r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10..2^13", "--reps", "5", "--no-energy", "--db", db, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto fitted = nlohmann::json::parse(ema({"fit", "--db", db, "--json"}).out);
+  ASSERT_TRUE(fitted["fits"][0]["verdict"]["next_size"].is_number()) << fitted["fits"][0]["verdict"].dump();
+  const auto next = fitted["fits"][0]["verdict"]["next_size"].get<double>();
+  const auto quoted = "'" + db + "'";
+  auto shown = ema({"show", "--db", db});
+  EXPECT_NE(shown.out.find("to settle them: ema fit 1 --db " + quoted + " --problem search --settle"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("`ema fit 1 --db " + quoted + "` gives the equations"), std::string::npos) << shown.out;
+  auto text = ema({"fit", "--db", db});
+  EXPECT_NE(text.out.find("to run it: ema fit 1 --db " + quoted + " --problem search --variants seq --settle"), std::string::npos) << text.out;
+  // The command as printed, through a shell.
+  r = test::run_process({"/bin/sh", "-c", "\"$0\" fit 1 --db " + quoted + " --problem search --variants seq --settle --json", EMA_EXE});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("running the size that would settle it"), std::string::npos) << r.err;
+  const auto after = nlohmann::json::parse(r.out);
+  const auto sizes = after["fits"][0]["sizes"];
+  ASSERT_EQ(sizes.size(), 5u) << sizes.dump();
+  EXPECT_EQ(sizes.back().get<double>(), std::round(next));
+  EXPECT_EQ(ema({"fit", "--db", db, "--settle", "--run-tie-breaker"}).exit_code, 2);
+  EXPECT_EQ(ema({"fit", "--csv", db, "--settle"}).exit_code, 2);
 }
 
 TEST(CliRun, BudgetCalibratesAtLeastTwelveSizes) {
@@ -362,11 +393,11 @@ namespace {
 TEST(CliAxes, OneRunSweepsAParameterAndShowFindsItsBest) {
   test::temp_dir dir;
   auto db = dir.file("a.db");
-  auto r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10..2^16*4", "--param", "copies=1..4", "--param", "hit=first,last", "--reps", "5",
+  auto r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10..2^16*4", "--param", "copies=1..3", "--param", "hit=first,last", "--reps", "5",
                 "--no-energy", "--db", db, "--json", dir.file("a.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(slurp(dir.file("a.json")));
-  EXPECT_EQ(j["points"].size(), 4u * 3 * 2);  // 3 copies (1, 2, 4) × 2 hits × 4 sizes
+  EXPECT_EQ(j["points"].size(), 4u * 3 * 2);  // 3 copies (1, 2, 3) × 2 hits × 4 sizes
   EXPECT_NE(r.out.find("(copies=2,hit=last)"), std::string::npos) << r.out;
   auto best = ema({"show", "--db", db, "--best", "copies", "--no-fit"});
   ASSERT_EQ(best.exit_code, 0) << best.err;
