@@ -19,7 +19,7 @@ namespace {
 
 struct show_options {
   std::optional<std::int64_t> experiment;
-  std::optional<std::string> json, csv, md, tables_json, tables_csv, best;
+  std::optional<std::string> json, csv, samples, md, tables_json, tables_csv, best;
   bool list = false, stats = false, no_fit = false;
 };
 
@@ -51,6 +51,9 @@ action add_show(CLI::App& app, common_options& common) {
   app.add_option("--db", common.db, "results database")->capture_default_str();
   app.add_option("--json", o->json, "write JSON (ema.run/1) to FILE, - for stdout");
   app.add_option("--csv", o->csv, "write CSV to FILE, - for stdout");
+  app.add_option("--samples", o->samples,
+                 "write every sample as CSV, one row each with the parameters as columns (for pandas: docs/cli/show.md), to FILE, - for "
+                 "stdout");
   app.add_option("--md", o->md, "write Markdown to FILE, - for stdout");
   app.add_option("--tables-json", o->tables_json,
                  "write the result tables as JSON (ema.tables/1: each value a number with its hint) to FILE, - for stdout");
@@ -62,10 +65,12 @@ action add_show(CLI::App& app, common_options& common) {
                  "time, and the runner-up with whether it is within noise");
   app.add_flag("--no-fit", o->no_fit, "leave out the fitted class and verdict of each variant");
   return [o, &common] {
-    check_outputs(
-        common.db,
-        given_outputs(
-            {{"--json", &o->json}, {"--csv", &o->csv}, {"--md", &o->md}, {"--tables-json", &o->tables_json}, {"--tables-csv", &o->tables_csv}}));
+    check_outputs(common.db, given_outputs({{"--json", &o->json},
+                                            {"--csv", &o->csv},
+                                            {"--samples", &o->samples},
+                                            {"--md", &o->md},
+                                            {"--tables-json", &o->tables_json},
+                                            {"--tables-csv", &o->tables_csv}}));
     auto db = database::open_read(common.db);
     if (o->list) {  // the points stored apart from those planned: a plan's points are not measurements
       for (const auto& e : db.experiments()) {
@@ -81,13 +86,14 @@ action add_show(CLI::App& app, common_options& common) {
     // --best is checked before anything is printed: an unknown key is a usage error, not tables then one.
     const auto best = o->best ? std::optional(render_best(view, *o->best, o->md ? table_style::markdown : table_style::text)) : std::nullopt;
     if (best && !o->md) print_text(*best);  // the answer asked for first, the tables it comes from after
-    if (!o->json && !o->csv && !o->md && !o->tables_json && !o->tables_csv) {
+    if (!o->json && !o->csv && !o->samples && !o->md && !o->tables_json && !o->tables_csv) {
       print_text(render_tables(view, table_style::text));
       if (!o->no_fit) print_text(fit_summary(view, table_style::text, common.db_to_print()));
     }
     if (o->stats) print_text(render_analysis_tables(view, table_style::text));
     if (o->json) write_text(*o->json, json_text(to_run_json(view), 2) + "\n");
     if (o->csv) write_text(*o->csv, to_csv(view));
+    if (o->samples) write_text(*o->samples, to_samples_csv(view));
     if (o->tables_json) write_text(*o->tables_json, json_text(tables_json(view), 2) + "\n");
     if (o->tables_csv) write_text(*o->tables_csv, tables_csv(view));
     if (o->md)

@@ -1,6 +1,7 @@
 #include "report/exports.hpp"
 
 #include <fmt/format.h>
+#include <set>
 
 #include "core/files.hpp"
 #include "core/metrics.hpp"
@@ -83,6 +84,49 @@ std::string to_csv(const experiment_view& v) {
         if (!p.metrics.count(name))
           out += fmt::format("{},{},{},0,,,,,,{}\n", prefix, name, find_metric(name).unit, csv_field("unavailable: " + why.get<std::string>()));
   }
+  return out;
+}
+
+namespace {
+
+/// A parameter's value as a CSV field: a string as it is, anything else as its JSON.
+std::string param_field(const nlohmann::json& j) { return csv_field(j.is_string() ? j.get<std::string>() : json_text(j)); }
+
+}  // namespace
+
+std::string to_samples_csv(const experiment_view& v) {
+  static const std::set<std::string> fixed = {"experiment", "problem",   "variant",  "backend", "n",    "instance", "seed", "status",
+                                              "verified",   "disturbed", "left_out", "metric",  "unit", "sample",   "value"};
+  std::set<std::string> keys;
+  auto gather = [&](const point_view& p) {
+    if (p.params.is_object())
+      for (const auto& [k, _] : p.params.items()) keys.insert(k);
+  };
+  for (const auto& p : v.points) gather(p);
+  for (const auto& s : v.set_aside) gather(s.point);
+  std::string out = "experiment,problem,variant,backend,n,instance,seed,status,verified,disturbed,left_out";
+  for (const auto& k : keys) {
+    std::string name = k;
+    if (fixed.count(k)) name.insert(0, "param.");
+    out += ',';
+    out += csv_field(name);
+  }
+  out += ",metric,unit,sample,value\n";
+  auto rows = [&](const point_view& p, const std::string& left_out) {
+    const auto& r = p.record;
+    auto prefix = fmt::format("{},{},{},{},{},{},{},{},{},{},{}", v.experiment.id, csv_field(r.problem), csv_field(r.variant), csv_field(r.backend),
+                              r.n, r.instance, r.seed, to_string(r.status), r.verified ? 1 : 0, disturbed(p) ? 1 : 0, csv_field(left_out));
+    for (const auto& k : keys) {
+      prefix += ',';
+      if (p.params.is_object() && p.params.contains(k)) prefix += param_field(p.params[k]);
+    }
+    if (p.metrics.empty()) out += prefix + ",,,,\n";
+    for (const auto& [name, m] : p.metrics)
+      for (std::size_t i = 0; i < m.values.size(); ++i)
+        out += fmt::format("{},{},{},{},{}\n", prefix, csv_field(name), csv_field(m.unit), i, m.values[i]);
+  };
+  for (const auto& p : v.points) rows(p, "");
+  for (const auto& s : v.set_aside) rows(s.point, s.why);
   return out;
 }
 

@@ -18,6 +18,15 @@ nlohmann::json to_run_json(const experiment_view& v);
 /// experiment,problem,variant,backend,n,params,seed,instance,status,verified,metric,unit,count,median,min,max,mean,stddev,reason
 std::string to_csv(const experiment_view& v);
 
+/// One row per sample, for a notebook (issue 31, item 6): experiment,problem,variant,backend,n,
+/// instance,seed,status,verified,disturbed,left_out, then one column per parameter any point has
+/// (its name; `param.NAME` where it would repeat a column above), then metric,unit,sample,value.
+/// `sample` counts a point's samples of one metric from 0; a point with no sample (one that
+/// failed) has one row with metric and value empty. `left_out` is empty for the points tables and
+/// fits use, and why for those they leave out (measured again, or disturbed where a quiet
+/// measurement exists; report/view.hpp). `disturbed` is 1 where the machine was busy.
+std::string to_samples_csv(const experiment_view& v);
+
 /// Writes `text` to `path`, or to stdout when path is "-". Throws std::runtime_error naming the path.
 void write_text(const std::string& path, const std::string& text);
 

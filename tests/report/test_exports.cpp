@@ -1,5 +1,6 @@
 // The JSON export follows schema ema.run/1; CSV has one row per point and metric; tables show
 // every status with its reason and unavailable energy as such, never as 0.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include "report/exports.hpp"
@@ -65,6 +66,27 @@ TEST(Exports, CsvHasOneRowPerPointAndMetric) {
   EXPECT_NE(csv.find(",seq,seq,1048576,\"{\"\"copies\"\":\"\"1\"\",\"\"hit\"\":\"\"none\"\"}\",0,0,ok,1,total,s,3,0.002,"), std::string::npos) << csv;
   EXPECT_NE(csv.find("energy_cpu,J,0,,,,,,unavailable: no powercap interface"), std::string::npos) << csv;
   EXPECT_NE(csv.find("crashed,0,,,0,,,,,,killed by signal 11"), std::string::npos) << csv;
+}
+
+// `ema show --samples` (issue 31, item 6): a row per sample, the parameters as columns; a point
+// without samples keeps a row; a parameter named like a fixed column is prefixed; a point the
+// tables leave out says why.
+TEST(Exports, SamplesHaveARowEachAndTheParametersAsColumns) {
+  auto v = sample_view();
+  v.points[1].params["n"] = "7";  // a parameter named as a fixed column
+  set_aside_point again{v.points[0], "measured again"};
+  v.set_aside.push_back(again);
+  const auto csv = to_samples_csv(v);
+  EXPECT_EQ(
+      csv.rfind("experiment,problem,variant,backend,n,instance,seed,status,verified,disturbed,left_out,copies,hit,param.n,metric,unit,sample,value\n",
+                0),
+      0u)
+      << csv;
+  EXPECT_NE(csv.find("3,search,seq,seq,1048576,0,0,ok,1,0,,1,none,,total,s,0,0.001\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("3,search,seq,seq,1048576,0,0,ok,1,0,,1,none,,total,s,2,0.003\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("3,search,omp,omp,1048576,0,0,crashed,0,0,,1,none,7,,,,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",ok,1,0,measured again,1,none,,total,s,1,0.002\n"), std::string::npos) << csv;
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 3 + 1 + 3);
 }
 
 TEST(Exports, TablesShowStatusReasonsAndUnavailableEnergy) {
