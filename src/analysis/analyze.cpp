@@ -103,12 +103,12 @@ core_result core(const series& d, const analysis_options& o) {
       const auto above = std::count_if(sizes.begin(), sizes.end(), [&](double n) { return n >= b.n; });
       if (named && above >= 6 && b.n > r.from) {
         r.from = b.n;
-        r.label = fmt::format("past the {} ({}) edge: above n ≈ {:.3g}", named->cache, format_bytes(named->cache_bytes), b.n);
+        r.label = fmt::format("past the {} ({}) edge: above n ≈ {}", named->cache, format_bytes(named->cache_bytes), format_size(b.n));
       }
     }
     if (!r.label.empty()) k.reset();  // the cache regime starts above the knee
   }
-  if (r.from > 0 && r.label.empty() && k) r.label = fmt::format("above the knee at n ≈ {:.3g}", k->n);
+  if (r.from > 0 && r.label.empty() && k) r.label = fmt::format("above the knee at n ≈ {}", format_size(k->n));
   r.regime = r.from > 0 ? d.within(r.from, INFINITY) : d;
   // The quiet regime at the top: a cost that steps up at a cache's edge, or bends out of a
   // launch-bound start, scatters about any one class across the step; past the last one it does

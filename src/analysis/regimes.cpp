@@ -50,7 +50,7 @@ bool segments_hold(const std::vector<double>& x, const std::vector<double>& brea
 }  // namespace
 
 std::string breakpoint::text() const {
-  const auto where = fmt::format("n ≈ {:.3g}", n);
+  const auto where = fmt::format("n ≈ {}", format_size(n));
   if (!cache.empty())
     return fmt::format("{} ({}) filled at {} (working set {}; slope {:.2f} → {:.2f})", cache, format_bytes(cache_bytes), where,
                        format_bytes(working_set), slope_below, slope_above);

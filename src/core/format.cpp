@@ -73,8 +73,14 @@ std::string format_value(double v, const std::string& unit) {
 std::string format_size(double n) {
   const double l = std::log2(n);
   if (n >= 1024 && std::abs(l - std::round(l)) < 1e-9) return fmt::format("2^{}", static_cast<int>(std::round(l)));
-  if (n < 1e7 && std::abs(n - std::round(n)) < 1e-9) return fmt::format("{}", static_cast<long long>(std::round(n)));
-  return fmt::format("{:.3g}", n);
+  if (n < 1e5 && std::abs(n - std::round(n)) < 1e-9) return fmt::format("{}", static_cast<long long>(std::round(n)));
+  if (!std::isfinite(n) || n < 1e5) return fmt::format("{:.3g}", n);
+  // One notation for sizes that are not powers of two (issue 31, item 2): three digits and a
+  // decimal suffix, as the charts' axes write them, never 1143481 beside 2.52e+08.
+  static const char* suffix[] = {"k", "M", "G", "T", "P", "E"};
+  int i = -1;
+  while (n >= 999.5 && i < 5) n /= 1000, ++i;
+  return fmt::format("{}{}", fmt::format("{:.3g}", n), suffix[i]);
 }
 
 }  // namespace ema

@@ -25,5 +25,19 @@ TEST(Format, BytesRatesEnergies) {
   EXPECT_EQ(format_percent(std::nan("")), "-");
 }
 
+// One notation for sizes (issue 31, item 2): powers of two as such, small integers exact, the
+// rest three digits and a decimal suffix, never an exponent.
+TEST(Format, SizesHaveOneNotation) {
+  EXPECT_EQ(format_size(1 << 20), "2^20");
+  EXPECT_EQ(format_size(1000), "1000");
+  EXPECT_EQ(format_size(23170), "23170");
+  EXPECT_EQ(format_size(1143481), "1.14M");
+  EXPECT_EQ(format_size(2.52e8), "252M");
+  EXPECT_EQ(format_size(9.59e12), "9.59T");
+  EXPECT_EQ(format_size(999999), "1M");
+  EXPECT_EQ(format_size(123456.7), "123k");
+  EXPECT_EQ(format_size(2.5), "2.5");
+}
+
 }  // namespace
 }  // namespace ema
