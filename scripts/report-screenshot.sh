@@ -16,6 +16,6 @@ trap 'rm -rf "$profile"' EXIT
 flags="--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
        --disable-component-update --disable-sync --user-data-dir=$profile --enable-logging=stderr --v=0 --hide-scrollbars"
 # shellcheck disable=SC2086
-timeout 120 "$browser" $flags --dump-dom "file://$report" > "$dir/dom.html" 2> "$dir/console.log"
+timeout 120 "$browser" $flags --window-size="$size" --dump-dom "file://$report" > "$dir/dom.html" 2> "$dir/console.log"
 # shellcheck disable=SC2086
 timeout 120 "$browser" $flags --window-size="$size" --screenshot="$shot" "file://$report" > /dev/null 2>> "$dir/console.log"

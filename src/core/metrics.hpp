@@ -19,6 +19,7 @@ enum class metric_source { run, phase, meter };
 
 struct metric_info {
   const char* name;
+  const char* title;  ///< for a chart's title, as a reader says it ("Peak host memory"); empty for a phase not catalogued
   metric_kind kind;
   metric_source source;
   const char* unit;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 #include <set>
 #include <sstream>
@@ -40,6 +41,7 @@ table { border-collapse: collapse; margin: 6px 0 10px; font-size: 12.5px; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; } th { background: #f4f4f4; text-align: left; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; } ul { margin: 4px 0 10px; padding-left: 20px; }
 details { margin: 8px 0; } summary { cursor: pointer; font-weight: 600; } nav a { margin-right: 12px; }
+li.sub { margin-left: 20px; list-style: circle; } #overview table { font-size: 13px; } #overview { margin-bottom: 16px; }
 )css";
 
 // Shows and hides a series when its legend entry is clicked; marks the page ready for checks.
@@ -55,6 +57,13 @@ document.querySelectorAll('svg.chart .legend').forEach(function (entry) {
   entry.addEventListener('click', toggle);
   entry.addEventListener('keydown', function (e) { if (e.key === 'Enter' || e.key === ' ') toggle(); });
 });
+// Where the overview lies on the page, in CSS pixels from the top, for the browser test (its
+// table must end within the first screen).
+var overview = document.querySelector('#overview table');
+if (overview) {
+  var box = overview.getBoundingClientRect();
+  document.body.setAttribute('data-overview', Math.round(box.top + window.scrollY) + ',' + Math.round(box.bottom + window.scrollY));
+}
 document.body.setAttribute('data-ready', String(document.querySelectorAll('svg.chart').length));
 )js";
 
@@ -74,6 +83,26 @@ std::vector<std::string> split_cells(const std::string& line) {
     }
   }
   return cells;
+}
+
+// A line of ema's Markdown as HTML: `code spans` (a backtick not escaped by markdown_text) as
+// <code>, everything escaped.
+std::string inline_html(const std::string& md) {
+  std::string out, seg;
+  bool code = false;
+  for (std::size_t i = 0; i < md.size(); ++i) {
+    if (md[i] == '\\' && i + 1 < md.size()) {
+      seg += md[i];
+      seg += md[++i];
+    } else if (md[i] == '`' && (code || md.find('`', i + 1) != std::string::npos)) {
+      out += code ? "<code>" + html_escape(seg) + "</code>" : html_escape(markdown_unescape(seg));
+      seg.clear();
+      code = !code;
+    } else {
+      seg += md[i];
+    }
+  }
+  return out + html_escape(markdown_unescape(seg));
 }
 
 // The Markdown ema's printers write (headings, pipe tables, bullets, paragraphs) as HTML, every
@@ -119,9 +148,14 @@ std::string markdown_to_html(const std::string& md, int shift) {
       out += fmt::format("<h{0}>{1}</h{0}>\n", h, html_escape(markdown_unescape(text == std::string::npos ? "" : line.substr(text))));
     } else if (line.compare(first, 2, "- ") == 0) {
       if (!list) out += "<ul>\n", list = true;
-      out += "<li>" + html_escape(markdown_unescape(line.substr(first + 2))) + "</li>\n";
+      // "-   - reason": an item under the one above it, one bullet, indented.
+      auto text = line.substr(first + 2);
+      const auto inner = text.find_first_not_of(' ');
+      const bool sub_item = inner != std::string::npos && text.compare(inner, 2, "- ") == 0;
+      if (sub_item) text = text.substr(inner + 2);
+      out += std::string(sub_item ? "<li class=\"sub\">" : "<li>") + inline_html(text) + "</li>\n";
     } else {
-      out += "<p>" + html_escape(markdown_unescape(line.substr(first))) + "</p>\n";
+      out += "<p>" + inline_html(line.substr(first)) + "</p>\n";
     }
   }
   flush();
@@ -184,13 +218,26 @@ const variant_fit* find_fit(const fits_by_metric& fits, const std::string& metri
   return nullptr;
 }
 
+/// The x axis of a problem's charts: n and what it counts ("n: vertices of the graph").
+std::string size_label(const std::string& problem) {
+  for (auto* d : problems())
+    if (problem == d->name && d->size_meaning && *d->size_meaning) return fmt::format("n: {}", d->size_meaning);
+  return "n";
+}
+
+/// A metric's y axis in words: "time (s)", "memory (B)", "energy (J)".
+std::string value_label(const metric_info& info) {
+  const std::string unit = info.unit;
+  return unit == "B" ? "memory (B)" : unit == "J" ? "energy (J)" : unit == "s" ? "time (s)" : fmt::format("value ({})", unit);
+}
+
 chart metric_chart(const group& g, const std::string& metric, const fits_by_metric& fits) {
   const auto info = find_metric(metric);
   chart c;
-  c.title = metric;
-  c.subtitle = fmt::format("{}: {}", metric, info.description);
-  c.x_label = "n";
-  c.y_label = fmt::format("{} ({})", metric, info.unit);
+  c.title = *info.title ? std::string(info.title) : fmt::format("Time of the phase '{}'", metric);
+  c.subtitle = fmt::format("{} (metric {}): {}", c.title, metric, info.description);
+  c.x_label = size_label(g.problem);
+  c.y_label = value_label(info);
   c.format_y = value_format(info.unit);
   c.binary_y = info.unit == std::string("B");
   double gpu_threads = 0;
@@ -265,19 +312,26 @@ chart_series speedup_series(const group& g, const std::string& variant, const st
 chart speedup_chart(const group& g, const std::vector<variant_identity>& identities, backend kind) {
   chart c;
   const auto base = to_string(kind);
-  c.title = fmt::format("speedup against {}: T(baseline) / T(variant), total time", base);
-  c.subtitle = fmt::format("each variant against the same algorithm's {} variant, else the reference algorithm's", base);
-  c.x_label = "n";
-  c.y_label = fmt::format("speedup against {} (×)", base);
+  c.subtitle = fmt::format(
+      "T(baseline) / T(variant) of the total time: each variant against the same algorithm's {} variant, else the "
+      "reference algorithm's",
+      base);
+  c.x_label = size_label(g.problem);
   c.format_y = format_ratio;
   c.levels.push_back({1, "1× (as fast as the baseline)", -1});
   auto present = [&](std::string_view v) { return std::any_of(g.variants.begin(), g.variants.end(), [&](const auto& x) { return x.first == v; }); };
+  std::vector<std::string> references;  // the baselines the chart uses, named in its title
   for (const auto& [variant, backend] : g.variants) {
     const auto reference = speedup_baseline_among(identities, g.problem, variant, kind, present);
     if (reference.empty() || reference == variant) continue;
     auto s = speedup_series(g, variant, reference, fmt::format("{} (vs {})", variant, reference));
-    if (!s.points.empty()) c.series.push_back(std::move(s));
+    if (s.points.empty()) continue;
+    c.series.push_back(std::move(s));
+    if (std::find(references.begin(), references.end(), reference) == references.end()) references.push_back(reference);
   }
+  c.title = references.size() == 1 ? fmt::format("Speedup against {}", references.front())
+                                   : fmt::format("Speedup, each variant against its baseline ({})", fmt::join(references, ", "));
+  c.y_label = references.size() == 1 ? fmt::format("speedup against {} (×)", references.front()) : "speedup (×)";
   return c;
 }
 
@@ -286,7 +340,8 @@ chart speedup_chart(const group& g, const std::vector<variant_identity>& identit
 chart relative_chart(const group& g) {
   chart c;
   const auto first = g.points.front()->record.variant;  // the first in the plan: the first --run
-  c.title = fmt::format("the programs against {}: T({}) / T(program), total time", first, first);
+  c.title = fmt::format("Speedup against {}", first);
+  c.subtitle = fmt::format("the programs against {}: T({}) / T(program), total time", first, first);
   c.x_label = "n";
   c.y_label = fmt::format("speedup against {} (×)", first);
   c.format_y = format_ratio;
@@ -301,8 +356,8 @@ chart relative_chart(const group& g) {
 
 chart phase_chart(const group& g, const std::string& variant) {
   chart c;
-  c.title = fmt::format("{}: where the time goes", variant);
-  c.x_label = "n";
+  c.title = fmt::format("Where the time of {} goes", variant);
+  c.x_label = size_label(g.problem);
   c.y_label = "time (s)";
   c.format_y = format_time;
   const auto total = g.medians(variant, "total"), kernel = g.medians(variant, "kernel");
@@ -362,7 +417,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> swept_parameters(c
 chart axis_chart(const experiment_view& v, const std::string& problem, const std::string& others, const std::string& variant,
                  const std::string& key) {
   chart c;
-  c.title = fmt::format("{}: total time against {}", variant, key);
+  c.title = fmt::format("Total time of {} against {}", variant, key);
   const auto shown = params_text(others, ", ", problem);
   c.subtitle = shown.empty() ? c.title : fmt::format("{} ({})", c.title, shown);
   c.x_label = key;
@@ -448,9 +503,22 @@ std::string group_section(const experiment_view& v, const fits_by_metric& fits, 
   const auto speedups = speedup_chart(g, identities, backend::seq);
   add(speedups);
   if (speedups.empty() && g.variants.size() > 1 && g.variants.front().second == "external") add(relative_chart(g));
-  for (const auto& [variant, backend] : g.variants)
-    if (!g.medians(variant, "kernel").empty()) add(phase_chart(g, variant));
+  // Where the time goes: a GPU variant's copies and kernel; a CPU variant's kernel is nearly all
+  // its total, so its charts are folded away.
+  std::string cpu_phases;
+  for (const auto& [variant, backend] : g.variants) {
+    if (g.medians(variant, "kernel").empty()) continue;
+    const auto b = backend_from_string(backend);
+    if (b && uses_gpu(*b)) {
+      add(phase_chart(g, variant));
+    } else if (const auto c = phase_chart(g, variant); !c.empty()) {
+      cpu_phases += c.svg(fmt::format("c{}", chart_id++));
+    }
+  }
   o += "</div>\n";
+  if (!cpu_phases.empty())
+    o += "<details><summary>where the time goes, CPU variants (their kernel time is nearly all their total)</summary>\n<div class=\"charts\">\n" +
+         cpu_phases + "</div>\n</details>\n";
   o += "<p class=\"meta\">Points: the median of each point's samples, whiskers its interquartile range (hover for the "
        "minimum and maximum); "
        "lines: the best equation of `ema fit` with its 95% bootstrap band, drawn above the knee when there is one. "
@@ -521,17 +589,27 @@ std::string render_html(const experiment_view& v, const fits_by_metric& fits) {
                          ? ""
                          : " (" + html_escape(params_text(groups[i].params_json, ", ", groups[i].problem)) + ")");
   o += "<a href=\"#tables\">tables</a><a href=\"#machine\">machine</a></nav>\n";
+  // The answer first (issue 31, item 2): every problem on one screen, before any section.
+  if (const auto it = fits.find("total"); it != fits.end())
+    if (const auto overview = render_overview(v, it->second, table_style::markdown); !overview.empty())
+      o += "<section id=\"overview\">\n<h2>Overview</h2>\n<p class=\"meta\">Per variant: the sizes over which it is the fastest (median total "
+           "time), how its total time grows with n (the best equation's class, the exponent of n with its 95% interval, and how far the "
+           "data pin it: firm, tentative or inconclusive; docs/fitting.md), and its speedup against its baseline at the largest size "
+           "both ran.</p>\n" +
+           markdown_to_html(overview, 1) + "</section>\n";
 
   int chart_id = 0;
   const auto metrics = report_metrics(v);
   for (std::size_t gi = 0; gi < groups.size(); ++gi) o += group_section(v, fits, metrics, groups, gi, chart_id);
   o += axes_sections(v, groups, chart_id);
-  o += "<section id=\"tables\">\n<h2>Tables</h2>\n";
+  o += "<section id=\"tables\">\n<h2>Tables</h2>\n<details><summary>every measured value, per problem and size</summary>\n";
   o += markdown_to_html(render_tables(v, table_style::markdown), 1);
   o += markdown_to_html(render_analysis_tables(v, table_style::markdown), 1);
-  o += "</section>\n<section id=\"machine\">\n<h2>Machine</h2>\n";
+  o += "</details>\n</section>\n<section id=\"machine\">\n<h2>Machine</h2>\n";
+  o += markdown_to_html(render_machine(e.machine, table_style::markdown), 2);
   o += "<h3>Probed ceilings</h3>\n" + markdown_to_html(render_ceilings(e.ceilings, table_style::markdown), 2);
-  o += fmt::format("<h3>Description</h3>\n<pre><code>{}</code></pre>\n", html_escape(e.machine.dump(2)));
+  o += fmt::format("<details><summary>the machine as stored (JSON)</summary>\n<pre><code>{}</code></pre>\n</details>\n",
+                   html_escape(e.machine.dump(2)));
   o += fmt::format("</section>\n<script>{}</script>\n</body>\n</html>\n", script);
   return o;
 }
@@ -539,6 +617,7 @@ std::string render_html(const experiment_view& v, const fits_by_metric& fits) {
 std::string render_markdown(const experiment_view& v, const fits_by_metric& fits) {
   std::string o;
   const auto total = fits.count("total") ? fits.at("total") : std::vector<variant_fit>{};
+  if (const auto overview = render_overview(v, total, table_style::markdown); !overview.empty()) o += "\n### Overview\n\n" + overview;
   for (const auto& g : groups_of(v)) {
     const auto summary = render_summary(v, g.problem, g.params_json, total, table_style::markdown);
     if (summary.empty()) continue;

@@ -18,4 +18,11 @@ namespace ema {
 std::string render_summary(const experiment_view& v, const std::string& problem, const std::string& params_json,
                            const std::vector<variant_fit>& total_fits, table_style style);
 
+/// The overview across every problem of the experiment, the report's first screen (issue 31,
+/// item 2): one row per problem, parameter set and variant, with the sizes over which it is the
+/// fastest, how its total time grows (class, exponent of n with its 95% interval, verdict) and its
+/// speedup against its baseline (the same algorithm's seq, else the reference algorithm's) at the
+/// largest size both ran. Empty when no point ran ok.
+std::string render_overview(const experiment_view& v, const std::vector<variant_fit>& total_fits, table_style style);
+
 }  // namespace ema

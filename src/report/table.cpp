@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 #include <optional>
 #include <set>
@@ -366,6 +367,73 @@ std::string tables_csv(const experiment_view& v) {
 }  // namespace ema
 
 namespace ema {
+
+namespace {
+
+/// A field of a stored object as text, or empty where it is absent or not a string.
+std::string text_of(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+/// A number of a stored object, or NaN.
+double number_of(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : NAN;
+}
+
+}  // namespace
+
+std::string render_machine(const nlohmann::json& machine, table_style style) {
+  grid g;
+  g.columns = {{"part", false}, {"what it is", false}};
+  auto row = [&](std::string what, std::string value) {
+    if (!value.empty()) g.rows.push_back({std::move(what), std::move(value)});
+  };
+  const auto host = machine.is_object() && machine.contains("host") ? machine["host"] : nlohmann::json();
+  row("CPU", text_of(host, "cpu_model"));
+  {
+    const double cores = number_of(host, "logical_cores"), allowed = number_of(host, "allowed_cpus"), threads = number_of(host, "openmp_threads");
+    std::string t;
+    if (std::isfinite(cores)) t = fmt::format("{:.0f} logical", cores);
+    if (std::isfinite(allowed) && allowed != cores) t += fmt::format("{}{:.0f} allowed to ema", t.empty() ? "" : ", ", allowed);
+    if (std::isfinite(threads)) t += fmt::format("{}OpenMP threads {:.0f}", t.empty() ? "" : "; ", threads);
+    row("cores", t);
+  }
+  if (const double m = number_of(host, "memory_bytes"); std::isfinite(m)) row("memory", format_bytes(m));
+  if (host.is_object() && host.contains("caches") && host["caches"].is_array()) {
+    std::vector<std::string> caches;
+    for (const auto& c : host["caches"]) {
+      const double level = number_of(c, "level"), size = number_of(c, "size_bytes");
+      if (!std::isfinite(level) || !std::isfinite(size)) continue;
+      const auto type = text_of(c, "type");
+      const auto kind = type == "Data" ? "d" : type == "Instruction" ? "i" : "";
+      const auto shared = text_of(c, "shared_cpu_list");
+      caches.push_back(fmt::format("L{:.0f}{} {}{}", level, kind, format_bytes(size),
+                                   shared.find_first_of(",-") != std::string::npos ? fmt::format(" (shared by CPUs {})", shared) : ""));
+    }
+    row("caches (per core unless shared)", fmt::format("{}", fmt::join(caches, ", ")));
+  }
+  row("operating system", text_of(host, "kernel"));
+  row("host name", text_of(host, "hostname"));
+  if (machine.is_object() && machine.contains("gpus") && machine["gpus"].is_array()) {
+    for (const auto& gpu : machine["gpus"]) {
+      std::vector<std::string> parts;
+      if (const auto cc = text_of(gpu, "compute_capability"); !cc.empty()) parts.push_back("compute capability " + cc);
+      if (const double sms = number_of(gpu, "sm_count"); std::isfinite(sms)) parts.push_back(fmt::format("{:.0f} SMs", sms));
+      if (const double m = number_of(gpu, "memory_bytes"); std::isfinite(m)) parts.push_back(format_bytes(m) + " memory");
+      if (const double l2 = number_of(gpu, "l2_bytes"); std::isfinite(l2)) parts.push_back(format_bytes(l2) + " L2");
+      if (const double clk = number_of(gpu, "sm_clock_max_mhz"); std::isfinite(clk)) parts.push_back(fmt::format("up to {:.0f} MHz", clk));
+      const double index = number_of(gpu, "index");
+      row(std::isfinite(index) ? fmt::format("GPU {:.0f}", index) : "GPU",
+          fmt::format("{}{}{}", text_of(gpu, "name"), parts.empty() ? "" : ": ", fmt::join(parts, ", ")));
+    }
+  }
+  if (machine.is_object() && machine.contains("cuda")) {
+    const auto& cuda = machine["cuda"];
+    const auto driver = text_of(cuda, "driver"), runtime = text_of(cuda, "runtime");
+    if (!driver.empty() || !runtime.empty())
+      row("CUDA", fmt::format("driver {}, runtime {}", driver.empty() ? "?" : driver, runtime.empty() ? "?" : runtime));
+  }
+  return g.rows.empty() ? std::string() : render(g, style);
+}
 
 std::string render_ceilings(const nlohmann::json& ceilings, table_style style) {
   grid g;

@@ -46,4 +46,9 @@ namespace ema {
 /// The probed ceilings as a two-column table.
 std::string render_ceilings(const nlohmann::json& ceilings, table_style style);
 
+/// The machine an experiment ran on as a reader wants it (issue 31, item 2): the CPU, its cores
+/// and caches in KiB and MiB, memory, each GPU, CUDA; a field the stored description lacks, or
+/// holds as something else, is left out.
+std::string render_machine(const nlohmann::json& machine, table_style style);
+
 }  // namespace ema

@@ -431,7 +431,7 @@ TEST(CliAxes, OneRunSweepsAParameterAndShowFindsItsBest) {
   ASSERT_EQ(html.exit_code, 0) << html.err;
   const auto page = slurp(dir.file("a.html"));
   EXPECT_NE(page.find("search: the parameter copies"), std::string::npos);
-  EXPECT_NE(page.find("seq: total time against copies"), std::string::npos);
+  EXPECT_NE(page.find("Total time of seq against copies"), std::string::npos);
   EXPECT_EQ(page.find("seq: total time against hit"), std::string::npos) << "hit's values are not numbers";
   auto twice = ema({"run", "search", "--sizes", "64", "--param", "copies=2,2", "--db", db});
   EXPECT_EQ(twice.exit_code, 2);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "report/document.hpp"
+#include "report/table.hpp"
 #include "report/svg_chart.hpp"
 
 namespace ema {
@@ -72,6 +73,32 @@ TEST(Document, HtmlPageOfAnExperiment) {
   EXPECT_EQ(page.find("href=\"http"), std::string::npos);
   const auto md = render_markdown(v, fits);
   EXPECT_NE(md.find("Equations of total"), std::string::npos);
+  // The answer first (issue 31, item 2): the overview before any problem's section, the tables
+  // folded, the charts titled in words with the problem's n on the x axis.
+  const auto overview = page.find("<section id=\"overview\">");
+  ASSERT_NE(overview, std::string::npos);
+  EXPECT_LT(overview, page.find("<section id=\"g0\">"));
+  EXPECT_NE(page.find("<td>se&lt;q&gt;</td><td>1000 – 8000</td><td>Θ(n)</td>"), std::string::npos) << page.substr(overview, 1500);
+  EXPECT_NE(page.find("<h2>Tables</h2>\n<details>"), std::string::npos);
+  EXPECT_NE(page.find(">Total time<title>"), std::string::npos);
+  EXPECT_NE(page.find("n: number of 32-bit elements in the array"), std::string::npos);
+  EXPECT_EQ(md.find("\n### Overview\n"), 0u);
+}
+
+// The machine as a table a reader wants: caches in KiB and MiB, the GPU in words; whatever the
+// stored description lacks, or holds as something else, left out.
+TEST(Document, MachineIsATable) {
+  const auto machine = nlohmann::json::parse(R"({"host": {"cpu_model": "Xeon", "logical_cores": 16, "allowed_cpus": 8,
+      "memory_bytes": 135148564480, "caches": [{"level": 1, "type": "Data", "size_bytes": 49152, "shared_cpu_list": "0"},
+      {"level": 3, "type": "Unified", "size_bytes": 314572800, "shared_cpu_list": "0-15"}, {"level": "two"}]},
+      "gpus": [{"index": 0, "name": "NVIDIA H200", "sm_count": 132, "memory_bytes": 150109880320, "compute_capability": "9.0"}],
+      "cuda": {"driver": "580.1", "runtime": "13.0"}})");
+  const auto t = render_machine(machine, table_style::text);
+  EXPECT_NE(t.find("16 logical, 8 allowed to ema"), std::string::npos) << t;
+  EXPECT_NE(t.find("L1d 48 KiB, L3 300 MiB (shared by CPUs 0-15)"), std::string::npos) << t;
+  EXPECT_NE(t.find("NVIDIA H200: compute capability 9.0, 132 SMs, 140 GiB memory"), std::string::npos) << t;
+  EXPECT_NE(t.find("driver 580.1, runtime 13.0"), std::string::npos) << t;
+  EXPECT_EQ(render_machine(nlohmann::json::parse(R"({"host": 3, "gpus": {"a": 1}})"), table_style::text), "");
 }
 
 }  // namespace
