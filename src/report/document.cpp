@@ -1,6 +1,7 @@
 #include "report/document.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -31,17 +32,21 @@ h3 { font-size: 16px; margin: 24px 0 8px; } h4 { font-size: 14px; margin: 18px 0
 .meta { color: #555; margin: 2px 0; } code { font: 12px ui-monospace, Menlo, Consolas, monospace; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr)); gap: 12px; }
 svg.chart { width: 100%; height: auto; background: #fff; border: 1px solid #e4e4e4; border-radius: 4px; }
+table { border-collapse: collapse; margin: 6px 0 10px; font-size: 12.5px; }
+th, td { border: 1px solid #ddd; padding: 3px 8px; } th { background: #f4f4f4; text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; } ul { margin: 4px 0 10px; padding-left: 20px; }
+details { margin: 8px 0; } summary { cursor: pointer; font-weight: 600; } nav a { margin-right: 12px; }
+li.sub { margin-left: 20px; list-style: circle; } #overview table { font-size: 13px; } #overview { margin-bottom: 16px; }
+)css";
+
+// The charts' own rules: in the page, and in each chart `ema report --svg` writes on its own.
+constexpr const char* chart_style = R"css(
 svg .title { font-size: 13px; font-weight: 600; fill: #222; } svg .tick { font-size: 10px; fill: #555; }
 svg .label { font-size: 11px; fill: #333; } svg .plot { fill: #fcfcfc; stroke: #ccc; }
 svg .grid { stroke: #eee; } svg .curve { fill: none; stroke-width: 1.8; } svg .curve.dashed { stroke-dasharray: 5 3; }
 svg .band { opacity: 0.16; stroke: none; } svg .whisker { stroke-width: 1; opacity: 0.7; }
 svg .marker { stroke-dasharray: 3 3; stroke-width: 1.2; } svg .marker-label { font-size: 10px; }
 svg .legend { cursor: pointer; font-size: 11px; } svg .legend.off { opacity: 0.35; } svg .series.off { display: none; }
-table { border-collapse: collapse; margin: 6px 0 10px; font-size: 12.5px; }
-th, td { border: 1px solid #ddd; padding: 3px 8px; } th { background: #f4f4f4; text-align: left; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; } ul { margin: 4px 0 10px; padding-left: 20px; }
-details { margin: 8px 0; } summary { cursor: pointer; font-weight: 600; } nav a { margin-right: 12px; }
-li.sub { margin-left: 20px; list-style: circle; } #overview table { font-size: 13px; } #overview { margin-bottom: 16px; }
 )css";
 
 // Shows and hides a series when its legend entry is clicked; marks the page ready for checks.
@@ -575,7 +580,7 @@ std::string render_html(const experiment_view& v, const fits_by_metric& fits) {
   const auto& e = v.experiment;
   std::string o = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   o += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  o += fmt::format("<title>ema report — experiment {}</title>\n<style>{}</style>\n</head>\n<body>\n", e.id, style_sheet);
+  o += fmt::format("<title>ema report — experiment {}</title>\n<style>{}{}</style>\n</head>\n<body>\n", e.id, style_sheet, chart_style);
   o += fmt::format("<h1>ema report — experiment {}</h1>\n", e.id);
   o += fmt::format("<p class=\"meta\">{} · started {} · finished {}</p>\n", html_escape(e.state), html_escape(e.created_at),
                    html_escape(e.finished_at.empty() ? "-" : e.finished_at));
@@ -612,6 +617,66 @@ std::string render_html(const experiment_view& v, const fits_by_metric& fits) {
                    html_escape(e.machine.dump(2)));
   o += fmt::format("</section>\n<script>{}</script>\n</body>\n</html>\n", script);
   return o;
+}
+
+namespace {
+
+/// Text of ema's HTML with the entities html_escape writes turned back into characters.
+std::string html_unescape(std::string s) {
+  static const std::pair<const char*, const char*> entities[] = {{"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&amp;", "&"}};
+  for (const auto& [from, to] : entities)
+    for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + std::string_view(to).size()))
+      s.replace(at, std::string_view(from).size(), to);
+  return s;
+}
+
+/// "sort", "Total time" -> "sort-total-time": letters and digits, the rest one dash, at most 80.
+std::string file_slug(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) && c < 128)
+      out += static_cast<char>(std::tolower(c));
+    else if (!out.empty() && out.back() != '-')
+      out += '-';
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.substr(0, 80);
+}
+
+}  // namespace
+
+std::vector<svg_file> charts_as_svg(const std::string& html) {
+  std::vector<svg_file> out;
+  std::string section;  // the heading of the section the chart is in: its problem
+  std::size_t at = 0;
+  for (;;) {
+    const auto chart = html.find("<svg class=\"chart\"", at);
+    for (auto h = html.find("<h2>", at); h != std::string::npos && h < chart; h = html.find("<h2>", h + 4)) {
+      const auto end = html.find("</h2>", h);
+      section = html_unescape(html.substr(h + 4, end - h - 4));
+    }
+    if (chart == std::string::npos) break;
+    const auto end = html.find("</svg>", chart);
+    auto svg = html.substr(chart, end + 6 - chart);
+    at = end + 6;
+    // Its size from its viewBox, its style inside it, so that it draws the same on its own.
+    const auto box = svg.find("viewBox=\"0 0 ");
+    const auto box_end = svg.find('"', box + 13);
+    const auto dims = svg.substr(box + 13, box_end - box - 13);
+    const auto space = dims.find(' ');
+    svg.insert(box, fmt::format("width=\"{}\" height=\"{}\" ", dims.substr(0, space), dims.substr(space + 1)));
+    const auto open_end = svg.find('>');
+    svg.insert(open_end + 1,
+               fmt::format("\n<style>svg {{ font-family: system-ui, -apple-system, \"Segoe UI\", Roboto, sans-serif; background: #fff; }}{}</style>",
+                           chart_style));
+    std::string title;
+    if (const auto label = svg.find("aria-label=\""); label != std::string::npos)
+      title = html_unescape(svg.substr(label + 12, svg.find('"', label + 12) - label - 12));
+    const auto slug = file_slug(section + " " + title);
+    out.push_back(
+        {fmt::format("{:02}-{}.svg", out.size() + 1, slug.empty() ? "chart" : slug), "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + svg + "\n"});
+  }
+  return out;
 }
 
 std::string render_markdown(const experiment_view& v, const fits_by_metric& fits) {

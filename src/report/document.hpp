@@ -23,6 +23,15 @@ using fits_by_metric = std::map<std::string, std::vector<variant_fit>>;
 std::vector<std::string> report_metrics(const experiment_view& v);
 
 std::string render_html(const experiment_view& v, const fits_by_metric& fits);
+
+/// A chart of the report as a file of its own.
+struct svg_file {
+  std::string name;  ///< "03-sort-total-time.svg": its place in the report, its section and title
+  std::string text;  ///< a standalone SVG document, its style inside it
+};
+/// Every chart of a report render_html wrote, in page order, each a standalone SVG document (for a
+/// paper: `ema report --svg DIR`).
+std::vector<svg_file> charts_as_svg(const std::string& html);
 std::string render_markdown(const experiment_view& v, const fits_by_metric& fits);
 
 }  // namespace ema

@@ -1,6 +1,7 @@
 // The analysis commands end to end: `ema fit` on an experiment and on a CSV (text and the
 // ema.fit/1 JSON), `--run-tie-breaker`, `ema run --budget` and `--stats`, `ema exec` with the
 // example program, and `ema report` (HTML with every stored name escaped, and Markdown).
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -290,6 +291,28 @@ TEST(CliReport, HtmlAndMarkdownWithEveryNameEscaped) {
   r = ema({"report", "--db", db});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--html FILE"), std::string::npos) << r.err;
+
+  // Every chart as an SVG file of its own (issue 31, item 6): as many as the page draws, each a
+  // standalone document with its size and style, named by its place, section and title.
+  const auto charts = dir.file("charts");
+  r = ema({"report", "--db", db, "--svg", charts});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::size_t drawn = 0;
+  for (auto at = page.find("<svg class=\"chart\""); at != std::string::npos; at = page.find("<svg class=\"chart\"", at + 1)) ++drawn;
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(charts)) files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  ASSERT_EQ(files.size(), drawn);
+  EXPECT_EQ(files.front(), "01-esc-total-time.svg");
+  const auto svg = slurp(charts + "/" + files.front());
+  EXPECT_EQ(svg.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg class=\"chart\" id=\"c0\" width=\"", 0), 0u) << svg.substr(0, 200);
+  EXPECT_NE(svg.find("<style>svg {"), std::string::npos);
+  EXPECT_EQ(svg.find("<b>bold</b>"), std::string::npos);
+  EXPECT_EQ(svg.substr(svg.size() - 7), "</svg>\n");
+  std::ofstream(dir.file("afile")) << "x";
+  r = ema({"report", "--db", db, "--svg", dir.file("afile")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("it is a file"), std::string::npos) << r.err;
 }
 
 }  // namespace
