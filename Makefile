@@ -27,9 +27,9 @@ build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The main job: every registered problem over its default plan, stored in $(DB), then its report
-# (and the example program of docs/cli/exec.md, examples/isort, built beside ema).
+# (and the example programs of docs/cli/exec.md, examples/, built beside ema).
 run: configure
-	cmake --build $(BUILD) -j $(JOBS) --target ema isort
+	cmake --build $(BUILD) -j $(JOBS) --target ema examples
 	$(BUILD)/src/ema run --all --db $(DB)
 	$(BUILD)/src/ema report --db $(DB) --html $(REPORT)
 	@echo "report: $(abspath $(REPORT)) (open it in a browser)"
