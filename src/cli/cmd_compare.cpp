@@ -97,11 +97,14 @@ action add_compare(CLI::App& app, common_options& common) {
       return exit_code::usage;
     }
     if (std::isfinite(fail)) {
-      int slower = 0;
-      for (const auto& p : c.points) slower += p.lo > 1 + fail;
+      int slower = 0, cautioned = 0;
+      for (const auto& p : c.points)
+        if (p.lo > 1 + fail) ++slower, cautioned += !p.caution.empty();
       if (slower) {
-        std::fprintf(stderr, "ema: %d point%s of %s slower than %s by more than %s\n", slower, slower == 1 ? "" : "s", o->b.c_str(), o->a.c_str(),
-                     o->fail_if_slower->c_str());
+        std::fprintf(
+            stderr, "ema: %d point%s of %s slower than %s by more than %s%s\n", slower, slower == 1 ? "" : "s", o->b.c_str(), o->a.c_str(),
+            o->fail_if_slower->c_str(),
+            cautioned ? fmt::format(" ({} of them marked ?: a disturbance on one side may explain it; measure again)", cautioned).c_str() : "");
         return exit_code::points_failed;
       }
     }

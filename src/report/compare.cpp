@@ -10,6 +10,7 @@
 #include "core/format.hpp"
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
+#include "analysis/class_set.hpp"
 #include "report/fits.hpp"
 #include "measure/stats.hpp"
 
@@ -44,6 +45,25 @@ std::string label(const key& k) {
   return fmt::format("{} {} n={}{}", std::get<0>(k), std::get<2>(k), std::get<3>(k), params.empty() ? "" : " (" + params + ")");
 }
 
+/// The points of an experiment whose measurement the noise cannot explain, with why: those that
+/// ran on a busy machine, and those that lie off both neighbours along their own series (the
+/// medians of `metric` against n, per problem, parameters and variant).
+std::map<key, std::string> suspects(const experiment_view& v, const std::map<key, std::vector<double>>& samples) {
+  std::map<key, std::string> out;
+  for (const auto& p : v.points)
+    if (p.record.status == point_status::ok)
+      if (auto why = disturbed(p))
+        out[{p.record.problem, p.record.params_json, p.record.variant, p.record.n}] = "ran on a busy machine (" + *why + ")";
+  std::map<std::tuple<std::string, std::string, std::string>, fit::series> series;
+  for (const auto& [k, xs] : samples) series[{std::get<0>(k), std::get<1>(k), std::get<2>(k)}].add(static_cast<double>(std::get<3>(k)), median(xs));
+  for (const auto& [s, data] : series)
+    for (const auto& off : fit::off_neighbours(data)) {
+      auto& why = out[{std::get<0>(s), std::get<1>(s), std::get<2>(s), static_cast<std::uint64_t>(std::llround(off.n))}];
+      why += fmt::format("{}off its neighbours ({:+.0f}%)", why.empty() ? "" : "; ", 100 * off.departure);
+    }
+  return out;
+}
+
 }  // namespace
 
 comparison compare_experiments(const experiment_view& a, const experiment_view& b, const std::string& metric, double threshold, int resamples,
@@ -53,6 +73,7 @@ comparison compare_experiments(const experiment_view& a, const experiment_view& 
   c.threshold = threshold;
   std::vector<key> order_a, order_b;
   const auto sa = samples_of(a, metric, order_a), sb = samples_of(b, metric, order_b);
+  const auto suspect_a = suspects(a, sa), suspect_b = suspects(b, sb);
   std::mt19937_64 rng(seed);
   std::map<std::tuple<std::string, std::string, std::string>, std::pair<double, int>> logs;  // sum of log ratios, count
   std::vector<std::tuple<std::string, std::string, std::string>> variant_order;
@@ -71,6 +92,8 @@ comparison compare_experiments(const experiment_view& a, const experiment_view& 
     std::tie(p.lo, p.hi) = median_ratio_interval(xa, xb, resamples, rng);
     const double up = 1 + threshold, down = 1 / (1 + threshold);
     p.verdict = p.hi < down ? "faster" : p.lo > up ? "slower" : (p.lo >= down && p.hi <= up) ? "same" : "ambiguous";
+    for (const auto& [side, suspect] : {std::pair{"A", &suspect_a}, std::pair{"B", &suspect_b}})
+      if (auto it = suspect->find(k); it != suspect->end()) p.caution += fmt::format("{}{}: {}", p.caution.empty() ? "" : "; ", side, it->second);
     const auto vk = std::tuple{p.problem, p.params_json, p.variant};
     if (!logs.count(vk)) variant_order.push_back(vk);
     logs[vk].first += std::log(p.ratio);
@@ -125,10 +148,20 @@ std::string render_comparison(const comparison& c, const std::string& a_name, co
   grid g;
   g.columns = {{"problem", false}, {"variant", false},     {"n", true},       {a_name, true}, {b_name, true},
                {"ratio", true},    {"95% interval", true}, {"verdict", false}};
-  for (const auto& p : c.points)
+  const bool cautions = std::any_of(c.points.begin(), c.points.end(), [](const auto& p) { return !p.caution.empty(); });
+  if (cautions) g.columns.push_back({"caution", false});
+  for (const auto& p : c.points) {
     g.rows.push_back({titled(p.problem, p.params_json), p.variant, std::to_string(p.n), format_value(p.a, unit), format_value(p.b, unit),
-                      fmt::format("{:.3f}", p.ratio), fmt::format("[{:.3f}, {:.3f}]", p.lo, p.hi), p.verdict});
+                      fmt::format("{:.3f}", p.ratio), fmt::format("[{:.3f}, {:.3f}]", p.lo, p.hi), p.verdict + (p.caution.empty() ? "" : " ?")});
+    if (cautions) g.rows.back().push_back(p.caution);
+  }
   out += render(g, style);
+  if (cautions)
+    out += fmt::format(
+        "{}?: a ratio the noise cannot explain on one side: that point ran on a busy machine or lies off its neighbours "
+        "in its own experiment, so the difference may be a disturbance, not the code (`ema run --rerun-noisy` measures it "
+        "again)\n",
+        md ? "\n" : "");
   out += md ? "\n" : "";
   grid v;
   v.columns = {{"problem", false}, {"variant", false}, {"points", true}, {"geometric mean of the ratios", true}};
@@ -172,7 +205,8 @@ nlohmann::json comparison_json(const comparison& c, const std::string& a_name, c
                            {"ratio", p.ratio},
                            {"lo", p.lo},
                            {"hi", p.hi},
-                           {"verdict", p.verdict}});
+                           {"verdict", p.verdict},
+                           {"caution", p.caution.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.caution)}});
   }
   j["fits"] = nlohmann::json::array();
   for (const auto& f : c.fits) {

@@ -22,6 +22,10 @@ struct compared_point {
   double a = 0, b = 0;               ///< medians of the metric (instances pooled)
   double ratio = 0, lo = 0, hi = 0;  ///< b / a and its 95% bootstrap interval
   std::string verdict;               ///< same, faster, slower, ambiguous
+  /// Why the ratio may not be the code's doing, empty when nothing says so: a side's point ran on
+  /// a busy machine, or lies off its neighbours in its own experiment (a disturbance there, not a
+  /// change of cost), each named with its side ("B: off its neighbours (+310%)").
+  std::string caution;
 };
 
 struct compared_variant {
