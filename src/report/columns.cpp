@@ -183,10 +183,23 @@ void status_value(const row_context& r, table_notes& notes, value_row& out) {
   for (std::size_t i = 0; i < r.points.size(); ++i) {
     const auto& pr = r.points[i]->record;
     if (pr.status != point_status::ok) ++bad;
-    if (pr.reason.empty()) continue;
-    notes.footnotes.push_back(fmt::format("[{}] {} n={}{}: {}", notes.footnotes.size() + 1, stored_text(r.point_labels[i], r.style), pr.n,
-                                          r.points.size() > 1 ? fmt::format(" input {}", pr.instance) : "", stored_text(pr.reason, r.style)));
-    status += fmt::format("{}{} [{}]", status.empty() ? "" : ", ", to_string(pr.status), notes.footnotes.size());
+    auto footnote = [&](const std::string& what, const std::string& why) {
+      notes.footnotes.push_back(fmt::format("[{}] {} n={}{}: {}", notes.footnotes.size() + 1, stored_text(r.point_labels[i], r.style), pr.n,
+                                            r.points.size() > 1 ? fmt::format(" input {}", pr.instance) : "", stored_text(why, r.style)));
+      // A caution on a point that ran ok reads "ok, busy [2]".
+      const bool caution = what == "busy" || what == "waited";
+      status += fmt::format("{}{} [{}]", status.empty() ? (caution ? "ok, " : "") : ", ", what, notes.footnotes.size());
+    };
+    if (!pr.reason.empty()) footnote(std::string(to_string(pr.status)), pr.reason);
+    if (pr.status != point_status::ok) continue;
+    // What makes a measured time mislead, beside it (issue 31, item 4): a busy machine, and a
+    // program whose wall time is well over its CPU time (it waited, or was preempted).
+    if (auto busy = disturbed(*r.points[i])) footnote("busy", "the machine was busy while it ran: " + *busy);
+    const double wall = r.points[i]->median("total"), cpu = r.points[i]->median("user") + r.points[i]->median("sys");
+    if (wall >= 0.01 && std::isfinite(cpu) && wall > 1.5 * cpu)
+      footnote("waited", fmt::format("its wall time is {:.1f}× its CPU time: the program waited (input, output, a GPU, a sleep) or was "
+                                     "preempted by other processes; for a single-threaded program the wall time is then not its cost",
+                                     wall / cpu));
   }
   if (status.empty())
     status = "ok";

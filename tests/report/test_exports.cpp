@@ -101,6 +101,27 @@ TEST(Exports, TablesShowStatusReasonsAndUnavailableEnergy) {
   EXPECT_NE(md.find("-: | ---"), std::string::npos) << md;
 }
 
+// What makes a time mislead is said beside it (issue 31, item 4): a point that ran on a busy
+// machine, and a program whose wall time is well over its CPU time, each a footnote on its status.
+TEST(Exports, TablesSayWhereTheMachineWasBusyOrTheProgramWaited) {
+  auto v = sample_view();
+  v.points.resize(1);
+  v.points[0].notes = {{"disturbed", "other processes kept 1.9 CPUs busy"}};
+  auto text = render_tables(v, table_style::text);
+  EXPECT_NE(text.find("ok, busy [1]"), std::string::npos) << text;
+  EXPECT_NE(text.find("[1] seq n=1048576: the machine was busy while it ran: other processes kept 1.9 CPUs busy"), std::string::npos) << text;
+  v.points[0].notes = nlohmann::json::object();
+  const std::vector<double> cpu = {4e-3, 4e-3, 4e-3};
+  v.points[0].metrics["total"] = {"s", summarize(std::vector<double>{20e-3, 21e-3, 22e-3}), {20e-3, 21e-3, 22e-3}};
+  v.points[0].metrics["user"] = {"s", summarize(cpu), cpu};
+  v.points[0].metrics["sys"] = {"s", summarize(std::vector<double>{1e-3}), {1e-3}};
+  text = render_tables(v, table_style::text);
+  EXPECT_NE(text.find("ok, waited [1]"), std::string::npos) << text;
+  EXPECT_NE(text.find("its wall time is 4.2× its CPU time"), std::string::npos) << text;
+  v.points[0].metrics["user"] = {"s", summarize(std::vector<double>{19e-3}), {19e-3}};  // CPU-bound: nothing to say
+  EXPECT_EQ(render_tables(v, table_style::text).find("waited"), std::string::npos);
+}
+
 TEST(Exports, SortTablesShowPowerEnergyDelayAndTheCdpNotes) {
   experiment_view v = sample_view();
   point_view p;
