@@ -24,7 +24,8 @@ std::string axis_range(const std::string& item) {
   if (before.find('^') != std::string_view::npos && after.find('^') != std::string_view::npos) return item;
   constexpr std::uint64_t max_counted = 100;
   const auto from = parse_size_number(before), to = parse_size_number(after);
-  if (to > from && to - from >= max_counted)
+  if (to < from) throw usage_error(fmt::format("range '{}' is empty: its start is larger than its end", item));
+  if (to - from >= max_counted)
     throw usage_error(fmt::format("'{}' counts by one to {} values, more than {}; write '{}*2' to double or '{}+STEP' for a step", item,
                                   to - from + 1, max_counted, item, item));
   return item + "+1";
