@@ -201,6 +201,14 @@ void status_value(const row_context& r, table_notes& notes, value_row& out) {
                                      "preempted by other processes; for a single-threaded program the wall time is then not its cost",
                                      wall / cpu));
   }
+  if (r.off_neighbours) {
+    notes.footnotes.push_back(
+        fmt::format("[{}] {} n={}: its total time lies {:+.0f}% off the line through its neighbouring sizes: a "
+                    "disturbance its samples all shared, not the cost's growth? (`ema run --rerun-noisy` measures it "
+                    "again)",
+                    notes.footnotes.size() + 1, stored_text(r.label, r.style), r.record().n, 100 * *r.off_neighbours));
+    status += fmt::format("{}off [{}]", status.empty() ? "ok, " : ", ", notes.footnotes.size());
+  }
   if (status.empty())
     status = "ok";
   else if (bad && bad < static_cast<int>(r.points.size()))

@@ -38,6 +38,9 @@ struct row_context {
   const std::vector<variant_identity>* identities = nullptr;
 
   double total = std::nan("");  ///< pooled("total"), computed once for every family (with_total)
+  /// Set where the row's total lies off both its neighbours along the variant's sizes: how far
+  /// (+0.4: 40% slower than the line through them).
+  std::optional<double> off_neighbours;
 
   /// A metric over the row: the median of its points' medians (those that ran ok).
   double pooled(const std::string& metric) const;

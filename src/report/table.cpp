@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include "analysis/class_set.hpp"
 #include "core/backend.hpp"
 #include "core/duration.hpp"
 #include "core/errors.hpp"
@@ -142,11 +143,21 @@ std::vector<value_row> table_of(const experiment_view& v, const std::string& pro
     const auto& name = row.front()->record.variant;
     if (!at.count(name) || row.front()->parameters().split.tuning.empty()) at[name] = context(row).total;
   }
+  // The rows whose total lies off both neighbours along their variant's sizes (the fit's rule,
+  // analysis/class_set.hpp): a disturbance every sample shared, said beside it (issue 31, item 4).
+  std::map<std::string, fit::series> by_label;
+  for (const auto& row : rows)
+    if (const double t = context(row).total; std::isfinite(t) && t > 0)
+      by_label[label(row.front())].add(static_cast<double>(row.front()->record.n), t);
+  std::map<std::pair<std::string, std::uint64_t>, double> off;
+  for (const auto& [name, data] : by_label)
+    for (const auto& o : fit::off_neighbours(data)) off[{name, static_cast<std::uint64_t>(std::llround(o.n))}] = o.departure;
   // Each row's values, family by family in column order.
   std::vector<value_row> values;
   for (const auto& points : rows) {
     auto r = context(points);
     r.totals = &totals[r.record().n];
+    if (auto it = off.find({r.label, r.record().n}); it != off.end()) r.off_neighbours = it->second;
     value_row row;
     identity_values(r, row);
     total_value(r, notes, row);

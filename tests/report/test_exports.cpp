@@ -122,6 +122,26 @@ TEST(Exports, TablesSayWhereTheMachineWasBusyOrTheProgramWaited) {
   EXPECT_EQ(render_tables(v, table_style::text).find("waited"), std::string::npos);
 }
 
+// A size whose every sample is alike but whose time lies far off its neighbours (a busy spell the
+// samples shared) is marked beside it, not only in the fit's notes.
+TEST(Exports, TablesMarkARowOffItsNeighbours) {
+  auto v = sample_view();
+  const auto one = v.points[0];
+  v.points.clear();
+  for (std::uint64_t n = 1024; n <= 1048576; n *= 2) {
+    auto p = one;
+    p.record.n = n;
+    const double t = 1e-9 * static_cast<double>(n) * (n == 16384 ? 8 : 1);
+    const std::vector<double> xs = {t, t * 1.001, t * 1.002};
+    p.metrics["total"] = {"s", summarize(xs), xs};
+    v.points.push_back(p);
+  }
+  const auto text = render_tables(v, table_style::text);
+  EXPECT_NE(text.find("ok, off [1]"), std::string::npos) << text;
+  EXPECT_NE(text.find("[1] seq n=16384: its total time lies +700% off the line through its neighbouring sizes"), std::string::npos) << text;
+  EXPECT_EQ(text.find("off [2]"), std::string::npos) << "only the displaced size is marked";
+}
+
 TEST(Exports, SortTablesShowPowerEnergyDelayAndTheCdpNotes) {
   experiment_view v = sample_view();
   point_view p;
