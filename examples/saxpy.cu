@@ -14,7 +14,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
+#include <filesystem>
 #include <fstream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -35,14 +37,22 @@ __global__ void saxpy(std::size_t n, float a, const float* x, float* y) {
 constexpr float a = 2.5f;
 
 int generate(const char* count, const char* path, const char* seed_text) {
+  // N: digits only (strtoull would take "-5" as a huge number), at most 2^31 (a 16 GiB input).
+  constexpr unsigned long long most = 1ull << 31;
   char* end = nullptr;
-  const unsigned long long n = std::strtoull(count, &end, 10);
-  if (*end != '\0' || n == 0) {
-    std::fprintf(stderr, "saxpy gen: N must be a positive integer, got '%s'\n", count);
+  const unsigned long long n = count[0] >= '0' && count[0] <= '9' ? std::strtoull(count, &end, 10) : 0;
+  if (n == 0 || *end != '\0' || n > most) {
+    std::fprintf(stderr, "saxpy gen: N must be an integer from 1 to %llu, got '%s'\n", most, count);
     return 2;
   }
   std::uint64_t state = std::strtoull(seed_text, nullptr, 10) | 1;
-  std::vector<float> v(2 * n);
+  std::vector<float> v;
+  try {
+    v.resize(2 * n);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "saxpy gen: no memory for 2 x %llu floats\n", n);
+    return 1;
+  }
   for (auto& f : v) {  // xorshift64: the same input for the same seed
     state ^= state << 13, state ^= state >> 7, state ^= state << 17;
     f = static_cast<float>(state >> 40) / static_cast<float>(1 << 24);  // in [0, 1)
@@ -57,6 +67,11 @@ int generate(const char* count, const char* path, const char* seed_text) {
 }
 
 int run(const char* path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    std::fprintf(stderr, "saxpy run: %s is not a file that saxpy gen wrote\n", path);
+    return 2;
+  }
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) {
     std::fprintf(stderr, "saxpy run: cannot read %s\n", path);

@@ -136,19 +136,19 @@ std::vector<value_row> table_of(const experiment_view& v, const std::string& pro
     r.with_total();
     return r;
   };
+  // Each row's total, pooled once: for the baselines and for the neighbours below.
   std::map<std::uint64_t, std::map<std::string, double>> totals;
-  // A baseline's time: its row at the default tuning (a baseline reads none), else its first.
-  for (const auto& row : rows) {
-    auto& at = totals[row.front()->record.n];
-    const auto& name = row.front()->record.variant;
-    if (!at.count(name) || row.front()->parameters().split.tuning.empty()) at[name] = context(row).total;
-  }
   // The rows whose total lies off both neighbours along their variant's sizes (the fit's rule,
   // analysis/class_set.hpp): a disturbance every sample shared, said beside it (issue 31, item 4).
   std::map<std::string, fit::series> by_label;
-  for (const auto& row : rows)
-    if (const double t = context(row).total; std::isfinite(t) && t > 0)
-      by_label[label(row.front())].add(static_cast<double>(row.front()->record.n), t);
+  for (const auto& row : rows) {
+    const double t = context(row).total;
+    // A baseline's time: its row at the default tuning (a baseline reads none), else its first.
+    auto& at = totals[row.front()->record.n];
+    const auto& name = row.front()->record.variant;
+    if (!at.count(name) || row.front()->parameters().split.tuning.empty()) at[name] = t;
+    if (std::isfinite(t) && t > 0) by_label[label(row.front())].add(static_cast<double>(row.front()->record.n), t);
+  }
   std::map<std::pair<std::string, std::uint64_t>, double> off;
   for (const auto& [name, data] : by_label)
     for (const auto& o : fit::off_neighbours(data)) off[{name, static_cast<std::uint64_t>(std::llround(o.n))}] = o.departure;
