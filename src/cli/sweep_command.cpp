@@ -24,6 +24,7 @@
 #include "report/exports.hpp"
 #include "report/table.hpp"
 #include "runner/isolate.hpp"
+#include "measure/probe.hpp"
 #include "runner/node.hpp"
 #include "runner/sweep.hpp"
 
@@ -38,10 +39,11 @@ std::atomic<bool> stop_requested{false};
 
 extern "C" void on_stop_signal(int) { stop_requested = true; }
 
-// The ceilings of this machine: the newest stored probe, or a fresh one in a child process.
+// The ceilings of this machine: the newest stored probe, or a fresh one in a child process. A probe
+// an older ema stored without a ceiling this one measures (the compute roofs) is measured again.
 nlohmann::json ceilings_for(database& db, const nlohmann::json& machine, const std::string& exe) {
   auto key = machine_key(machine);
-  if (auto stored = db.latest_probe(key)) return (*stored)["ceilings"];
+  if (auto stored = db.latest_probe(key); stored && ceilings_complete((*stored)["ceilings"])) return (*stored)["ceilings"];
   // Once per node: no other ema process on it measures while this one probes, and a probe another
   // made in the last day is reused (the shards of a Slurm array on one node; runner/node.hpp).
   auto reuse = [&](const nlohmann::json& recent) {
@@ -49,9 +51,13 @@ nlohmann::json ceilings_for(database& db, const nlohmann::json& machine, const s
     db.store_probe(key, machine, recent["ceilings"]);
     return recent["ceilings"];
   };
-  if (auto recent = node_probe(key)) return reuse(*recent);
-  const auto lock = node_lock::exclusive();                  // waits for the points in flight on this node
-  if (auto recent = node_probe(key)) return reuse(*recent);  // another process probed meanwhile
+  auto fresh = [&] {
+    auto recent = node_probe(key);
+    return recent && ceilings_complete((*recent)["ceilings"]) ? recent : std::nullopt;
+  };
+  if (auto recent = fresh()) return reuse(*recent);
+  const auto lock = node_lock::exclusive();          // waits for the points in flight on this node
+  if (auto recent = fresh()) return reuse(*recent);  // another process probed meanwhile
   fmt::print(stderr, "ema: probing this machine's ceilings (once per machine; `ema probe` measures again)\n");
   auto child = run_isolated({exe, "__probe"}, "", 600, &stop_requested);
   if (child.interrupted) return nlohmann::json::object();  // the sweep stops before its first point

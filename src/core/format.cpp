@@ -67,6 +67,7 @@ std::string format_value(double v, const std::string& unit) {
   if (unit == "B") return format_bytes(v);
   if (unit == "J") return format_energy(v);
   if (unit == "B/s") return format_rate(v);
+  if (unit == "FLOP/s" && std::isfinite(v)) return v >= 1e12 ? fmt::format("{:.1f} TFLOP/s", v / 1e12) : fmt::format("{:.1f} GFLOP/s", v / 1e9);
   return fmt::format("{:.4g} {}", v, unit);
 }
 

@@ -71,6 +71,13 @@ struct rate_desc {
   const char* work_field = nullptr;
 };
 
+/// What one operation of a problem's work model costs in floating-point arithmetic: the roofline's
+/// compute roof (report/roofline.hpp) is the probed FMA throughput in that precision over it.
+struct flop_model {
+  double per_op = 0;  ///< flops per operation (an FMA counts two)
+  bool f64 = false;   ///< double precision, else single
+};
+
 /// Operations one algorithm of a problem must do beyond the problem's work model, which counts what
 /// every algorithm must (sort: each key read and written once): a comparison sort's n log₂ n
 /// comparisons, the lower bound of sorting by comparisons. `ema fit` and a calibrated sweep's settle
@@ -113,6 +120,12 @@ struct problem_desc {
   std::unique_ptr<workload> (*prepare)(const point_request&) = nullptr;
   work_model (*work)(std::uint64_t n, const param_set&) = nullptr;
   rate_desc rate{};
+  /// One operation of the work model, plural, for the roofline's axes ("keys", "cell updates").
+  const char* op_unit = "operations";
+  /// The floating-point arithmetic of one operation (gauss: a flop; stencil: a cell update's nine),
+  /// the roofline's compute roof. nullptr: its operations are not floating-point arithmetic
+  /// (comparisons, keys, edges) and the roofline has the memory roof alone.
+  flop_model (*flops)(const param_set&) = nullptr;
   std::uint64_t max_size = 0;  ///< the largest n the problem can represent; 0: no limit but memory
   /// Checks the parameters for the sizes a plan runs (every size of a fixed plan; a calibrated
   /// plan's first size) before anything is stored: value ranges, the size arithmetic they enter

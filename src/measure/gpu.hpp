@@ -56,9 +56,13 @@ struct device_ceilings {
   double launch_latency = 0;   ///< launch of an empty kernel and synchronisation, round trip
   double h2d_bw = 0;           ///< pinned host to device
   double d2h_bw = 0;           ///< device to pinned host
+  /// Floating-point operations per second of independent FMA chains on every SM (an FMA counts
+  /// two; the FMA pipes, no tensor cores), single and double precision: the roofline's compute roof.
+  double fma_f32 = 0, fma_f64 = 0;
+  std::string fma_config;  ///< the launch configuration of the best double-precision run
 };
 
-/// Measures one device; `read_only` skips all but the read bandwidth (for the other devices of a
+/// Measures one device; `read_only` skips all but the read bandwidth and the FMA throughput (for the other devices of a
 /// multi-GPU machine). Throws std::runtime_error without CUDA.
 device_ceilings probe_device(int device, bool read_only);
 

@@ -18,6 +18,7 @@
 #include "report/analysis_tables.hpp"
 #include "core/format.hpp"
 #include "report/axis_best.hpp"
+#include "report/roofline.hpp"
 #include "report/summary.hpp"
 #include "report/svg_chart.hpp"
 #include "report/table.hpp"
@@ -520,7 +521,12 @@ std::string group_section(const experiment_view& v, const fits_by_metric& fits, 
       cpu_phases += c.svg(fmt::format("c{}", chart_id++));
     }
   }
+  const auto roofs = roofline_of(v, g.problem, g.params_json);
+  add(roofline_chart(roofs, [&](const std::string& variant) { return g.color(variant); }));
   o += "</div>\n";
+  if (!roofs.empty())
+    o += "<details><summary>roofline: how far each variant runs from its roof, and what bounds it</summary>\n" +
+         markdown_to_html(render_roofline(roofs, table_style::markdown), 2) + "</details>\n";
   if (!cpu_phases.empty())
     o += "<details><summary>where the time goes, CPU variants (their kernel time is nearly all their total)</summary>\n<div class=\"charts\">\n" +
          cpu_phases + "</div>\n</details>\n";
@@ -691,6 +697,13 @@ std::string render_markdown(const experiment_view& v, const fits_by_metric& fits
                      ptext.empty() ? "" : " (" + stored_text(ptext, table_style::markdown) + ")", summary);
   }
   o += render_tables(v, table_style::markdown);
+  for (const auto& g : groups_of(v)) {
+    const auto roofs = render_roofline(roofline_of(v, g.problem, g.params_json), table_style::markdown);
+    if (roofs.empty()) continue;
+    const auto ptext = params_text(g.params_json, ",", g.problem);
+    o += fmt::format("\n### Roofline: {}{}\n\n{}", stored_text(g.problem, table_style::markdown),
+                     ptext.empty() ? "" : " (" + stored_text(ptext, table_style::markdown) + ")", roofs);
+  }
   {
     std::set<std::string> seen;
     for (const auto& g : groups_of(v))

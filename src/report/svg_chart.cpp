@@ -219,8 +219,20 @@ std::string series_svg(const chart& c, const frame& f, const std::string& id) {
         o += fmt::format("<path class=\"band\" d=\"{}\" fill=\"{}\"/>\n", d, colour);
       }
     }
-    if (const auto d = path_of(s.curve, x, y); !d.empty())
+    if (const auto d = path_of(s.curve, x, y); !d.empty()) {
       o += fmt::format("<path class=\"curve{}\" d=\"{}\" stroke=\"{}\"/>\n", s.dashed ? " dashed" : "", d, colour);
+      // The label rides just above the curve's first segment, along it (a roof's bandwidth slope).
+      std::vector<std::pair<double, double>> px;
+      for (const auto& [cx, cy] : s.curve)
+        if (drawable(cx, cy)) px.emplace_back(x(cx), y(cy));
+      if (!s.curve_label.empty() && px.size() >= 2) {
+        const double angle = std::atan2(px[1].second - px[0].second, px[1].first - px[0].first) * 180 / std::acos(-1.0);
+        o += fmt::format(
+            "<text class=\"marker-label\" x=\"{0:.1f}\" y=\"{1:.1f}\" fill=\"{2}\" transform=\"rotate({3:.1f} {0:.1f} {1:.1f})\" "
+            "dy=\"-6\">{4}</text>\n",
+            px[0].first + 6, px[0].second, colour, angle, html_escape(s.curve_label));
+      }
+    }
     for (const auto& p : s.points) {
       if (!drawable(p.x, p.y)) continue;
       if (p.lo > 0 && p.hi > 0 && (p.lo < p.y || p.hi > p.y))

@@ -22,6 +22,7 @@ struct chart_series {
   std::vector<std::pair<double, double>> curve;             ///< a fitted line
   std::vector<std::pair<double, double>> band_lo, band_hi;  ///< its confidence band
   bool dashed = false;
+  std::string curve_label;  ///< text along the curve's first segment, above it (a roof's name); empty for none
 };
 
 struct chart_marker {

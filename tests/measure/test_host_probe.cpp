@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "measure/host_compute.hpp"
 #include "measure/host_probe.hpp"
 #include "measure/machine.hpp"
 
@@ -12,6 +13,16 @@ TEST(HostProbe, ReadBandwidthIsPlausible) {
   EXPECT_LT(one, 1e12);  // under 1 TB/s for one thread
   const double all = host_read_bandwidth(std::size_t{32} << 20, openmp_threads(), 3);
   EXPECT_GT(all, 1e8);
+}
+
+TEST(HostProbe, FmaThroughputIsPlausibleAndNamesItsKernel) {
+  for (const bool f64 : {false, true}) {
+    const auto one = host_fma_throughput(f64, 1);
+    EXPECT_GT(one.flops, 1e8);   // over 0.1 GFLOP/s
+    EXPECT_LT(one.flops, 1e13);  // under 10 TFLOP/s for one core
+    EXPECT_NE(one.how.find("1 thread"), std::string::npos) << one.how;
+    EXPECT_NE(one.how.find("chains"), std::string::npos) << one.how;
+  }
 }
 
 TEST(Machine, DescribesHostAndGpus) {

@@ -1,6 +1,7 @@
 // The device half of `ema probe`: the best streaming-read bandwidth over several launch
-// configurations, device-to-device copy bandwidth, kernel launch overhead and latency, and pinned
-// host<->device bandwidth. These are the ceilings that tables quote achieved bandwidth against,
+// configurations, device-to-device copy bandwidth, kernel launch overhead and latency, pinned
+// host<->device bandwidth, and the FMA pipes' single- and double-precision throughput (the
+// roofline's compute roof, issue 31 item 3). These are the ceilings that tables quote achieved bandwidth against,
 // so the read kernel is written to be as fast as a plain read can be: 16-byte loads, several in
 // flight per thread, a grid sized to the device.
 #include <algorithm>
@@ -44,6 +45,24 @@ __global__ void read_kernel(const uint4* __restrict__ p, std::size_t n, unsigned
 
 __global__ void empty_kernel() {}
 
+// Independent FMA chains per thread, each converging to 1 (x <- 0.999999 x + 1e-6): the compute
+// roof. `m` and `a` come as arguments so that the compiler cannot fold the chains; the sum is
+// written only when it is impossible, which it cannot know.
+template <class T, int Chains>
+__global__ void fma_kernel(int rounds, T m, T a, T* sink) {
+  T acc[Chains];
+#pragma unroll
+  for (int k = 0; k < Chains; ++k) acc[k] = T(1) + T(1e-3) * static_cast<T>((threadIdx.x + k) & 15);
+  for (int r = 0; r < rounds; ++r) {
+#pragma unroll
+    for (int k = 0; k < Chains; ++k) acc[k] = fma(acc[k], m, a);
+  }
+  T s = 0;
+#pragma unroll
+  for (int k = 0; k < Chains; ++k) s += acc[k];
+  if (s == T(-1)) *sink = s;
+}
+
 struct event_pair {
   cudaEvent_t a, b;
   event_pair() {
@@ -76,6 +95,40 @@ double time_read(const uint4* p, std::size_t n, unsigned* sink, int blocks, int 
     if (r) t.push_back(dt);
   }
   return median(t);
+}
+
+/// The best FMA throughput over a few grids, with the configuration that achieved it.
+template <class T>
+double time_fma(const cudaDeviceProp& prop, cudaStream_t s, std::string& config) {
+  T* sink = nullptr;
+  EMA_CUDA_CHECK(cudaMalloc(&sink, sizeof(T)));
+  event_pair ev;
+  constexpr int chains = 8, threads = 256;
+  double best = 0;
+  for (int per_sm : {4, 8}) {
+    const int blocks = prop.multiProcessorCount * per_sm;
+    // Rounds for at least 5 ms a launch, found by doubling from a short run.
+    int rounds = 256;
+    for (;;) {
+      const double t = ev.time(s, [&] { fma_kernel<T, chains><<<blocks, threads, 0, s>>>(rounds, T(0.999999), T(1e-6), sink); });
+      EMA_CUDA_CHECK_LAUNCH();
+      if (t > 0.005 || rounds >= (1 << 24)) break;
+      rounds *= 2;
+    }
+    std::vector<double> t;
+    for (int r = 0; r < 6; ++r) {
+      const double dt = ev.time(s, [&] { fma_kernel<T, chains><<<blocks, threads, 0, s>>>(rounds, T(0.999999), T(1e-6), sink); });
+      EMA_CUDA_CHECK_LAUNCH();
+      if (r) t.push_back(dt);
+    }
+    const double flops = 2.0 * chains * threads * static_cast<double>(blocks) * rounds / median(t);
+    if (flops > best) {
+      best = flops;
+      config = std::to_string(blocks) + " blocks x " + std::to_string(threads) + " threads, " + std::to_string(chains) + " FMA chains each";
+    }
+  }
+  EMA_CUDA_CHECK(cudaFree(sink));
+  return best;
 }
 
 }  // namespace
@@ -120,6 +173,9 @@ device_ceilings probe_device(int device, bool read_only) {
     }
   }
   c.read_bw = best;
+  std::string f32_config;
+  c.fma_f32 = time_fma<float>(prop, s, f32_config);
+  c.fma_f64 = time_fma<double>(prop, s, c.fma_config);
 
   if (!read_only) {
     event_pair ev;

@@ -62,6 +62,7 @@ EMA_PROBLEM(bfs, ema::bfs::kit::problem({
                               .scale = 1e6,
                               .meaning = "input edges of the parts the searches reached, summed over the roots (Graph500's traversed edges)",
                               .work_field = "edges"},
+                     .op_unit = "edges",
                      .max_size = (std::uint64_t{1} << 32) - 1,  // 32-bit vertex ids
                      .validate = &ema::bfs::validate,
                      .size_near = &ema::graph_problem::size_near,

@@ -103,6 +103,9 @@ work_model work(std::uint64_t n, const param_set& p) {
   return {element * d * (d + 1), 2.0 / 3.0 * d * d * d + 2 * d * d};
 }
 
+// The work model's operations are the flops themselves, in the element type's precision.
+flop_model flops(const param_set& p) { return {1, settings::of(p).f64}; }
+
 // A Matrix Market file's order against the point's n.
 void require_order(const std::string& path, std::size_t rows, std::size_t cols, std::uint64_t n) {
   if (rows != cols) throw usage_error(fmt::format("{}: A must be square to solve Ax = b, not {} x {}", path, rows, cols));
@@ -196,6 +199,8 @@ EMA_PROBLEM(gauss, ema::gauss::kit::problem({
                        .default_sizes = "2^6..2^11,90..1440*2",  // 11 sizes, half an octave apart: enough for a verdict
                        .work = &ema::gauss::work,
                        .rate = {.name = "GFLOP/s", .of_bytes = false, .scale = 1e9, .meaning = "the elimination's and substitution's flops"},
+                       .op_unit = "flops",
+                       .flops = &ema::gauss::flops,
                        .max_size = std::uint64_t{1} << 20,  // n (n + 1) elements and int indices on the device stay far from overflow
                        .validate = &ema::gauss::validate,
                        .size_from_input = &ema::gauss::size_from_input,

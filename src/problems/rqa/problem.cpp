@@ -76,6 +76,10 @@ work_model work(std::uint64_t n, const param_set& p) {
   return {8.0 * static_cast<double>(n), vectors * vectors};
 }
 
+// A cell of the exact method is a distance over m coordinates in double precision: per
+// coordinate a difference, its absolute value or square, and a max or a sum, about 3m flops.
+flop_model flops(const param_set& p) { return {3.0 * static_cast<double>(p.integer("m")), true}; }
+
 double distance(const input& in, std::size_t i, std::size_t j) {
   double d = 0;
   for (std::size_t k = 0; k < in.s.m; ++k) {
@@ -216,6 +220,8 @@ EMA_PROBLEM(rqa, ema::rqa::kit::problem({
                      .reference_variant = "exact-seq",
                      .work = &ema::rqa::work,
                      .rate = {.name = "Gcells/s", .of_bytes = false, .scale = 1e9, .meaning = "cells of the recurrence plot (N², N vectors)"},
+                     .op_unit = "cells",
+                     .flops = &ema::rqa::flops,
                      .max_size = (std::uint64_t{1} << 32) - 1,  // N^2 cells are counted in 64 bits
                      .validate = &ema::rqa::validate,
                      .size_from_input = &ema::rqa::size_from_input,

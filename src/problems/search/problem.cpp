@@ -125,6 +125,7 @@ EMA_PROBLEM(search, ema::search::kit::problem({
                         .params = ema::search::params,
                         .default_sizes = "2^10..2^26",
                         .work = &ema::search::work,
+                        .op_unit = "elements",
                         .validate = &ema::search::validate,
                         .test_sizes = ema::search::test_sizes,
                         .test_params = ema::search::test_params,

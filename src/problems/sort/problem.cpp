@@ -183,6 +183,7 @@ EMA_PROBLEM(sort, ema::sort::kit::problem({
                       .reference_variant = "std-sort",
                       .work = &ema::sort::work,
                       .rate = {.name = "Mkeys/s", .of_bytes = false, .scale = 1e6, .meaning = "keys sorted"},
+                      .op_unit = "keys",
                       .max_size = std::uint64_t{1} << 36,
                       .validate = &ema::sort::validate,
                       .size_from_input = &ema::sort::size_from_input,

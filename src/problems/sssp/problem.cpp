@@ -101,6 +101,7 @@ EMA_PROBLEM(sssp,
                          .scale = 1e6,
                          .meaning = "input edges of the parts the searches reached, summed over the roots (as bfs's TEPS)",
                          .work_field = "edges"},
+                .op_unit = "edges",
                 .max_size = (std::uint64_t{1} << 32) - 1,  // 32-bit vertex ids
                 .validate = &ema::sssp::validate,
                 .size_near = &ema::graph_problem::size_near,

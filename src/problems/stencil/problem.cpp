@@ -96,6 +96,10 @@ work_model work(std::uint64_t n, const param_set& p) {
   return {2 * element * cells, cells};
 }
 
+// A cell update is a multiply and four fused multiply-adds (host_step.cpp, device.cuh): 9 flops
+// in the element type's precision.
+flop_model flops(const param_set& p) { return {9, p.text("type") == "f64"}; }
+
 void require_side(const std::string& path, std::size_t rows, std::size_t cols, std::uint64_t n) {
   if (rows != cols) throw usage_error(fmt::format("{}: the grid must be square, not {} x {}", path, rows, cols));
   if (rows != n) throw usage_error(fmt::format("{}: the grid's side is {}, but the point asks n = {} (run with --sizes {})", path, rows, n, rows));
@@ -262,6 +266,8 @@ EMA_PROBLEM(stencil, ema::stencil::kit::problem({
                          .default_sizes = "2^8..2^13,362..5792*2",  // 11 sizes, half an octave apart: enough for a verdict
                          .work = &ema::stencil::work,
                          .rate = {.name = "Gcells/s", .of_bytes = false, .scale = 1e9, .meaning = "cell updates (n² T)"},
+                         .op_unit = "cell updates",
+                         .flops = &ema::stencil::flops,
                          .max_size = std::uint64_t{1} << 20,  // n^2 cells counted in 64 bits with room; rows indexed in 32 bits on the GPU
                          .validate = &ema::stencil::validate,
                          .size_from_input = &ema::stencil::size_from_input,
