@@ -199,8 +199,12 @@ struct variant_desc {
   const char* algorithm = nullptr;
   ema::backend backend = ema::backend::seq;
   variant_role role = variant_role::unset;
-  const char* description = nullptr;                  ///< one line
-  const char* provenance = nullptr;                   ///< e.g. "Algorithm 2 of Nobre et al., 001_9fea77a744af8951.txt", "thrust::find"
+  const char* description = nullptr;  ///< one line
+  const char* provenance = nullptr;   ///< e.g. "Algorithm 2 of Nobre et al., 001_9fea77a744af8951.txt", "thrust::find"
+  /// What its speedup against the same algorithm's `seq` holds besides its threads or its GPU, where
+  /// the two run the algorithm differently ("vectorised; seq is scalar"): the reports say it beside
+  /// the ratio, which is then not parallel speedup alone (issue 31, item 4). nullptr: nothing else.
+  const char* speedup_caveat = nullptr;
   outcome (*run)(workload&, run_context&) = nullptr;  ///< filled by problem_kit::variant
   /// The same run without the check, its output kept in the workload for check_last: the energy
   /// window's runs (runner/worker.cpp), so the meter sees the variant and not the verifier.

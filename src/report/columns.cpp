@@ -115,15 +115,20 @@ void rate_values(const row_context& r, value_row& out) {
                          gpu_ceiling && r.ceilings ? bytes_per_s / ceiling_value(*r.ceilings, r.record().backend, gpu_ceiling) : std::nan("")));
 }
 
-void speedup_values(const row_context& r, value_row& out) {
+void speedup_values(const row_context& r, table_notes& notes, value_row& out) {
   const double total = r.total;
   auto speedup = [&](backend ref) {
     if (!r.totals || !r.identities) return std::nan("");
     const auto& at_n = *r.totals;
     const auto& rec = r.record();
-    auto it = at_n.find(speedup_baseline_among(*r.identities, rec.problem, rec.variant, ref,
-                                               [&](std::string_view name) { return at_n.count(std::string(name)) > 0; }));
-    return std::isfinite(total) && it != at_n.end() && std::isfinite(it->second) ? it->second / total : std::nan("");
+    const auto base = speedup_baseline_among(*r.identities, rec.problem, rec.variant, ref,
+                                             [&](std::string_view name) { return at_n.count(std::string(name)) > 0; });
+    auto it = at_n.find(base);
+    const double x = std::isfinite(total) && it != at_n.end() && std::isfinite(it->second) ? it->second / total : std::nan("");
+    if (std::isfinite(x) && base != rec.variant)
+      if (auto caveat = speedup_caveat(*r.identities, rec.problem, rec.variant, base); !caveat.empty())
+        notes.caveats[fmt::format("vs {} of {}", to_string(ref), stored_text(r.label, r.style))] = std::move(caveat);
+    return x;
   };
   out.push_back(value_of("vs seq", hint::speedup, speedup(backend::seq)));
   out.push_back(value_of("vs omp", hint::speedup, speedup(backend::omp)));

@@ -23,6 +23,8 @@ struct table_notes {
   std::vector<std::string> footnotes;  ///< "[k] variant n=...: reason"
   std::vector<std::string> noisy_rows;
   std::map<std::string, std::set<std::string>> unavailable;  ///< metric -> reasons
+  /// "vs seq of omp" -> what that speedup holds besides threads (report/view.hpp speedup_caveat).
+  std::map<std::string, std::string> caveats;
 };
 
 /// One row: its points and what the families need to know of the table they are in.
@@ -71,7 +73,8 @@ void rate_values(const row_context& r, value_row& out);
 const summary_desc* declared_bandwidth(const problem_desc* desc);
 /// The speedup in total time against the same algorithm's seq and omp variants (else the reference
 /// algorithm's).
-void speedup_values(const row_context& r, value_row& out);
+/// Where a speedup holds more than threads or a GPU (variant_desc::speedup_caveat), notes.caveats says what.
+void speedup_values(const row_context& r, table_notes& notes, value_row& out);
 /// Energy per run, the meter's mean power over its window, and the energy-delay product; or why the
 /// meter could not read (notes.unavailable).
 void energy_values(const row_context& r, table_notes& notes, value_row& out);

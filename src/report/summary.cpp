@@ -36,6 +36,7 @@ struct against_baseline {
   std::uint64_t n = 0;
   double speedup = 0, lo = 0, hi = 0;
   bool same_algorithm = true;  ///< false: the ratio is of two algorithms, not parallel speedup
+  std::string caveat;          ///< what else the ratio holds (variant_desc::speedup_caveat), same algorithm only
   bool spans() const { return lo <= 1 && hi >= 1; }
 };
 
@@ -97,7 +98,8 @@ group_facts facts_of(const experiment_view& v, const std::string& problem, const
         return std::string();
       };
       const bool same = algorithm(variant).empty() || algorithm(variant) == algorithm(base);
-      out.speedups.push_back({variant, base, it->first, median(other->second) / median(it->second), lo, hi, same});
+      out.speedups.push_back(
+          {variant, base, it->first, median(other->second) / median(it->second), lo, hi, same, speedup_caveat(ids, problem, variant, base)});
       break;
     }
   }
@@ -117,9 +119,10 @@ std::string render_summary(const experiment_view& v, const std::string& problem,
   for (const auto& r : facts.fastest) runs.push_back(fmt::format("{} for {}", stored_text(r.variant, style), size_range(r.from, r.to)));
   out += fmt::format("{}fastest (median total time): {}\n", bullet, fmt::join(runs, "; "));
   for (const auto& s : facts.speedups)
-    out += fmt::format("{}{} against {} at n = {}: {} (95% interval {} – {}){}\n", bullet, stored_text(s.variant, style), stored_text(s.base, style),
-                       format_size(static_cast<double>(s.n)), format_ratio(s.speedup), format_ratio(s.lo), format_ratio(s.hi),
-                       s.spans() ? ": the interval spans 1×, no difference shown" : "");
+    out += fmt::format("{}{} against {} at n = {}: {} (95% interval {} – {}){}{}\n", bullet, stored_text(s.variant, style),
+                       stored_text(s.base, style), format_size(static_cast<double>(s.n)), format_ratio(s.speedup), format_ratio(s.lo),
+                       format_ratio(s.hi), s.spans() ? ": the interval spans 1×, no difference shown" : "",
+                       s.caveat.empty() ? "" : "; not parallel speedup alone: " + stored_text(s.caveat, style));
 
   // The fitted classes with their verdicts.
   std::vector<variant_fit> fits;
@@ -167,7 +170,10 @@ std::string render_overview(const experiment_view& v, const std::vector<variant_
       for (const auto& s : facts.speedups)
         if (s.variant == variant) {
           speedup = format_ratio(s.speedup) + (s.spans() ? " (no difference shown)" : "");
-          against = fmt::format("{} at n = {}{}", s.base, format_size(static_cast<double>(s.n)), s.same_algorithm ? "" : " (another algorithm)");
+          against = fmt::format("{} at n = {}{}", s.base, format_size(static_cast<double>(s.n)),
+                                !s.same_algorithm   ? " (another algorithm)"
+                                : !s.caveat.empty() ? fmt::format(" ({})", s.caveat)
+                                                    : "");
         }
       t.rows.push_back({first ? label : "", variant, wins.empty() ? "—" : fmt::format("{}", fmt::join(wins, ", ")), cls, exponent, verdict,
                         speedup.empty() ? "—" : speedup, against});

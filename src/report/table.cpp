@@ -166,7 +166,7 @@ std::vector<value_row> table_of(const experiment_view& v, const std::string& pro
     } else {
       kernel_value(r, row);
       rate_values(r, row);
-      speedup_values(r, row);
+      speedup_values(r, notes, row);
       energy_values(r, notes, row);
       summary_values(r, row);
     }
@@ -227,6 +227,8 @@ std::string table_legend(const problem_desc* desc, const table_shape& shape, con
         bullet, fmt::join(noisy_rows, ", "));
   for (const auto& [metric, reasons] : notes.unavailable)
     for (const auto& why : reasons) out += fmt::format("{}{}: unavailable ({})\n", bullet, stored_text(metric, style), stored_text(why, style));
+  for (const auto& [which, caveat] : notes.caveats)
+    out += fmt::format("{}{}: not parallel speedup alone: {}\n", bullet, which, stored_text(caveat, style));
   for (const auto& f : notes.footnotes) out += fmt::format("{}{}\n", bullet, f);
   return out;
 }

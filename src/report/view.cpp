@@ -206,4 +206,15 @@ std::string speedup_baseline_among(const std::vector<variant_identity>& ids, std
   return speedup_baseline(variant, against, kept, reference_algorithm(problem));
 }
 
+std::string speedup_caveat(const std::vector<variant_identity>& ids, std::string_view problem, std::string_view variant, std::string_view base) {
+  const variant_identity *mine = nullptr, *theirs = nullptr;
+  for (const auto& id : ids) {
+    if (id.name == variant) mine = &id;
+    if (id.name == base) theirs = &id;
+  }
+  if (!mine || !theirs || mine->algorithm.empty() || mine->algorithm != theirs->algorithm) return {};
+  const auto* desc = lookup_variant(problem, variant);
+  return desc && desc->speedup_caveat ? desc->speedup_caveat : std::string();
+}
+
 }  // namespace ema

@@ -86,6 +86,11 @@ std::vector<variant_identity> variant_identities(const experiment_view& v, std::
 std::string speedup_baseline_among(const std::vector<variant_identity>& ids, std::string_view problem, std::string_view variant, backend against,
                                    const std::function<bool(std::string_view)>& present);
 
+/// What a speedup of `variant` against `base` holds besides threads or a GPU, where both are one
+/// algorithm that `variant` runs differently (variant_desc::speedup_caveat: "vectorised; seq is
+/// scalar"); "" when nothing, or when the two are different algorithms (which the reports say apart).
+std::string speedup_caveat(const std::vector<variant_identity>& ids, std::string_view problem, std::string_view variant, std::string_view base);
+
 /// A point's stored parameters (canonical JSON) as "k=v" pairs joined by `separator`; given the
 /// problem's name, only those that differ from the problem's defaults (headings: rqa has 16).
 std::string params_text(const std::string& params_json, const char* separator = ",", std::string_view problem = {});

@@ -109,9 +109,29 @@ TEST(Columns, SpeedupIsAgainstTheBaselinesTotal) {
   r.totals = &totals;
   r.identities = &ids;
   value_row row;
-  speedup_values(r, row);
+  table_notes notes;
+  speedup_values(r, notes, row);
   EXPECT_EQ(format_value_by_hint(column(row, "vs seq")), "4.00x");  // the reference algorithm's seq: std-sort
   EXPECT_EQ(format_value_by_hint(column(row, "vs omp")), "1.00x");
+  EXPECT_TRUE(notes.caveats.empty());  // two algorithms: the legend's "else the reference algorithm's" says so
+}
+
+TEST(Columns, ASpeedupThatIsNotThreadsAloneSaysWhatElseItHolds) {
+  // search's omp scans in vectorised blocks, its seq (the source's loop) one element at a time.
+  auto p = point("omp", 1 << 20, {1e-3, 1e-3, 1e-3}, "omp");
+  p.record.problem = "search";
+  auto r = context_of({&p});
+  const std::map<std::string, double> totals{{"seq", 4e-3}, {"omp", 1e-3}};
+  const std::vector<variant_identity> ids{{"seq", "search", backend::seq, variant_role::source}, {"omp", "search", backend::omp, variant_role::ours}};
+  r.totals = &totals;
+  r.identities = &ids;
+  value_row row;
+  table_notes notes;
+  speedup_values(r, notes, row);
+  EXPECT_EQ(format_value_by_hint(column(row, "vs seq")), "4.00x");
+  ASSERT_EQ(notes.caveats.size(), 1u);  // not against itself (vs omp)
+  EXPECT_EQ(notes.caveats["vs seq of omp"], "vectorised; seq is scalar");
+  EXPECT_EQ(speedup_caveat(ids, "search", "seq", "seq"), "");
 }
 
 TEST(Columns, EnergyUnavailableSaysWhyOnce) {

@@ -62,4 +62,5 @@ EMA_VARIANT(search_omp, ema::search::kit::variant<&ema::search::scan>({
                             .role = ema::variant_role::ours,
                             .description = "OpenMP scan of contiguous shares, vectorised blocks, early exit keeping the lowest index",
                             .provenance = "ours (parallel form of Algorithm 1 of 001_9fea77a744af8951.txt)",
+                            .speedup_caveat = "vectorised; seq is scalar",
                         }));
