@@ -19,7 +19,7 @@ namespace {
 
 struct show_options {
   std::optional<std::int64_t> experiment;
-  std::optional<std::string> json, csv, samples, md, tables_json, tables_csv, best;
+  std::optional<std::string> json, csv, samples, extrap, md, tables_json, tables_csv, best;
   bool list = false, stats = false, no_fit = false;
 };
 
@@ -54,6 +54,8 @@ action add_show(CLI::App& app, common_options& common) {
   app.add_option("--samples", o->samples,
                  "write every sample as CSV, one row each with the parameters as columns (for pandas: docs/cli/show.md), to FILE, - for "
                  "stdout");
+  app.add_option("--extrap", o->extrap,
+                 "write every sample as Extra-P's JSON Lines input (to check ema's fits with Extra-P: docs/cli/show.md) to FILE, - for stdout");
   app.add_option("--md", o->md, "write Markdown to FILE, - for stdout");
   app.add_option("--tables-json", o->tables_json,
                  "write the result tables as JSON (ema.tables/1: each value a number with its hint) to FILE, - for stdout");
@@ -68,6 +70,7 @@ action add_show(CLI::App& app, common_options& common) {
     check_outputs(common.db, given_outputs({{"--json", &o->json},
                                             {"--csv", &o->csv},
                                             {"--samples", &o->samples},
+                                            {"--extrap", &o->extrap},
                                             {"--md", &o->md},
                                             {"--tables-json", &o->tables_json},
                                             {"--tables-csv", &o->tables_csv}}));
@@ -86,7 +89,7 @@ action add_show(CLI::App& app, common_options& common) {
     // --best is checked before anything is printed: an unknown key is a usage error, not tables then one.
     const auto best = o->best ? std::optional(render_best(view, *o->best, o->md ? table_style::markdown : table_style::text)) : std::nullopt;
     if (best && !o->md) print_text(*best);  // the answer asked for first, the tables it comes from after
-    if (!o->json && !o->csv && !o->samples && !o->md && !o->tables_json && !o->tables_csv) {
+    if (!o->json && !o->csv && !o->samples && !o->extrap && !o->md && !o->tables_json && !o->tables_csv) {
       print_text(render_tables(view, table_style::text));
       if (!o->no_fit) print_text(fit_summary(view, table_style::text, common.db_to_print()));
     }
@@ -94,6 +97,7 @@ action add_show(CLI::App& app, common_options& common) {
     if (o->json) write_text(*o->json, json_text(to_run_json(view), 2) + "\n");
     if (o->csv) write_text(*o->csv, to_csv(view));
     if (o->samples) write_text(*o->samples, to_samples_csv(view));
+    if (o->extrap) write_text(*o->extrap, to_extrap_jsonl(view));
     if (o->tables_json) write_text(*o->tables_json, json_text(tables_json(view), 2) + "\n");
     if (o->tables_csv) write_text(*o->tables_csv, tables_csv(view));
     if (o->md)

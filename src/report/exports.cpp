@@ -1,5 +1,6 @@
 #include "report/exports.hpp"
 
+#include <cmath>
 #include <fmt/format.h>
 #include <set>
 
@@ -127,6 +128,21 @@ std::string to_samples_csv(const experiment_view& v) {
   };
   for (const auto& p : v.points) rows(p, "");
   for (const auto& s : v.set_aside) rows(s.point, s.why);
+  return out;
+}
+
+std::string to_extrap_jsonl(const experiment_view& v) {
+  std::string out;
+  for (const auto& p : v.points) {
+    const auto& r = p.record;
+    if (r.status != point_status::ok) continue;
+    const auto ptext = params_text(r.params_json, ",", r.problem);
+    const auto callpath = fmt::format("{}{}->{}", r.problem, ptext.empty() ? "" : " (" + ptext + ")", r.variant);
+    for (const auto& [name, m] : p.metrics)
+      for (const double x : m.values)
+        if (std::isfinite(x))
+          out += json_text(nlohmann::json{{"params", {{"n", r.n}}}, {"callpath", callpath}, {"metric", name}, {"value", x}}) + "\n";
+  }
   return out;
 }
 

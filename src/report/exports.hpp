@@ -27,6 +27,13 @@ std::string to_csv(const experiment_view& v);
 /// measurement exists; report/view.hpp). `disturbed` is 1 where the machine was busy.
 std::string to_samples_csv(const experiment_view& v);
 
+/// Every sample as Extra-P's JSON Lines input (issue 31, item 6; the format its reader
+/// extrap/fileio/file_reader/jsonlines_file_reader.py takes), so a user can check ema's fits with
+/// Extra-P: a line per sample, {"params": {"n": N}, "callpath": "PROBLEM[ (PARAMS)]->VARIANT",
+/// "metric": NAME, "value": X}. The points tables and fits use, those that ran ok; the input
+/// instances of one size are repetitions of one coordinate.
+std::string to_extrap_jsonl(const experiment_view& v);
+
 /// Writes `text` to `path`, or to stdout when path is "-". Throws std::runtime_error naming the path.
 void write_text(const std::string& path, const std::string& text);
 

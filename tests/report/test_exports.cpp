@@ -89,6 +89,27 @@ TEST(Exports, SamplesHaveARowEachAndTheParametersAsColumns) {
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 3 + 1 + 3);
 }
 
+TEST(Exports, ExtraPGetsALinePerSampleOfThePointsThatRan) {
+  auto v = sample_view();
+  v.set_aside.push_back({v.points[0], "measured again"});  // left out, as the fits leave it
+  auto other = v.points[0];
+  other.record.params_json = R"({"copies":"3","hit":"none"})";  // not the defaults: named in the call path
+  other.metrics["total"] = {"s", summarize(std::vector<double>{5e-3}), {5e-3}};
+  v.points.push_back(other);
+  const auto text = to_extrap_jsonl(v);
+  std::vector<nlohmann::json> lines;
+  std::size_t at = 0;
+  for (std::size_t end; (end = text.find('\n', at)) != std::string::npos; at = end + 1)
+    lines.push_back(nlohmann::json::parse(text.substr(at, end - at)));
+  EXPECT_EQ(at, text.size());        // every line ends with a newline
+  ASSERT_EQ(lines.size(), 3u + 1u);  // the crashed point has none
+  // What Extra-P's JSON Lines reader takes: params (the same keys on every line), callpath, metric, value.
+  EXPECT_EQ(lines[0], (nlohmann::json{{"params", {{"n", 1 << 20}}}, {"callpath", "search->seq"}, {"metric", "total"}, {"value", 1e-3}}));
+  EXPECT_EQ(lines[2]["value"], 3e-3);
+  EXPECT_EQ(lines[3]["callpath"], "search (copies=3)->seq");
+  for (const auto& l : lines) EXPECT_EQ(l.size(), 4u);
+}
+
 TEST(Exports, TablesShowStatusReasonsAndUnavailableEnergy) {
   auto text = render_tables(sample_view(), table_style::text);
   EXPECT_NE(text.find("crashed [1]"), std::string::npos) << text;
