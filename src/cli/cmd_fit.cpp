@@ -18,6 +18,9 @@
 #include "core/text.hpp"
 #include "measure/stats.hpp"
 #include "report/fits.hpp"
+#include "report/view.hpp"
+#include "runner/calibrate.hpp"
+#include "runner/sweep.hpp"
 #include "store/database.hpp"
 
 namespace ema::cli {
@@ -204,13 +207,32 @@ std::optional<double> size_to_add(const variant_fit& f, added_size how) {
   return n;
 }
 
+// The memory a variant's stored points used, per size (ascending): what predicts a larger point's
+// (runner/calibrate.hpp predict_bytes). Input instances of one size: the largest.
+std::vector<observation> memory_observed(const experiment_view& v, const variant_fit& f) {
+  std::map<std::uint64_t, observation> by_n;
+  for (const auto& p : v.points) {
+    const auto& r = p.record;
+    if (r.problem != f.problem || r.variant != f.variant || r.params_json != f.params_json || r.status != point_status::ok) continue;
+    auto& o = by_n[r.n];
+    o.n = static_cast<double>(r.n);
+    if (const double host = p.median("host_peak_rss"); std::isfinite(host)) o.host_bytes = std::max(o.host_bytes, host);
+    if (auto it = p.metrics.find("device_peak"); it != p.metrics.end() && !it->second.values.empty())
+      o.device_bytes = std::max(o.device_bytes, *std::max_element(it->second.values.begin(), it->second.values.end()));
+  }
+  std::vector<observation> obs;
+  for (const auto& [n, o] : by_n) obs.push_back(o);
+  return obs;
+}
+
 // Adds, for each variant whose verdict is not firm, the size `how` chooses to the experiment and
-// runs it; false when there was none to run.
+// runs it, where the memory its smaller points used predicts it fits; false when there was none to run.
 bool run_added_sizes(const common_options& common, std::int64_t experiment_id, const std::vector<variant_fit>& fits, added_size how) {
   auto db = database::open_write(common.db);
   auto [record, p, claim] = reopen_experiment(db, experiment_id);
   const auto before = p.points.size();
   const char* what = how == added_size::settle ? "the size that would settle it" : "the tie breaker";
+  const auto stored = load_experiment(db, experiment_id);
   for (const auto& f : fits) {
     if (!f.analysis) continue;
     const auto n = size_to_add(f, how);
@@ -223,6 +245,13 @@ bool run_added_sizes(const common_options& common, std::int64_t experiment_id, c
     auto size = static_cast<std::uint64_t>(std::llround(*n));
     if (const auto* problem = p.external ? nullptr : lookup_problem(f.problem); problem && problem->size_near)
       size = problem->size_near(params, size);  // the nearest size its inputs can have (kron graphs: a power of two)
+    std::string backend;
+    for (const auto& pt : stored.points)
+      if (pt.record.problem == f.problem && pt.record.variant == f.variant) backend = pt.record.backend;
+    if (const auto refusal = memory_refusal(memory_observed(stored, f), static_cast<double>(size), backend); !refusal.empty()) {
+      fmt::print(stderr, "ema: {} {}: {}, n = {}, {}: not run\n", f.problem, f.variant, what, size, refusal);
+      continue;
+    }
     fmt::print(stderr, "ema: {} {}: running {}, n = {}\n", f.problem, f.variant, what, size);
     p.add(f.problem, f.variant, size, params, how == added_size::settle ? "settle" : "tie-breaker");
   }

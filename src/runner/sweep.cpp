@@ -127,8 +127,10 @@ observation observe(const point_record& r) {
   return o;
 }
 
+}  // namespace
+
 // Device memory free now on the devices a back end uses, read through NVML (no CUDA context).
-double device_free_bytes(const std::string& backend) {
+static double device_free_bytes(const std::string& backend) {
   const auto& devices = gpu::query().devices;
   const int used = devices_used(backend, static_cast<int>(devices.size()));
   double free = 0;
@@ -137,6 +139,22 @@ double device_free_bytes(const std::string& backend) {
       if (auto f = nvml::free_memory_bytes(*h)) free += *f;
   return free;
 }
+
+std::string memory_refusal(const std::vector<observation>& obs, double n, const std::string& backend) {
+  if (obs.empty()) return {};
+  const double host = predict_bytes(obs, n, &observation::host_bytes);
+  const double host_free = static_cast<double>(available_memory_bytes());
+  if (host_free > 0 && host > 0.8 * host_free)
+    return fmt::format("would need about {} of host memory; {} is free", format_bytes(host), format_bytes(host_free));
+  const double device = predict_bytes(obs, n, &observation::device_bytes);
+  if (device <= 0) return {};
+  const double device_free = device_free_bytes(backend);
+  if (device_free > 0 && device > 0.8 * device_free)
+    return fmt::format("would need about {} of device memory; {} is free", format_bytes(device), format_bytes(device_free));
+  return {};
+}
+
+namespace {
 
 /// Where this process runs its points, recorded in each point's notes: the host, the GPUs it was
 /// given (CUDA_VISIBLE_DEVICES, as Slurm's --gpus-per-task sets it), and inside a Slurm job its id and array task (ema merge keeps them, so a merged experiment tells its points'
@@ -532,18 +550,11 @@ class sweeper {
     }
     if (obs.empty() || round == max_rounds) return std::nullopt;
     const double cost = predict_wall(obs, static_cast<double>(n), policy()) * p_.instances;
-    const double host = predict_bytes(obs, static_cast<double>(n), &observation::host_bytes);
-    const double device = predict_bytes(obs, static_cast<double>(n), &observation::device_bytes);
-    const double host_free = static_cast<double>(available_memory_bytes()), device_free = device_free_bytes(backend_of(t));
     if (cost / p_.instances > p_.timeout)
       t.settled += fmt::format("; n = {} would settle it but would take about {}, over the per-point timeout", format_size(static_cast<double>(n)),
                                format_time(cost));
-    else if (host_free > 0 && host > 0.8 * host_free)
-      t.settled +=
-          fmt::format("; n = {} would settle it but would need about {} of host memory", format_size(static_cast<double>(n)), format_bytes(host));
-    else if (device_free > 0 && device > 0.8 * device_free)
-      t.settled +=
-          fmt::format("; n = {} would settle it but would need about {} of device memory", format_size(static_cast<double>(n)), format_bytes(device));
+    else if (const auto refusal = memory_refusal(obs, static_cast<double>(n), backend_of(t)); !refusal.empty())
+      t.settled += fmt::format("; n = {} would settle it but {}", format_size(static_cast<double>(n)), refusal);
     else
       return settle_want{i, n, cost};
     return std::nullopt;

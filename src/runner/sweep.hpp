@@ -14,6 +14,7 @@
 
 #include "measure/host_load.hpp"
 #include "runner/isolate.hpp"
+#include "runner/calibrate.hpp"
 #include "runner/plan.hpp"
 #include "store/database.hpp"
 
@@ -50,5 +51,10 @@ void interpret_child(const child_outcome& child, double timeout, point_record& r
 /// Adds to a point's notes what the machine did while it ran (measure/host_load.hpp): `host_load`,
 /// and `disturbed` with the reason where other processes or the hypervisor took the CPUs it needed.
 void note_host_load(point_record& record, const std::optional<host_load>& load);
+
+/// Why a point of a variant on `backend` at size n would not fit the memory free now, predicted from
+/// the points measured (`obs`, ascending n; calibrate.hpp predict_bytes): over 80% of the host's
+/// available memory or of its devices' free memory; "" when it would fit or nothing was measured.
+std::string memory_refusal(const std::vector<observation>& obs, double n, const std::string& backend);
 
 }  // namespace ema

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "support/db.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -189,6 +190,24 @@ TEST(CliFit, SettleRunsTheSizeTheVerdictNamesAsThePrintedCommandSays) {
   EXPECT_EQ(sizes.back().get<double>(), std::round(next));
   EXPECT_EQ(ema({"fit", "--db", db, "--settle", "--run-tie-breaker"}).exit_code, 2);
   EXPECT_EQ(ema({"fit", "--csv", db, "--settle"}).exit_code, 2);
+}
+
+// `ema fit --settle` does not run a size its smaller points' memory predicts would not fit (issue
+// 31, item 5): here every stored point claims a petabyte per element, so the next size would need
+// far more than any machine has; nothing is run and the reason is named.
+TEST(CliFit, SettleSkipsASizeThatWouldNotFitTheMemory) {
+  test::temp_dir dir;
+  const auto db = dir.file("m.db");
+  auto r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10..2^13", "--reps", "5", "--no-energy", "--db", db, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  test::exec_sql(db, "UPDATE samples SET value = (SELECT n FROM points WHERE points.id = samples.point_id) * 1e15 WHERE metric = 'host_peak_rss'");
+  r = ema({"fit", "--db", db, "--settle", "--json"});
+  EXPECT_NE(r.err.find("would need about"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("of host memory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not run"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no variant has a size that would settle it to run"), std::string::npos) << r.err;
+  const auto after = nlohmann::json::parse(ema({"fit", "--db", db, "--json"}).out);
+  EXPECT_EQ(after["fits"][0]["sizes"].size(), 4u);  // nothing added
 }
 
 TEST(CliRun, BudgetCalibratesAtLeastTwelveSizes) {

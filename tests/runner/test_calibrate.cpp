@@ -70,10 +70,22 @@ TEST(Calibrate, InsideTheRangeWallsAreInterpolated) {
   EXPECT_LT(mid, obs[1].wall);
 }
 
-TEST(Calibrate, MemoryGrowsAtLeastLinearly) {
-  std::vector<observation> obs = {point(1000, 0.01), point(2000, 0.01)};  // 1 MB baseline: slope under 1
-  EXPECT_NEAR(predict_bytes(obs, 4000, &observation::host_bytes), 2 * obs[1].host_bytes, 1);
+TEST(Calibrate, MemoryGrowsAboveItsBaseline) {
+  std::vector<observation> obs = {point(1000, 0.01), point(2000, 0.01)};  // 1 MB baseline + 4 bytes per element
+  EXPECT_NEAR(predict_bytes(obs, 4000, &observation::host_bytes), 1e6 + 4 * 4000, 1);
+  // A jump of 4096 times (`ema fit --settle`): the baseline is not multiplied with it.
+  EXPECT_NEAR(predict_bytes(obs, 2000 * 4096.0, &observation::host_bytes), 1e6 + 4 * 2000 * 4096.0, 1);
   EXPECT_EQ(predict_bytes(obs, 4000, &observation::device_bytes), 0);
+  // Growth steeper than linear (an n x n matrix) is extrapolated at its power.
+  for (auto& o : obs) o.host_bytes = 1e6 + 8 * o.n * o.n;
+  const double at = predict_bytes(obs, 8000, &observation::host_bytes);
+  EXPECT_GT(at, 1e6 + 8 * 8000.0 * 8000 * 0.5);
+  EXPECT_LT(at, 1e6 + 8 * 8000.0 * 8000 * 1.5);
+  // Flat: the peak measured stands.
+  for (auto& o : obs) o.host_bytes = 5e6;
+  EXPECT_EQ(predict_bytes(obs, 1e9, &observation::host_bytes), 5e6);
+  // One size: proportional to n.
+  EXPECT_NEAR(predict_bytes({point(1000, 0.01)}, 4000, &observation::host_bytes), 4 * (1e6 + 4000), 1);
 }
 
 TEST(Calibrate, FillSpreadsSizesEvenlyInLogN) {
