@@ -38,6 +38,7 @@ struct run_options {
   std::optional<std::string> variants;
   std::optional<std::string> sizes;
   std::vector<std::string> params;
+  std::optional<std::string> threads;  ///< --threads LIST: `--param launch.omp_threads=LIST`
   measurement_options measure;
   output_options out;
   cache_options cache;
@@ -125,7 +126,7 @@ int resume(const run_options& o, const common_options& common) {
 // neighbours (analysis/class_set.hpp off_neighbours). The new measurements replace the old in tables
 // and fits (report/view.hpp); the old stay in the database.
 int rerun_noisy(const run_options& o, const common_options& common) {
-  if (!o.problems.empty() || o.all || o.sizes || o.variants || !o.params.empty() || o.shard)
+  if (!o.problems.empty() || o.all || o.sizes || o.variants || !o.params.empty() || o.threads || o.shard)
     throw usage_error(
         "--rerun-noisy measures again points of a stored experiment; give no problem, --variants, --sizes, --param or "
         "--shard with it");
@@ -184,6 +185,11 @@ plan plan_of(const run_options& o) {
   }
   r.sizes = o.sizes;
   r.params = o.params;
+  if (o.threads) {
+    for (const auto& a : o.params)
+      if (a.starts_with("launch.omp_threads=")) throw usage_error("give --threads or --param launch.omp_threads, not both");
+    r.params.push_back("launch.omp_threads=" + *o.threads);
+  }
   o.measure.fill(r);
   auto p = make_plan(r);  // validates everything before the database is touched
   o.measure.apply(p);
@@ -250,6 +256,9 @@ void register_run_options(CLI::App& app, run_options& o, common_options& common)
   app.add_option("--param,-p", o.params,
                  "problem parameter key=value (repeatable); a list makes an axis: k=1,2,8; k=1..4 is 1,2,3,4; k=1..16*2 doubles")
       ->allow_extra_args(false);
+  app.add_option("--threads", o.threads,
+                 "OpenMP threads of every OpenMP variant, a processor axis: 1..16 is 1, 2, ..., 16; 1..16*2 doubles (the same as --param "
+                 "launch.omp_threads=LIST; at most the CPUs this process may run on)");
   o.measure.add_to(app);
   app.add_option("--db", common.db, "results database")->capture_default_str();
   o.out.add_to(app);

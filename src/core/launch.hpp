@@ -35,6 +35,13 @@ struct launch_field {
 /// The prefix of a launch setting's note and parameter.
 inline constexpr std::string_view launch_prefix = "launch.";
 
+/// The launch setting every OpenMP variant has beside its own (issue 32, item 1): the threads it
+/// runs on, set by the worker before the variant runs (omp_set_num_threads), so that `--param
+/// launch.omp_threads=1..16` (or `ema run --threads 1..16`) is a processor axis; named apart from a
+/// CUDA variant's `launch.threads` (threads per block). Its upper bound is the CPUs the process may
+/// run on, checked when the plan is made (runner/plan.cpp).
+inline constexpr launch_field openmp_threads_field = {"omp_threads", "OpenMP threads it runs on (ema: every CPU the process may use)", 1, 1 << 16};
+
 class param_set;
 
 /// ⌈a / b⌉ for b > 0: the tiles, blocks or waves that cover `a` items `b` at a time.

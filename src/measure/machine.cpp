@@ -77,8 +77,6 @@ nlohmann::json read_caches(const std::string& dir) {
   return out;
 }
 
-// The CPUs this process may run on (its affinity: a Slurm allocation's CPU set, taskset, a
-// container's cpuset), which OpenMP follows and hardware_concurrency does not; 0 if unknown.
 int allowed_cpus() {
   cpu_set_t set;
   CPU_ZERO(&set);

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "core/errors.hpp"
+#include "core/launch.hpp"
 #include "core/metrics.hpp"
 #include "core/text.hpp"
 #include "runner/plan.hpp"
@@ -176,6 +177,17 @@ tuning_split split_tuning(const std::string& params_json, std::string_view probl
     const auto text = val.is_string() ? val.get<std::string>() : val.dump();
     if (text != spec.default_value) out.tuning += (out.tuning.empty() ? "" : ",") + std::string(spec.name) + "=" + text;
     j.erase(spec.name);
+  }
+  // A launch setting overridden for the variants that have it (`launch.omp_threads=4`, an OpenMP
+  // variant's processor axis; core/launch.hpp) labels the row as a tuning value does: the variant at
+  // each setting beside the others in one table, its speedups against the same baselines.
+  std::vector<std::string> launch;
+  for (const auto& [key, val] : j.items())
+    if (key.starts_with(launch_prefix)) launch.push_back(key);
+  for (const auto& key : launch) {
+    const auto& val = j[key];
+    out.tuning += (out.tuning.empty() ? "" : ",") + key.substr(launch_prefix.size()) + "=" + (val.is_string() ? val.get<std::string>() : val.dump());
+    j.erase(key);
   }
   out.rest = j.dump();
   return out;

@@ -24,9 +24,10 @@ struct metric_view {
 };
 
 /// A point's stored parameters with the problem's tuning parameters (param_spec::tuning, the
-/// stencil's k) split off: `rest`, the canonical JSON of the others (a table's group: variants that
-/// read k and those that do not share it, so speedups compare them), and `tuning`, "k=v" of the
-/// tuning values not at their default (part of a row's label). Without a registered problem,
+/// stencil's k) and its overridden launch settings (`launch.omp_threads=4`, written `omp_threads=4`) split
+/// off: `rest`, the canonical JSON of the others (a table's group: variants that read k and those
+/// that do not share it, so speedups compare them), and `tuning`, "k=v" of the tuning values not at
+/// their default (part of a row's label). Without a registered problem,
 /// `rest` is the JSON as stored.
 struct tuning_split {
   std::string rest, tuning;

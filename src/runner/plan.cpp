@@ -14,6 +14,7 @@
 #include "core/errors.hpp"
 #include "core/registry.hpp"
 #include "measure/gpu.hpp"
+#include "measure/machine.hpp"
 #include "core/axes.hpp"
 #include "core/sizes.hpp"
 #include "inputs/random.hpp"
@@ -203,7 +204,7 @@ std::map<const variant_desc*, std::vector<param_axis>> launch_axes_of(const prob
     const std::string field = axis.key.substr(launch_prefix.size());
     bool taken = false;
     std::set<std::string> offered;
-    for (const auto* v : vs)
+    for (const auto* v : vs) {
       for (const auto& f : v->launch) {
         offered.insert(fmt::format("launch.{}", f.name));
         if (field != f.name) continue;
@@ -211,6 +212,19 @@ std::map<const variant_desc*, std::vector<param_axis>> launch_axes_of(const prob
         own_axes[v].push_back(axis);
         taken = true;
       }
+      // Every OpenMP variant's thread count, up to the CPUs this process may run on.
+      if (v->backend != backend::omp) continue;
+      offered.insert(fmt::format("launch.{}", openmp_threads_field.name));
+      if (field != openmp_threads_field.name) continue;
+      auto f = openmp_threads_field;
+      if (const int cpus = allowed_cpus(); cpus > 0) {
+        f.max = cpus;
+        f.help = "OpenMP threads it runs on; at most the CPUs this process may run on (its affinity mask)";
+      }
+      for (const auto& value : axis.values) check_launch_value(f, fmt::format("{} {}", p.name, v->name), value);
+      own_axes[v].push_back(axis);
+      taken = true;
+    }
     if (!taken && several) continue;  // another chosen problem's, or none's (said by make_plan)
     if (!taken) {
       std::vector<std::string> names;

@@ -8,8 +8,12 @@
 #include <iterator>
 #include <new>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "core/errors.hpp"
+#include "core/launch.hpp"
 #include "core/registry.hpp"
 #include "core/status.hpp"
 #include "core/text.hpp"
@@ -192,6 +196,18 @@ void run_variant(const point_spec& spec, point_answer& answer) {
   auto work = problem.prepare(request);
   for (const auto& [k, v] : input_notes) answer.notes[k] = v;
   run_context ctx(n, params, gpus);
+#ifdef _OPENMP
+  // The processor axis of an OpenMP variant (core/launch.hpp openmp_threads_field), set after its
+  // input was built with every thread and before it runs.
+  if (variant.backend == backend::omp) {
+    const std::string key = fmt::format("{}{}", launch_prefix, openmp_threads_field.name);
+    if (auto it = params.values().find(key); it != params.values().end()) {
+      const auto threads = check_launch_value(openmp_threads_field, variant.name, it->second);
+      omp_set_num_threads(static_cast<int>(threads));
+      ctx.note(key, threads);
+    }
+  }
+#endif
   measuring m{spec, variant, *work, ctx, answer, gpus, {}, {}};
   const bool ok = measure(m);
   if (gpus) m.samples["device_peak"].push_back(static_cast<double>(ctx.device_memory().peak()));

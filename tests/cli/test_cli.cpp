@@ -126,6 +126,38 @@ TEST(Cli, RunWritesEverySinkAndShowPrintsItAgain) {
   EXPECT_EQ(ema({"show", "7", "--db", db}).exit_code, 2);
 }
 
+// `ema run --threads`: a processor axis over the OpenMP variants (issue 32, item 1). Each thread
+// count is a row of its own beside seq, the count the variant ran with recorded; a count past the
+// CPUs this process may run on, or none, is refused before anything is stored.
+TEST(Cli, ThreadsAxisRunsEachOpenMpVariantAtEachCount) {
+  test::temp_dir dir;
+  const auto db = dir.file("t.db");
+  auto r = ema({"run", "search", "--variants", "seq,omp", "--sizes", "2^16", "--threads", "1..2", "--reps", "3", "--no-energy", "--db", db, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto shown = ema({"show", "--db", db, "--no-fit"});
+  EXPECT_NE(shown.out.find("omp omp_threads=1"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("omp omp_threads=2"), std::string::npos) << shown.out;
+  const auto j = nlohmann::json::parse(ema({"show", "--db", db, "--json", "-"}).out);
+  int omp_points = 0;
+  for (const auto& p : j["points"]) {
+    if (p["variant"] != "omp") continue;
+    ++omp_points;
+    const auto threads = p["params"]["launch.omp_threads"].get<std::string>();
+    EXPECT_EQ(p["notes"]["launch.omp_threads"], threads) << p.dump();
+    EXPECT_EQ(p["notes"]["threads"], threads) << p["notes"].dump();  // search omp's own record of the threads it used
+  }
+  EXPECT_EQ(omp_points, 2);
+  for (const char* bad : {"0", "1000000", "x"}) {
+    r = ema({"run", "search", "--variants", "omp", "--sizes", "2^10", "--threads", bad, "--db", dir.file("bad.db")});
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("launch.omp_threads"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("bad.db")));
+  r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10", "--threads", "1", "--db", dir.file("bad.db")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("none of the chosen variants"), std::string::npos) << r.err;
+}
+
 TEST(Cli, DatabaseErrorsExit3AndDamageNothing) {
   test::temp_dir dir;
   auto other = dir.file("other.db");

@@ -2,11 +2,13 @@
 
 #include "core/axes.hpp"
 #include <algorithm>
+#include <fmt/format.h>
 #include <set>
 
 #include "core/errors.hpp"
 #include "core/registry.hpp"
 #include "measure/gpu.hpp"
+#include "measure/machine.hpp"
 #include "runner/plan.hpp"
 
 namespace ema {
@@ -129,6 +131,38 @@ TEST(Plan, ATuningParameterNoChosenVariantReadsIsRefused) {
   }
   r.variants = {"ok", "launched"};
   EXPECT_NO_THROW(make_plan(r));
+}
+
+// The processor axis of OpenMP variants (issue 32, item 1): every OpenMP variant takes
+// launch.omp_threads, up to the CPUs this process may run on; the others run once.
+TEST(Plan, EveryOpenMpVariantTakesTheThreadsAxisUpToTheAllowedCpus) {
+  plan_request r;
+  r.problems = {"search"};
+  r.variants = {"seq", "omp"};
+  r.sizes = "1024";
+  const int cpus = allowed_cpus();
+  ASSERT_GT(cpus, 0);
+  r.params = {fmt::format("launch.omp_threads=1..{}", cpus)};
+  auto p = make_plan(r);
+  std::multiset<std::string> threads;
+  for (const auto& pt : p.points) {
+    const auto it = pt.params.values().find("launch.omp_threads");
+    if (pt.variant == "seq") EXPECT_EQ(it, pt.params.values().end());
+    if (pt.variant == "omp" && it != pt.params.values().end()) threads.insert(it->second);
+  }
+  EXPECT_EQ(threads.size(), static_cast<std::size_t>(cpus));  // 1, 2, ..., cpus
+  EXPECT_EQ(threads.count("1"), 1u);
+  auto refused = [&](std::vector<std::string> params, const std::string& says) {
+    r.params = std::move(params);
+    const auto why = usage_of(r);
+    EXPECT_NE(why.find(says), std::string::npos) << r.params[0] << ": " << (why.empty() ? "accepted" : why);
+  };
+  refused({"launch.omp_threads=0"}, fmt::format("launch.omp_threads of search omp must be an integer in [1, {}]", cpus));
+  refused({fmt::format("launch.omp_threads={}", cpus + 1)}, "the CPUs this process may run on");
+  refused({"launch.omp_threads=1000000"}, "the CPUs this process may run on");
+  refused({"launch.omp_threads=two"}, "must be an integer");
+  r.variants = {"seq"};
+  refused({"launch.omp_threads=1"}, "is a launch setting of none of the chosen variants of search (seq)");
 }
 
 TEST(Plan, LaunchOverridesAreCheckedAndGoOnlyToTheVariantsThatDeclareThem) {
