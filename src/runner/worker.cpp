@@ -206,6 +206,12 @@ void run_variant(const point_spec& spec, point_answer& answer) {
       omp_set_num_threads(static_cast<int>(threads));
       ctx.note(key, threads);
     }
+    // Where the threads run (issue 32, item 1: placement recorded): OpenMP's binding policy
+    // (OMP_PROC_BIND) and its places (OMP_PLACES), as the runtime reads them.
+    static constexpr const char* binds[] = {"false", "true", "primary", "close", "spread"};
+    const auto bind = static_cast<int>(omp_get_proc_bind());
+    ctx.note("omp_proc_bind", bind >= 0 && bind < 5 ? binds[bind] : "unknown");
+    ctx.note("omp_places", static_cast<std::int64_t>(omp_get_num_places()));
   }
 #endif
   measuring m{spec, variant, *work, ctx, answer, gpus, {}, {}};

@@ -145,6 +145,10 @@ TEST(Cli, ThreadsAxisRunsEachOpenMpVariantAtEachCount) {
     const auto threads = p["params"]["launch.omp_threads"].get<std::string>();
     EXPECT_EQ(p["notes"]["launch.omp_threads"], threads) << p.dump();
     EXPECT_EQ(p["notes"]["threads"], threads) << p["notes"].dump();  // search omp's own record of the threads it used
+    // Where they ran: OpenMP's binding policy and its places, as the runtime read them.
+    const std::set<std::string> binds = {"false", "true", "primary", "close", "spread"};
+    EXPECT_EQ(binds.count(p["notes"].value("omp_proc_bind", "")), 1u) << p["notes"].dump();
+    EXPECT_TRUE(p["notes"].contains("omp_places")) << p["notes"].dump();
   }
   EXPECT_EQ(omp_points, 2);
   for (const char* bad : {"0", "1000000", "x"}) {
