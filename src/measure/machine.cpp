@@ -78,10 +78,17 @@ nlohmann::json read_caches(const std::string& dir) {
 }
 
 int allowed_cpus() {
+#ifdef _OPENMP
+  // The mask as the process started: with OMP_PROC_BIND set, the OpenMP runtime binds this (the
+  // initial) thread to its first place as it starts, after which sched_getaffinity reads one CPU;
+  // omp_get_num_procs keeps the count it read before.
+  return omp_get_num_procs();
+#else
   cpu_set_t set;
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
   return CPU_COUNT(&set);
+#endif
 }
 
 int openmp_threads() {

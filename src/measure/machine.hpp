@@ -26,8 +26,8 @@ nlohmann::json read_caches(const std::string& dir);
 /// Threads an OpenMP variant uses by default (1 without OpenMP).
 int openmp_threads();
 
-/// The CPUs this process may run on (its affinity mask: a Slurm allocation, taskset, a container's
-/// cpuset), which OpenMP follows; 0 if unknown.
+/// The CPUs this process may run on (its affinity mask as it started: a Slurm allocation, taskset, a
+/// container's cpuset), which OpenMP follows; 0 if unknown.
 int allowed_cpus();
 
 }  // namespace ema

@@ -10,12 +10,17 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdexcept>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "core/text.hpp"
 
@@ -558,6 +563,29 @@ class supervisor {
   char buf_[65536];
 };
 
+/// The CPUs this process could run on as it started, where the OpenMP runtime has since bound it
+/// to fewer: with OMP_PROC_BIND (or OMP_PLACES) set, libgomp binds the initial thread to its first
+/// place as it starts, and every child would inherit that one place — a worker's threads, or a
+/// user's OpenMP program under `ema exec`, all on one CPU. The union of the places is the mask the
+/// user gave; the command gets it back. Nothing when no place is defined (nothing was bound).
+bool startup_cpus(cpu_set_t& set) {
+#ifdef _OPENMP
+  const int places = omp_get_num_places();
+  if (places <= 0) return false;
+  CPU_ZERO(&set);
+  for (int p = 0; p < places; ++p) {
+    std::vector<int> ids(static_cast<std::size_t>(std::max(0, omp_get_place_num_procs(p))));
+    omp_get_place_proc_ids(p, ids.data());
+    for (const int id : ids)
+      if (id >= 0 && id < CPU_SETSIZE) CPU_SET(id, &set);
+  }
+  return CPU_COUNT(&set) > 0;
+#else
+  (void)set;
+  return false;
+#endif
+}
+
 }  // namespace
 
 child_outcome run_isolated(const std::vector<std::string>& argv, const std::string& input, const isolation& how) {
@@ -569,11 +597,14 @@ child_outcome run_isolated(const std::vector<std::string>& argv, const std::stri
   const char* cwd = how.cwd.empty() ? nullptr : how.cwd.c_str();
   const int answer_to = how.channel == answer_channel::fd3 ? 3 : 1;
 
+  cpu_set_t cpus;
+  const bool rebind = startup_cpus(cpus);
   const auto start = std::chrono::steady_clock::now();
   const pid_t ema_pid = getpid();
   const pid_t guard = fork();
   if (guard < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
   if (guard == 0) {
+    if (rebind) sched_setaffinity(0, sizeof cpus, &cpus);  // the guard, and the command it forks
     close(in.w);
     close(answer.r);
     close(err.r);

@@ -151,6 +151,17 @@ TEST(Cli, ThreadsAxisRunsEachOpenMpVariantAtEachCount) {
     EXPECT_TRUE(p["notes"].contains("omp_places")) << p["notes"].dump();
   }
   EXPECT_EQ(omp_points, 2);
+  // With OMP_PROC_BIND set, the OpenMP runtime binds ema's first thread to one CPU as it starts;
+  // the workers get the whole mask back, so their threads have every place to run on.
+  const auto bound = dir.file("bound.db");
+  r = test::run_process({"/bin/sh", "-c",
+                         "OMP_PROC_BIND=spread \"$0\" run search --variants omp --sizes 2^12 --threads 2 --reps 3 --no-energy --db \"$1\" -q",
+                         EMA_EXE, bound});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto b = nlohmann::json::parse(ema({"show", "--db", bound, "--json", "-"}).out);
+  ASSERT_EQ(b["points"].size(), 1u);
+  EXPECT_EQ(b["points"][0]["notes"]["omp_proc_bind"], "spread") << b["points"][0]["notes"].dump();
+  EXPECT_EQ(b["points"][0]["notes"]["omp_places"], "2") << b["points"][0]["notes"].dump();
   for (const char* bad : {"0", "1000000", "x"}) {
     r = ema({"run", "search", "--variants", "omp", "--sizes", "2^10", "--threads", bad, "--db", dir.file("bad.db")});
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
