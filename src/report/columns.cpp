@@ -38,12 +38,14 @@ double ceiling_value(const nlohmann::json& ceilings, const std::string& backend,
 
 }  // namespace
 
-double row_context::pooled(const std::string& metric) const {
+double pooled_median(const std::vector<const point_view*>& points, const std::string& metric) {
   std::vector<double> m;
   for (auto* p : points)
     if (p->record.status == point_status::ok && std::isfinite(p->median(metric))) m.push_back(p->median(metric));
   return m.empty() ? std::nan("") : median(m);
 }
+
+double row_context::pooled(const std::string& metric) const { return pooled_median(points, metric); }
 
 void identity_values(const row_context& r, value_row& out) {
   out.push_back(value_of("n", hint::size, static_cast<double>(r.record().n)));

@@ -27,6 +27,9 @@ struct table_notes {
   std::map<std::string, std::string> caveats;
 };
 
+/// A metric over a row's points: the median of the medians of those that ran ok (NaN when none).
+double pooled_median(const std::vector<const point_view*>& points, const std::string& metric);
+
 /// One row: its points and what the families need to know of the table they are in.
 struct row_context {
   std::vector<const point_view*> points;  ///< the row's points: one per input instance

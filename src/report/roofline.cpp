@@ -52,14 +52,6 @@ std::string roof_name(backend b, const nlohmann::json& ceilings) {
   return "?";
 }
 
-/// The median over a row's points of a metric's medians (points that ran ok).
-double pooled(const std::vector<const point_view*>& points, const std::string& metric) {
-  std::vector<double> m;
-  for (auto* p : points)
-    if (std::isfinite(p->median(metric))) m.push_back(p->median(metric));
-  return m.empty() ? std::nan("") : median(m);
-}
-
 /// Three significant digits and a decimal suffix: 21.1M, 3.89G.
 std::string three_digits(double v) {
   static const char* suffix[] = {"", "k", "M", "G", "T", "P"};
@@ -144,8 +136,8 @@ roofline roofline_of(const experiment_view& v, const std::string& problem, const
       const auto roof = roof_for(variant, points.front()->record.backend);
       if (!roof) break;
       // The time the tables' rate uses: the kernel's where the variant records one, else the total.
-      const double kernel = pooled(points, "kernel");
-      const double t = std::isfinite(kernel) ? kernel : pooled(points, "total");
+      const double kernel = pooled_median(points, "kernel");
+      const double t = std::isfinite(kernel) ? kernel : pooled_median(points, "total");
       const auto w = desc->work(key.second, *points.front()->parameters().declared);
       double ops = w.ops, bytes = w.bytes;
       if (const char* field = desc->rate.work_field) {
