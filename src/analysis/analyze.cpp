@@ -251,6 +251,12 @@ std::string answer_text(const analysis& a) {
     }
     out += fmt::format("; not excluded: {}", names);
   }
+  if (set && !set->below_work.empty()) {
+    std::string names;
+    for (auto k : set->below_work) names += fmt::format("{}{}", names.empty() ? "" : ", ", set->classes[k].cls.text());
+    out += fmt::format("; excluded by the work alone (the data leave {}, which grow{} slower than the work the variant must do)", names,
+                       set->below_work.size() == 1 ? "s" : "");
+  }
   return out;
 }
 
@@ -268,14 +274,18 @@ nlohmann::json class_set_json(const class_set& cs) {
                      {"evidence", finite(c.evidence)},
                      {"coarse", c.coarse},
                      {"excluded", c.excluded},
+                     {"below_work", c.below_work},
                      {"settle", c.settle ? nlohmann::json(*c.settle) : nlohmann::json(nullptr)}});
     auto& steps = table.back()["steps"] = nlohmann::json::array();
     for (const auto& st : c.steps) steps.push_back({{"n", st.n}, {"factor", st.factor}});
   }
   for (auto k : cs.rivals) rivals.push_back(cs.classes[k].cls.to_json());
+  nlohmann::json by_work = nlohmann::json::array();
+  for (auto k : cs.below_work) by_work.push_back(cs.classes[k].cls.to_json());
   return {{"answer", cs.answer().cls.to_json()},
           {"firm", cs.firm()},
           {"not_excluded", rivals},
+          {"excluded_by_work", by_work},
           {"noise", finite(cs.noise)},
           {"between_sizes", finite(cs.between)},
           {"replicates", finite(cs.replicates)},

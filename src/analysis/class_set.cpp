@@ -395,6 +395,16 @@ struct evidence_of {
   }
 };
 
+/// How fast the work the variant must do grows over the sizes (the fastest of its measures, as an
+/// exponent of n); -inf where no work is known or the sizes start below 2.
+double work_growth(const class_set_options& o, const series& means) {
+  double floor = -INFINITY;
+  if (o.work.empty() || means.n.front() < 2) return floor;
+  for (const auto& w : o.work)
+    if (const double e = growth_exponent(w, means.n.front(), means.n.back()); std::isfinite(e)) floor = std::max(floor, e);
+  return floor;
+}
+
 /// The growth exponent of a polynomial class n^a log^b n from lo to hi (both above 1).
 double class_growth(const theta_class& c, double lo, double hi) { return c.n + c.log * std::log(std::log(hi) / std::log(lo)) / std::log(hi / lo); }
 
@@ -429,10 +439,8 @@ void choose(class_set& out, const evidence_of& ev, const series& means, const cl
 
   // The work as the tie breaker: no class growing slower than the work over the sizes, of those
   // the data cannot tell from the class chosen without it.
-  if (o.work.empty() || means.n.front() < 2) return;
   const double lo = means.n.front(), hi = means.n.back();
-  double floor = -INFINITY;
-  for (const auto& w : o.work) floor = std::max(floor, growth_exponent(w, lo, hi));
+  const double floor = work_growth(o, means);
   auto growth = [&](std::size_t k) { return class_growth(out.classes[k].cls, lo, hi); };
   const auto lead = out.chosen;
   if (!std::isfinite(floor) || !(growth(lead) < floor - 0.02)) return;
@@ -519,7 +527,13 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
   // Every other class: its evidence against the answer, whether excluded, and where not, the size
   // at which it would differ from the answer by max(4σ, 5%); a rival of a coarse answer is coarse.
   const auto& chosen = out.classes[out.chosen];
+  // A class the data leave but that grows slower than the work, beside an answer that does not, is
+  // excluded by the work: the cost cannot grow slower than the work it does for long (a comparison
+  // sort's n log n comparisons exclude Θ(n) however flat 16 cores' scatter leaves the data).
   const double tell = std::max(4 * out.noise, std::log(1.05));  // in ln T
+  const double floor = work_growth(o, means), lo = means.n.front(), hi = means.n.back();
+  auto below_floor = [&](const theta_class& c) { return std::isfinite(floor) && class_growth(c, lo, hi) < floor - 0.02; };
+  const bool answer_meets_work = !below_floor(chosen.cls);
   for (std::size_t k = 0; k < out.classes.size(); ++k) {
     auto& c = out.classes[k];
     if (k == out.chosen) continue;
@@ -527,7 +541,9 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
     c.excluded = ev.excluded(k, out.chosen);
     if (c.excluded) continue;
     c.settle = find_tie_breaker(c.eq, chosen.eq, means.n.back(), std::expm1(tell));
-    if (!chosen.coarse || c.coarse) out.rivals.push_back(k);
+    if (chosen.coarse && !c.coarse) continue;
+    c.below_work = answer_meets_work && below_floor(c.cls);
+    (c.below_work ? out.below_work : out.rivals).push_back(k);
   }
   return out;
 }

@@ -44,8 +44,10 @@
 // the answer is never one that grows slower over the sizes than the work; where the class that
 // predicts best does, the answer is the slowest-growing class at the work's growth that is not
 // excluded against it; where the data exclude every such class, the fastest-growing power of n
-// below the work that they leave (never a log factor alone; none faster than the best: it stays). An answer still below the work
-// is never firm (analysis.hpp, work_floor).
+// below the work that they leave (never a log factor alone; none faster than the best: it stays). The
+// classes the data leave that grow slower than the work, beside an answer that does not, are then
+// excluded by the work (below_work), not rivals: the answer is firm when the data exclude every
+// faster class. An answer still below the work is never firm (analysis.hpp, work_floor).
 #pragma once
 
 #include <algorithm>
@@ -87,6 +89,10 @@ struct judged_class {
   double evidence = 0;  ///< against the chosen class (0 for it)
   bool coarse = false;
   bool excluded = false;
+  /// Not excluded by the data, but growing slower over the sizes than the work the variant must do,
+  /// where the answer does not: excluded by the work (a cost cannot grow slower than its work for
+  /// long), so no rival.
+  bool below_work = false;
   /// With steps (the answer's kind, when the set was judged with steps): where the cost steps up,
   /// ascending; `eq` is then the class fitted past the last step.
   std::vector<cost_step> steps;
@@ -106,8 +112,11 @@ struct class_set {
   double noise = 0;                   ///< σ of ln T at a size: the larger of the two below
   double between = 0;                 ///< the scatter between neighbouring sizes (NaN with fewer than 4)
   double replicates = 0;              ///< the replicates' noise (NaN when unmeasured)
-  /// The classes not excluded, the chosen one left out: for a coarse answer the coarse ones.
+  /// The classes not excluded, the chosen one left out: for a coarse answer the coarse ones; those
+  /// the work excludes (below_work) are not among them.
   std::vector<std::size_t> rivals;
+  /// The classes the data leave but the work excludes (judged_class::below_work), in the same order.
+  std::vector<std::size_t> below_work;
   /// Whether the classes were judged with up to two steps up in cost (a coarse class with steps
   /// predicted the held-out sizes step_gain times better than every class without).
   bool stepped = false;
@@ -116,8 +125,8 @@ struct class_set {
   bool two_term = false;
   /// Set when the work chose the answer: the class chosen without it (`classes[*by_work]`) grows
   /// slower than the work the variant must do, and the answer is the class nearest the work's
-  /// growth that the data do not exclude against it. That class stays a rival, so such an answer
-  /// is never firm.
+  /// growth that the data do not exclude against it. That class is then excluded by the work
+  /// (below_work), not by the data; the answer is firm when the data exclude every faster class.
   std::optional<std::size_t> by_work;
   /// How the data's log-log slope departs from the answer's, upper half of the sizes against lower
   /// half, with its standard error: a growth that steepens along the range (an asymptote not yet

@@ -207,12 +207,9 @@ void judge_classes(judging& j) {
     raise(verdict_level::tentative, fmt::format("not excluded by held-out prediction within the noise (σ = {}): {}", percent(v.noise), names));
   }
 
-  // The work chose between classes the data cannot tell apart (class_set.hpp).
-  if (set && set->by_work)
-    raise(verdict_level::tentative,
-          fmt::format("{} predicts the sizes as well, but grows slower than the work the variant must do; of the classes the data "
-                      "cannot tell apart, the work's is the answer",
-                      set->classes[*set->by_work].cls.text()));
+  // Where the work chose between classes the data cannot tell apart (class_set.hpp), the slower
+  // ones are excluded by the work and the answer says so (answer_text); the faster ones left are
+  // rivals above.
 
   // Nor may the growth steepen or flatten against the answer along the range beyond the noise.
   if (set && std::abs(set->bend) > std::max(0.1, 3 * set->bend_se))

@@ -185,10 +185,11 @@ TEST(ClassSet, GrowthSteepeningOverTheLargestSizesIsNotFirm) {
   EXPECT_TRUE(said) << answer_text(a);
 }
 
-TEST(ClassSet, TheWorkChoosesBetweenClassesTheDataCannotTellApartAndNeverMakesItFirm) {
+TEST(ClassSet, TheWorkChoosesBetweenClassesTheDataCannotTellApartAndExcludesTheSlowerOnes) {
   // n log n with 15% scatter between sizes over 2^15..2^21 (a 16-core sort): n is not excluded,
   // and parsimony answers it. With the work a comparison sort must do (n log n comparisons), the
-  // answer is the work's class, Θ(n) left beside it.
+  // answer is the work's class, and Θ(n), which the data leave, is excluded by the work: firm where
+  // the data exclude every faster class.
   std::mt19937_64 rng(5);
   std::normal_distribution<double> z(0, 0.15), w(0, 0.01);
   series s;
@@ -206,13 +207,15 @@ TEST(ClassSet, TheWorkChoosesBetweenClassesTheDataCannotTellApartAndNeverMakesIt
   EXPECT_EQ(weighed->answer().cls.text(), "Θ(n log n)");
   ASSERT_TRUE(weighed->by_work);
   EXPECT_EQ(weighed->classes[*weighed->by_work].cls.text(), "Θ(n)");
-  EXPECT_FALSE(weighed->firm());
+  ASSERT_EQ(weighed->below_work.size(), 1u);
+  EXPECT_EQ(weighed->below_work[0], *weighed->by_work);
+  EXPECT_TRUE(weighed->classes[*weighed->by_work].below_work);
+  EXPECT_FALSE(weighed->classes[*weighed->by_work].excluded);  // by the work, not by the data
+  for (auto k : weighed->rivals) EXPECT_GT(weighed->classes[k].cls.n + 0.5 * weighed->classes[k].cls.log, 1.0) << weighed->classes[k].cls.text();
+  EXPECT_EQ(weighed->firm(), weighed->rivals.empty());
   const auto a = analyze(s, {.bootstrap = 40, .work = {comparisons}});
   EXPECT_EQ(a.groups.best.theta().text(), "Θ(n log n)");
-  EXPECT_NE(a.verdict.level, verdict_level::firm);
-  bool said = false;
-  for (const auto& r : a.verdict.reasons) said |= r.find("the work's is the answer") != std::string::npos;
-  EXPECT_TRUE(said);
+  EXPECT_NE(answer_text(a).find("excluded by the work alone (the data leave Θ(n)"), std::string::npos) << answer_text(a);
   // A work the answer already meets changes nothing.
   const auto linear_work = weigh_classes(s, 0.005, {.work = {[](double n) { return n; }}});
   ASSERT_TRUE(linear_work);

@@ -232,7 +232,7 @@ TEST(FitRealData, FirmVerdictsNameTheTrueClassAndTheRatesArePrinted) {
   // Where the analysis stands on this set (docs/fitting.md keeps the history): a change that
   // answers fewer series right, firm, or inside the interval is a regression to explain there.
   if (all.series == 639) {
-    EXPECT_GE(all.firm_right, 84);
+    EXPECT_GE(all.firm_right, 130);
     EXPECT_GE(all.first_right, 488);
     EXPECT_GE(all.interval_holds, 540);
   }
