@@ -18,6 +18,7 @@
 #include "core/text.hpp"
 #include "measure/stats.hpp"
 #include "report/fits.hpp"
+#include "report/scaling.hpp"
 #include "report/view.hpp"
 #include "runner/calibrate.hpp"
 #include "runner/sweep.hpp"
@@ -63,13 +64,15 @@ fit_request make_request(const fit_options& o) {
   return r;
 }
 
-void print(const std::vector<variant_fit>& fits, const nlohmann::json& source, const fit_request& r, const fit_options& o,
-           const std::string& heading) {
+void print(const std::vector<variant_fit>& fits, const nlohmann::json& source, const fit_request& r, const fit_options& o, const std::string& heading,
+           const std::vector<variant_scaling>& scaling = {}) {
   if (o.json) {
-    fmt::print("{}\n", json_text(fits_json(fits, source, r), 2));
+    auto j = fits_json(fits, source, r);
+    if (!scaling.empty()) j["scaling"] = scaling_json(scaling);
+    fmt::print("{}\n", json_text(j, 2));
     return;
   }
-  print_text(heading + render_fits(fits, table_style::text, o.all_equations));
+  print_text(heading + render_fits(fits, table_style::text, o.all_equations) + render_scaling(scaling, table_style::text));
 }
 
 void refuse_with_file(const fit_options& o, const char* option) {
@@ -338,7 +341,8 @@ action add_fit(CLI::App& app, common_options& common) {
     }
     add_best();  // after the tie breakers: a best curve is no variant to run
     const auto heading = fmt::format("Experiment {} — {} ({} of each point's samples)\n", view->experiment.id, r.metric, to_string(r.stat));
-    print(fits, {{"experiment", view->experiment.id}, {"db", common.db}}, r, *o, heading);
+    // Variants measured at several processor counts (--threads) are also fitted in n and p.
+    print(fits, {{"experiment", view->experiment.id}, {"db", common.db}}, r, *o, heading, fit_scaling(*view, r));
     return exit_code::ok;
   };
 }

@@ -18,7 +18,6 @@
 #include "core/format.hpp"
 
 namespace ema {
-namespace {
 
 double point_value(const metric_view& m, point_stat s) {
   switch (s) {
@@ -33,6 +32,16 @@ double point_value(const metric_view& m, point_stat s) {
   }
   return NAN;
 }
+
+/// Whether --variants names this stored variant, by its name or a former one (registry.hpp,
+/// renamed_variants: `ema fit --variants seed-seq` on a database written before the rename).
+/// Everything passes an empty filter.
+bool names_variant(const std::vector<std::string>& filter, const std::string& problem, const std::string& variant) {
+  return filter.empty() ||
+         std::any_of(filter.begin(), filter.end(), [&](const std::string& n) { return current_variant_name(problem, n) == variant; });
+}
+
+namespace {
 
 // Seconds one point of a variant takes to run at n: the minimum-error equation of its `total`
 // times the runs a point makes (warm-up and the least number of timed runs).
@@ -183,14 +192,6 @@ struct series_key {
   bool operator==(const series_key&) const = default;
   bool holds(const point_view& p) const { return p.record.problem == problem && p.record.params_json == params && p.record.variant == variant; }
 };
-
-/// Whether --variants names this stored variant, by its name or a former one (registry.hpp,
-/// renamed_variants: `ema fit --variants seed-seq` on a database written before the rename).
-/// Everything passes an empty filter.
-bool names_variant(const std::vector<std::string>& filter, const std::string& problem, const std::string& variant) {
-  return filter.empty() ||
-         std::any_of(filter.begin(), filter.end(), [&](const std::string& n) { return current_variant_name(problem, n) == variant; });
-}
 
 /// The experiment's series in plan order; usage_error for a --problem or --variant it lacks.
 std::vector<series_key> series_of(const experiment_view& v, const fit_request& r) {

@@ -66,6 +66,13 @@ std::string settle_text(const variant_fit& f);
 /// when none does.
 std::string settle_all_text(const std::vector<variant_fit>& fits, table_style style);
 
+/// A point's value of a metric by `s` (the median of its samples by default).
+double point_value(const metric_view& m, point_stat s);
+
+/// Whether --variants names this stored variant, by its name or a former one; everything passes
+/// an empty filter.
+bool names_variant(const std::vector<std::string>& filter, const std::string& problem, const std::string& variant);
+
 /// Every metric that some point of the experiment has samples of.
 std::set<std::string> experiment_metrics(const experiment_view& v);
 

@@ -173,6 +173,49 @@ TEST(Cli, ThreadsAxisRunsEachOpenMpVariantAtEachCount) {
   EXPECT_NE(r.err.find("none of the chosen variants"), std::string::npos) << r.err;
 }
 
+// `ema fit` on an experiment with a processor axis also fits each OpenMP variant in n and p
+// (analysis/scaling.hpp): T(n, p) = W(n)/p + D(n), the measured speedups with Karp–Flatt, in the
+// terminal and the JSON; a variant at one count has no such fit.
+TEST(Cli, ThreadsAxisIsFittedInNAndP) {
+  test::temp_dir dir;
+  const auto db = dir.file("t.db");
+  auto r =
+      ema({"run", "search", "--variants", "seq,omp", "--sizes", "2^14..2^20", "--threads", "1..2", "--reps", "3", "--no-energy", "--db", db, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto text = ema({"fit", "--db", db});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("scaling with processors: T(n, p) = W(n)/p + D(n)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("search omp — total over OpenMP threads"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Karp–Flatt"), std::string::npos) << text.out;
+  const auto j = nlohmann::json::parse(ema({"fit", "--db", db, "--json"}).out);
+  ASSERT_TRUE(j.contains("scaling")) << j.dump();
+  ASSERT_EQ(j["scaling"].size(), 1u) << j["scaling"].dump();  // omp; seq ran at one count
+  const auto& s = j["scaling"][0];
+  EXPECT_EQ(s["variant"], "omp");
+  EXPECT_EQ(s["axis"], "OpenMP threads");
+  EXPECT_FALSE(s["params"].contains("launch.omp_threads")) << s.dump();
+  const auto& f = s["fit"];
+  // A scan: its work grows as n (never slower, the problem's work; the points' log factor at most).
+  EXPECT_EQ(f["work"]["theta"]["n"], 1.0) << f["model"];
+  // Two counts cannot make either part firm, and the verdict says why.
+  EXPECT_EQ(f["work"]["verdict"]["level"], "tentative");
+  EXPECT_NE(f["work"]["verdict"]["reasons"].dump().find("only 2 processor counts"), std::string::npos) << f["work"].dump();
+  EXPECT_EQ(f["table_n"], 1 << 20);
+  ASSERT_EQ(f["rows"].size(), 2u);
+  EXPECT_EQ(f["rows"][0]["p"], 1.0);
+  EXPECT_EQ(f["rows"][0]["speedup"], 1.0);
+  EXPECT_TRUE(f["rows"][0]["karp_flatt"].is_null());
+  const auto& two = f["rows"][1];
+  EXPECT_EQ(two["p"], 2.0);
+  EXPECT_GT(two["speedup"].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(two["efficiency"].get<double>(), two["speedup"].get<double>() / 2);
+  EXPECT_DOUBLE_EQ(two["karp_flatt"].get<double>(), (1 / two["speedup"].get<double>() - 0.5) / 0.5);
+  // Without the axis there is nothing to fit in p.
+  const auto plain = dir.file("plain.db");
+  ASSERT_EQ(ema({"run", "search", "--variants", "omp", "--sizes", "2^14..2^16", "--reps", "3", "--no-energy", "--db", plain, "-q"}).exit_code, 0);
+  EXPECT_FALSE(nlohmann::json::parse(ema({"fit", "--db", plain, "--json"}).out).contains("scaling"));
+}
+
 TEST(Cli, DatabaseErrorsExit3AndDamageNothing) {
   test::temp_dir dir;
   auto other = dir.file("other.db");

@@ -1,0 +1,136 @@
+#include "report/scaling.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include "core/errors.hpp"
+#include "core/format.hpp"
+#include "core/metrics.hpp"
+#include "core/registry.hpp"
+#include "measure/stats.hpp"
+#include <limits>
+
+namespace ema {
+namespace {
+
+/// The work the variant's W may not grow slower than (report/fits.cpp, add_work_model): the
+/// problem's bytes and operations and its algorithm's own floor; none where the parameters are not
+/// ones the problem declares or the algorithm estimates.
+std::vector<std::function<double(double)>> work_of(const experiment_view& v, const std::string& problem, const std::string& params,
+                                                   const std::string& variant) {
+  const auto* desc = lookup_problem(problem);
+  if (!desc || !desc->work) return {};
+  auto p = param_set::restore_json(desc->name, desc->params, params);
+  if (!p) return {};
+  std::string algorithm;
+  for (const auto& id : variant_identities(v, problem))
+    if (id.name == variant) algorithm = id.algorithm;
+  return work_floors(*desc, std::make_shared<const param_set>(std::move(*p)), algorithm);
+}
+
+}  // namespace
+
+std::vector<variant_scaling> fit_scaling(const experiment_view& v, const fit_request& r) {
+  using key_t = std::tuple<std::string, std::string, std::string, const processor_axis*>;  // problem, others, variant, axis
+  std::map<key_t, fit::scaling_series> data;
+  std::map<key_t, std::string> backends;
+  std::map<key_t, std::vector<double>> rse;
+  std::vector<key_t> order;
+  for (const auto& pt : v.points) {
+    const auto& rec = pt.record;
+    if (rec.status != point_status::ok || !pt.params.is_object()) continue;
+    if (!r.problems.empty() && std::find(r.problems.begin(), r.problems.end(), rec.problem) == r.problems.end()) continue;
+    if (!names_variant(r.variants, rec.problem, rec.variant)) continue;
+    const auto it = pt.metrics.find(r.metric);
+    if (it == pt.metrics.end() || !it->second.stats.count) continue;
+    for (const auto& axis : processor_axes) {
+      if (!pt.params.contains(axis.key)) continue;
+      const auto& raw = pt.params[axis.key];
+      double p = 0;
+      try {
+        p = raw.is_string() ? std::stod(raw.get<std::string>()) : raw.get<double>();
+      } catch (const std::exception&) {
+        continue;  // not a count (stored by hand): not a processor axis point
+      }
+      auto others = pt.params;
+      others.erase(axis.key);
+      const key_t k{rec.problem, others.dump(), rec.variant, &axis};
+      if (!data.count(k)) order.push_back(k), backends[k] = rec.backend;
+      const double y = point_value(it->second, r.stat);
+      if (y > 0 && std::isfinite(y) && p >= 1) data[k].add(static_cast<double>(rec.n), p, y);
+      if (const double e = median_rse(it->second.values); std::isfinite(e)) rse[k].push_back(e);
+    }
+  }
+  // Each variant's noise of a point: the median of its points' repetitions' relative standard errors.
+  std::map<key_t, double> noise;
+  for (const auto& k : order) noise[k] = rse.count(k) ? median(rse.at(k)) : std::numeric_limits<double>::quiet_NaN();
+  std::vector<variant_scaling> out;
+  for (const auto& k : order) {
+    const auto& d = data.at(k);
+    if (d.procs().size() < 2) continue;
+    variant_scaling s;
+    s.problem = std::get<0>(k);
+    s.params_json = std::get<1>(k);
+    s.variant = std::get<2>(k);
+    s.axis = std::get<3>(k)->what;
+    s.backend = backends.at(k);
+    s.metric = r.metric;
+    s.unit = find_metric(r.metric).unit;
+    try {
+      s.analysis = fit::analyze_scaling(d, {.noise = noise.at(k), .work = work_of(v, s.problem, s.params_json, s.variant)});
+    } catch (const std::invalid_argument& e) {
+      s.skipped = e.what();
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::string render_scaling(const std::vector<variant_scaling>& all, table_style style) {
+  if (all.empty()) return "";
+  const bool md = style == table_style::markdown;
+  std::string out = md ? "\n## Scaling with processors\n\n" : "\nscaling with processors: T(n, p) = W(n)/p + D(n)\n";
+  for (const auto& s : all) {
+    const auto params = params_text(s.params_json, ",", s.problem);
+    const auto title = fmt::format("{} {}{} — {} over {}", s.problem, s.variant, params.empty() ? "" : " (" + params + ")", s.metric, s.axis);
+    out += md ? fmt::format("### {}\n\n```\n", title) : fmt::format("\n{}\n", title);
+    if (!s.analysis) {
+      out += fmt::format("  not fitted: {}\n", s.skipped);
+    } else {
+      const auto& a = *s.analysis;
+      out += fmt::format("  {} sizes from {} to {}, p = {}\n", a.data.sizes().size(), format_size(a.data.sizes().front()),
+                         format_size(a.data.sizes().back()), [&] {
+                           std::string t;
+                           for (double p : a.data.procs()) t += fmt::format("{}{:g}", t.empty() ? "" : ",", p);
+                           return t;
+                         }());
+      out += fit::scaling_text(a, s.unit);
+    }
+    if (md) out += "```\n\n";
+  }
+  return out;
+}
+
+nlohmann::json scaling_json(const std::vector<variant_scaling>& all) {
+  auto out = nlohmann::json::array();
+  for (const auto& s : all) {
+    nlohmann::json j = {{"problem", s.problem},
+                        {"variant", s.variant},
+                        {"backend", s.backend},
+                        {"metric", s.metric},
+                        {"unit", s.unit},
+                        {"axis", s.axis},
+                        {"params", nlohmann::json::parse(s.params_json, nullptr, false)}};
+    if (s.analysis)
+      j["fit"] = fit::to_json(*s.analysis);
+    else
+      j["skipped"] = s.skipped;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace ema

@@ -1,0 +1,45 @@
+// Processor counts as a dimension of the fits (issue 32): every variant of an experiment measured at
+// several values of a processor axis (`ema run --threads 1..16`: the launch setting
+// launch.omp_threads) is fitted in n and p as T(n, p) = W(n)/p + D(n) (analysis/scaling.hpp), its
+// W weighed against the work the problem declares, as `ema fit` prints it and `ema report` draws it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/scaling.hpp"
+#include "report/fits.hpp"
+#include "report/grid.hpp"
+#include "report/view.hpp"
+
+namespace ema {
+
+/// The processor axes a point's parameters may hold, and what each counts.
+struct processor_axis {
+  const char* key;   ///< the stored parameter: "launch.omp_threads"
+  const char* what;  ///< "OpenMP threads"
+};
+inline constexpr processor_axis processor_axes[] = {{"launch.omp_threads", "OpenMP threads"}};
+
+struct variant_scaling {
+  std::string problem, variant, backend, metric, unit;
+  std::string params_json;  ///< the other parameters
+  std::string axis;         ///< processor_axis::what
+  std::optional<fit::scaling_analysis> analysis;
+  std::string skipped;  ///< why there is no analysis
+};
+
+/// Every (problem, other parameters, variant) of the experiment measured at two or more values of
+/// a processor axis, fitted in n and p (each point's value as `r.stat` of its samples, the
+/// instances of a size replicates). Empty when no variant was.
+std::vector<variant_scaling> fit_scaling(const experiment_view& v, const fit_request& r);
+
+/// For the terminal or Markdown: per variant the model, W and D with verdicts, the parallelism, the
+/// isoefficiency and the measured speedups with Karp–Flatt.
+std::string render_scaling(const std::vector<variant_scaling>& s, table_style style);
+
+nlohmann::json scaling_json(const std::vector<variant_scaling>& s);
+
+}  // namespace ema
