@@ -69,6 +69,7 @@ Eigen::VectorXd row_of(const work_span_model& m, const cell& c) {
   r[k++] = class_value(m.work, c.n) / c.p / c.y;
   if (m.has_span) r[k++] = class_value(m.span, c.n) / c.y;
   if (m.constant) r[k++] = 1 / c.y;
+  if (m.overhead) r[k++] = std::log2(c.p) / c.y;
   return r;
 }
 
@@ -97,18 +98,20 @@ bool solve(work_span_model& m, const std::vector<cell>& cells, std::size_t skip 
   m.w = x[i++];
   m.d = m.has_span ? x[i++] : 0;
   m.c = m.constant ? x[i++] : 0;
+  m.o = m.overhead ? x[i++] : 0;
   return true;
 }
 
 /// Each term must carry at least 2% of the value at some cell (else it fits one point's noise).
 bool identified(const work_span_model& m, const std::vector<cell>& cells) {
-  bool span = !m.has_span, constant = !m.constant;
+  bool span = !m.has_span, constant = !m.constant, overhead = !m.overhead;
   for (const auto& c : cells) {
     const double t = m(c.n, c.p);
     span = span || m.d * class_value(m.span, c.n) >= 0.02 * t;
     constant = constant || m.c >= 0.02 * t;
+    overhead = overhead || m.o * std::log2(c.p) >= 0.02 * t;
   }
-  return span && constant;
+  return span && constant && overhead;
 }
 
 /// Held-out errors of ln T, each cell left out in turn; nullopt when a fold cannot be fitted.
@@ -137,7 +140,9 @@ std::string d_text(const work_span_model& m) { return m.has_span ? m.span.text()
 /// p^(1/(a−a')) · log(p)^(−(b−b')/(a−a')), so W ∝ p^(a/(a−a')) · log(p)^(b − a(b−b')/(a−a')).
 /// Without D any n holds any efficiency (nothing is lost to p).
 std::optional<theta_class> iso_class(const work_span_model& m) {
-  if (!m.has_span) return theta_class{};
+  // o · log p on each of p processors: W must grow as p log p to keep it a fixed share.
+  const theta_class by_overhead{.n = 1, .log = 1};
+  if (!m.has_span) return m.overhead ? by_overhead : theta_class{};
   const double a = m.work.n, b = m.work.log, a2 = m.span.n, b2 = m.span.log;
   if (!(a > a2)) return std::nullopt;  // W/D grows by a log factor at most: exponential or never
   const double k = a - a2;
@@ -145,18 +150,20 @@ std::optional<theta_class> iso_class(const work_span_model& m) {
   t.n = a / k;
   t.log = b - a * (b - b2) / k;
   if (std::abs(t.log) < 1e-9) t.log = 0;
+  if (m.overhead && (by_overhead.n > t.n || (by_overhead.n == t.n && by_overhead.log > t.log))) return by_overhead;
   return t;
 }
+
+/// E(n, p) from the model: T(n, 1) / (p · T(n, p)).
+double efficiency(const work_span_model& m, double n, double p) { return m(n, 1) / (p * m(n, p)); }
 
 /// The n at which the model's efficiency on p processors is `target`, by bisection on ln n;
 /// nullopt where W/D does not reach it below 1e300.
 std::optional<double> n_for_efficiency(const work_span_model& m, double p, double target) {
-  auto e = [&](double ln_n) {
-    const double n = std::exp(ln_n);
-    return (m.W(n) + m.D(n)) / (m.W(n) + p * m.D(n));
-  };
-  double lo = std::log(2.0), hi = std::log(1e300);
-  if (e(hi) < target) return std::nullopt;
+  auto e = [&](double ln_n) { return efficiency(m, std::exp(ln_n), p); };
+  // Up to where W(n) stays finite (n^4 overflows past 1e77).
+  double lo = std::log(2.0), hi = std::log(1e300) / std::max(1.0, m.work.n + 1);
+  if (!(e(hi) >= target)) return std::nullopt;
   if (e(lo) >= target) return 2.0;
   for (int i = 0; i < 200; ++i) {
     const double mid = 0.5 * (lo + hi);
@@ -189,10 +196,15 @@ std::string work_span_model::formula() const {
   std::string out = fmt::format("W(n) = {}", term(w, work));
   out += has_span ? fmt::format(", D(n) = {}", term(d, span)) : std::string(", D(n) = 0");
   if (constant) out += fmt::format(" + {:.3e}", c);
+  if (overhead) out += fmt::format(", overhead {:.3e} · log2(p)", o);
   return out;
 }
 
-std::string work_span_model::pair_text() const { return fmt::format("W {}, D {}", work.text(), d_text(*this)); }
+std::string work_span_model::pair_text() const {
+  return fmt::format("W {}, D {}{}", work.text(), d_text(*this), overhead ? ", overhead Θ(log p)" : "");
+}
+
+double efficiency_at(const scaling_analysis& a, double n, double p) { return efficiency(a.model(), n, p); }
 
 double karp_flatt(double speedup, double p) { return p > 1 && speedup > 0 ? (1 / speedup - 1 / p) / (1 - 1 / p) : nan; }
 
@@ -207,14 +219,18 @@ scaling_analysis analyze_scaling(const scaling_series& data, const scaling_optio
     if (!(data.y[i] > 0) || !std::isfinite(data.y[i]) || !(data.n[i] >= 2) || !(data.p[i] >= 1))
       throw std::invalid_argument(fmt::format("a point at n = {}, p = {} has value {}: values must be positive, n at least 2, p at least 1",
                                               data.n[i], data.p[i], data.y[i]));
-  const auto sizes = data.sizes(), procs = data.procs();
+  scaling_series kept;
+  for (std::size_t i = 0; i < data.size(); ++i)
+    if (data.n[i] >= o.from) kept.add(data.n[i], data.p[i], data.y[i]);
+  const auto sizes = kept.sizes(), procs = kept.procs();
   if (sizes.size() < 3)
     throw std::invalid_argument(fmt::format("{} distinct size{}: a fit in n and p needs at least 3", sizes.size(), sizes.size() == 1 ? "" : "s"));
   if (procs.size() < 2) throw std::invalid_argument("one processor count: a fit in n and p needs at least 2");
   scaling_analysis a;
-  a.data = data;
-  const auto cells = cells_of(data);
-  const double rep = replicate_noise_of(data);
+  a.data = kept;
+  if (o.from > 0) a.from = o.from, a.from_why = o.from_why;
+  const auto cells = cells_of(kept);
+  const double rep = replicate_noise_of(kept);
   a.noise = std::max({std::isfinite(rep) ? rep : 0.0, std::isfinite(o.noise) ? o.noise : 0.0, 0.002});
   const double lo = sizes.front(), hi = sizes.back();
 
@@ -229,6 +245,12 @@ scaling_analysis analyze_scaling(const scaling_series& data, const scaling_optio
       if (class_growth(h, lo, hi) > class_growth(g, lo, hi) + 1e-9) continue;
       shapes.push_back({.work = g, .span = h, .has_span = true});
       if (ha != 0 || hb != 0) shapes.push_back({.work = g, .span = h, .has_span = true, .constant = true});
+    }
+    const auto plain = shapes.size();
+    for (std::size_t i = 0; i < plain; ++i) {
+      auto with = shapes[i];
+      with.overhead = true;
+      shapes.push_back(with);
     }
     for (auto m : shapes) {
       if (m.coefficient_count() >= static_cast<int>(cells.size())) continue;
@@ -365,11 +387,22 @@ scaling_analysis analyze_scaling(const scaling_series& data, const scaling_optio
   // From the model at the largest size.
   const double w_hi = chosen.W(hi), d_hi = chosen.D(hi);
   a.parallelism = d_hi > 0 ? (w_hi + d_hi) / d_hi : INFINITY;
-  a.p_half = d_hi > 0 ? w_hi / d_hi + 2 : INFINITY;
+  a.p_half = INFINITY;
+  if (d_hi > 0 || chosen.overhead) {
+    // E falls as p grows (p · T(n, p) = W + p·D + p·o·log p): bisection on ln p up to 2^60.
+    double lo_p = 0, hi_p = 60 * std::log(2.0);
+    if (efficiency(chosen, hi, std::exp(hi_p)) < 0.5) {
+      for (int i = 0; i < 200; ++i) {
+        const double mid = 0.5 * (lo_p + hi_p);
+        (efficiency(chosen, hi, std::exp(mid)) >= 0.5 ? lo_p : hi_p) = mid;
+      }
+      a.p_half = std::exp(lo_p);
+    }
+  }
   if (const auto iso = iso_class(chosen)) {
     a.iso.exists = true;
     a.iso.growth = *iso;
-    if (chosen.has_span)
+    if (chosen.has_span || chosen.overhead)
       for (double p : {16.0, 64.0, 256.0, 1024.0})
         if (const auto n = n_for_efficiency(chosen, p, a.iso.target)) a.iso.sizes.push_back({p, *n});
   }
@@ -384,24 +417,30 @@ std::string scaling_text(const scaling_analysis& a, const std::string& unit) {
     for (const auto& r : v.reasons) s += fmt::format("\n    - {}", r);
     return s + "\n";
   };
-  std::string out =
-      fmt::format("  model: T(n, p) = W(n)/p + D(n); {} (held-out error {:.1f}%, σ = {})\n", m.formula(), 100 * std::sqrt(m.cv), percent(a.noise));
+  std::string out = a.from > 0 ? fmt::format("  fitted from n = {}: {}\n", format_size(a.from), a.from_why) : std::string();
+  out += fmt::format("  model: T(n, p) = W(n)/p + D(n){}; {} (held-out error {:.1f}%, σ = {})\n", m.overhead ? " + o·log2(p)" : "", m.formula(),
+                     100 * std::sqrt(m.cv), percent(a.noise));
   out += part("work W(n):", m.work.text(), a.work_verdict);
   out += part("span D(n):",
               m.has_span ? m.span.text() + " (what does not divide among p: a serial part, a barrier, a shared bus)"
                          : "none (all of the cost divides among p)",
               a.span_verdict);
+  if (m.overhead)
+    out += fmt::format("  overhead: {} · log2(p), a cost of the processors themselves (a fork and join, barriers): {} at p = 16\n", value(m.o),
+                       value(4 * m.o));
   for (const auto& n : a.notes) out += fmt::format("  note: {}\n", n);
   if (a.held_out_miss)
     out += fmt::format("  held out n = {}: the model of the smaller sizes predicts it within {} at every p\n", format_size(a.held_out_n),
                        percent(*a.held_out_miss));
   const double hi = a.data.sizes().back();
   if (std::isfinite(a.parallelism))
-    out +=
-        fmt::format("  at n = {}: parallelism T(n,1)/D(n) = {:.3g}; efficiency ≥ 0.5 up to p = {:.3g}\n", format_size(hi), a.parallelism, a.p_half);
+    out += fmt::format("  at n = {}: parallelism T(n,1)/D(n) = {:.3g}; efficiency ≥ 0.5 up to p = {:.3g}\n", format_size(hi), a.parallelism,
+                       a.p_half);
+  else if (std::isfinite(a.p_half))
+    out += fmt::format("  at n = {}: efficiency ≥ 0.5 up to p = {:.3g}\n", format_size(hi), a.p_half);
   else
     out += fmt::format("  at n = {}: no part that p does not divide was found; efficiency stays near 1 over the measured p\n", format_size(hi));
-  if (a.iso.exists && a.model().has_span) {
+  if (a.iso.exists && (m.has_span || m.overhead)) {
     out += fmt::format("  isoefficiency (E = {:g}): W must grow as {}", a.iso.target, p_text(a.iso.growth));
     std::string at;
     for (const auto& [p, n] : a.iso.sizes) at += fmt::format("{}p = {:g}: n ≈ {}", at.empty() ? "" : ", ", p, format_size(n));
@@ -427,6 +466,7 @@ nlohmann::json to_json(const scaling_analysis& a) {
     pairs.push_back({{"work", p.work.to_json()},
                      {"span", p.has_span ? p.span.to_json() : nlohmann::json(nullptr)},
                      {"constant", p.constant},
+                     {"overhead", p.overhead},
                      {"formula", p.formula()},
                      {"held_out_mse", finite(p.cv)},
                      {"evidence", finite(p.evidence)},
@@ -459,6 +499,8 @@ nlohmann::json to_json(const scaling_analysis& a) {
                ? nlohmann::json{{"efficiency", a.iso.target}, {"theta", a.iso.growth.to_json()}, {"text", p_text(a.iso.growth)}, {"sizes", iso_sizes}}
                : nlohmann::json(nullptr)},
           {"table_n", a.table_n},
+          {"overhead_log_p", m.overhead ? nlohmann::json(m.o) : nlohmann::json(nullptr)},
+          {"from", a.from > 0 ? nlohmann::json{{"n", a.from}, {"why", a.from_why}} : nlohmann::json(nullptr)},
           {"rows", rows},
           {"pairs", pairs},
           {"notes", a.notes}};

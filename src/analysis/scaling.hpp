@@ -4,13 +4,14 @@
 // processors; EMA fits T(n) alone. Here the same measurements, taken at several processor counts
 // (`ema run --threads 1..16`), are fitted as
 //
-//     T(n, p) = W(n) / p + D(n),     W(n) = w · g(n),  D(n) = d · h(n) (+ c),
+//     T(n, p) = W(n) / p + D(n) (+ o · log2 p),     W(n) = w · g(n),  D(n) = d · h(n) (+ c),
 //
 // Brent's bound read backwards: W is the part that divides among the p processors (the empirical
 // work) and D the part that does not (the span, or a shared resource that p does not multiply: a
 // memory bus a streaming kernel saturates, a serial section, a barrier). g and h are coarse classes
 // of the class set (1, log n, √n, n, n log n, n², n² log n, n³, n⁴), h at most g; D may be absent
-// (all of the cost divides). Each pair is judged by held-out prediction, as the class set judges
+// (all of the cost divides); the term o · log2 p, where the points demand it, is a cost of the
+// processors themselves (a fork and join, a barrier, a reduction across p). Each pair is judged by held-out prediction, as the class set judges
 // T(n) (class_set.hpp): each (n, p) point left out in turn, the pair fitted to the rest by least
 // squares on relative error, its prediction compared in ln T; a pair is excluded when its held-out
 // errors exceed the best pair's by more than the noise explains (evidence above 10, and with any
@@ -27,6 +28,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -51,12 +53,15 @@ struct scaling_series {
   std::vector<double> procs() const;  ///< distinct, ascending
 };
 
-/// T(n, p) = w · g(n) / p + d · h(n) + c.
+/// T(n, p) = w · g(n) / p + d · h(n) + c (+ o · log2 p).
 struct work_span_model {
   theta_class work, span;  ///< g's and h's classes; span unused without it
   bool has_span = false;   ///< D present
   bool constant = false;   ///< c beside a growing D
-  double w = 0, d = 0, c = 0;
+  /// o · log2 p: a cost of the processors themselves, growing with their number (a fork and join,
+  /// a barrier or a reduction across p: a tree of log p steps); 0 on one processor.
+  bool overhead = false;
+  double w = 0, d = 0, c = 0, o = 0;
   double cv = 0;            ///< mean squared held-out error of ln T
   double evidence = 0;      ///< against the chosen pair (0 for it)
   bool excluded = false;    ///< by the data
@@ -64,8 +69,8 @@ struct work_span_model {
 
   double W(double n) const;
   double D(double n) const;  ///< d · h(n) + c; 0 without a span
-  double operator()(double n, double p) const { return W(n) / p + D(n); }
-  int coefficient_count() const { return 1 + has_span + constant; }
+  double operator()(double n, double p) const { return W(n) / p + D(n) + (overhead ? o * std::log2(p) : 0.0); }
+  int coefficient_count() const { return 1 + has_span + constant + overhead; }
   /// "W(n) = 2.1e-09 · n, D(n) = 3.4e-06 · log2(n) + 1.2e-05"
   std::string formula() const;
   std::string pair_text() const;  ///< "W Θ(n), D Θ(log n)"
@@ -105,14 +110,20 @@ struct scaling_analysis {
   double table_n = 0;
   std::vector<scaling_row> rows;
   /// From the model at the largest size: T(n, 1) / D(n) (the parallelism, ∞ without D) and the
-  /// largest p that keeps E ≥ 0.5 there (∞ without D).
+  /// largest p that keeps E ≥ 0.5 there (∞ where nothing grows with p).
   double parallelism = 0, p_half = 0;
   isoefficiency iso;
+  double from = 0;  ///< the smallest size fitted, where the sizes below were left out (scaling_options::from)
+  std::string from_why;
   std::vector<std::string> notes;
 };
 
 struct scaling_options {
   double exclude = 10;
+  /// Fit only the sizes from this one (past the last cache, where the caller knows it): a working set
+  /// that leaves a cache raises the cost per unit of work, which no W(n)/p + D(n) follows.
+  double from = 0;
+  std::string from_why;  ///< why, for the text: "past twice the L3 (105 MiB)"
   /// The relative standard error of a point's value measured elsewhere (each point's repetitions);
   /// NaN: only the replicates tell it.
   double noise = std::numeric_limits<double>::quiet_NaN();
@@ -123,6 +134,9 @@ struct scaling_options {
 /// Fits and judges. Throws std::invalid_argument when the data cannot be fitted: fewer than 3
 /// sizes or 2 processor counts, a value that is not positive.
 scaling_analysis analyze_scaling(const scaling_series& data, const scaling_options& options = {});
+
+/// The model's efficiency T(n, 1) / (p · T(n, p)).
+double efficiency_at(const scaling_analysis& a, double n, double p);
 
 /// The Karp–Flatt serial fraction of a speedup s on p > 1 processors.
 double karp_flatt(double speedup, double p);

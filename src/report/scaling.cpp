@@ -16,6 +16,38 @@
 namespace ema {
 namespace {
 
+/// Past the last cache, for a cost bound by memory: the smallest size whose working set (the
+/// problem's bytes) is at least twice the last level the back end's data pass through, where at
+/// least 3 sizes lie there; else 0, with a note of how many do.
+double past_the_caches(const experiment_view& v, const std::string& problem, const std::string& params, const std::string& backend,
+                       const std::vector<double>& sizes, std::string& why, std::string& note) {
+  const auto* desc = lookup_problem(problem);
+  const auto caches = memory_levels(v.experiment.machine, backend);
+  if (!desc || !desc->work || caches.empty()) return 0;
+  auto p = param_set::restore_json(desc->name, desc->params, params);
+  if (!p) return 0;
+  const auto& last = caches.back();
+  std::vector<double> past;
+  try {
+    // A cost bound by arithmetic (fewer bytes than operations at the largest size) does not step at a cache's edge.
+    const auto top = desc->work(static_cast<std::uint64_t>(sizes.back()), *p);
+    if (!(top.bytes > 0 && top.ops / top.bytes < 1)) return 0;
+    for (double n : sizes)
+      if (desc->work(static_cast<std::uint64_t>(n), *p).bytes >= 2 * last.bytes) past.push_back(n);
+  } catch (const std::exception&) {
+    return 0;  // a work model that refuses the parameters: no cache regime
+  }
+  if (past.size() == sizes.size()) return 0;
+  if (past.size() >= 3) {
+    why = fmt::format("the sizes whose working set is past twice the {} ({}); below it the cost per unit of work is a cache's", last.name,
+                      format_bytes(last.bytes));
+    return past.front();
+  }
+  note = fmt::format("{} of the {} sizes hold a working set past twice the {} ({}): the others, fitted with them, may bend W by a cache's step",
+                     past.size(), sizes.size(), last.name, format_bytes(last.bytes));
+  return 0;
+}
+
 /// The work the variant's W may not grow slower than (report/fits.cpp, add_work_model): the
 /// problem's bytes and operations and its algorithm's own floor; none where the parameters are not
 /// ones the problem declares or the algorithm estimates.
@@ -79,8 +111,12 @@ std::vector<variant_scaling> fit_scaling(const experiment_view& v, const fit_req
     s.backend = backends.at(k);
     s.metric = r.metric;
     s.unit = find_metric(r.metric).unit;
+    std::string why, note;
+    const double from = past_the_caches(v, s.problem, s.params_json, s.backend, d.sizes(), why, note);
     try {
-      s.analysis = fit::analyze_scaling(d, {.noise = noise.at(k), .work = work_of(v, s.problem, s.params_json, s.variant)});
+      s.analysis =
+          fit::analyze_scaling(d, {.from = from, .from_why = why, .noise = noise.at(k), .work = work_of(v, s.problem, s.params_json, s.variant)});
+      if (!note.empty()) s.analysis->notes.push_back(note);
     } catch (const std::invalid_argument& e) {
       s.skipped = e.what();
     }

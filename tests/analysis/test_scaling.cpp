@@ -103,6 +103,37 @@ TEST(Scaling, ASpanAsLargeAsTheWorkHasNoIsoefficiency) {
     if (r.karp_flatt) EXPECT_NEAR(*r.karp_flatt, 0.5, 0.05) << r.p;
 }
 
+TEST(Scaling, ACostOfTheProcessorsThemselvesIsAnOverheadInP) {
+  // A scan with a fork and join whose cost grows as log p: Karp–Flatt rises with p (no serial part
+  // explains it), the model names the overhead, and holding the efficiency needs W ∝ p log p.
+  const auto s = make([](double n, double p) { return 1e-9 * n / p + 2e-5 * std::log2(p); }, 12, 20, 0.01, 6);
+  const auto a = analyze_scaling(s);
+  EXPECT_EQ(a.model().work.text(), "Θ(n)") << scaling_text(a);
+  EXPECT_TRUE(a.model().overhead) << scaling_text(a);
+  EXPECT_NEAR(a.model().o, 2e-5, 2e-6);
+  ASSERT_TRUE(a.iso.exists);
+  EXPECT_EQ(p_text(a.iso.growth), "Θ(p log p)");
+  EXPECT_TRUE(std::isfinite(a.p_half));
+  EXPECT_NEAR(efficiency_at(a, std::exp2(20), a.p_half), 0.5, 1e-6);
+  double last = -1;
+  for (const auto& r : a.rows)
+    if (r.karp_flatt) {
+      EXPECT_GT(*r.karp_flatt, last) << r.p;
+      last = *r.karp_flatt;
+    }
+  EXPECT_NE(scaling_text(a).find("overhead:"), std::string::npos);
+}
+
+TEST(Scaling, SizesBelowTheCacheEdgeAreLeftOutWhenAsked) {
+  // The cost per element doubles past n = 2^20 (a cache): fitted from there, W is Θ(n) and the
+  // model predicts the largest size.
+  const auto s = make([](double n, double p) { return (n > std::exp2(19) ? 2e-9 : 1e-9) * n / p + 1e-4; }, 12, 26, 0.01, 7);
+  const auto a = analyze_scaling(s, {.from = std::exp2(20), .from_why = "past twice the L3"});
+  EXPECT_EQ(a.data.sizes().front(), std::exp2(20));
+  EXPECT_EQ(a.model().work.text(), "Θ(n)") << scaling_text(a);
+  EXPECT_NE(scaling_text(a).find("fitted from n = 2^20: past twice the L3"), std::string::npos) << scaling_text(a);
+}
+
 TEST(Scaling, NoisyPointsLeaveTheClassesTentative) {
   // 40% scatter over three sizes: the data cannot tell n from n log n or the span's class.
   scaling_series s;
