@@ -304,6 +304,24 @@ scaling_analysis analyze_scaling(const scaling_series& data, const scaling_optio
           fmt::format("{} predicts the points as well, but its W grows slower than the work the variant must do", a.pairs[0].pair_text()));
     }
   }
+  // Parsimony, as the class set's (class_set.cpp, choose): of the pairs the data cannot tell from
+  // the one chosen, W with the same power of n and a smaller power of log n (never below the work);
+  // then, with that W, D likewise (or none, for a D that is a log factor alone).
+  {
+    const auto lead = a.chosen;
+    for (std::size_t k = 0; k < a.pairs.size(); ++k) {
+      const auto& c = a.pairs[k];
+      const auto& now = a.pairs[a.chosen];
+      if (c.work.n == now.work.n && c.work.log < now.work.log && !below(c) && !excluded(k, lead)) a.chosen = k;
+    }
+    const auto with_w = a.chosen;
+    for (std::size_t k = 0; k < a.pairs.size(); ++k) {
+      const auto& c = a.pairs[k];
+      const auto& now = a.pairs[a.chosen];
+      if (!(c.work == now.work) || !c.has_span || !now.has_span || excluded(k, with_w)) continue;
+      if (c.span.n == now.span.n && c.span.log < now.span.log) a.chosen = k;
+    }
+  }
   const auto& chosen = a.pairs[a.chosen];
   std::set<std::string> w_rivals, d_rivals;
   for (std::size_t k = 0; k < a.pairs.size(); ++k) {

@@ -154,6 +154,14 @@ TEST(Scaling, TheWorkExcludesASlowerW) {
   for (const auto& r : a.work_rivals) EXPECT_NE(r, "Θ(n)");
 }
 
+TEST(Scaling, OfWsTheDataCannotTellApartTheOneWithoutALogFactor) {
+  // A scan bound by memory on 16 cores, 10% scatter over 2^26..2^30: n log n and n both predict it;
+  // parsimony answers Θ(n) and keeps Θ(n log n) as not excluded.
+  const auto s = make([](double n, double p) { return 6e-10 * n / p + 5e-11 * n; }, 26, 30, 0.10, 8);
+  const auto a = analyze_scaling(s);
+  EXPECT_EQ(a.model().work.text(), "Θ(n)") << scaling_text(a);
+}
+
 TEST(Scaling, BadDataIsRefusedNamingWhatIsWrong) {
   scaling_series s;
   for (double n : {1e3, 1e4})
