@@ -73,15 +73,16 @@ Eigen::VectorXd row_of(const work_span_model& m, const cell& c) {
   return r;
 }
 
-/// Least squares of the model's coefficients on `cells` (all but `skip`); false when a coefficient
-/// is not positive (the shape without that term says the same) or the columns are near parallel.
-bool solve(work_span_model& m, const std::vector<cell>& cells, std::size_t skip = SIZE_MAX) {
+/// Least squares of the model's coefficients on `cells` (all but those at size `skip`); false when a
+/// coefficient is not positive (the shape without that term says the same) or the columns are near
+/// parallel.
+bool solve(work_span_model& m, const std::vector<cell>& cells, double skip = -1) {
   const int k = m.coefficient_count();
   Eigen::MatrixXd g = Eigen::MatrixXd::Zero(k, k);
   Eigen::VectorXd rhs = Eigen::VectorXd::Zero(k), scale = Eigen::VectorXd::Zero(k);
   std::vector<Eigen::VectorXd> rows;
   for (std::size_t i = 0; i < cells.size(); ++i) {
-    if (i == skip) continue;
+    if (cells[i].n == skip) continue;
     rows.push_back(row_of(m, cells[i]));
     scale = scale.cwiseMax(rows.back().cwiseAbs());
   }
@@ -114,22 +115,31 @@ bool identified(const work_span_model& m, const std::vector<cell>& cells) {
   return span && constant && overhead;
 }
 
-/// Held-out errors of ln T, each cell left out in turn; nullopt when a fold cannot be fitted.
-std::optional<std::vector<double>> held_out(const work_span_model& shape, const std::vector<cell>& cells) {
-  std::vector<double> e(cells.size());
-  for (std::size_t i = 0; i < cells.size(); ++i) {
+/// Held-out errors of ln T, each size left out in turn with all its processor counts (a W's class is
+/// about n: the cells of one size share its cache and its moment on the machine, so they are not
+/// independent evidence), as each size's mean squared error over its cells, ascending in n;
+/// nullopt when a fold cannot be fitted.
+std::optional<std::vector<double>> held_out(const work_span_model& shape, const std::vector<cell>& cells, const std::vector<double>& sizes) {
+  std::vector<double> e(sizes.size(), 0);
+  for (std::size_t s = 0; s < sizes.size(); ++s) {
     auto m = shape;
-    if (!solve(m, cells, i)) return std::nullopt;
-    const double pr = m(cells[i].n, cells[i].p);
-    if (!(pr > 0) || !std::isfinite(pr)) return std::nullopt;
-    e[i] = std::log(cells[i].y / pr);
+    if (!solve(m, cells, sizes[s])) return std::nullopt;
+    int count = 0;
+    for (const auto& c : cells) {
+      if (c.n != sizes[s]) continue;
+      const double pr = m(c.n, c.p);
+      if (!(pr > 0) || !std::isfinite(pr)) return std::nullopt;
+      e[s] += std::pow(std::log(c.y / pr), 2);
+      ++count;
+    }
+    e[s] /= count;
   }
   return e;
 }
 
-double mean_square(const std::vector<double>& e) {
+double mean(const std::vector<double>& e) {
   double s = 0;
-  for (double x : e) s += x * x;
+  for (double x : e) s += x;
   return e.empty() ? nan : s / static_cast<double>(e.size());
 }
 
@@ -253,11 +263,11 @@ scaling_analysis analyze_scaling(const scaling_series& data, const scaling_optio
       shapes.push_back(with);
     }
     for (auto m : shapes) {
-      if (m.coefficient_count() >= static_cast<int>(cells.size())) continue;
+      if (m.coefficient_count() >= static_cast<int>(cells.size() - cells.size() / sizes.size())) continue;
       if (!solve(m, cells) || !identified(m, cells)) continue;
-      auto e = held_out(m, cells);
+      auto e = held_out(m, cells, sizes);
       if (!e) continue;
-      m.cv = mean_square(*e);
+      m.cv = mean(*e);
       a.pairs.push_back(m);
       errors.push_back(std::move(*e));
     }
@@ -277,7 +287,7 @@ scaling_analysis analyze_scaling(const scaling_series& data, const scaling_optio
   auto evidence = [&](std::size_t k, std::size_t against, std::size_t skip) {
     double s = 0;
     for (std::size_t i = 0; i < errors[k].size(); ++i)
-      if (i != skip) s += errors[k][i] * errors[k][i] - errors[against][i] * errors[against][i];
+      if (i != skip) s += errors[k][i] - errors[against][i];
     return s / std::max(a.noise * a.noise, a.pairs[against].cv);
   };
   auto excluded = [&](std::size_t k, std::size_t against) {
@@ -363,6 +373,10 @@ scaling_analysis analyze_scaling(const scaling_series& data, const scaling_optio
     if (sizes.size() < 4) {
       v.level = verdict_level::tentative;
       v.reasons.push_back(fmt::format("only {} sizes", sizes.size()));
+    }
+    if (!o.unsettled.empty()) {
+      v.level = verdict_level::tentative;
+      v.reasons.push_back(o.unsettled);
     }
     if (procs.size() < 3) {
       v.level = verdict_level::tentative;
@@ -452,8 +466,8 @@ std::string scaling_text(const scaling_analysis& a, const std::string& unit) {
                        percent(*a.held_out_miss));
   const double hi = a.data.sizes().back();
   if (std::isfinite(a.parallelism))
-    out += fmt::format("  at n = {}: parallelism T(n,1)/D(n) = {:.3g}; efficiency ≥ 0.5 up to p = {:.3g}\n", format_size(hi), a.parallelism,
-                       a.p_half);
+    out +=
+        fmt::format("  at n = {}: parallelism T(n,1)/D(n) = {:.3g}; efficiency ≥ 0.5 up to p = {:.3g}\n", format_size(hi), a.parallelism, a.p_half);
   else if (std::isfinite(a.p_half))
     out += fmt::format("  at n = {}: efficiency ≥ 0.5 up to p = {:.3g}\n", format_size(hi), a.p_half);
   else

@@ -124,6 +124,9 @@ struct scaling_options {
   /// that leaves a cache raises the cost per unit of work, which no W(n)/p + D(n) follows.
   double from = 0;
   std::string from_why;  ///< why, for the text: "past twice the L3 (105 MiB)"
+  /// What the caller knows keeps the classes from being firm (most sizes inside a cache, for a cost
+  /// bound by memory): a reason both verdicts give, "" for none.
+  std::string unsettled;
   /// The relative standard error of a point's value measured elsewhere (each point's repetitions);
   /// NaN: only the replicates tell it.
   double noise = std::numeric_limits<double>::quiet_NaN();

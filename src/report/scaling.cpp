@@ -43,7 +43,7 @@ double past_the_caches(const experiment_view& v, const std::string& problem, con
                       format_bytes(last.bytes));
     return past.front();
   }
-  note = fmt::format("{} of the {} sizes hold a working set past twice the {} ({}): the others, fitted with them, may bend W by a cache's step",
+  note = fmt::format("only {} of the {} sizes hold a working set past twice the {} ({}): the others, fitted with them, may bend W by a cache's step",
                      past.size(), sizes.size(), last.name, format_bytes(last.bytes));
   return 0;
 }
@@ -114,9 +114,8 @@ std::vector<variant_scaling> fit_scaling(const experiment_view& v, const fit_req
     std::string why, note;
     const double from = past_the_caches(v, s.problem, s.params_json, s.backend, d.sizes(), why, note);
     try {
-      s.analysis =
-          fit::analyze_scaling(d, {.from = from, .from_why = why, .noise = noise.at(k), .work = work_of(v, s.problem, s.params_json, s.variant)});
-      if (!note.empty()) s.analysis->notes.push_back(note);
+      s.analysis = fit::analyze_scaling(
+          d, {.from = from, .from_why = why, .unsettled = note, .noise = noise.at(k), .work = work_of(v, s.problem, s.params_json, s.variant)});
     } catch (const std::invalid_argument& e) {
       s.skipped = e.what();
     }
