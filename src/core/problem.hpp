@@ -119,6 +119,10 @@ struct problem_desc {
   const char* reference_variant = "seq";
   std::unique_ptr<workload> (*prepare)(const point_request&) = nullptr;
   work_model (*work)(std::uint64_t n, const param_set&) = nullptr;
+  /// The bytes a run keeps resident (its arrays), where they differ from the work's bytes (the
+  /// stencil moves its two grids once a step, so its work's bytes grow with the steps and its
+  /// working set does not); nullptr: the work's bytes. What the caches are compared with.
+  double (*working_set)(std::uint64_t n, const param_set&) = nullptr;
   rate_desc rate{};
   /// One operation of the work model, plural, for the roofline's axes ("keys", "cell updates").
   const char* op_unit = "operations";

@@ -19,6 +19,7 @@
 #include "core/format.hpp"
 #include "report/axis_best.hpp"
 #include "report/roofline.hpp"
+#include "report/scaling.hpp"
 #include "report/summary.hpp"
 #include "report/svg_chart.hpp"
 #include "report/table.hpp"
@@ -613,6 +614,7 @@ std::string render_html(const experiment_view& v, const fits_by_metric& fits) {
   const auto metrics = report_metrics(v);
   for (std::size_t gi = 0; gi < groups.size(); ++gi) o += group_section(v, fits, metrics, groups, gi, chart_id);
   o += axes_sections(v, groups, chart_id);
+  o += scaling_html(fit_scaling(v, fit_request{}), chart_id);
   o += "<section id=\"tables\">\n<h2>Tables</h2>\n<details><summary>every measured value, per problem and size</summary>\n";
   o += markdown_to_html(render_tables(v, table_style::markdown), 1);
   o += markdown_to_html(render_analysis_tables(v, table_style::markdown), 1);
@@ -714,6 +716,7 @@ std::string render_markdown(const experiment_view& v, const fits_by_metric& fits
           }
   }
   o += render_analysis_tables(v, table_style::markdown);
+  o += render_scaling(fit_scaling(v, fit_request{}), table_style::markdown);
   for (const auto& m : report_metrics(v)) {
     auto it = fits.find(m);
     if (it == fits.end() || it->second.empty()) continue;

@@ -246,7 +246,10 @@ void add_work_model(fit::analysis_options& options, const experiment_view& v, co
   if (!desc.work) return;
   try {
     const auto work = desc.work;
-    options.working_set = [work, declared](double n) { return work(static_cast<std::uint64_t>(n), *declared).bytes; };
+    const auto resident = desc.working_set;
+    options.working_set = [work, resident, declared](double n) {
+      return resident ? resident(static_cast<std::uint64_t>(n), *declared) : work(static_cast<std::uint64_t>(n), *declared).bytes;
+    };
     std::string algorithm;
     for (const auto& id : variant_identities(v, g.problem))
       if (id.name == g.variant) algorithm = id.algorithm;

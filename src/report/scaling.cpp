@@ -10,6 +10,7 @@
 #include "core/format.hpp"
 #include "core/metrics.hpp"
 #include "core/registry.hpp"
+#include "report/svg_chart.hpp"
 #include "measure/stats.hpp"
 #include <limits>
 
@@ -33,7 +34,9 @@ double past_the_caches(const experiment_view& v, const std::string& problem, con
     const auto top = desc->work(static_cast<std::uint64_t>(sizes.back()), *p);
     if (!(top.bytes > 0 && top.ops / top.bytes < 1)) return 0;
     for (double n : sizes)
-      if (desc->work(static_cast<std::uint64_t>(n), *p).bytes >= 2 * last.bytes) past.push_back(n);
+      if ((desc->working_set ? desc->working_set(static_cast<std::uint64_t>(n), *p) : desc->work(static_cast<std::uint64_t>(n), *p).bytes) >=
+          2 * last.bytes)
+        past.push_back(n);
   } catch (const std::exception&) {
     return 0;  // a work model that refuses the parameters: no cache regime
   }
@@ -43,8 +46,12 @@ double past_the_caches(const experiment_view& v, const std::string& problem, con
                       format_bytes(last.bytes));
     return past.front();
   }
-  note = fmt::format("only {} of the {} sizes hold a working set past twice the {} ({}): the others, fitted with them, may bend W by a cache's step",
-                     past.size(), sizes.size(), last.name, format_bytes(last.bytes));
+  note = past.empty() ? fmt::format("no size holds a working set past twice the {} ({}): W may describe cache-resident runs", last.name,
+                                    format_bytes(last.bytes))
+                      : fmt::format(
+                            "only {} of the {} sizes hold a working set past twice the {} ({}): the others, fitted with them, may bend "
+                            "W by a cache's step",
+                            past.size(), sizes.size(), last.name, format_bytes(last.bytes));
   return 0;
 }
 
@@ -166,6 +173,78 @@ nlohmann::json scaling_json(const std::vector<variant_scaling>& all) {
     out.push_back(std::move(j));
   }
   return out;
+}
+
+namespace {
+
+/// Measured speedups (or efficiencies) against p, a series per size measured on one processor.
+std::vector<chart_series> measured_series(const fit::scaling_analysis& a, bool efficiency) {
+  std::map<double, std::map<double, std::vector<double>>> by;  // n -> p -> values
+  for (std::size_t i = 0; i < a.data.size(); ++i) by[a.data.n[i]][a.data.p[i]].push_back(a.data.y[i]);
+  std::vector<chart_series> out;
+  int color = 0;
+  for (const auto& [n, by_p] : by) {
+    if (!by_p.count(1.0)) continue;
+    const double t1 = median(by_p.at(1.0));
+    chart_series s;
+    s.name = fmt::format("n = {}", format_size(n));
+    s.color = color++;
+    for (const auto& [p, ys] : by_p) {
+      const double sp = t1 / median(ys), y = efficiency ? sp / p : sp;
+      s.points.push_back({p, y, 0, 0, fmt::format("n = {}, p = {:g}: speedup {}, efficiency {:.2f}", format_size(n), p, format_ratio(sp), sp / p)});
+      s.curve.emplace_back(p, y);
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string scaling_html(const std::vector<variant_scaling>& all, int& chart_id) {
+  std::string o;
+  for (const auto& s : all) {
+    if (!s.analysis) continue;
+    const auto& a = *s.analysis;
+    const auto procs = a.data.procs();
+    const double hi = a.data.sizes().back();
+    auto p_axis = [](double p) { return fmt::format("{:g}", p); };
+    chart speed;
+    speed.title = fmt::format("{} {}: speedup against {}", s.problem, s.variant, s.axis);
+    speed.subtitle = "T(n, 1) / T(n, p) of each size measured on one processor; dashed: the ideal p and the model W(n)/p + D(n) at the largest size";
+    speed.x_label = s.axis;
+    speed.y_label = "speedup (×)";
+    speed.format_x = p_axis;
+    speed.format_y = format_ratio;
+    speed.series = measured_series(a, false);
+    chart_series ideal{.name = "ideal (p)", .color = -1, .dashed = true};
+    chart_series model{.name = fmt::format("model, n = {}", format_size(hi)), .color = static_cast<int>(speed.series.size()), .dashed = true};
+    for (double p = procs.front(); p <= procs.back() * 1.0001; p *= std::pow(2.0, 0.25)) {
+      ideal.curve.emplace_back(p, p);
+      model.curve.emplace_back(p, a.model()(hi, 1) / a.model()(hi, p));
+    }
+    speed.series.push_back(std::move(ideal));
+    speed.series.push_back(std::move(model));
+    chart eff;
+    eff.title = fmt::format("{} {}: efficiency against {}", s.problem, s.variant, s.axis);
+    eff.subtitle = "speedup / p of each size measured on one processor; 0.5 marked";
+    eff.x_label = s.axis;
+    eff.y_label = "efficiency";
+    eff.format_x = p_axis;
+    eff.format_y = [](double e) { return fmt::format("{:.2g}", e); };
+    eff.series = measured_series(a, true);
+    eff.levels.push_back({0.5, "E = 0.5", -1});
+    const auto speed_svg = speed.svg(fmt::format("c{}", chart_id++));
+    const auto eff_svg = eff.svg(fmt::format("c{}", chart_id++));
+    o += fmt::format("<h3>{} {}</h3>\n<div class=\"charts\">\n{}{}</div>\n", html_escape(s.problem), html_escape(s.variant), speed_svg, eff_svg);
+    o += fmt::format("<pre><code>{}</code></pre>\n", html_escape(fit::scaling_text(a, s.unit)));
+  }
+  if (o.empty()) return o;
+  return "<section id=\"scaling\">\n<h2>Scaling with processors</h2>\n<p class=\"meta\">Each variant measured at several processor counts, "
+         "fitted as T(n, p) = W(n)/p + D(n): the work W that divides among the p processors and the part D that does not (a serial "
+         "part, a barrier, a shared bus), each a class with a verdict; the speedup, efficiency and Karp–Flatt serial fraction measured "
+         "at each p; the isoefficiency function (docs/scaling.md).</p>\n" +
+         o + "</section>\n";
 }
 
 }  // namespace ema

@@ -42,4 +42,10 @@ std::string render_scaling(const std::vector<variant_scaling>& s, table_style st
 
 nlohmann::json scaling_json(const std::vector<variant_scaling>& s);
 
+/// For the HTML report: a section with, per variant, the speedup against p at each size measured on
+/// one processor (the ideal and the model at the largest size beside it), the efficiency against p
+/// with 0.5 marked, and the text of render_scaling; "" when there is nothing to show. `chart_id`
+/// numbers the charts of the page.
+std::string scaling_html(const std::vector<variant_scaling>& s, int& chart_id);
+
 }  // namespace ema

@@ -96,6 +96,11 @@ work_model work(std::uint64_t n, const param_set& p) {
   return {2 * element * cells, cells};
 }
 
+// Two grids of n x n elements, read and written in turn.
+double working_set(std::uint64_t n, const param_set& p) {
+  return 2.0 * (p.text("type") == "f64" ? 8 : 4) * static_cast<double>(n) * static_cast<double>(n);
+}
+
 // A cell update is a multiply and four fused multiply-adds (host_step.cpp, device.cuh): 9 flops
 // in the element type's precision.
 flop_model flops(const param_set& p) { return {9, p.text("type") == "f64"}; }
@@ -265,6 +270,7 @@ EMA_PROBLEM(stencil, ema::stencil::kit::problem({
                          .params = ema::stencil::params,
                          .default_sizes = "2^8..2^13,362..5792*2",  // 11 sizes, half an octave apart: enough for a verdict
                          .work = &ema::stencil::work,
+                         .working_set = &ema::stencil::working_set,
                          .rate = {.name = "Gcells/s", .of_bytes = false, .scale = 1e9, .meaning = "cell updates (n² T)"},
                          .op_unit = "cell updates",
                          .flops = &ema::stencil::flops,
