@@ -39,6 +39,7 @@ struct run_options {
   std::optional<std::string> sizes;
   std::vector<std::string> params;
   std::optional<std::string> threads;  ///< --threads LIST: `--param launch.omp_threads=LIST`
+  std::optional<std::string> sms;      ///< --sms LIST: `--param launch.sms=LIST`
   measurement_options measure;
   output_options out;
   cache_options cache;
@@ -190,6 +191,11 @@ plan plan_of(const run_options& o) {
       if (a.starts_with("launch.omp_threads=")) throw usage_error("give --threads or --param launch.omp_threads, not both");
     r.params.push_back("launch.omp_threads=" + *o.threads);
   }
+  if (o.sms) {
+    for (const auto& a : o.params)
+      if (a.starts_with("launch.sms=")) throw usage_error("give --sms or --param launch.sms, not both");
+    r.params.push_back("launch.sms=" + *o.sms);
+  }
   o.measure.fill(r);
   auto p = make_plan(r);  // validates everything before the database is touched
   o.measure.apply(p);
@@ -259,6 +265,9 @@ void register_run_options(CLI::App& app, run_options& o, common_options& common)
   app.add_option("--threads", o.threads,
                  "OpenMP threads of every OpenMP variant, a processor axis: 1..16 is 1, 2, ..., 16; 1..16*2 doubles (the same as --param "
                  "launch.omp_threads=LIST; at most the CPUs this process may run on)");
+  app.add_option("--sms", o.sms,
+                 "streaming multiprocessors of every single-GPU CUDA variant, a processor axis on one GPU through CUDA green contexts: "
+                 "8..128*2, 132 (the same as --param launch.sms=LIST; counts the device can split off)");
   o.measure.add_to(app);
   app.add_option("--db", common.db, "results database")->capture_default_str();
   o.out.add_to(app);

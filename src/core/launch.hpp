@@ -42,6 +42,14 @@ inline constexpr std::string_view launch_prefix = "launch.";
 /// run on, checked when the plan is made (runner/plan.cpp).
 inline constexpr launch_field openmp_threads_field = {"omp_threads", "OpenMP threads it runs on (ema: every CPU the process may use)", 1, 1 << 16};
 
+/// The launch setting every single-GPU CUDA variant has beside its own (issue 32, item 1): the
+/// streaming multiprocessors it runs on, through a CUDA green context made current by the worker
+/// before the input is built and the variant runs (measure/gpu.hpp restrict_sms), so that `--param
+/// launch.sms=8..132*2` (or `ema run --sms`) is a processor axis on one GPU. Its bounds are the
+/// device's SM count and its partition granularity, checked when the plan is made (runner/plan.cpp).
+inline constexpr launch_field sm_field = {"sms", "streaming multiprocessors it runs on, through a CUDA green context (ema: all of the device's)", 1,
+                                          1 << 12};
+
 class param_set;
 
 /// ⌈a / b⌉ for b > 0: the tiles, blocks or waves that cover `a` items `b` at a time.

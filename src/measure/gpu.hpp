@@ -46,6 +46,21 @@ void free_pinned(void* p) noexcept;
 /// Creates the primary context on devices [0, count) so that its cost stays out of timings.
 void initialise(int count);
 
+/// How a device's streaming multiprocessors can be partitioned by a CUDA green context (driver
+/// 12.4+; not under MIG): its SM count, the smallest partition and the granularity above it, or
+/// why it cannot.
+struct sm_partitioning {
+  int sm_count = 0, min_partition = 0, alignment = 0;
+  std::string unavailable;  ///< empty when green contexts can be made
+};
+sm_partitioning sm_partitions(int device);
+
+/// Makes a green context of `sms` of `device`'s SMs current to the calling thread, so the work that
+/// follows on the device runs on those SMs alone (issue 32: the SMs as a processor axis); returns the
+/// SMs it holds. Throws std::runtime_error naming why it cannot (no CUDA, an older driver, MIG, a
+/// count the device cannot split off).
+int restrict_sms(int device, int sms);
+
 /// The ceilings `ema probe` measures on one device. Bandwidths in bytes per second (a copy counts
 /// bytes read plus bytes written), latencies in seconds.
 struct device_ceilings {

@@ -193,6 +193,23 @@ std::vector<const variant_desc*> chosen_variants(const problem_desc& p, const pl
   return vs;
 }
 
+/// A count of SMs for a CUDA variant's green context: within the launch field's range, at most the
+/// device's SMs, and a size the device can split off (at least its smallest partition, a multiple
+/// of its granularity, or all of them); usage_error naming the valid counts otherwise, or why green
+/// contexts cannot be made here.
+void check_sm_count(const std::string& who, const std::string& value) {
+  const auto sms = check_launch_value(sm_field, who, value);
+  if (gpu::device_count() == 0) return;  // the variant is left out with why (no CUDA device)
+  const auto part = gpu::sm_partitions(0);
+  if (!part.unavailable.empty())
+    throw usage_error(fmt::format("{}: launch.sms={} needs a CUDA green context, which this machine cannot make: {}", who, value, part.unavailable));
+  if (sms > part.sm_count)
+    throw usage_error(fmt::format("{}: launch.sms={}: the device has {} SMs", who, value, part.sm_count));
+  if (sms != part.sm_count && (sms < part.min_partition || sms % part.alignment != 0))
+    throw usage_error(fmt::format("{}: launch.sms={}: the device splits off at least {} SMs, in multiples of {}, or all {}", who, value,
+                                  part.min_partition, part.alignment, part.sm_count));
+}
+
 /// Launch overrides, axes too, go to the variants that declare the setting, each value checked
 /// against its range: each variant's launch axes. Those taken are added to `claimed`.
 std::map<const variant_desc*, std::vector<param_axis>> launch_axes_of(const problem_desc& p, std::span<const variant_desc* const> vs,
@@ -211,6 +228,15 @@ std::map<const variant_desc*, std::vector<param_axis>> launch_axes_of(const prob
         for (const auto& value : axis.values) check_launch_value(f, fmt::format("{} {}", p.name, v->name), value);
         own_axes[v].push_back(axis);
         taken = true;
+      }
+      // Every single-GPU CUDA variant's SMs, as the device can partition them.
+      if (v->backend == backend::cuda) {
+        offered.insert(fmt::format("launch.{}", sm_field.name));
+        if (field != sm_field.name) continue;
+        for (const auto& value : axis.values) check_sm_count(fmt::format("{} {}", p.name, v->name), value);
+        own_axes[v].push_back(axis);
+        taken = true;
+        continue;
       }
       // Every OpenMP variant's thread count, up to the CPUs this process may run on.
       if (v->backend != backend::omp) continue;

@@ -188,6 +188,23 @@ void run_variant(const point_spec& spec, point_answer& answer) {
     if (const char* why = variant.not_applicable(params, n)) return fail(point_status::skipped, why);
   const int gpus = devices_used(variant.backend, gpu::device_count());
   if (gpus) gpu::initialise(gpus);
+  // The SMs of a CUDA variant (core/launch.hpp sm_field): a green context of that many SMs, current
+  // before the input is built and the variant runs; a count the device cannot give fails the point
+  // with why (the plan checked it against the device already).
+  std::optional<std::int64_t> sms_held;
+  if (variant.backend == backend::cuda) {
+    const std::string key = fmt::format("{}{}", launch_prefix, sm_field.name);
+    if (auto it = params.values().find(key); it != params.values().end()) {
+      const auto sms = check_launch_value(sm_field, variant.name, it->second);
+      try {
+        sms_held = gpu::restrict_sms(0, static_cast<int>(sms));
+      } catch (const std::runtime_error& e) {
+        return fail(point_status::failed, fmt::format("{}={}: no green context of {} SMs: {}", key, sms, sms, e.what()));
+      }
+      if (*sms_held != sms)
+        return fail(point_status::failed, fmt::format("{}={}: the device's green context holds {} SMs, not {}", key, sms, *sms_held, sms));
+    }
+  }
   point_request request{n, &params, spec.seed, gpus ? host_memory_kind::pinned : host_memory_kind::pageable};
   request.cache_dir = spec.cache_dir;
   request.cache_cap = spec.cache_cap;
@@ -196,6 +213,7 @@ void run_variant(const point_spec& spec, point_answer& answer) {
   auto work = problem.prepare(request);
   for (const auto& [k, v] : input_notes) answer.notes[k] = v;
   run_context ctx(n, params, gpus);
+  if (sms_held) ctx.note(fmt::format("{}{}", launch_prefix, sm_field.name), *sms_held);
 #ifdef _OPENMP
   // The processor axis of an OpenMP variant (core/launch.hpp openmp_threads_field), set after its
   // input was built with every thread and before it runs.

@@ -217,6 +217,25 @@ TEST(Cli, ThreadsAxisIsFittedInNAndP) {
   EXPECT_FALSE(nlohmann::json::parse(ema({"fit", "--db", plain, "--json"}).out).contains("scaling"));
 }
 
+// `ema run --sms`: the SMs of every single-GPU CUDA variant through CUDA green contexts (issue 32).
+// Counts out of range, or given to variants without it, are refused before anything is stored; on a
+// machine without a device the CUDA variants are left out as ever (the GPU test test_sms_gpu runs them).
+TEST(Cli, SmsAxisRefusesWhatCannotRun) {
+  test::temp_dir dir;
+  const auto bad = dir.file("bad.db");
+  for (const char* count : {"0", "1000000", "x"}) {
+    const auto r = ema({"run", "search", "--variants", "cuda", "--sizes", "2^10", "--sms", count, "--db", bad});
+    EXPECT_EQ(r.exit_code, 2) << count << ": " << r.err;
+    EXPECT_NE(r.err.find("launch.sms"), std::string::npos) << r.err;
+  }
+  auto r = ema({"run", "search", "--variants", "omp", "--sizes", "2^10", "--sms", "8", "--db", bad});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("none of the chosen variants"), std::string::npos) << r.err;
+  r = ema({"run", "search", "--variants", "cuda", "--sizes", "2^10", "--sms", "8", "--param", "launch.sms=16", "--db", bad});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(bad));
+}
+
 TEST(Cli, DatabaseErrorsExit3AndDamageNothing) {
   test::temp_dir dir;
   auto other = dir.file("other.db");

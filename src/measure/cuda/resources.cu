@@ -11,10 +11,10 @@ cudaStream_t stream(int device) {
   if (it != streams.end()) return it->second;
   int previous = 0;
   EMA_CUDA_CHECK(cudaGetDevice(&previous));
-  EMA_CUDA_CHECK(cudaSetDevice(device));
+  make_current(device);
   cudaStream_t s;
   EMA_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  EMA_CUDA_CHECK(cudaSetDevice(previous));
+  make_current(previous);
   return streams[device] = s;
 }
 

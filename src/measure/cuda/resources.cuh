@@ -7,6 +7,10 @@
 
 namespace ema::cuda {
 
+/// Makes `device` current on the calling thread: the green context gpu::restrict_sms made for it,
+/// else its primary context (cudaSetDevice, which would leave the green context).
+void make_current(int device);
+
 /// The stream for work on `device` (created on first use, with that device current).
 cudaStream_t stream(int device);
 

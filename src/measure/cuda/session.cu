@@ -10,14 +10,14 @@
 namespace ema::cuda {
 namespace {
 
-int make_current(int device) {
-  EMA_CUDA_CHECK(cudaSetDevice(device));
+int current(int device) {
+  make_current(device);
   return device;
 }
 
 }  // namespace
 
-session::session(run_context& ctx, int device) : ctx_(ctx), device_(make_current(device)), stream_(cuda::stream(device)), timeline_(stream_) {}
+session::session(run_context& ctx, int device) : ctx_(ctx), device_(current(device)), stream_(cuda::stream(device)), timeline_(stream_) {}
 
 session::~session() { release(); }
 
@@ -25,7 +25,7 @@ void* session::alloc_bytes(std::size_t count, std::size_t size) {
   const std::size_t bytes = array_bytes(count, size);
   if (!bytes) return nullptr;
   host_phase p(ctx_, "alloc");
-  EMA_CUDA_CHECK(cudaSetDevice(device_));
+  make_current(device_);
   void* ptr = nullptr;
   EMA_CUDA_CHECK(cudaMalloc(&ptr, bytes));
   buffers_.emplace_back(ptr, bytes);
@@ -37,7 +37,7 @@ void* session::managed_bytes(std::size_t count, std::size_t size) {
   const std::size_t bytes = array_bytes(count, size);
   if (!bytes) return nullptr;
   host_phase p(ctx_, "alloc");
-  EMA_CUDA_CHECK(cudaSetDevice(device_));
+  make_current(device_);
   std::size_t free = 0, total = 0;
   EMA_CUDA_CHECK(cudaMemGetInfo(&free, &total));
   if (bytes > free)
@@ -75,7 +75,7 @@ session::scope session::lap_on(std::string_view name, cudaStream_t stream) {
 }
 
 std::vector<double> session::lap_times(std::string_view name) {
-  EMA_CUDA_CHECK(cudaSetDevice(device_));
+  make_current(device_);
   const auto t = timeline_.elapsed();
   std::vector<double> out;
   for (std::size_t i = 0; i < t.size(); ++i)
@@ -91,7 +91,7 @@ void session::end_phase() {
 void session::wait() { EMA_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
 std::map<std::string, double> session::phase_times() {
-  EMA_CUDA_CHECK(cudaSetDevice(device_));
+  make_current(device_);
   const auto t = timeline_.elapsed();
   std::map<std::string, double> out;
   for (std::size_t i = 0; i < t.size(); ++i) {
@@ -104,7 +104,10 @@ std::map<std::string, double> session::phase_times() {
 
 void session::release() noexcept {
   if (buffers_.empty()) return;
-  EMA_CUDA_CHECK_NOTHROW(cudaSetDevice(device_));
+  try {
+    make_current(device_);
+  } catch (...) {
+  }
   for (auto [ptr, bytes] : buffers_) {
     EMA_CUDA_CHECK_NOTHROW(cudaFree(ptr));
     ctx_.device_memory().released(bytes);
