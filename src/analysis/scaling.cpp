@@ -398,23 +398,28 @@ scaling_analysis analyze_scaling(const scaling_series& data, const scaling_optio
   a.work_rivals.assign(w_rivals.begin(), w_rivals.end());
   a.span_rivals.assign(d_rivals.begin(), d_rivals.end());
 
-  // The measured table at the largest size measured at p = 1 and another p.
+  // The measured table at the largest size measured at the smallest processor count and another:
+  // speedups against that count p0 (1 for threads; the smallest partition for SMs), efficiency and
+  // Karp–Flatt in units of it (q = p / p0 processors).
   std::map<double, std::map<double, double>> by_n;  // n -> p -> mean
   for (const auto& c : cells) by_n[c.n][c.p] = c.y;
+  const double p0 = procs.front();
+  a.base_p = p0;
   for (auto it = by_n.rbegin(); it != by_n.rend(); ++it) {
-    if (!it->second.count(1.0) || it->second.size() < 2) continue;
+    if (!it->second.count(p0) || it->second.size() < 2) continue;
     a.table_n = it->first;
-    const double t1 = it->second.at(1.0);
+    const double t1 = it->second.at(p0);
     for (const auto& [p, t] : it->second) {
       scaling_row r{.p = p, .measured = t, .predicted = chosen(a.table_n, p), .speedup = t1 / t};
-      r.efficiency = r.speedup / p;
+      const double q = p / p0;
+      r.efficiency = r.speedup / q;
       r.cost = p * t;
-      if (p > 1) r.karp_flatt = karp_flatt(r.speedup, p);
+      if (q > 1) r.karp_flatt = karp_flatt(r.speedup, q);
       a.rows.push_back(r);
     }
     break;
   }
-  if (a.rows.empty()) a.notes.push_back("no size was measured at p = 1 and another p: no measured speedup");
+  if (a.rows.empty()) a.notes.push_back(fmt::format("no size was measured at p = {:g} and another p: no measured speedup", p0));
 
   // From the model at the largest size.
   const double w_hi = chosen.W(hi), d_hi = chosen.D(hi);
@@ -481,7 +486,9 @@ std::string scaling_text(const scaling_analysis& a, const std::string& unit) {
     out += "  isoefficiency: none — D grows as fast as W (up to a log factor), so no n holds the efficiency as p grows\n";
   }
   if (!a.rows.empty()) {
-    out += fmt::format("  measured at n = {}:\n", format_size(a.table_n));
+    out += a.base_p == 1 ? fmt::format("  measured at n = {}:\n", format_size(a.table_n))
+                         : fmt::format("  measured at n = {} (speedup, efficiency and Karp–Flatt against p = {:g}, in units of it):\n",
+                                       format_size(a.table_n), a.base_p);
     out += fmt::format("  {:>6}  {:>12}  {:>12}  {:>8}  {:>10}  {:>11}\n", "p", "time", "model", "speedup", "efficiency", "Karp–Flatt");
     for (const auto& r : a.rows)
       out += fmt::format("  {:>6g}  {:>12}  {:>12}  {:>7.2f}x  {:>10.2f}  {:>11}\n", r.p, value(r.measured), value(r.predicted), r.speedup,
@@ -531,6 +538,7 @@ nlohmann::json to_json(const scaling_analysis& a) {
                ? nlohmann::json{{"efficiency", a.iso.target}, {"theta", a.iso.growth.to_json()}, {"text", p_text(a.iso.growth)}, {"sizes", iso_sizes}}
                : nlohmann::json(nullptr)},
           {"table_n", a.table_n},
+          {"base_p", a.base_p},
           {"overhead_log_p", m.overhead ? nlohmann::json(m.o) : nlohmann::json(nullptr)},
           {"from", a.from > 0 ? nlohmann::json{{"n", a.from}, {"why", a.from_why}} : nlohmann::json(nullptr)},
           {"rows", rows},

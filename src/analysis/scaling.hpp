@@ -106,8 +106,10 @@ struct scaling_analysis {
   /// Fitted without the largest size, its prediction of that size at every p: the largest miss.
   std::optional<double> held_out_miss;
   double held_out_n = 0;
-  /// At the largest size measured at p = 1 and another p: the rows, ascending in p.
-  double table_n = 0;
+  /// At the largest size measured at the smallest processor count (base_p: 1 for threads, the
+  /// smallest partition for SMs) and another: the rows, ascending in p, their speedup against
+  /// base_p and their efficiency and Karp–Flatt in units of it.
+  double table_n = 0, base_p = 1;
   std::vector<scaling_row> rows;
   /// From the model at the largest size: T(n, 1) / D(n) (the parallelism, ∞ without D) and the
   /// largest p that keeps E ≥ 0.5 there (∞ where nothing grows with p).

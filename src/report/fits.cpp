@@ -320,6 +320,11 @@ std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_requ
     if (const int used = devices_used(g.backend, static_cast<int>(gpus.size())); used > 0) {
       double threads = 0;
       for (int i = 0; i < used; ++i) threads += gpus[static_cast<std::size_t>(i)].value("resident_threads", 0.0);
+      // In a green context of k SMs (launch.sms), the threads of those k alone.
+      const auto params = nlohmann::json::parse(g.params, nullptr, false);
+      if (const double all = gpus.empty() ? 0.0 : gpus[0].value("sm_count", 0.0);
+          used == 1 && all > 0 && params.is_object() && params.contains("launch.sms") && params["launch.sms"].is_string())
+        threads *= std::stod(params["launch.sms"].get<std::string>()) / all;
       if (threads > 0) f.resident_threads = threads;
     }
     // A variant that does not report the metric at all (a CPU variant's kernel time) has nothing

@@ -183,14 +183,15 @@ std::vector<chart_series> measured_series(const fit::scaling_analysis& a, bool e
   for (std::size_t i = 0; i < a.data.size(); ++i) by[a.data.n[i]][a.data.p[i]].push_back(a.data.y[i]);
   std::vector<chart_series> out;
   int color = 0;
+  const double base = a.base_p;  // 1 for threads; the smallest partition for SMs
   for (const auto& [n, by_p] : by) {
-    if (!by_p.count(1.0)) continue;
-    const double t1 = median(by_p.at(1.0));
+    if (!by_p.count(base)) continue;
+    const double t1 = median(by_p.at(base));
     chart_series s;
     s.name = fmt::format("n = {}", format_size(n));
     s.color = color++;
     for (const auto& [p, ys] : by_p) {
-      const double sp = t1 / median(ys), y = efficiency ? sp / p : sp;
+      const double sp = t1 / median(ys), y = efficiency ? sp / (p / base) : sp;
       s.points.push_back({p, y, 0, 0, fmt::format("n = {}, p = {:g}: speedup {}, efficiency {:.2f}", format_size(n), p, format_ratio(sp), sp / p)});
       s.curve.emplace_back(p, y);
     }
@@ -211,7 +212,8 @@ std::string scaling_html(const std::vector<variant_scaling>& all, int& chart_id)
     auto p_axis = [](double p) { return fmt::format("{:g}", p); };
     chart speed;
     speed.title = fmt::format("{} {}: speedup against {}", s.problem, s.variant, s.axis);
-    speed.subtitle = "T(n, 1) / T(n, p) of each size measured on one processor; dashed: the ideal p and the model W(n)/p + D(n) at the largest size";
+    speed.subtitle = "T(n, p0) / T(n, p) of each size measured at the smallest count p0 (1 thread, or the smallest SM partition); dashed: the "
+                     "ideal p / p0 and the model W(n)/p + D(n) at the largest size";
     speed.x_label = s.axis;
     speed.y_label = "speedup (×)";
     speed.format_x = p_axis;
@@ -220,8 +222,8 @@ std::string scaling_html(const std::vector<variant_scaling>& all, int& chart_id)
     chart_series ideal{.name = "ideal (p)", .color = -1, .dashed = true};
     chart_series model{.name = fmt::format("model, n = {}", format_size(hi)), .color = static_cast<int>(speed.series.size()), .dashed = true};
     for (double p = procs.front(); p <= procs.back() * 1.0001; p *= std::pow(2.0, 0.25)) {
-      ideal.curve.emplace_back(p, p);
-      model.curve.emplace_back(p, a.model()(hi, 1) / a.model()(hi, p));
+      ideal.curve.emplace_back(p, p / a.base_p);
+      model.curve.emplace_back(p, a.model()(hi, a.base_p) / a.model()(hi, p));
     }
     speed.series.push_back(std::move(ideal));
     speed.series.push_back(std::move(model));

@@ -98,6 +98,7 @@ int restrict_sms(int device, int sms) {
   check(driver<CUresult (*)(CUcontext*, CUgreenCtx)>("cuCtxFromGreenCtx")(&ctx, green), "cuCtxFromGreenCtx");
   check(driver<CUresult (*)(CUcontext)>("cuCtxSetCurrent")(ctx), "cuCtxSetCurrent");
   green_contexts()[device] = ctx;
+  cuda::forget_stream(device);  // a stream made before belongs to the primary context, on every SM
   // The SMs the context holds, as the driver gives them (a split rounds up to its granularity).
   CUdevResource held{};
   check(driver<CUresult (*)(CUgreenCtx, CUdevResource*, CUdevResourceType)>("cuGreenCtxGetDevResource")(green, &held, CU_DEV_RESOURCE_TYPE_SM),

@@ -5,8 +5,19 @@
 
 namespace ema::cuda {
 
+namespace {
+
+std::map<int, cudaStream_t>& streams() {
+  static std::map<int, cudaStream_t> all;
+  return all;
+}
+
+}  // namespace
+
+void forget_stream(int device) { streams().erase(device); }
+
 cudaStream_t stream(int device) {
-  static std::map<int, cudaStream_t> streams;
+  auto& streams = cuda::streams();
   auto it = streams.find(device);
   if (it != streams.end()) return it->second;
   int previous = 0;

@@ -14,6 +14,10 @@ void make_current(int device);
 /// The stream for work on `device` (created on first use, with that device current).
 cudaStream_t stream(int device);
 
+/// Leaves `device`'s stream behind (not destroyed: it belongs to the context it was made in), so the
+/// next stream(device) is made in the context now current (a green context, gpu::restrict_sms).
+void forget_stream(int device);
+
 /// A pinned host buffer of at least `bytes` dedicated to `device`'s results.
 void* pinned_scratch(int device, std::size_t bytes);
 
