@@ -40,6 +40,7 @@ struct run_options {
   std::vector<std::string> params;
   std::optional<std::string> threads;  ///< --threads LIST: `--param launch.omp_threads=LIST`
   std::optional<std::string> sms;      ///< --sms LIST: `--param launch.sms=LIST`
+  std::optional<std::string> gpus;     ///< --gpus LIST: `--param launch.gpus=LIST`
   measurement_options measure;
   output_options out;
   cache_options cache;
@@ -191,6 +192,11 @@ plan plan_of(const run_options& o) {
       if (a.starts_with("launch.omp_threads=")) throw usage_error("give --threads or --param launch.omp_threads, not both");
     r.params.push_back("launch.omp_threads=" + *o.threads);
   }
+  if (o.gpus) {
+    for (const auto& a : o.params)
+      if (a.starts_with("launch.gpus=")) throw usage_error("give --gpus or --param launch.gpus, not both");
+    r.params.push_back("launch.gpus=" + *o.gpus);
+  }
   if (o.sms) {
     for (const auto& a : o.params)
       if (a.starts_with("launch.sms=")) throw usage_error("give --sms or --param launch.sms, not both");
@@ -265,6 +271,8 @@ void register_run_options(CLI::App& app, run_options& o, common_options& common)
   app.add_option("--threads", o.threads,
                  "OpenMP threads of every OpenMP variant, a processor axis: 1..16 is 1, 2, ..., 16; 1..16*2 doubles (the same as --param "
                  "launch.omp_threads=LIST; at most the CPUs this process may run on)");
+  app.add_option("--gpus", o.gpus,
+                 "GPUs of every multi-GPU variant, a processor axis: 1,2 (the same as --param launch.gpus=LIST; at most the devices there are)");
   app.add_option("--sms", o.sms,
                  "streaming multiprocessors of every single-GPU CUDA variant, a processor axis on one GPU through CUDA green contexts: "
                  "8..128*2, 132 (the same as --param launch.sms=LIST; counts the device can split off)");

@@ -47,6 +47,12 @@ inline constexpr launch_field openmp_threads_field = {"omp_threads", "OpenMP thr
 /// before the input is built and the variant runs (measure/gpu.hpp restrict_sms), so that `--param
 /// launch.sms=8..132*2` (or `ema run --sms`) is a processor axis on one GPU. Its bounds are the
 /// device's SM count and its partition granularity, checked when the plan is made (runner/plan.cpp).
+/// The launch setting every multi-GPU variant has beside its own (issue 32, item 1): how many of
+/// the machine's GPUs it splits the work over (devices 0..k-1), so that `--param launch.gpus=1,2`
+/// (or `ema run --gpus`) is a processor axis; at most the devices there are, checked when the plan
+/// is made (runner/plan.cpp).
+inline constexpr launch_field gpus_field = {"gpus", "GPUs it splits the work over, devices 0..k-1 (ema: every device)", 1, 64};
+
 inline constexpr launch_field sm_field = {"sms", "streaming multiprocessors it runs on, through a CUDA green context (ema: all of the device's)", 1,
                                           1 << 12};
 

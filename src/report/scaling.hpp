@@ -21,7 +21,7 @@ struct processor_axis {
   const char* key;   ///< the stored parameter: "launch.omp_threads"
   const char* what;  ///< "OpenMP threads"
 };
-inline constexpr processor_axis processor_axes[] = {{"launch.omp_threads", "OpenMP threads"}, {"launch.sms", "SMs"}};
+inline constexpr processor_axis processor_axes[] = {{"launch.omp_threads", "OpenMP threads"}, {"launch.sms", "SMs"}, {"launch.gpus", "GPUs"}};
 
 struct variant_scaling {
   std::string problem, variant, backend, metric, unit;

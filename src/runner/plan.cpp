@@ -229,6 +229,20 @@ std::map<const variant_desc*, std::vector<param_axis>> launch_axes_of(const prob
         own_axes[v].push_back(axis);
         taken = true;
       }
+      // Every multi-GPU variant's GPUs, up to the devices there are.
+      if (v->backend == backend::multi_gpu) {
+        offered.insert(fmt::format("launch.{}", gpus_field.name));
+        if (field != gpus_field.name) continue;
+        auto f = gpus_field;
+        if (const int devices = gpu::device_count(); devices > 0) {
+          f.max = devices;
+          f.help = "GPUs it splits the work over; at most the devices of this machine";
+        }
+        for (const auto& value : axis.values) check_launch_value(f, fmt::format("{} {}", p.name, v->name), value);
+        own_axes[v].push_back(axis);
+        taken = true;
+        continue;
+      }
       // Every single-GPU CUDA variant's SMs, as the device can partition them.
       if (v->backend == backend::cuda) {
         offered.insert(fmt::format("launch.{}", sm_field.name));

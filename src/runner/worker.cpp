@@ -186,7 +186,16 @@ void run_variant(const point_spec& spec, point_answer& answer) {
   const auto params = param_set::from_map(std::move(pm));
   if (variant.not_applicable)
     if (const char* why = variant.not_applicable(params, n)) return fail(point_status::skipped, why);
-  const int gpus = devices_used(variant.backend, gpu::device_count());
+  int gpus = devices_used(variant.backend, gpu::device_count());
+  // The GPUs of a multi-GPU variant (core/launch.hpp gpus_field): devices 0..k-1.
+  if (variant.backend == backend::multi_gpu) {
+    const std::string key = fmt::format("{}{}", launch_prefix, gpus_field.name);
+    if (auto it = params.values().find(key); it != params.values().end()) {
+      const auto k = check_launch_value(gpus_field, variant.name, it->second);
+      if (k > gpus) return fail(point_status::failed, fmt::format("{}={}: this machine has {} GPUs", key, k, gpus));
+      gpus = static_cast<int>(k);
+    }
+  }
   if (gpus) gpu::initialise(gpus);
   // The SMs of a CUDA variant (core/launch.hpp sm_field): a green context of that many SMs, current
   // before the input is built and the variant runs; a count the device cannot give fails the point

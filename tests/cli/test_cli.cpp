@@ -233,6 +233,14 @@ TEST(Cli, SmsAxisRefusesWhatCannotRun) {
   EXPECT_NE(r.err.find("none of the chosen variants"), std::string::npos) << r.err;
   r = ema({"run", "search", "--variants", "cuda", "--sizes", "2^10", "--sms", "8", "--param", "launch.sms=16", "--db", bad});
   EXPECT_EQ(r.exit_code, 2) << r.err;
+  // The GPUs of a multi-GPU variant likewise (on a machine with devices, at most their number).
+  for (const char* count : {"0", "1000000", "x"}) {
+    r = ema({"run", "search", "--variants", "cuda-multi", "--sizes", "2^10", "--gpus", count, "--db", bad});
+    EXPECT_EQ(r.exit_code, 2) << count << ": " << r.err;
+    EXPECT_NE(r.err.find("launch.gpus"), std::string::npos) << r.err;
+  }
+  r = ema({"run", "search", "--variants", "cuda", "--sizes", "2^10", "--gpus", "2", "--db", bad});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_FALSE(std::filesystem::exists(bad));
 }
 
