@@ -200,6 +200,33 @@ std::vector<chart_series> measured_series(const fit::scaling_analysis& a, bool e
   return out;
 }
 
+/// The efficiency over (n, p) as curves in n, one per count above the smallest: where each count
+/// pays off.
+std::vector<chart_series> efficiency_in_n(const fit::scaling_analysis& a) {
+  std::map<double, std::map<double, std::vector<double>>> by;  // n -> p -> values
+  for (std::size_t i = 0; i < a.data.size(); ++i) by[a.data.n[i]][a.data.p[i]].push_back(a.data.y[i]);
+  std::map<double, chart_series> per_p;
+  for (const auto& [n, by_p] : by) {
+    if (!by_p.count(a.base_p)) continue;
+    const double t0 = median(by_p.at(a.base_p));
+    for (const auto& [p, ys] : by_p) {
+      if (p == a.base_p) continue;
+      const double e = t0 / median(ys) / (p / a.base_p);
+      auto& c = per_p[p];
+      c.name = fmt::format("p = {:g}", p);
+      c.points.push_back({n, e, 0, 0, fmt::format("n = {}, p = {:g}: efficiency {:.2f}", format_size(n), p, e)});
+      c.curve.emplace_back(n, e);
+    }
+  }
+  std::vector<chart_series> out;
+  int color = 0;
+  for (auto& [p, c] : per_p) {
+    c.color = color++;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string scaling_html(const std::vector<variant_scaling>& all, int& chart_id) {
@@ -212,8 +239,9 @@ std::string scaling_html(const std::vector<variant_scaling>& all, int& chart_id)
     auto p_axis = [](double p) { return fmt::format("{:g}", p); };
     chart speed;
     speed.title = fmt::format("{} {}: speedup against {}", s.problem, s.variant, s.axis);
-    speed.subtitle = "T(n, p0) / T(n, p) of each size measured at the smallest count p0 (1 thread, or the smallest SM partition); dashed: the "
-                     "ideal p / p0 and the model W(n)/p + D(n) at the largest size";
+    speed.subtitle =
+        "T(n, p0) / T(n, p) of each size measured at the smallest count p0 (1 thread, or the smallest SM partition); dashed: the "
+        "ideal p / p0 and the model W(n)/p + D(n) at the largest size";
     speed.x_label = s.axis;
     speed.y_label = "speedup (×)";
     speed.format_x = p_axis;
@@ -236,8 +264,18 @@ std::string scaling_html(const std::vector<variant_scaling>& all, int& chart_id)
     eff.format_y = [](double e) { return fmt::format("{:.2g}", e); };
     eff.series = measured_series(a, true);
     eff.levels.push_back({0.5, "E = 0.5", -1});
+    chart map;
+    map.title = fmt::format("{} {}: efficiency against n, per count of {}", s.problem, s.variant, s.axis);
+    map.subtitle = "speedup / (p / p0) at each size, one curve per count p; 0.5 marked";
+    map.x_label = "n";
+    map.y_label = "efficiency";
+    map.format_x = format_count;
+    map.format_y = eff.format_y;
+    map.levels.push_back({0.5, "E = 0.5", -1});
+    map.series = efficiency_in_n(a);
     const auto speed_svg = speed.svg(fmt::format("c{}", chart_id++));
-    const auto eff_svg = eff.svg(fmt::format("c{}", chart_id++));
+    auto eff_svg = eff.svg(fmt::format("c{}", chart_id++));
+    eff_svg += map.svg(fmt::format("c{}", chart_id++));
     o += fmt::format("<h3>{} {}</h3>\n<div class=\"charts\">\n{}{}</div>\n", html_escape(s.problem), html_escape(s.variant), speed_svg, eff_svg);
     o += fmt::format("<pre><code>{}</code></pre>\n", html_escape(fit::scaling_text(a, s.unit)));
   }

@@ -203,8 +203,7 @@ void check_sm_count(const std::string& who, const std::string& value) {
   const auto part = gpu::sm_partitions(0);
   if (!part.unavailable.empty())
     throw usage_error(fmt::format("{}: launch.sms={} needs a CUDA green context, which this machine cannot make: {}", who, value, part.unavailable));
-  if (sms > part.sm_count)
-    throw usage_error(fmt::format("{}: launch.sms={}: the device has {} SMs", who, value, part.sm_count));
+  if (sms > part.sm_count) throw usage_error(fmt::format("{}: launch.sms={}: the device has {} SMs", who, value, part.sm_count));
   if (sms != part.sm_count && (sms < part.min_partition || sms % part.alignment != 0))
     throw usage_error(fmt::format("{}: launch.sms={}: the device splits off at least {} SMs, in multiples of {}, or all {}", who, value,
                                   part.min_partition, part.alignment, part.sm_count));

@@ -92,7 +92,8 @@ int restrict_sms(int device, int sms) {
   CUdevice dev = 0;
   check(driver<CUresult (*)(CUdevice*, int)>("cuDeviceGet")(&dev, device), "cuDeviceGet");
   CUgreenCtx green{};
-  check(driver<CUresult (*)(CUgreenCtx*, CUdevResourceDesc, CUdevice, unsigned int)>("cuGreenCtxCreate")(&green, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM),
+  check(driver<CUresult (*)(CUgreenCtx*, CUdevResourceDesc, CUdevice, unsigned int)>("cuGreenCtxCreate")(&green, desc, dev,
+                                                                                                         CU_GREEN_CTX_DEFAULT_STREAM),
         "cuGreenCtxCreate");
   CUcontext ctx{};
   check(driver<CUresult (*)(CUcontext*, CUgreenCtx)>("cuCtxFromGreenCtx")(&ctx, green), "cuCtxFromGreenCtx");
