@@ -165,7 +165,7 @@ std::optional<theta_class> iso_class(const work_span_model& m) {
 }
 
 /// E(n, p) from the model: T(n, 1) / (p · T(n, p)).
-double efficiency(const work_span_model& m, double n, double p) { return m(n, 1) / (p * m(n, p)); }
+double efficiency(const work_span_model& m, double n, double p, double base = 1) { return m(n, base) / (p / base * m(n, p)); }
 
 /// The n at which the model's efficiency on p processors is `target`, by bisection on ln n;
 /// nullopt where W/D does not reach it below 1e300.
@@ -214,7 +214,7 @@ std::string work_span_model::pair_text() const {
   return fmt::format("W {}, D {}{}", work.text(), d_text(*this), overhead ? ", overhead Θ(log p)" : "");
 }
 
-double efficiency_at(const scaling_analysis& a, double n, double p) { return efficiency(a.model(), n, p); }
+double efficiency_at(const scaling_analysis& a, double n, double p) { return efficiency(a.model(), n, p, a.base_p); }
 
 double karp_flatt(double speedup, double p) { return p > 1 && speedup > 0 ? (1 / speedup - 1 / p) / (1 - 1 / p) : nan; }
 
@@ -426,12 +426,13 @@ scaling_analysis analyze_scaling(const scaling_series& data, const scaling_optio
   a.parallelism = d_hi > 0 ? (w_hi + d_hi) / d_hi : INFINITY;
   a.p_half = INFINITY;
   if (d_hi > 0 || chosen.overhead) {
-    // E falls as p grows (p · T(n, p) = W + p·D + p·o·log p): bisection on ln p up to 2^60.
-    double lo_p = 0, hi_p = 60 * std::log(2.0);
-    if (efficiency(chosen, hi, std::exp(hi_p)) < 0.5) {
+    // E falls as p grows (p · T(n, p) = W + p·D + p·o·log p): bisection on ln p up to 2^60, the
+    // efficiency against the smallest count measured, as the table's.
+    double lo_p = std::log(p0), hi_p = 60 * std::log(2.0);
+    if (efficiency(chosen, hi, std::exp(hi_p), p0) < 0.5) {
       for (int i = 0; i < 200; ++i) {
         const double mid = 0.5 * (lo_p + hi_p);
-        (efficiency(chosen, hi, std::exp(mid)) >= 0.5 ? lo_p : hi_p) = mid;
+        (efficiency(chosen, hi, std::exp(mid), p0) >= 0.5 ? lo_p : hi_p) = mid;
       }
       a.p_half = std::exp(lo_p);
     }
@@ -470,11 +471,12 @@ std::string scaling_text(const scaling_analysis& a, const std::string& unit) {
     out += fmt::format("  held out n = {}: the model of the smaller sizes predicts it within {} at every p\n", format_size(a.held_out_n),
                        percent(*a.held_out_miss));
   const double hi = a.data.sizes().back();
+  const auto against = a.base_p == 1 ? std::string() : fmt::format(" (against p = {:g})", a.base_p);
   if (std::isfinite(a.parallelism))
-    out +=
-        fmt::format("  at n = {}: parallelism T(n,1)/D(n) = {:.3g}; efficiency ≥ 0.5 up to p = {:.3g}\n", format_size(hi), a.parallelism, a.p_half);
+    out += fmt::format("  at n = {}: parallelism T(n,1)/D(n) = {:.3g}; efficiency{} ≥ 0.5 up to p = {:.3g}\n", format_size(hi), a.parallelism,
+                       against, a.p_half);
   else if (std::isfinite(a.p_half))
-    out += fmt::format("  at n = {}: efficiency ≥ 0.5 up to p = {:.3g}\n", format_size(hi), a.p_half);
+    out += fmt::format("  at n = {}: efficiency{} ≥ 0.5 up to p = {:.3g}\n", format_size(hi), against, a.p_half);
   else
     out += fmt::format("  at n = {}: no part that p does not divide was found; efficiency stays near 1 over the measured p\n", format_size(hi));
   if (a.iso.exists && (m.has_span || m.overhead)) {

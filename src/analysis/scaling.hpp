@@ -140,7 +140,7 @@ struct scaling_options {
 /// sizes or 2 processor counts, a value that is not positive.
 scaling_analysis analyze_scaling(const scaling_series& data, const scaling_options& options = {});
 
-/// The model's efficiency T(n, 1) / (p · T(n, p)).
+/// The model's efficiency against the smallest count measured (base_p): T(n, p0) / (p/p0 · T(n, p)).
 double efficiency_at(const scaling_analysis& a, double n, double p);
 
 /// The Karp–Flatt serial fraction of a speedup s on p > 1 processors.
