@@ -276,6 +276,23 @@ std::string scaling_html(const std::vector<variant_scaling>& all, int& chart_id)
     const auto speed_svg = speed.svg(fmt::format("c{}", chart_id++));
     auto eff_svg = eff.svg(fmt::format("c{}", chart_id++));
     eff_svg += map.svg(fmt::format("c{}", chart_id++));
+    // The isoefficiency curve: the n that holds E = 0.5 at each p, from the model.
+    if (a.iso.exists && a.iso.sizes.size() >= 2) {
+      chart iso;
+      iso.title = fmt::format("{} {}: isoefficiency, the n that holds E = {:g}", s.problem, s.variant, a.iso.target);
+      iso.subtitle = fmt::format("from the model W(n)/p + D(n): W must grow as {}", fit::p_text(a.iso.growth));
+      iso.x_label = s.axis;
+      iso.y_label = "n";
+      iso.format_x = p_axis;
+      iso.format_y = format_count;
+      chart_series c{.name = fmt::format("n at E = {:g}", a.iso.target)};
+      for (const auto& [p, n] : a.iso.sizes) {
+        c.points.push_back({p, n, 0, 0, fmt::format("p = {:g}: n ≈ {}", p, format_size(n))});
+        c.curve.emplace_back(p, n);
+      }
+      iso.series.push_back(std::move(c));
+      eff_svg += iso.svg(fmt::format("c{}", chart_id++));
+    }
     o += fmt::format("<h3>{} {}</h3>\n<div class=\"charts\">\n{}{}</div>\n", html_escape(s.problem), html_escape(s.variant), speed_svg, eff_svg);
     o += fmt::format("<pre><code>{}</code></pre>\n", html_escape(fit::scaling_text(a, s.unit)));
   }
