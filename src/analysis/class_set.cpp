@@ -28,9 +28,6 @@ series without(const series& s, std::size_t i) {
   return out;
 }
 
-/// The classes a reader names first (exponent of n, of log n).
-constexpr std::pair<double, double> coarse_classes[] = {{0, 0}, {0, 1}, {0.5, 0}, {1, 0}, {1, 1}, {2, 0}, {2, 1}, {3, 0}, {4, 0}};
-
 bool is_coarse(double a, double b) {
   return std::any_of(std::begin(coarse_classes), std::end(coarse_classes), [&](const auto& c) { return a == c.first && b == c.second; });
 }
@@ -395,18 +392,8 @@ struct evidence_of {
   }
 };
 
-/// How fast the work the variant must do grows over the sizes (the fastest of its measures, as an
-/// exponent of n); -inf where no work is known or the sizes start below 2.
-double work_growth(const class_set_options& o, const series& means) {
-  double floor = -INFINITY;
-  if (o.work.empty() || means.n.front() < 2) return floor;
-  for (const auto& w : o.work)
-    if (const double e = growth_exponent(w, means.n.front(), means.n.back()); std::isfinite(e)) floor = std::max(floor, e);
-  return floor;
-}
-
-/// The growth exponent of a polynomial class n^a log^b n from lo to hi (both above 1).
-double class_growth(const theta_class& c, double lo, double hi) { return c.n + c.log * std::log(std::log(hi) / std::log(lo)) / std::log(hi / lo); }
+/// How fast the work the variant must do grows over the sizes (the fastest of its measures).
+double work_growth_of(const class_set_options& o, const series& means) { return work_growth(o.work, means.n.front(), means.n.back()); }
 
 /// The answer, from coarse to fine: the coarse class predicting best, unless a finer one excludes
 /// every coarse class and cuts the held-out error fine_gain times; then parsimony, then the work
@@ -440,7 +427,7 @@ void choose(class_set& out, const evidence_of& ev, const series& means, const cl
   // The work as the tie breaker: no class growing slower than the work over the sizes, of those
   // the data cannot tell from the class chosen without it.
   const double lo = means.n.front(), hi = means.n.back();
-  const double floor = work_growth(o, means);
+  const double floor = work_growth_of(o, means);
   auto growth = [&](std::size_t k) { return class_growth(out.classes[k].cls, lo, hi); };
   const auto lead = out.chosen;
   if (!std::isfinite(floor) || !(growth(lead) < floor - 0.02)) return;
@@ -499,6 +486,16 @@ void measure_bends(class_set& out, const series& means) {
 
 }  // namespace
 
+double class_growth(const theta_class& c, double lo, double hi) { return c.n + c.log * std::log(std::log(hi) / std::log(lo)) / std::log(hi / lo); }
+
+double work_growth(const std::vector<std::function<double(double)>>& work, double lo, double hi) {
+  double floor = -INFINITY;
+  if (work.empty() || lo < 2) return floor;
+  for (const auto& w : work)
+    if (const double e = growth_exponent(w, lo, hi); std::isfinite(e)) floor = std::max(floor, e);
+  return floor;
+}
+
 double growth_exponent(const std::function<double(double)>& f, double lo, double hi) {
   try {
     const double a = f(lo), b = f(hi);
@@ -531,7 +528,7 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
   // excluded by the work: the cost cannot grow slower than the work it does for long (a comparison
   // sort's n log n comparisons exclude Θ(n) however flat 16 cores' scatter leaves the data).
   const double tell = std::max(4 * out.noise, std::log(1.05));  // in ln T
-  const double floor = work_growth(o, means), lo = means.n.front(), hi = means.n.back();
+  const double floor = work_growth_of(o, means), lo = means.n.front(), hi = means.n.back();
   auto below_floor = [&](const theta_class& c) { return std::isfinite(floor) && class_growth(c, lo, hi) < floor - 0.02; };
   const bool answer_meets_work = !below_floor(chosen.cls);
   for (std::size_t k = 0; k < out.classes.size(); ++k) {

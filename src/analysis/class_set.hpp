@@ -53,6 +53,7 @@
 #include <algorithm>
 #include <functional>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "analysis/fit.hpp"
@@ -174,6 +175,17 @@ std::vector<off_size> off_neighbours(const series& data);
 /// positive at both or refuses a size (a problem's work model may throw for parameters it does not
 /// take).
 double growth_exponent(const std::function<double(double)>& f, double lo, double hi);
+
+/// The classes a reader names first (exponent of n, of log n): the coarse classes the answer is
+/// chosen among first (and the scaling fit's W and D, analysis/scaling.hpp).
+inline constexpr std::pair<double, double> coarse_classes[] = {{0, 0}, {0, 1}, {0.5, 0}, {1, 0}, {1, 1}, {2, 0}, {2, 1}, {3, 0}, {4, 0}};
+
+/// The growth exponent of a polynomial class n^a log^b n from lo to hi (both above 1).
+double class_growth(const theta_class& c, double lo, double hi);
+
+/// How fast the fastest of `work` grows from lo to hi, as an exponent of n; -inf where none is known
+/// or lo is below 2.
+double work_growth(const std::vector<std::function<double(double)>>& work, double lo, double hi);
 
 /// Judges the lattice's classes on a regime. `replicate_noise` is the relative standard error of a
 /// size's value measured within it (NaN: unmeasured). Nullopt when fewer than 4 sizes or no class

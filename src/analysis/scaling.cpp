@@ -17,15 +17,7 @@ namespace {
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
-/// The coarse classes (class_set.cpp): exponent of n, of log n.
-constexpr std::pair<double, double> coarse[] = {{0, 0}, {0, 1}, {0.5, 0}, {1, 0}, {1, 1}, {2, 0}, {2, 1}, {3, 0}, {4, 0}};
-
 double class_value(const theta_class& c, double n) { return std::pow(n, c.n) * (c.log != 0 ? std::pow(std::log2(n), c.log) : 1.0); }
-
-/// Growth of a class from lo to hi as an exponent of n.
-double class_growth(const theta_class& c, double lo, double hi) {
-  return c.n + (c.log != 0 ? c.log * std::log(std::log2(hi) / std::log2(lo)) / std::log(hi / lo) : 0.0);
-}
 
 /// One point per (n, p): the mean of its replicates.
 struct cell {
@@ -246,11 +238,11 @@ scaling_analysis analyze_scaling(const scaling_series& data, const scaling_optio
 
   // Every pair (g, h): W's class g, D's class h at most g's growth, or no D; c beside a growing D.
   std::vector<std::vector<double>> errors;
-  for (const auto& [ga, gb] : coarse) {
+  for (const auto& [ga, gb] : coarse_classes) {
     if (ga == 0 && gb == 0) continue;
     const theta_class g{.n = ga, .log = gb};
     std::vector<work_span_model> shapes{{.work = g}};
-    for (const auto& [ha, hb] : coarse) {
+    for (const auto& [ha, hb] : coarse_classes) {
       const theta_class h{.n = ha, .log = hb};
       if (class_growth(h, lo, hi) > class_growth(g, lo, hi) + 1e-9) continue;
       shapes.push_back({.work = g, .span = h, .has_span = true});
@@ -298,9 +290,7 @@ scaling_analysis analyze_scaling(const scaling_series& data, const scaling_optio
   };
 
   // The work: no W growing slower than it, of the pairs the data leave.
-  double floor = -INFINITY;
-  for (const auto& w : o.work)
-    if (const double e = growth_exponent(w, lo, hi); std::isfinite(e)) floor = std::max(floor, e);
+  const double floor = work_growth(o.work, lo, hi);
   auto below = [&](const work_span_model& m) { return std::isfinite(floor) && class_growth(m.work, lo, hi) < floor - 0.02; };
   a.chosen = 0;
   if (below(a.pairs[0])) {

@@ -95,6 +95,10 @@ variant_identity identity_of(std::string_view problem, std::string_view variant)
   return id;
 }
 
+double working_set_bytes(const problem_desc& p, std::uint64_t n, const param_set& params) {
+  return p.working_set ? p.working_set(n, params) : p.work(n, params).bytes;
+}
+
 std::vector<std::function<double(double)>> work_floors(const problem_desc& p, std::shared_ptr<const param_set> params, std::string_view algorithm) {
   std::vector<std::function<double(double)>> out;
   if (!p.work || !params) return out;

@@ -73,6 +73,10 @@ variant_identity identity_of(std::string_view problem, std::string_view variant)
 /// parameters, and the algorithm's own (problem_desc::algorithm_floors); none for an algorithm
 /// that estimates (problem_desc::estimators) or a problem without a work model. A size the work
 /// model refuses throws usage_error from the function called.
+/// The bytes a run of `p` at n keeps resident: its working_set where it declares one, else its work's
+/// bytes (problem_desc::working_set). The problem must have a work model.
+double working_set_bytes(const problem_desc& p, std::uint64_t n, const param_set& params);
+
 std::vector<std::function<double(double)>> work_floors(const problem_desc& p, std::shared_ptr<const param_set> params, std::string_view algorithm);
 
 /// The algorithm of a problem's reference variant in this build ("" when unknown).

@@ -246,14 +246,8 @@ void add_work_model(fit::analysis_options& options, const experiment_view& v, co
   if (!desc.work) return;
   try {
     const auto work = desc.work;
-    const auto resident = desc.working_set;
-    options.working_set = [work, resident, declared](double n) {
-      return resident ? resident(static_cast<std::uint64_t>(n), *declared) : work(static_cast<std::uint64_t>(n), *declared).bytes;
-    };
-    std::string algorithm;
-    for (const auto& id : variant_identities(v, g.problem))
-      if (id.name == g.variant) algorithm = id.algorithm;
-    options.work = work_floors(desc, declared, algorithm);
+    options.working_set = [&desc, declared](double n) { return working_set_bytes(desc, static_cast<std::uint64_t>(n), *declared); };
+    options.work = work_floors(desc, declared, stored_algorithm(v, g.problem, g.variant));
     options.caches = memory_levels(v.experiment.machine, g.backend);
     const auto w = work(static_cast<std::uint64_t>(largest), *declared);
     options.memory_bound = w.bytes > 0 && w.ops / w.bytes < 1;

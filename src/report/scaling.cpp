@@ -34,9 +34,7 @@ double past_the_caches(const experiment_view& v, const std::string& problem, con
     const auto top = desc->work(static_cast<std::uint64_t>(sizes.back()), *p);
     if (!(top.bytes > 0 && top.ops / top.bytes < 1)) return 0;
     for (double n : sizes)
-      if ((desc->working_set ? desc->working_set(static_cast<std::uint64_t>(n), *p) : desc->work(static_cast<std::uint64_t>(n), *p).bytes) >=
-          2 * last.bytes)
-        past.push_back(n);
+      if (working_set_bytes(*desc, static_cast<std::uint64_t>(n), *p) >= 2 * last.bytes) past.push_back(n);
   } catch (const std::exception&) {
     return 0;  // a work model that refuses the parameters: no cache regime
   }
@@ -64,10 +62,7 @@ std::vector<std::function<double(double)>> work_of(const experiment_view& v, con
   if (!desc || !desc->work) return {};
   auto p = param_set::restore_json(desc->name, desc->params, params);
   if (!p) return {};
-  std::string algorithm;
-  for (const auto& id : variant_identities(v, problem))
-    if (id.name == variant) algorithm = id.algorithm;
-  return work_floors(*desc, std::make_shared<const param_set>(std::move(*p)), algorithm);
+  return work_floors(*desc, std::make_shared<const param_set>(std::move(*p)), stored_algorithm(v, problem, variant));
 }
 
 }  // namespace
@@ -99,7 +94,7 @@ std::vector<variant_scaling> fit_scaling(const experiment_view& v, const fit_req
       const key_t k{rec.problem, others.dump(), rec.variant, &axis};
       if (!data.count(k)) order.push_back(k), backends[k] = rec.backend;
       const double y = point_value(it->second, r.stat);
-      if (y > 0 && std::isfinite(y) && p >= 1) data[k].add(static_cast<double>(rec.n), p, y);
+      if (y > 0 && std::isfinite(y) && std::isfinite(p) && p >= 1) data[k].add(static_cast<double>(rec.n), p, y);
       if (const double e = median_rse(it->second.values); std::isfinite(e)) rse[k].push_back(e);
     }
   }

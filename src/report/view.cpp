@@ -210,6 +210,12 @@ std::vector<variant_identity> variant_identities(const experiment_view& v, std::
   return out;
 }
 
+std::string stored_algorithm(const experiment_view& v, std::string_view problem, std::string_view variant) {
+  for (const auto& id : variant_identities(v, problem))
+    if (id.name == variant) return id.algorithm;
+  return "";
+}
+
 std::string speedup_baseline_among(const std::vector<variant_identity>& ids, std::string_view problem, std::string_view variant, backend against,
                                    const std::function<bool(std::string_view)>& present) {
   std::vector<variant_identity> kept;

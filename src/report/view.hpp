@@ -82,6 +82,9 @@ experiment_view load_experiment(database& db, std::int64_t id);
 /// build registers it.
 std::vector<variant_identity> variant_identities(const experiment_view& v, std::string_view problem);
 
+/// The algorithm of `variant` of `problem` as variant_identities gives it; "" when unknown.
+std::string stored_algorithm(const experiment_view& v, std::string_view problem, std::string_view variant);
+
 /// speedup_baseline (core/registry.hpp) among the variants of `ids` that `present` keeps, with the
 /// problem's reference algorithm as this build registers it.
 std::string speedup_baseline_among(const std::vector<variant_identity>& ids, std::string_view problem, std::string_view variant, backend against,

@@ -40,9 +40,10 @@ void check(CUresult r, const char* what) {
   throw std::runtime_error(std::string(what) + " failed: " + (text ? std::string(text) : "CUresult " + std::to_string(static_cast<int>(r))));
 }
 
+/// The device's SMs as a resource. No context is made (the plan asks this in ema's own process,
+/// which must not hold a context through the sweep); the driver is initialised by gpu::query.
 CUdevResource device_sms(int device) {
-  EMA_CUDA_CHECK(cudaSetDevice(device));
-  EMA_CUDA_CHECK(cudaFree(nullptr));  // the primary context, which a green context retains
+  if (device >= device_count()) throw std::runtime_error("no CUDA device " + std::to_string(device));
   CUdevice dev = 0;
   check(driver<CUresult (*)(CUdevice*, int)>("cuDeviceGet")(&dev, device), "cuDeviceGet");
   CUdevResource all{};
@@ -75,6 +76,8 @@ sm_partitioning sm_partitions(int device) {
 }
 
 int restrict_sms(int device, int sms) {
+  EMA_CUDA_CHECK(cudaSetDevice(device));
+  EMA_CUDA_CHECK(cudaFree(nullptr));  // the primary context, which a green context retains
   auto all = device_sms(device);
   CUdevResource group{};
   CUdevResource* chosen = &all;
