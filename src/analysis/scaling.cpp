@@ -434,6 +434,11 @@ scaling_analysis analyze_scaling(const scaling_series& data, const scaling_optio
       for (double p : {16.0, 64.0, 256.0, 1024.0})
         if (const auto n = n_for_efficiency(chosen, p, a.iso.target)) a.iso.sizes.push_back({p, *n});
   }
+  try {
+    a.pmnf = fit_normal_form(kept);
+  } catch (const std::invalid_argument&) {
+    // no hypothesis of the normal form fits: the work-span model stands alone
+  }
   return a;
 }
 
@@ -476,6 +481,11 @@ std::string scaling_text(const scaling_analysis& a, const std::string& unit) {
     out += at.empty() ? "\n" : fmt::format(" ({})\n", at);
   } else if (!a.iso.exists) {
     out += "  isoefficiency: none — D grows as fast as W (up to a log factor), so no n holds the efficiency as p grows\n";
+  }
+  if (a.pmnf) {
+    const auto& f = a.pmnf->best;
+    out += fmt::format("  normal form (Extra-P's, terms n^a·log^b n·p^c·log^d p): T(n, p) = {} (held-out error {:.1f}%, {} the work-span model's)\n",
+                       f.formula(), 100 * std::sqrt(f.cv), f.cv < m.cv ? "below" : "not below");
   }
   if (!a.rows.empty()) {
     out += a.base_p == 1 ? fmt::format("  measured at n = {}:\n", format_size(a.table_n))
@@ -535,6 +545,7 @@ nlohmann::json to_json(const scaling_analysis& a) {
           {"from", a.from > 0 ? nlohmann::json{{"n", a.from}, {"why", a.from_why}} : nlohmann::json(nullptr)},
           {"rows", rows},
           {"pairs", pairs},
+          {"normal_form", a.pmnf ? to_json(a.pmnf->best) : nlohmann::json(nullptr)},
           {"notes", a.notes}};
 }
 

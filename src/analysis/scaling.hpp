@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "analysis/equation.hpp"
+#include "analysis/normal_form.hpp"
 #include "analysis/verdict.hpp"
 
 namespace ema::fit {
@@ -117,6 +118,9 @@ struct scaling_analysis {
   isoefficiency iso;
   double from = 0;  ///< the smallest size fitted, where the sizes below were left out (scaling_options::from)
   std::string from_why;
+  /// The same points in Extra-P's normal form (analysis/normal_form.hpp), its held-out error beside
+  /// the work-span model's; absent where no hypothesis fits.
+  std::optional<normal_form> pmnf;
   std::vector<std::string> notes;
 };
 

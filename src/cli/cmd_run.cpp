@@ -41,6 +41,8 @@ struct run_options {
   std::optional<std::string> threads;  ///< --threads LIST: `--param launch.omp_threads=LIST`
   std::optional<std::string> sms;      ///< --sms LIST: `--param launch.sms=LIST`
   std::optional<std::string> gpus;     ///< --gpus LIST: `--param launch.gpus=LIST`
+  std::optional<std::string> bind;     ///< --bind LIST: `--param launch.omp_bind=LIST`
+  std::optional<std::string> weak;     ///< --weak LIST: weak scaling from these sizes
   measurement_options measure;
   output_options out;
   cache_options cache;
@@ -105,8 +107,27 @@ experiment_record chosen_record(database& db, const std::optional<std::string>& 
   return *e;
 }
 
+// The first option given that shapes a new plan ("" for none): --resume and --rerun-noisy work on a
+// stored plan, and would otherwise leave it unused without a word.
+std::string plan_option_given(const run_options& o) {
+  if (!o.problems.empty()) return "problem";
+  const std::pair<bool, const char*> given[] = {{o.all, "--all"},
+                                                {o.variants.has_value(), "--variants"},
+                                                {o.sizes.has_value(), "--sizes"},
+                                                {!o.params.empty(), "--param"},
+                                                {o.threads.has_value(), "--threads"},
+                                                {o.sms.has_value(), "--sms"},
+                                                {o.gpus.has_value(), "--gpus"},
+                                                {o.bind.has_value(), "--bind"},
+                                                {o.weak.has_value(), "--weak"}};
+  for (const auto& [yes, name] : given)
+    if (yes) return name;
+  return "";
+}
+
 int resume(const run_options& o, const common_options& common) {
-  if (!o.problems.empty() || o.all) throw usage_error("--resume continues a stored plan; give no problem with it");
+  if (const auto given = plan_option_given(o); !given.empty())
+    throw usage_error(fmt::format("--resume continues a stored plan; give no {} with it", given));
   if (o.shard)
     throw usage_error(
         "--resume continues a stored experiment, a shard's included; give no --shard with it (or run the shard's own "
@@ -128,10 +149,8 @@ int resume(const run_options& o, const common_options& common) {
 // neighbours (analysis/class_set.hpp off_neighbours). The new measurements replace the old in tables
 // and fits (report/view.hpp); the old stay in the database.
 int rerun_noisy(const run_options& o, const common_options& common) {
-  if (!o.problems.empty() || o.all || o.sizes || o.variants || !o.params.empty() || o.threads || o.shard)
-    throw usage_error(
-        "--rerun-noisy measures again points of a stored experiment; give no problem, --variants, --sizes, --param or "
-        "--shard with it");
+  if (const auto given = o.shard ? std::string("--shard") : plan_option_given(o); !given.empty())
+    throw usage_error(fmt::format("--rerun-noisy measures again points of a stored experiment; give no {} with it", given));
   if (o.resume_flag) throw usage_error("give --rerun-noisy or --resume, not both");
   check_outputs(common.db, o.out.paths());
   auto db = open_stored(common.db, "--rerun-noisy");
@@ -186,11 +205,17 @@ plan plan_of(const run_options& o) {
     if (r.variants.empty()) throw usage_error("--variants is empty: name variants, or leave it out to run every one");
   }
   r.sizes = o.sizes;
+  r.weak = o.weak;
   r.params = o.params;
   if (o.threads) {
     for (const auto& a : o.params)
       if (a.starts_with("launch.omp_threads=")) throw usage_error("give --threads or --param launch.omp_threads, not both");
     r.params.push_back("launch.omp_threads=" + *o.threads);
+  }
+  if (o.bind) {
+    for (const auto& a : o.params)
+      if (a.starts_with("launch.omp_bind=")) throw usage_error("give --bind or --param launch.omp_bind, not both");
+    r.params.push_back("launch.omp_bind=" + *o.bind);
   }
   if (o.gpus) {
     for (const auto& a : o.params)
@@ -271,6 +296,14 @@ void register_run_options(CLI::App& app, run_options& o, common_options& common)
   app.add_option("--threads", o.threads,
                  "OpenMP threads of every OpenMP variant, a processor axis: 1..16 is 1, 2, ..., 16; 1..16*2 doubles (the same as --param "
                  "launch.omp_threads=LIST; at most the CPUs this process may run on)");
+  app.add_option("--bind", o.bind,
+                 "where every OpenMP variant's threads run: close (neighbouring cores), spread (over the machine), primary or false (no "
+                 "binding); a list makes an axis: close,spread (the same as --param launch.omp_bind=LIST; sets OMP_PROC_BIND, and "
+                 "OMP_PLACES=cores where none is set, in each worker)");
+  app.add_option("--weak", o.weak,
+                 "weak scaling: each size is n at the smallest processor count, and at p processors the size with p/p0 times the "
+                 "work (the problem's work model: n·p/p0 for a scan, n·√(p/p0) for the stencil); with --threads, --sms or --gpus")
+      ->type_name("SIZES");
   app.add_option("--gpus", o.gpus,
                  "GPUs of every multi-GPU variant, a processor axis: 1,2 (the same as --param launch.gpus=LIST; at most the devices there are)");
   app.add_option("--sms", o.sms,

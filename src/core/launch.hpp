@@ -18,7 +18,9 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/host_device.hpp"
 
@@ -52,6 +54,21 @@ inline constexpr launch_field openmp_threads_field = {"omp_threads", "OpenMP thr
 /// (or `ema run --gpus`) is a processor axis; at most the devices there are, checked when the plan
 /// is made (runner/plan.cpp).
 inline constexpr launch_field gpus_field = {"gpus", "GPUs it splits the work over, devices 0..k-1 (ema: every device)", 1, 64};
+
+/// The placement of an OpenMP variant's threads (issue 32, item 1), beside their count: OpenMP's
+/// binding policy, `launch.omp_bind=close|spread|primary|false` (or `ema run --bind`). OpenMP reads
+/// it once, as a process starts, so the sweep sets it in the worker's environment (OMP_PROC_BIND,
+/// and OMP_PLACES=cores where the user set no places) and the worker checks that the runtime took
+/// it; the policy and the places the runtime read are recorded with every OpenMP point either way.
+inline constexpr std::string_view openmp_bind_name = "omp_bind";
+inline constexpr std::string_view openmp_bind_values[] = {"close", "spread", "primary", "false"};
+
+/// A placement checked: usage_error naming the variant and the policies there are.
+void check_bind_value(std::string_view variant, std::string_view value);
+
+/// The environment a worker running with placement `value` needs ("OMP_PROC_BIND=close",
+/// "OMP_PLACES=cores" unless `user_places` names the user's own).
+std::vector<std::string> bind_environment(std::string_view value, bool user_places);
 
 inline constexpr launch_field sm_field = {"sms", "streaming multiprocessors it runs on, through a CUDA green context (ema: all of the device's)", 1,
                                           1 << 12};

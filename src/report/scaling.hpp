@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/scaling.hpp"
+#include "analysis/weak_scaling.hpp"
 #include "report/fits.hpp"
 #include "report/grid.hpp"
 #include "report/view.hpp"
@@ -25,15 +26,20 @@ inline constexpr processor_axis processor_axes[] = {{"launch.omp_threads", "Open
 
 struct variant_scaling {
   std::string problem, variant, backend, metric, unit;
-  std::string params_json;  ///< the other parameters
-  std::string axis;         ///< processor_axis::what
-  std::optional<fit::scaling_analysis> analysis;
-  std::string skipped;  ///< why there is no analysis
+  std::string params_json;                        ///< the other parameters
+  std::string axis;                               ///< processor_axis::what
+  std::optional<fit::scaling_analysis> analysis;  ///< strong scaling: T(n, p) = W(n)/p + D(n)
+  std::string skipped;                            ///< why there is no strong-scaling analysis ("" for a weak-scaling series)
+  /// Weak scaling (`ema run --weak`): one per size at the smallest count, its sizes grown with p.
+  std::vector<fit::weak_analysis> weak;
+  std::string weak_skipped;  ///< why a weak-scaling series was not analysed
 };
 
 /// Every (problem, other parameters, variant) of the experiment measured at two or more values of
 /// a processor axis, fitted in n and p (each point's value as `r.stat` of its samples, the
-/// instances of a size replicates). Empty when no variant was.
+/// instances of a size replicates); in a weak-scaling experiment (its plan's `weak` sizes, or data
+/// where no size was measured at two counts), each chain of sizes grown with p analysed as weak
+/// scaling instead. Empty when no variant was.
 std::vector<variant_scaling> fit_scaling(const experiment_view& v, const fit_request& r);
 
 /// For the terminal or Markdown: per variant the model, W and D with verdicts, the parallelism, the

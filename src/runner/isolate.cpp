@@ -181,7 +181,8 @@ void close_all_but(std::initializer_list<int> keep) {
 /// The guard's child: the command in its own process group (so the whole group can be killed),
 /// killed if the guard dies, stdin from ema, fd 3 (or stdout) and stderr to ema, default signals.
 /// Async-signal-safe only, as all of the guard's code.
-[[noreturn]] void become_command(pid_t guard, char* const* argv, const char* cwd, int in_fd, int answer_fd, int answer_to, int err_fd) {
+[[noreturn]] void become_command(pid_t guard, char* const* argv, char* const* envp, const char* cwd, int in_fd, int answer_fd, int answer_to,
+                                 int err_fd) {
   setpgid(0, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != guard) _exit(127);
@@ -202,7 +203,10 @@ void close_all_but(std::initializer_list<int> keep) {
     say("\n");
     _exit(127);
   }
-  execv(argv[0], argv);
+  if (envp)
+    execve(argv[0], argv, envp);
+  else
+    execv(argv[0], argv);
   say("cannot execute ");
   say(argv[0]);
   say(": ");
@@ -232,7 +236,8 @@ void wait_for(pid_t command, const sigset_t& watched, int& status, rusage& usage
   }
 }
 
-[[noreturn]] void guard_main(pid_t ema_pid, char* const* argv, const char* cwd, int in_fd, int answer_fd, int answer_to, int err_fd, int report_fd) {
+[[noreturn]] void guard_main(pid_t ema_pid, char* const* argv, char* const* envp, const char* cwd, int in_fd, int answer_fd, int answer_to,
+                             int err_fd, int report_fd) {
   close_all_but({in_fd, answer_fd, err_fd, report_fd});
   setpgid(0, 0);
   sigset_t watched;
@@ -256,7 +261,7 @@ void wait_for(pid_t command, const sigset_t& watched, int& status, rusage& usage
     say("ema: cannot start the command: fork failed\n");
     _exit(127);
   }
-  if (command == 0) become_command(guard, argv, cwd, in_fd, answer_fd, answer_to, err_fd);
+  if (command == 0) become_command(guard, argv, envp, cwd, in_fd, answer_fd, answer_to, err_fd);
   close(in_fd);
   close(answer_fd);
   close(err_fd);
@@ -595,6 +600,22 @@ child_outcome run_isolated(const std::vector<std::string>& argv, const std::stri
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   const char* cwd = how.cwd.empty() ? nullptr : how.cwd.c_str();
+  // The command's environment where some of it is set: built here, before the fork (the guard's
+  // code is async-signal-safe only).
+  std::vector<std::string> env_strings;
+  std::vector<char*> envp;
+  if (!how.env.empty()) {
+    auto name_of = [](std::string_view kv) { return kv.substr(0, kv.find('=')); };
+    for (char** e = environ; e && *e; ++e)
+      if (std::none_of(how.env.begin(), how.env.end(), [&](const std::string& kv) { return name_of(kv) == name_of(*e); }))
+        env_strings.emplace_back(*e);
+    for (const auto& kv : how.env) {
+      if (kv.find('=') == std::string::npos || kv.front() == '=') throw std::runtime_error(fmt::format("run_isolated: '{}' is not NAME=VALUE", kv));
+      env_strings.push_back(kv);
+    }
+    for (auto& kv : env_strings) envp.push_back(kv.data());
+    envp.push_back(nullptr);
+  }
   const int answer_to = how.channel == answer_channel::fd3 ? 3 : 1;
 
   cpu_set_t cpus;
@@ -609,7 +630,7 @@ child_outcome run_isolated(const std::vector<std::string>& argv, const std::stri
     close(answer.r);
     close(err.r);
     close(report.r);
-    guard_main(ema_pid, args.data(), cwd, in.r, answer.w, answer_to, err.w, report.w);
+    guard_main(ema_pid, args.data(), envp.empty() ? nullptr : envp.data(), cwd, in.r, answer.w, answer_to, err.w, report.w);
   }
   setpgid(guard, guard);
   close_fd(in.r);

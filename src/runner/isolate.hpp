@@ -46,7 +46,11 @@ struct isolation {
   double timeout = 300;                     ///< seconds, from the start
   const std::atomic<bool>* stop = nullptr;  ///< raised: kill the child and report `interrupted`
   answer_channel channel = answer_channel::fd3;
-  std::string cwd;                                    ///< the child's working directory (empty: ema's)
+  std::string cwd;  ///< the child's working directory (empty: ema's)
+  /// Variables set in the command's environment ("NAME=VALUE"), each replacing ema's own of that
+  /// name; the rest of ema's environment is passed on. OpenMP reads its binding (OMP_PROC_BIND,
+  /// OMP_PLACES) once, as a process starts: a worker's placement can only be set this way.
+  std::vector<std::string> env;
   std::size_t answer_limit = std::size_t{256} << 20;  ///< fd3: most bytes of answer kept
   std::string keep_prefix = "ema-phase";              ///< stdout: the lines kept
   std::size_t kept_limit = std::size_t{16} << 20;     ///< stdout: most bytes of kept lines

@@ -102,6 +102,42 @@ void check_sweep_shape(const plan_request& r) {
   if (r.max_size && *r.max_size < 1) throw usage_error("--max-size must be at least 1");
   if (r.start && r.max_size && *r.start > *r.max_size)
     throw usage_error(fmt::format("--start {} is larger than --max-size {}", *r.start, *r.max_size));
+  if (r.weak && r.sizes) throw usage_error("give either --weak (the sizes at the smallest processor count, grown with it) or --sizes, not both");
+  if (r.weak && r.budget) throw usage_error("--weak plans its own sizes from the processor counts; give no --budget with it");
+}
+
+std::uint64_t weak_size(const problem_desc& p, const param_set& params, std::uint64_t n0, double scale) {
+  if (!(scale >= 1) || !std::isfinite(scale)) throw usage_error(fmt::format("weak scaling: a processor ratio of {} (must be at least 1)", scale));
+  const double limit = p.max_size ? static_cast<double>(p.max_size) : 1.8e19;
+  auto too_large = [&](double n) {
+    return usage_error(
+        fmt::format("--weak {}: at {:g} times the processors of the smallest count, {}'s size would be {:.4g}, past the "
+                    "largest it can represent ({})",
+                    n0, scale, p.name, n, p.max_size ? fmt::format("{}", p.max_size) : std::string("2^64")));
+  };
+  if (scale == 1) return n0;
+  // The problem's work: its operations (its bytes where it counts none); without a work model, n itself.
+  auto work = [&](double n) -> double {
+    if (!p.work) return n;
+    const auto w = p.work(static_cast<std::uint64_t>(n), params);
+    return w.ops > 0 ? w.ops : w.bytes;
+  };
+  const double target = scale * work(static_cast<double>(n0));
+  if (!(target > 0) || !std::isfinite(target)) return static_cast<std::uint64_t>(std::llround(static_cast<double>(n0) * scale));
+  // The work grows with n: bracket the size (doubling), then halve the bracket.
+  double lo = static_cast<double>(n0), hi = lo;
+  while (work(hi) < target) {
+    lo = hi;
+    hi *= 2;
+    if (hi > limit * 2) throw too_large(hi);
+  }
+  while (hi - lo > 1) {
+    const double mid = std::floor((lo + hi) / 2);
+    (work(mid) < target ? lo : hi) = mid;
+  }
+  const double n = std::abs(work(lo) - target) <= std::abs(work(hi) - target) ? lo : hi;
+  if (n > limit) throw too_large(n);
+  return static_cast<std::uint64_t>(n);
 }
 
 namespace {
@@ -251,9 +287,16 @@ std::map<const variant_desc*, std::vector<param_axis>> launch_axes_of(const prob
         taken = true;
         continue;
       }
-      // Every OpenMP variant's thread count, up to the CPUs this process may run on.
+      // Every OpenMP variant's thread count, up to the CPUs this process may run on, and their placement.
       if (v->backend != backend::omp) continue;
       offered.insert(fmt::format("launch.{}", openmp_threads_field.name));
+      offered.insert(fmt::format("launch.{}", openmp_bind_name));
+      if (field == openmp_bind_name) {
+        for (const auto& value : axis.values) check_bind_value(fmt::format("{} {}", p.name, v->name), value);
+        own_axes[v].push_back(axis);
+        taken = true;
+        continue;
+      }
       if (field != openmp_threads_field.name) continue;
       auto f = openmp_threads_field;
       if (const int cpus = allowed_cpus(); cpus > 0) {
@@ -402,6 +445,79 @@ void plan_points(plan& out, const problem_part& part, const plan_request& r, std
     }
 }
 
+/// The processor count a parameter set gives its variant (threads, SMs, GPUs), with the axis's
+/// key; none for a set without one.
+std::optional<std::pair<std::string, double>> processor_count(const param_set& set) {
+  for (const auto* field : {&openmp_threads_field, &sm_field, &gpus_field}) {
+    const auto key = fmt::format("{}{}", launch_prefix, field->name);
+    if (auto it = set.values().find(key); it != set.values().end()) return std::pair{key, std::stod(it->second)};
+  }
+  return std::nullopt;
+}
+
+/// A weak-scaling plan's points for one problem (`--weak`): each variant set with a processor count
+/// p at weak_size(n0, p/p0), p0 the smallest count of that axis among the variant's sets; a set
+/// without one (a sequential variant) at every size the others reach from n0, so each has its
+/// sequential time beside it.
+void plan_weak_points(plan& out, const problem_part& part, const plan_request& r) {
+  const auto& p = part.p;
+  const auto bases = parse_sizes(*r.weak);
+  for (auto n : bases) part.too_large(n, "--weak size");
+  struct planned {
+    std::uint64_t n;
+    const variant_desc* v;
+    std::size_t set;
+  };
+  std::vector<planned> points;
+  bool any_axis = false;
+  for (const auto n0 : bases) {
+    std::set<std::uint64_t> reached{n0};
+    std::vector<std::pair<const variant_desc*, std::size_t>> plain;
+    for (const auto* v : part.vs) {
+      const auto& sets = part.own.at(v);
+      std::map<std::string, double> smallest;
+      for (const auto& set : sets)
+        if (const auto c = processor_count(set)) smallest[c->first] = smallest.count(c->first) ? std::min(smallest[c->first], c->second) : c->second;
+      for (std::size_t k = 0; k < sets.size(); ++k) {
+        const auto c = processor_count(sets[k]);
+        if (!c) {
+          plain.emplace_back(v, k);
+          continue;
+        }
+        any_axis = true;
+        const auto n = weak_size(p, sets[k], n0, c->second / smallest.at(c->first));
+        reached.insert(n);
+        points.push_back({n, v, k});
+      }
+    }
+    for (const auto n : reached)
+      for (const auto& [v, k] : plain) points.push_back({n, v, k});
+  }
+  if (!any_axis)
+    throw usage_error(
+        fmt::format("--weak grows n with the processors, and no chosen variant of {} has a processor axis: give --threads, "
+                    "--sms or --gpus with more than one count",
+                    p.name));
+  std::vector<std::uint64_t> sizes;
+  for (const auto& x : points) sizes.push_back(x.n);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  for (auto n : sizes) part.too_large(n, "weak-scaling size");
+  part.validate(sizes);
+  const double total = static_cast<double>(points.size()) * r.instances + static_cast<double>(out.points.size());
+  if (total > static_cast<double>(max_plan_points))
+    throw usage_error(fmt::format("the weak-scaling plan would have more than {} points; run fewer at a time", max_plan_points));
+  for (const auto& x : points)
+    if (x.v->launch_refuses)
+      if (const auto why = x.v->launch_refuses(part.own.at(x.v)[x.set], x.n); !why.empty())
+        throw usage_error(fmt::format("{} {} at n = {}: {}", p.name, x.v->name, x.n, why));
+  // Ascending in n, each size's variants side by side (a weak plan's sizes are its counts' own).
+  std::stable_sort(points.begin(), points.end(), [](const planned& a, const planned& b) { return a.n < b.n; });
+  for (const auto& x : points) out.add(p.name, x.v->name, x.n, part.own.at(x.v)[x.set]);
+  for (const auto n0 : bases)
+    if (std::find(out.weak.begin(), out.weak.end(), n0) == out.weak.end()) out.weak.push_back(n0);
+}
+
 }  // namespace
 
 plan make_plan(const plan_request& r) {
@@ -426,8 +542,11 @@ plan make_plan(const plan_request& r) {
     // An input read from a file sets n: it is the one size, and a calibration has nothing to grow.
     const std::uint64_t from_file = p->size_from_input ? p->size_from_input(part.sets.front()) : 0;
     if (from_file && r.budget) throw usage_error(fmt::format("{}: the input file sets n = {}; give no --budget with it", p->name, from_file));
+    if (from_file && r.weak) throw usage_error(fmt::format("{}: the input file sets n = {}; give no --weak with it", p->name, from_file));
     if (r.budget)
       plan_tracks(out, part, r);
+    else if (r.weak)
+      plan_weak_points(out, part, r);
     else
       plan_points(out, part, r, from_file);
   }
@@ -488,6 +607,7 @@ nlohmann::json plan::to_json(bool with_points) const {
         {"min_sizes", calibrated->min_sizes}, {"growth", calibrated->growth}, {"energy_sizes", calibrated->energy_sizes}, {"tracks", tracks}};
   }
   if (!input_cache_dir.empty()) out["input_cache"] = {{"dir", input_cache_dir}, {"cap", input_cache_cap}};
+  if (!weak.empty()) out["weak"] = weak;
   if (shard) {
     out["shard"] = {{"index", shard->index}, {"count", shard->count}, {"digest", shard->digest}, {"tracks", shard->tracks}, {"basis", shard->basis}};
     if (shard->size)
@@ -586,6 +706,7 @@ plan read_plan(const nlohmann::json& j) {
   p.seed = j.at("seed").get<std::uint64_t>();
   p.notes = j.value("notes", std::vector<std::string>{});
   p.instances = j.value("instances", 1);
+  p.weak = j.value("weak", std::vector<std::uint64_t>{});
   if (j.contains("input_cache")) {
     p.input_cache_dir = j.at("input_cache").at("dir").get<std::string>();
     p.input_cache_cap = j.at("input_cache").at("cap").get<double>();

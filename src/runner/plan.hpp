@@ -13,6 +13,8 @@
 
 namespace ema {
 
+struct problem_desc;
+
 /// When a point has enough repetitions (docs/measurement.md, "Repetitions").
 struct repetition_policy {
   int warmup = 1;            ///< untimed runs first (context creation, module load, caches)
@@ -115,6 +117,9 @@ struct plan {
   /// the folder (absolute; "" for none: `--no-cache`, or no such problem) and its cap in bytes.
   std::string input_cache_dir;
   double input_cache_cap = 0;
+  /// `--weak`: a weak-scaling plan, its sizes at the smallest processor count (runner/plan.cpp
+  /// weak_size: at p processors, the size with p/p0 times the work); empty for any other plan.
+  std::vector<std::uint64_t> weak;
   std::optional<shard_spec> shard;   ///< `--shard`: the part of the plan this experiment runs
   std::optional<merge_spec> merged;  ///< made by `ema merge`
 
@@ -149,7 +154,17 @@ struct plan_request {
   std::optional<double> budget;                  ///< seconds: calibrate the sizes instead of `sizes`
   std::optional<std::uint64_t> start, max_size;  ///< a calibrated sweep's first and largest size
   size_order order = size_order::interleaved;    ///< the order a fixed plan runs its sizes in
+  /// `--weak LIST`: weak scaling. Each size of the list is a variant's size at the smallest count of
+  /// its processor axis (threads, SMs, GPUs); at p processors it runs at weak_size(n0, p/p0).
+  std::optional<std::string> weak;
 };
+
+/// Weak scaling's size (Gustafson): the size whose work, by the problem's work model (its
+/// operations), is `scale` times the work at n0, so that each processor's share stays the same —
+/// n0·scale for a problem whose work grows as n, n0·√scale for the stencil's n² cells a step,
+/// n0·∛scale for Gaussian elimination's n³; n0·scale for a problem without a work model. The
+/// nearest integer size; usage_error where it passes the problem's largest size.
+std::uint64_t weak_size(const problem_desc& p, const param_set& params, std::uint64_t n0, double scale);
 
 /// The most points one plan may hold, and the most input instances per size.
 constexpr std::size_t max_plan_points = 1000000;

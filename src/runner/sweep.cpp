@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "analysis/analyze.hpp"
+#include "core/launch.hpp"
 #include "core/text.hpp"
 #include "core/format.hpp"
 #include "core/registry.hpp"
@@ -295,7 +296,11 @@ class sweeper {
     spec.cache_dir = p_.input_cache_dir;
     spec.cache_cap = p_.input_cache_cap;
     const host_load_meter meter;
-    auto child = run_isolated({settings_.worker, "__worker"}, to_json(spec).dump(), timeout, settings_.stop);
+    isolation how{.timeout = timeout, .stop = settings_.stop};
+    // An OpenMP variant's placement (core/launch.hpp openmp_bind_name): read by the runtime as the worker starts.
+    if (const auto bind = spec.params.find(fmt::format("{}{}", launch_prefix, openmp_bind_name)); bind != spec.params.end())
+      how.env = bind_environment(bind->second, std::getenv("OMP_PLACES") != nullptr);
+    auto child = run_isolated({settings_.worker, "__worker"}, to_json(spec).dump(), how);
     if (child.interrupted) {
       stopped = true;
       return;

@@ -237,8 +237,21 @@ void run_variant(const point_spec& spec, point_answer& answer) {
     // (OMP_PROC_BIND) and its places (OMP_PLACES), as the runtime reads them.
     static constexpr const char* binds[] = {"false", "true", "primary", "close", "spread"};
     const auto bind = static_cast<int>(omp_get_proc_bind());
-    ctx.note("omp_proc_bind", bind >= 0 && bind < 5 ? binds[bind] : "unknown");
+    const std::string taken = bind >= 0 && bind < 5 ? binds[bind] : "unknown";
+    ctx.note("omp_proc_bind", taken);
     ctx.note("omp_places", static_cast<std::int64_t>(omp_get_num_places()));
+    // A placement asked for (launch.omp_bind, set in this process's environment by the sweep): the
+    // runtime must have taken it, else the point would be measured under another placement.
+    const std::string bind_key = fmt::format("{}{}", launch_prefix, openmp_bind_name);
+    if (auto it = params.values().find(bind_key); it != params.values().end()) {
+      check_bind_value(variant.name, it->second);
+      if (taken != it->second)
+        return fail(point_status::failed,
+                    fmt::format("{}={}: the OpenMP runtime runs with binding '{}' (OMP_PROC_BIND={}): placement is set in the worker's "
+                                "environment by `ema run`",
+                                bind_key, it->second, taken, std::getenv("OMP_PROC_BIND") ? std::getenv("OMP_PROC_BIND") : "unset"));
+      ctx.note(bind_key, it->second);
+    }
   }
 #endif
   measuring m{spec, variant, *work, ctx, answer, gpus, {}, {}};

@@ -173,6 +173,97 @@ TEST(Cli, ThreadsAxisRunsEachOpenMpVariantAtEachCount) {
   EXPECT_NE(r.err.find("none of the chosen variants"), std::string::npos) << r.err;
 }
 
+// `ema run --bind close,spread`: the placement of the OpenMP variants' threads as an axis (issue
+// 32, item 1). Each worker starts with OMP_PROC_BIND (and OMP_PLACES=cores) set, and the runtime's
+// own reading of it is recorded; a policy OpenMP does not have, or one for variants without
+// threads, is refused before anything is stored; --resume and --rerun-noisy take no new axis.
+TEST(Cli, BindAxisSetsEachWorkersPlacement) {
+  test::temp_dir dir;
+  const auto db = dir.file("b.db");
+  auto r = ema({"run", "search", "--variants", "seq,omp", "--sizes", "2^14", "--threads", "2", "--bind", "close,spread", "--reps", "3", "--no-energy",
+                "--db", db, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(ema({"show", "--db", db, "--json", "-"}).out);
+  std::set<std::string> seen;
+  for (const auto& p : j["points"]) {
+    if (p["variant"] != "omp") {
+      EXPECT_FALSE(p["params"].contains("launch.omp_bind")) << p.dump();  // seq has no threads to place
+      continue;
+    }
+    const auto bind = p["params"]["launch.omp_bind"].get<std::string>();
+    seen.insert(bind);
+    EXPECT_EQ(p["status"], "ok") << p.dump();
+    EXPECT_EQ(p["notes"]["omp_proc_bind"], bind) << p["notes"].dump();  // what the runtime read, not what was asked
+    EXPECT_EQ(p["notes"]["launch.omp_bind"], bind) << p["notes"].dump();
+  }
+  EXPECT_EQ(seen, (std::set<std::string>{"close", "spread"}));
+  const auto shown = ema({"show", "--db", db, "--no-fit"});
+  EXPECT_NE(shown.out.find("omp_bind=spread"), std::string::npos) << shown.out;
+  for (const char* bad : {"master", "cores", ""}) {
+    r = ema({"run", "search", "--variants", "omp", "--sizes", "2^10", "--bind", bad, "--db", dir.file("bad.db")});
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+  }
+  r = ema({"run", "search", "--variants", "omp", "--sizes", "2^10", "--bind", "tight", "--db", dir.file("bad.db")});
+  EXPECT_NE(r.err.find("launch.omp_bind of search omp must be one of close, spread, primary, false, got 'tight'"), std::string::npos) << r.err;
+  r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10", "--bind", "close", "--db", dir.file("bad.db")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("none of the chosen variants"), std::string::npos) << r.err;
+  r = ema(
+      {"run", "search", "--variants", "omp", "--sizes", "2^10", "--bind", "close", "--param", "launch.omp_bind=spread", "--db", dir.file("bad.db")});
+  EXPECT_NE(r.err.find("give --bind or --param launch.omp_bind, not both"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("bad.db")));
+  r = ema({"run", "--resume", "--db", db, "--sizes", "2^16"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--resume continues a stored plan; give no --sizes with it"), std::string::npos) << r.err;
+}
+
+// `ema run --weak n0 --threads 1,2`: weak scaling (issue 32, item 3). Each count runs at the size
+// with p/p0 times the work (search's work is n: 2·n0 at 2 threads), seq at every size reached; `ema
+// fit` and the report show the weak efficiency and the class of the time in p instead of a fit in n
+// and p; --weak with --sizes or without a processor axis is refused before anything is stored.
+TEST(Cli, WeakScalingGrowsTheSizeWithTheThreads) {
+  test::temp_dir dir;
+  const auto db = dir.file("w.db");
+  auto r = ema({"run", "search", "--variants", "seq,omp", "--weak", "2^16,2^18", "--threads", "1,2", "--reps", "3", "--no-energy", "--db", db, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(ema({"show", "--db", db, "--json", "-"}).out);
+  std::set<std::pair<std::string, std::uint64_t>> seen;
+  for (const auto& p : j["points"]) {
+    const auto n = p["n"].get<std::uint64_t>();
+    if (p["variant"] == "omp") {
+      const auto t = p["params"]["launch.omp_threads"].get<std::string>();
+      EXPECT_TRUE((t == "1" && (n == 65536 || n == 262144)) || (t == "2" && (n == 131072 || n == 524288))) << t << " " << n;
+    }
+    seen.insert({p["variant"].get<std::string>(), n});
+  }
+  EXPECT_EQ(seen.size(), 8u);  // omp and seq, each at 2^16, 2^17, 2^18, 2^19
+  const auto text = ema({"fit", "--db", db});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("weak scaling from n0 = 2^16 at p = 1: the time grows as Θ(1) (the only class 2 counts can fit"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("weak scaling from n0 = 2^18 at p = 1"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("efficiency E_w"), std::string::npos) << text.out;
+  const auto fj = nlohmann::json::parse(ema({"fit", "--db", db, "--json"}).out);
+  ASSERT_EQ(fj["scaling"].size(), 1u) << fj["scaling"].dump();
+  const auto& w = fj["scaling"][0]["weak"];
+  ASSERT_EQ(w.size(), 2u) << fj["scaling"][0].dump();
+  EXPECT_EQ(w[0]["n0"], 65536);
+  ASSERT_EQ(w[0]["rows"].size(), 2u);
+  EXPECT_EQ(w[0]["rows"][1]["n"], 131072);
+  EXPECT_DOUBLE_EQ(w[0]["rows"][1]["work_ratio"].get<double>(), 2);
+  EXPECT_GT(w[0]["rows"][1]["efficiency"].get<double>(), 0);
+  const auto html = dir.file("w.html");
+  ASSERT_EQ(ema({"report", "--db", db, "--html", html}).exit_code, 0);
+  const auto page = slurp(html);
+  EXPECT_NE(page.find("weak-scaling efficiency against OpenMP threads"), std::string::npos);
+  r = ema({"run", "search", "--variants", "omp", "--weak", "2^16", "--sizes", "2^16", "--threads", "1,2", "--db", dir.file("bad.db")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  r = ema({"run", "search", "--variants", "seq", "--weak", "2^16", "--db", dir.file("bad.db")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("no chosen variant of search has a processor axis"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("bad.db")));
+}
+
 // `ema fit` on an experiment with a processor axis also fits each OpenMP variant in n and p
 // (analysis/scaling.hpp): T(n, p) = W(n)/p + D(n), the measured speedups with Karp–Flatt, in the
 // terminal and the JSON; a variant at one count has no such fit.

@@ -167,7 +167,9 @@ TEST(CliNoise, RerunNoisyRefusesWhatItCannotMeasureAgain) {
   };
   expect_refused({"run", "--db", db, "--rerun-noisy", "7"}, "has no experiment 7");
   expect_refused({"run", "--db", db, "--rerun-noisy", "x1"}, "--rerun-noisy takes an experiment number, got 'x1'");
-  expect_refused({"run", "search", "--db", db, "--rerun-noisy", "1"}, "give no problem, --variants, --sizes");
+  expect_refused({"run", "search", "--db", db, "--rerun-noisy", "1"}, "give no problem with it");
+  expect_refused({"run", "--db", db, "--rerun-noisy", "1", "--sms", "8"}, "give no --sms with it");
+  expect_refused({"run", "--db", db, "--rerun-noisy", "1", "--bind", "close"}, "give no --bind with it");
   expect_refused({"run", "--db", db, "--rerun-noisy", "1", "--resume"}, "give --rerun-noisy or --resume, not both");
   sql(db, "UPDATE experiments SET state = 'interrupted'");
   expect_refused({"run", "--db", db, "--rerun-noisy", "1"}, "experiment 1 is interrupted, not finished");

@@ -410,3 +410,61 @@ TEST(Plan, RepetitionPolicy) {
 
 }  // namespace
 }  // namespace ema
+
+namespace ema {
+namespace {
+
+// Weak scaling (`ema run --weak`, issue 32 item 3): each processor count at the size with p/p0
+// times the work, by the problem's work model; the variants without a count at every size reached.
+TEST(Plan, WeakScalingGrowsEachCountsSizeByTheWork) {
+  const auto& search = find_problem("search");
+  const auto& gauss = find_problem("gauss");
+  const auto& stencil = find_problem("stencil");
+  auto defaults = [](const problem_desc& p) { return param_set::resolve(p.name, p.params, {}); };
+  EXPECT_EQ(weak_size(search, defaults(search), 1000, 1), 1000u);
+  EXPECT_EQ(weak_size(search, defaults(search), 1000, 16), 16000u);  // a scan's work is n
+  const auto g = weak_size(gauss, defaults(gauss), 1000, 8);         // n³ (and 2n²): about twice n
+  EXPECT_NEAR(static_cast<double>(g), 2000, 3) << g;
+  const auto st = weak_size(stencil, defaults(stencil), 1024, 4);  // n² cells a step
+  EXPECT_EQ(st, 2048u);
+  EXPECT_THROW(weak_size(search, defaults(search), 1000, 0.5), usage_error);
+  EXPECT_THROW(weak_size(search, defaults(search), std::uint64_t{1} << 62, 64), usage_error);  // past the largest size
+
+  const int cpus = allowed_cpus();
+  if (cpus < 2) GTEST_SKIP() << "one CPU: no second thread count";
+  plan_request r;
+  r.problems = {"search"};
+  r.variants = {"seq", "omp"};
+  r.weak = "1000";
+  r.params = {"launch.omp_threads=1,2"};
+  const auto p = make_plan(r);
+  std::multiset<std::pair<std::string, std::uint64_t>> seen;
+  for (const auto& pt : p.points) {
+    const auto it = pt.params.values().find("launch.omp_threads");
+    if (pt.variant == "omp") EXPECT_EQ(pt.n, it->second == "1" ? 1000u : 2000u) << it->second;
+    seen.insert({pt.variant, pt.n});
+  }
+  EXPECT_EQ(seen, (std::multiset<std::pair<std::string, std::uint64_t>>{{"omp", 1000}, {"omp", 2000}, {"seq", 1000}, {"seq", 2000}}));
+  EXPECT_EQ(p.weak, std::vector<std::uint64_t>{1000});
+  EXPECT_EQ(plan::from_json(p.to_json()).weak, std::vector<std::uint64_t>{1000});
+  // Refused: with --sizes, with a budget, and where no chosen variant has a processor axis.
+  auto refused = [&](plan_request q, const std::string& says) {
+    const auto why = usage_of(q);
+    EXPECT_NE(why.find(says), std::string::npos) << (why.empty() ? "accepted" : why);
+  };
+  auto q = r;
+  q.sizes = "1000";
+  refused(q, "give either --weak");
+  q = r;
+  q.budget = 10;
+  refused(q, "give no --budget with it");
+  q = r;
+  q.params = {};
+  refused(q, "no chosen variant of search has a processor axis");
+  q = r;
+  q.weak = "0..x";
+  EXPECT_FALSE(usage_of(q).empty());
+}
+
+}  // namespace
+}  // namespace ema
