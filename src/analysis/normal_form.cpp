@@ -44,10 +44,19 @@ class fitter {
   /// fold cannot be fitted or a prediction is not positive; else the coefficients (c0 first) and
   /// the mean squared held-out error of ln T.
   bool run(const std::vector<const double*>& cols, std::vector<double>& coefs, double& cv) const {
-    const int k = 1 + static_cast<int>(cols.size());
+    // A negative constant: the same terms without one (c0 = 0).
+    return run(cols, coefs, cv, true) || (negative_constant_ && run(cols, coefs, cv, false));
+  }
+
+ private:
+  bool run(const std::vector<const double*>& cols, std::vector<double>& coefs, double& cv, bool constant) const {
+    negative_constant_ = false;
+    const int off = constant ? 0 : 1;  // the constant's column left out
+    const int k = 1 + static_cast<int>(cols.size()) - off;
+    auto column = [&](int t, std::size_t i) { return fitter::column(cols, t + off, i); };
     vec scale = vec::Zero(k);
     for (std::size_t i = 0; i < cells_.size(); ++i)
-      for (int t = 0; t < k; ++t) scale[t] = std::max(scale[t], std::abs(column(cols, t, i)) / cells_[i].y);
+      for (int t = 0; t < k; ++t) scale[t] = std::max(scale[t], std::abs(column(t, i)) / cells_[i].y);
     if ((scale.array() <= 0).any() || !scale.allFinite()) return false;
     std::vector<mat> gram(sizes_, mat::Zero(k, k));
     std::vector<vec> rhs(sizes_, vec::Zero(k));
@@ -55,20 +64,22 @@ class fitter {
     vec all_rhs = vec::Zero(k);
     for (std::size_t i = 0; i < cells_.size(); ++i) {
       vec r(k);
-      for (int t = 0; t < k; ++t) r[t] = column(cols, t, i) / cells_[i].y / scale[t];
+      for (int t = 0; t < k; ++t) r[t] = column(t, i) / cells_[i].y / scale[t];
       gram[static_cast<std::size_t>(size_index_[i])] += r * r.transpose();
       rhs[static_cast<std::size_t>(size_index_[i])] += r;
     }
     for (std::size_t s = 0; s < sizes_; ++s) all += gram[s], all_rhs += rhs[s];
     vec x;
-    if (!solve(all, all_rhs, scale, x)) return false;
+    if (!solve(all, all_rhs, scale, x, off)) return false;
+    if (constant && x[0] < 0) negative_constant_ = true;
+    if ((x.array() < 0).any()) return false;  // a cost is a sum of parts, none negative
     for (std::size_t i = 0; i < cells_.size(); ++i)
       if (!(predict(cols, x, i) > 0)) return false;
-    coefs.assign(x.data(), x.data() + k);
+    coefs.assign(x.data(), x.data() + x.size());
     double sum = 0;
     for (std::size_t s = 0; s < sizes_; ++s) {
       vec xs;
-      if (!solve(all - gram[s], all_rhs - rhs[s], scale, xs)) return false;
+      if (!solve(all - gram[s], all_rhs - rhs[s], scale, xs, off)) return false;
       for (std::size_t i = 0; i < cells_.size(); ++i) {
         if (size_index_[i] != static_cast<int>(s)) continue;
         const double pr = predict(cols, xs, i);
@@ -80,7 +91,6 @@ class fitter {
     return true;
   }
 
- private:
   static double column(const std::vector<const double*>& cols, int t, std::size_t i) {
     return t == 0 ? 1.0 : cols[static_cast<std::size_t>(t - 1)][i];
   }
@@ -89,12 +99,16 @@ class fitter {
     for (std::size_t t = 0; t < cols.size(); ++t) v += x[static_cast<int>(t) + 1] * cols[t][i];
     return v;
   }
-  static bool solve(const mat& g, const vec& b, const vec& scale, vec& x) {
+  /// The coefficients, c0 first (0 where `off` left the constant out).
+  static bool solve(const mat& g, const vec& b, const vec& scale, vec& x, int off) {
     if (!(g.determinant() > 1e-12 * g.diagonal().prod())) return false;
-    x = g.ldlt().solve(b).cwiseQuotient(scale);
+    const vec y = g.ldlt().solve(b).cwiseQuotient(scale);
+    x = vec::Zero(y.size() + off);
+    x.tail(y.size()) = y;
     return x.allFinite();
   }
   const std::vector<cell>& cells_;
+  mutable bool negative_constant_ = false;
   std::size_t sizes_;
   std::vector<int> size_index_;
 };
@@ -133,8 +147,9 @@ double pmnf_model::operator()(double n, double p) const {
 }
 
 std::string pmnf_model::formula() const {
-  std::string s = fmt::format("{:.3e}", c0);
-  for (const auto& t : terms) s += fmt::format(" {} {:.3e} · {}", t.coef < 0 ? "−" : "+", std::abs(t.coef), t.text());
+  std::string s = c0 != 0 || terms.empty() ? fmt::format("{:.3e}", c0) : std::string();
+  for (const auto& t : terms)
+    s += fmt::format("{}{:.3e} · {}", s.empty() ? "" : t.coef < 0 ? " − " : " + ", s.empty() ? t.coef : std::abs(t.coef), t.text());
   return s;
 }
 

@@ -12,8 +12,10 @@
 // p's with -1 and -1/2 added (a time that divides among the processors: strong scaling needs them,
 // Extra-P's defaults have none), each fitted by least squares on relative error and judged by
 // held-out prediction with each size left out with all its counts, as the work-span fit judges its
-// pairs (analysis/scaling.hpp), so the two forms' errors compare. One term is kept where its
-// held-out error is within a quarter of the best's.
+// pairs (analysis/scaling.hpp), so the two forms' errors compare. Unlike Extra-P, no coefficient
+// may be negative (a cost is a sum of parts: a negative constant or term fits the measured range by
+// cancelling, and predicts nothing past it). One term is kept where its held-out error is within a
+// quarter of the best's.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -484,8 +484,8 @@ std::string scaling_text(const scaling_analysis& a, const std::string& unit) {
   }
   if (a.pmnf) {
     const auto& f = a.pmnf->best;
-    out += fmt::format("  normal form (Extra-P's, terms n^a·log^b n·p^c·log^d p): T(n, p) = {} (held-out error {:.1f}%, {} the work-span model's)\n",
-                       f.formula(), 100 * std::sqrt(f.cv), f.cv < m.cv ? "below" : "not below");
+    out += fmt::format("  normal form (Extra-P's, terms n^a·log^b n·p^c·log^d p): T(n, p) = {} (held-out error {:.1f}%; the model's above {:.1f}%)\n",
+                       f.formula(), 100 * std::sqrt(f.cv), 100 * std::sqrt(m.cv));
   }
   if (!a.rows.empty()) {
     out += a.base_p == 1 ? fmt::format("  measured at n = {}:\n", format_size(a.table_n))

@@ -81,6 +81,11 @@ struct device_ceilings {
 /// multi-GPU machine). Throws std::runtime_error without CUDA.
 device_ceilings probe_device(int device, bool read_only);
 
+/// The read bandwidth `sms` of `device`'s SMs can draw, measured in a green context of that many
+/// (restrict_sms: it stays current, so this is the last thing a process measures on the device).
+/// Throws std::runtime_error where green contexts cannot be made.
+double probe_partition_read(int device, int sms);
+
 }  // namespace ema::gpu
 
 namespace ema {

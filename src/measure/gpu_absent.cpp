@@ -18,6 +18,7 @@ void* allocate_pinned(std::size_t) { throw std::runtime_error("pinned memory nee
 void free_pinned(void*) noexcept {}
 void initialise(int) { throw std::runtime_error("ema was built without CUDA"); }
 device_ceilings probe_device(int, bool) { throw std::runtime_error("ema was built without CUDA"); }
+double probe_partition_read(int, int) { throw std::runtime_error("ema was built without CUDA"); }
 sm_partitioning sm_partitions(int) { return {.unavailable = "ema was built without CUDA"}; }
 int restrict_sms(int, int) { throw std::runtime_error("ema was built without CUDA"); }
 

@@ -13,10 +13,10 @@ namespace ema {
 namespace {
 
 // Every ceiling measure_ceilings writes, a value or the reason it is unavailable.
-constexpr const char* ceiling_names[] = {"host_read_bw_all",   "host_read_bw_one",  "host_fma_f32_one",   "host_fma_f32_all", "host_fma_f64_one",
-                                         "host_fma_f64_all",   "device_read_bw",    "device_read_bw_all", "device_copy_bw",   "launch_overhead",
-                                         "launch_latency",     "h2d_pinned_bw",     "d2h_pinned_bw",      "device_fma_f32",   "device_fma_f64",
-                                         "device_fma_f32_all", "device_fma_f64_all"};
+constexpr const char* ceiling_names[] = {
+    "host_read_bw_all", "host_read_bw_one",   "host_fma_f32_one", "host_fma_f32_all",   "host_fma_f64_one",   "host_fma_f64_all",
+    "device_read_bw",   "device_read_bw_all", "device_copy_bw",   "launch_overhead",    "launch_latency",     "h2d_pinned_bw",
+    "d2h_pinned_bw",    "device_fma_f32",     "device_fma_f64",   "device_fma_f32_all", "device_fma_f64_all", "device_read_bw_partition"};
 
 nlohmann::json value(double v, const char* unit, const std::string& detail = {}) {
   nlohmann::json j = {{"value", v}, {"unit", unit}};
@@ -102,6 +102,22 @@ nlohmann::json measure_ceilings(const std::function<void(const std::string&)>& p
       c["launch_latency"] = value(r.launch_latency, "s", "empty kernel launch + synchronise");
       c["h2d_pinned_bw"] = value(r.h2d_bw, "B/s", "pinned host to device");
       c["d2h_pinned_bw"] = value(r.d2h_bw, "B/s", "device to pinned host");
+    }
+  }
+  // The read bandwidth of device 0's smallest SM partition, for `% ceil` at k SMs (`ema run --sms`):
+  // last, as its green context stays current in this process.
+  const auto part = gpu::sm_partitions(0);
+  if (!part.unavailable.empty()) {
+    c["device_read_bw_partition"] = {{"unavailable", part.unavailable}};
+  } else {
+    progress(fmt::format("device 0, a green context of {} SMs", part.min_partition));
+    try {
+      auto v = value(gpu::probe_partition_read(0, part.min_partition), "B/s",
+                     fmt::format("device 0 restricted to {} of its {} SMs (a CUDA green context)", part.min_partition, part.sm_count));
+      v["sms"] = part.min_partition;
+      c["device_read_bw_partition"] = v;
+    } catch (const std::runtime_error& e) {
+      c["device_read_bw_partition"] = {{"unavailable", e.what()}};
     }
   }
   c["device_read_bw_all"] = value(read_all, "B/s", fmt::format("sum over {} device(s)", g.devices.size()));

@@ -5,6 +5,7 @@
 
 #include "core/backend.hpp"
 #include "core/format.hpp"
+#include "core/launch.hpp"
 #include "core/registry.hpp"
 #include "measure/probe.hpp"
 #include "measure/stats.hpp"
@@ -34,6 +35,38 @@ double ceiling_value(const nlohmann::json& ceilings, const std::string& backend,
   const char* name = backend == to_string(backend::cuda) ? gpu : ceiling_for_backend(backend);
   if (!*name || !ceilings.contains(name) || !ceilings[name].contains("value")) return std::nan("");
   return ceilings[name]["value"].get<double>();
+}
+
+/// The ceiling at the row's processor count, where it ran at one (issue 32): a memory-bound code
+/// on k threads can draw at most k threads' bandwidth and at most the machine's, min(k ×
+/// host_read_bw_one, host_read_bw_all); on k SMs, k/m of what a green context of m SMs reads (the
+/// probe's device_read_bw_partition), at most the device's; on k GPUs, k devices' read
+/// bandwidth, at most all of them. Elsewhere, and where the probe lacks what it needs, the whole
+/// back end's.
+double ceiling_at_count(const nlohmann::json& ceilings, const point_record& rec, const char* gpu) {
+  const double whole = ceiling_value(ceilings, rec.backend, gpu);
+  const auto params = nlohmann::json::parse(rec.params_json, nullptr, false);
+  auto count = [&](std::string_view field) {
+    const auto key = fmt::format("{}{}", launch_prefix, field);
+    if (!params.is_object() || !params.contains(key)) return std::nan("");
+    try {
+      const auto& v = params[key];
+      return v.is_string() ? std::stod(v.get<std::string>()) : v.get<double>();
+    } catch (const std::exception&) {
+      return std::nan("");
+    }
+  };
+  auto val = [&](const char* name) {
+    return ceilings.contains(name) && ceilings[name].contains("value") ? ceilings[name]["value"].get<double>() : std::nan("");
+  };
+  double at = std::nan("");
+  if (rec.backend == to_string(backend::omp))
+    at = std::min(count(openmp_threads_field.name) * val("host_read_bw_one"), val("host_read_bw_all"));
+  else if (rec.backend == to_string(backend::multi_gpu))
+    at = std::min(count(gpus_field.name) * val("device_read_bw"), val("device_read_bw_all"));
+  else if (rec.backend == to_string(backend::cuda) && std::string_view(gpu) == "device_read_bw" && ceilings.contains("device_read_bw_partition"))
+    at = std::min(count(sm_field.name) / ceilings["device_read_bw_partition"].value("sms", std::nan("")) * val("device_read_bw_partition"), whole);
+  return std::isfinite(at) && at > 0 ? at : whole;
 }
 
 }  // namespace
@@ -114,7 +147,7 @@ void rate_values(const row_context& r, value_row& out) {
   out.push_back(value_of(bandwidth ? bandwidth->name : "eff. GB/s", hint::rate, bandwidth ? bytes_per_s / 1e9 : std::nan("")));
   const char* gpu_ceiling = bandwidth ? bandwidth->gpu_ceiling : rate.of_bytes ? "device_read_bw" : nullptr;
   out.push_back(value_of("% ceil", hint::percent,
-                         gpu_ceiling && r.ceilings ? bytes_per_s / ceiling_value(*r.ceilings, r.record().backend, gpu_ceiling) : std::nan("")));
+                         gpu_ceiling && r.ceilings ? bytes_per_s / ceiling_at_count(*r.ceilings, r.record(), gpu_ceiling) : std::nan("")));
 }
 
 void speedup_values(const row_context& r, table_notes& notes, value_row& out) {

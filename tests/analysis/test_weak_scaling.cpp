@@ -92,6 +92,13 @@ TEST(NormalForm, FindsTheTermsOfAWorkAndASpan) {
   EXPECT_NE(f.best.formula().find("· n · p^-1"), std::string::npos) << f.best.formula();
   // The held-out errors are sorted; the best is the first.
   for (std::size_t i = 1; i < f.hypotheses.size(); ++i) EXPECT_LE(f.hypotheses[i - 1].cv, f.hypotheses[i].cv);
+  // No hypothesis cancels one part against another: every coefficient is a non-negative part of the
+  // cost (here the true constant is 0, so the least-squares c0 is as often a little below 0: such
+  // a hypothesis is refitted without its constant, not dropped).
+  for (const auto& h : f.hypotheses) {
+    EXPECT_GE(h.c0, 0) << h.formula();
+    for (const auto& t : h.terms) EXPECT_GE(t.coef, 0) << h.formula();
+  }
 }
 
 TEST(NormalForm, APerfectlyDividedCostIsOneTerm) {

@@ -197,6 +197,45 @@ TEST(Columns, ADeclaredBandwidthIsTheWorkModelsBytesAgainstItsCeiling) {
   EXPECT_NE(declared_bandwidth(&find_problem("stencil")), nullptr);
 }
 
+// `% ceil` of a row run at k processors (issue 32): against what k of them can draw, not the
+// whole machine: min(k × one thread's, all threads') on the host, k/m of an m-SM green context's
+// read on one GPU (at most the device's), k devices' read on several; the whole back end's
+// elsewhere and where the probe lacks the partition.
+TEST(Columns, PercentOfCeilingIsAgainstTheProcessorsTheRowRanOn) {
+  problem_desc desc = find_problem("sort");
+  static constexpr summary_desc declared[] = {
+      {.name = "eff. GB/s", .what = "the keys' bytes", .kind = summary_kind::bandwidth, .gpu_ceiling = "device_read_bw"}};
+  desc.summaries = declared;
+  const nlohmann::json ceilings = {{"host_read_bw_one", {{"value", 1e9}}},
+                                   {"host_read_bw_all", {{"value", 10e9}}},
+                                   {"device_read_bw", {{"value", 4e9}}},
+                                   {"device_read_bw_all", {{"value", 8e9}}},
+                                   {"device_read_bw_partition", {{"value", 1e9}, {"sms", 8}}}};
+  auto percent = [&](const std::string& backend, const std::string& launch, const nlohmann::json& c) {
+    auto p = point("x", 1 << 20, {0.01, 0.01, 0.01}, backend);  // 0.839 GB/s
+    auto params = nlohmann::json::parse(p.record.params_json);
+    if (!launch.empty()) params[launch.substr(0, launch.find('='))] = launch.substr(launch.find('=') + 1);
+    p.record.params_json = params.dump();
+    auto r = context_of({&p});
+    r.desc = &desc;
+    r.declared = param_set::restore_json("sort", desc.params, R"({"dist":"uniform","input":"","type":"u32"})");
+    r.ceilings = &c;
+    value_row row;
+    rate_values(r, row);
+    return format_value_by_hint(column(row, "% ceil"));
+  };
+  EXPECT_EQ(percent("omp", "launch.omp_threads=2", ceilings), "41.9%");  // 2 threads: 2 GB/s
+  EXPECT_EQ(percent("omp", "launch.omp_threads=16", ceilings), "8.4%");  // 16 threads: the machine's 10 GB/s
+  EXPECT_EQ(percent("omp", "", ceilings), "8.4%");                       // no count: every thread
+  EXPECT_EQ(percent("cuda", "launch.sms=16", ceilings), "41.9%");        // 16 SMs: twice 8 SMs' 1 GB/s
+  EXPECT_EQ(percent("cuda", "launch.sms=132", ceilings), "21.0%");       // the device's 4 GB/s
+  EXPECT_EQ(percent("multi-gpu", "launch.gpus=1", ceilings), "21.0%");   // one device's 4 GB/s
+  EXPECT_EQ(percent("multi-gpu", "", ceilings), "10.5%");                // both: 8 GB/s
+  auto without = ceilings;
+  without.erase("device_read_bw_partition");
+  EXPECT_EQ(percent("cuda", "launch.sms=16", without), "21.0%");  // no partition probed: the device's
+}
+
 // A problem's declared summaries (problem_desc::summaries) are its own columns: each the note its
 // variants record, as recorded, empty ("-") in a row without it.
 TEST(Columns, SummariesAreTheNotesTheProblemDeclares) {

@@ -133,6 +133,57 @@ double time_fma(const cudaDeviceProp& prop, cudaStream_t s, std::string& config)
 
 }  // namespace
 
+/// The best streaming read of `a` (n 16-byte words) over a few grids of blocks on `sms` SMs, with
+/// the configuration that achieved it.
+double best_read(const uint4* a, std::size_t n, unsigned* sink, int sms, int max_threads_per_sm, cudaStream_t s, std::string& config) {
+  const std::size_t bytes = n * sizeof(uint4);
+  double best = 0;
+  for (int threads : {256, 512, 1024}) {
+    for (int per_sm : {1, 2, 4, 8}) {
+      if (threads * per_sm > max_threads_per_sm) continue;
+      const int blocks = sms * per_sm;
+      for (int unroll : {2, 4, 8}) {
+        double t = unroll == 2   ? time_read<2>(a, n, sink, blocks, threads, s, 9)
+                   : unroll == 4 ? time_read<4>(a, n, sink, blocks, threads, s, 9)
+                                 : time_read<8>(a, n, sink, blocks, threads, s, 9);
+        double bw = static_cast<double>(bytes) / t;
+        if (bw > best) {
+          best = bw;
+          config = std::to_string(blocks) + " blocks x " + std::to_string(threads) + " threads, " + std::to_string(unroll) +
+                   " x 16-byte loads in flight, " + std::to_string(bytes >> 20) + " MiB";
+        }
+      }
+    }
+  }
+  return best;
+}
+
+double probe_partition_read(int device, int sms) {
+  const int held = restrict_sms(device, sms);  // current from here on: this process's last measurement
+  cudaDeviceProp prop{};
+  EMA_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  cudaStream_t s;
+  EMA_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  std::size_t free_b = 0, total_b = 0;
+  EMA_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  std::size_t bytes = std::min<std::size_t>(std::size_t{1} << 30, free_b / 4);
+  bytes = std::max<std::size_t>(bytes, std::size_t{16} * prop.l2CacheSize) / 16 * 16;
+  const std::size_t n = bytes / sizeof(uint4);
+  uint4* a = nullptr;
+  unsigned* sink = nullptr;
+  EMA_CUDA_CHECK(cudaMalloc(&a, bytes));
+  EMA_CUDA_CHECK(cudaMalloc(&sink, sizeof(unsigned)));
+  fill_kernel<<<held * 4, 256, 0, s>>>(a, n);
+  EMA_CUDA_CHECK_LAUNCH();
+  std::string config;
+  const double bw = best_read(a, n, sink, held, prop.maxThreadsPerMultiProcessor, s, config);
+  EMA_CUDA_CHECK(cudaStreamSynchronize(s));
+  EMA_CUDA_CHECK(cudaFree(a));
+  EMA_CUDA_CHECK(cudaFree(sink));
+  EMA_CUDA_CHECK(cudaStreamDestroy(s));
+  return bw;
+}
+
 device_ceilings probe_device(int device, bool read_only) {
   EMA_CUDA_CHECK(cudaSetDevice(device));
   cudaDeviceProp prop{};
@@ -154,25 +205,7 @@ device_ceilings probe_device(int device, bool read_only) {
   EMA_CUDA_CHECK_LAUNCH();
 
   device_ceilings c;
-  double best = 0;
-  for (int threads : {256, 512, 1024}) {
-    for (int per_sm : {1, 2, 4, 8}) {
-      if (threads * per_sm > prop.maxThreadsPerMultiProcessor) continue;
-      const int blocks = prop.multiProcessorCount * per_sm;
-      for (int unroll : {2, 4, 8}) {
-        double t = unroll == 2   ? time_read<2>(a, n, sink, blocks, threads, s, 9)
-                   : unroll == 4 ? time_read<4>(a, n, sink, blocks, threads, s, 9)
-                                 : time_read<8>(a, n, sink, blocks, threads, s, 9);
-        double bw = static_cast<double>(bytes) / t;
-        if (bw > best) {
-          best = bw;
-          c.read_config = std::to_string(blocks) + " blocks x " + std::to_string(threads) + " threads, " + std::to_string(unroll) +
-                          " x 16-byte loads in flight, " + std::to_string(bytes >> 20) + " MiB";
-        }
-      }
-    }
-  }
-  c.read_bw = best;
+  c.read_bw = best_read(a, n, sink, prop.multiProcessorCount, prop.maxThreadsPerMultiProcessor, s, c.read_config);
   std::string f32_config;
   c.fma_f32 = time_fma<float>(prop, s, f32_config);
   c.fma_f64 = time_fma<double>(prop, s, c.fma_config);
