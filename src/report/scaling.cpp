@@ -163,7 +163,7 @@ std::vector<variant_scaling> fit_scaling(const experiment_view& v, const fit_req
     std::map<double, std::set<double>> counts_at;
     for (std::size_t i = 0; i < d.size(); ++i) counts_at[d.n[i]].insert(d.p[i]);
     const bool strong = std::any_of(counts_at.begin(), counts_at.end(), [](const auto& kv) { return kv.second.size() >= 2; });
-    if (!weak_bases.empty() || !strong) {
+    auto entry = [&] {
       variant_scaling s;
       s.problem = std::get<0>(k);
       s.params_json = std::get<1>(k);
@@ -172,6 +172,10 @@ std::vector<variant_scaling> fit_scaling(const experiment_view& v, const fit_req
       s.backend = backends.at(k);
       s.metric = r.metric;
       s.unit = find_metric(r.metric).unit;
+      return s;
+    };
+    if (!weak_bases.empty() || !strong) {
+      auto s = entry();
       weak_series(s, d, weak_bases, noise.at(k));
       if (!strong) {
         out.push_back(std::move(s));
@@ -180,14 +184,7 @@ std::vector<variant_scaling> fit_scaling(const experiment_view& v, const fit_req
       // Weak chains and a size at several counts both: the strong fit too, below, in its own entry.
       if (!s.weak.empty() || !s.weak_skipped.empty()) out.push_back(std::move(s));
     }
-    variant_scaling s;
-    s.problem = std::get<0>(k);
-    s.params_json = std::get<1>(k);
-    s.variant = std::get<2>(k);
-    s.axis = std::get<3>(k)->what;
-    s.backend = backends.at(k);
-    s.metric = r.metric;
-    s.unit = find_metric(r.metric).unit;
+    auto s = entry();
     std::string why, note;
     const double from = past_the_caches(v, s.problem, s.params_json, s.backend, d.sizes(), why, note);
     try {

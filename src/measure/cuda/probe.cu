@@ -131,7 +131,14 @@ double time_fma(const cudaDeviceProp& prop, cudaStream_t s, std::string& config)
   return best;
 }
 
-}  // namespace
+/// The bytes a read ceiling streams: at least 16 times the L2, so the cache cannot help, at most a
+/// quarter of what is free and `cap`.
+std::size_t read_buffer_bytes(const cudaDeviceProp& prop, std::size_t cap) {
+  std::size_t free_b = 0, total_b = 0;
+  EMA_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  const std::size_t bytes = std::min<std::size_t>(cap, free_b / 4);
+  return std::max<std::size_t>(bytes, std::size_t{16} * prop.l2CacheSize) / 16 * 16;
+}
 
 /// The best streaming read of `a` (n 16-byte words) over a few grids of blocks on `sms` SMs, with
 /// the configuration that achieved it.
@@ -158,16 +165,15 @@ double best_read(const uint4* a, std::size_t n, unsigned* sink, int sms, int max
   return best;
 }
 
+}  // namespace
+
 double probe_partition_read(int device, int sms) {
   const int held = restrict_sms(device, sms);  // current from here on: this process's last measurement
   cudaDeviceProp prop{};
   EMA_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   cudaStream_t s;
   EMA_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  std::size_t free_b = 0, total_b = 0;
-  EMA_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  std::size_t bytes = std::min<std::size_t>(std::size_t{1} << 30, free_b / 4);
-  bytes = std::max<std::size_t>(bytes, std::size_t{16} * prop.l2CacheSize) / 16 * 16;
+  const std::size_t bytes = read_buffer_bytes(prop, std::size_t{1} << 30);
   const std::size_t n = bytes / sizeof(uint4);
   uint4* a = nullptr;
   unsigned* sink = nullptr;
@@ -190,11 +196,7 @@ device_ceilings probe_device(int device, bool read_only) {
   EMA_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   cudaStream_t s;
   EMA_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  std::size_t free_b = 0, total_b = 0;
-  EMA_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  // At least 16x the L2 so the cache cannot help, at most a quarter of what is free.
-  std::size_t bytes = std::min<std::size_t>(std::size_t{2} << 30, free_b / 4);
-  bytes = std::max<std::size_t>(bytes, std::size_t{16} * prop.l2CacheSize) / 16 * 16;
+  const std::size_t bytes = read_buffer_bytes(prop, std::size_t{2} << 30);
   const std::size_t n = bytes / sizeof(uint4);
 
   uint4 *a = nullptr, *b = nullptr;
