@@ -462,7 +462,10 @@ std::optional<std::pair<std::string, double>> processor_count(const param_set& s
 void plan_weak_points(plan& out, const problem_part& part, const plan_request& r) {
   const auto& p = part.p;
   const auto bases = parse_sizes(*r.weak);
-  for (auto n : bases) part.too_large(n, "--weak size");
+  for (auto n : bases) {
+    if (n == 0) throw usage_error("--weak 0: a weak-scaling run grows each processor's share from n0, which must be at least 1");
+    part.too_large(n, "--weak size");
+  }
   struct planned {
     std::uint64_t n;
     const variant_desc* v;

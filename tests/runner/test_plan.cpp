@@ -464,6 +464,8 @@ TEST(Plan, WeakScalingGrowsEachCountsSizeByTheWork) {
   q = r;
   q.weak = "0..x";
   EXPECT_FALSE(usage_of(q).empty());
+  q.weak = "0";
+  refused(q, "--weak 0: a weak-scaling run grows each processor's share from n0, which must be at least 1");
 }
 
 }  // namespace
