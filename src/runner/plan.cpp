@@ -109,11 +109,11 @@ void check_sweep_shape(const plan_request& r) {
 std::uint64_t weak_size(const problem_desc& p, const param_set& params, std::uint64_t n0, double scale) {
   if (!(scale >= 1) || !std::isfinite(scale)) throw usage_error(fmt::format("weak scaling: a processor ratio of {} (must be at least 1)", scale));
   const double limit = p.max_size ? static_cast<double>(p.max_size) : 1.8e19;
-  auto too_large = [&](double n) {
+  auto too_large = [&] {
     return usage_error(
-        fmt::format("--weak {}: at {:g} times the processors of the smallest count, {}'s size would be {:.4g}, past the "
-                    "largest it can represent ({})",
-                    n0, scale, p.name, n, p.max_size ? fmt::format("{}", p.max_size) : std::string("2^64")));
+        fmt::format("--weak {}: at {:g} times the processors of the smallest count, {}'s size would pass the largest it "
+                    "can represent ({})",
+                    n0, scale, p.name, p.max_size ? fmt::format("{}", p.max_size) : std::string("2^64")));
   };
   if (scale == 1) return n0;
   // The problem's work: its operations (its bytes where it counts none); without a work model, n itself.
@@ -124,19 +124,20 @@ std::uint64_t weak_size(const problem_desc& p, const param_set& params, std::uin
   };
   const double target = scale * work(static_cast<double>(n0));
   if (!(target > 0) || !std::isfinite(target)) return static_cast<std::uint64_t>(std::llround(static_cast<double>(n0) * scale));
-  // The work grows with n: bracket the size (doubling), then halve the bracket.
+  // The work grows with n: bracket the size (doubling, never past the largest size), then halve
+  // the bracket.
   double lo = static_cast<double>(n0), hi = lo;
   while (work(hi) < target) {
+    if (hi >= limit) throw too_large();
     lo = hi;
-    hi *= 2;
-    if (hi > limit * 2) throw too_large(hi);
+    hi = std::min(hi * 2, limit);
   }
   while (hi - lo > 1) {
     const double mid = std::floor((lo + hi) / 2);
     (work(mid) < target ? lo : hi) = mid;
   }
   const double n = std::abs(work(lo) - target) <= std::abs(work(hi) - target) ? lo : hi;
-  if (n > limit) throw too_large(n);
+  if (n > limit) throw too_large();
   return static_cast<std::uint64_t>(n);
 }
 

@@ -255,7 +255,7 @@ struct lsd {
 #pragma omp barrier
           from = to;
         }
-        if (active.empty()) std::memcpy(out.data() + lo, keys + lo, (hi - lo) * sizeof(K));  // every key the same
+        if (active.empty() && hi > lo) std::memcpy(out.data() + lo, keys + lo, (hi - lo) * sizeof(K));  // every key the same
       }
     }
     ctx.note("threads", threads);
