@@ -302,6 +302,17 @@ std::vector<chart_series> efficiency_in_n(const fit::scaling_analysis& a) {
   return out;
 }
 
+/// A chart against the processor count of a variant: "{problem} {variant}: {what} against {axis}{after}".
+chart against_p(const variant_scaling& s, const std::string& what, const std::string& after, std::string subtitle, std::string y_label) {
+  chart c;
+  c.title = fmt::format("{} {}: {} against {}{}", s.problem, s.variant, what, s.axis, after);
+  c.subtitle = std::move(subtitle);
+  c.x_label = s.axis;
+  c.y_label = std::move(y_label);
+  c.format_x = [](double p) { return fmt::format("{:g}", p); };
+  return c;
+}
+
 /// Measured times against p, a series per size (strong scaling), the ideal T(n, p0)·p0/p dashed
 /// for the largest size.
 std::vector<chart_series> times_against_p(const fit::scaling_analysis& a) {
@@ -353,22 +364,13 @@ std::vector<chart_series> karp_flatt_against_p(const fit::scaling_analysis& a) {
 /// A weak-scaling variant's charts: the time against p at a fixed share per chain (its class's
 /// curve dashed) and the weak efficiency E_w against p.
 std::string weak_html(const variant_scaling& s, int& chart_id) {
-  auto p_axis = [](double p) { return fmt::format("{:g}", p); };
-  chart time;
-  time.title = fmt::format("{} {}: weak scaling, time against {}", s.problem, s.variant, s.axis);
-  time.subtitle =
-      "each count p at the size with p/p0 times the work of n0 (the same share a processor); flat is ideal; dashed: the class "
-      "of the time in p fitted";
-  time.x_label = s.axis;
-  time.y_label = s.unit == "s" ? "time" : s.unit;
-  time.format_x = p_axis;
+  auto time = against_p(s, "weak scaling, time", "",
+                        "each count p at the size with p/p0 times the work of n0 (the same share a processor); flat is ideal; dashed: the class "
+                        "of the time in p fitted",
+                        s.unit == "s" ? "time" : s.unit);
   time.format_y = [u = s.unit](double y) { return format_value(y, u); };
-  chart eff;
-  eff.title = fmt::format("{} {}: weak-scaling efficiency against {}", s.problem, s.variant, s.axis);
-  eff.subtitle = "E_w = (W(n_p)/W(n0)) / (p/p0) · T(n0, p0) / T(n_p, p); 1 is perfect, 0.5 marked";
-  eff.x_label = s.axis;
-  eff.y_label = "weak efficiency";
-  eff.format_x = p_axis;
+  auto eff = against_p(s, "weak-scaling efficiency", "", "E_w = (W(n_p)/W(n0)) / (p/p0) · T(n0, p0) / T(n_p, p); 1 is perfect, 0.5 marked",
+                       "weak efficiency");
   eff.format_y = [](double e) { return fmt::format("{:.2g}", e); };
   eff.levels.push_back({0.5, "E = 0.5", -1});
   eff.levels.push_back({1, "ideal", -1});
@@ -410,14 +412,10 @@ std::string scaling_html(const std::vector<variant_scaling>& all, int& chart_id)
     const auto procs = a.data.procs();
     const double hi = a.data.sizes().back();
     auto p_axis = [](double p) { return fmt::format("{:g}", p); };
-    chart speed;
-    speed.title = fmt::format("{} {}: speedup against {}", s.problem, s.variant, s.axis);
-    speed.subtitle =
-        "T(n, p0) / T(n, p) of each size measured at the smallest count p0 (1 thread, or the smallest SM partition); dashed: the "
-        "ideal p / p0 and the model W(n)/p + D(n) at the largest size";
-    speed.x_label = s.axis;
-    speed.y_label = "speedup (×)";
-    speed.format_x = p_axis;
+    auto speed = against_p(s, "speedup", "",
+                           "T(n, p0) / T(n, p) of each size measured at the smallest count p0 (1 thread, or the smallest SM partition); dashed: the "
+                           "ideal p / p0 and the model W(n)/p + D(n) at the largest size",
+                           "speedup (×)");
     speed.format_y = format_ratio;
     speed.series = measured_series(a, false);
     chart_series ideal{.name = "ideal (p)", .color = -1, .dashed = true};
@@ -428,31 +426,19 @@ std::string scaling_html(const std::vector<variant_scaling>& all, int& chart_id)
     }
     speed.series.push_back(std::move(ideal));
     speed.series.push_back(std::move(model));
-    chart eff;
-    eff.title = fmt::format("{} {}: efficiency against {}", s.problem, s.variant, s.axis);
-    eff.subtitle = "speedup / p of each size measured on one processor; 0.5 marked";
-    eff.x_label = s.axis;
-    eff.y_label = "efficiency";
-    eff.format_x = p_axis;
+    auto eff = against_p(s, "efficiency", "", "speedup / p of each size measured on one processor; 0.5 marked", "efficiency");
     eff.format_y = [](double e) { return fmt::format("{:.2g}", e); };
     eff.series = measured_series(a, true);
     eff.levels.push_back({0.5, "E = 0.5", -1});
-    chart strong;
-    strong.title = fmt::format("{} {}: time against {} (strong scaling)", s.problem, s.variant, s.axis);
-    strong.subtitle = "the time of each size measured at two or more counts; dashed: the ideal T(n, p0)·p0/p of the largest size";
-    strong.x_label = s.axis;
-    strong.y_label = s.unit == "s" ? "time" : s.unit;
-    strong.format_x = p_axis;
+    auto strong = against_p(s, "time", " (strong scaling)",
+                            "the time of each size measured at two or more counts; dashed: the ideal T(n, p0)·p0/p of the largest size",
+                            s.unit == "s" ? "time" : s.unit);
     strong.format_y = [u = s.unit](double y) { return format_value(y, u); };
     strong.series = times_against_p(a);
-    chart kf;
-    kf.title = fmt::format("{} {}: Karp–Flatt serial fraction against {}", s.problem, s.variant, s.axis);
-    kf.subtitle =
-        "e = (1/S − 1/p) / (1 − 1/p), p in units of the smallest count: flat, a serial part; rising, an overhead growing with p; "
-        "negative values (a speedup above p) are left out";
-    kf.x_label = s.axis;
-    kf.y_label = "serial fraction";
-    kf.format_x = p_axis;
+    auto kf = against_p(s, "Karp–Flatt serial fraction", "",
+                        "e = (1/S − 1/p) / (1 − 1/p), p in units of the smallest count: flat, a serial part; rising, an overhead growing with p; "
+                        "negative values (a speedup above p) are left out",
+                        "serial fraction");
     kf.format_y = [](double e) { return fmt::format("{:.2g}", e); };
     kf.series = karp_flatt_against_p(a);
     chart map;
