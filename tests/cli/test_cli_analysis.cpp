@@ -165,15 +165,20 @@ TEST(CliFit, RunTieBreakerAddsThePointAndRefits) {
 // "To settle it" is a command to paste (issue 31, item 5): `ema show` and `ema fit` print it,
 // the database's path quoted, and `ema fit --settle` measures the size each verdict names and
 // fits again. Four sizes leave search's verdict short of firm (too few sizes) with the next size
-// named.
+// named. search is memory-bound and 2^13 keys sit in any cache, so the size named is the one whose
+// data is four times the last cache: the stored machine is given a 64 KiB last cache so that this
+// is 2^16 on every machine (a host with a 260 MiB L3 names 2^28, more memory than CI has free).
 TEST(CliFit, SettleRunsTheSizeTheVerdictNamesAsThePrintedCommandSays) {
   test::temp_dir dir;
   const auto db = dir.file("my results.db");
   auto r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10..2^13", "--reps", "5", "--no-energy", "--db", db, "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  test::exec_sql(db, R"(UPDATE experiments SET machine_json = json_set(machine_json, '$.host.caches',
+                   json('[{"level": 2, "type": "Unified", "size_bytes": 65536, "shared_cpu_list": "0"}]')))");
   const auto fitted = nlohmann::json::parse(ema({"fit", "--db", db, "--json"}).out);
   ASSERT_TRUE(fitted["fits"][0]["verdict"]["next_size"].is_number()) << fitted["fits"][0]["verdict"].dump();
   const auto next = fitted["fits"][0]["verdict"]["next_size"].get<double>();
+  EXPECT_EQ(next, 65536.0) << fitted["fits"][0]["verdict"].dump();  // 256 KiB of 4-byte keys
   const auto quoted = "'" + db + "'";
   auto shown = ema({"show", "--db", db});
   EXPECT_NE(shown.out.find("to settle them: ema fit 1 --db " + quoted + " --problem search --settle"), std::string::npos) << shown.out;
