@@ -484,6 +484,48 @@ void measure_bends(class_set& out, const series& means) {
   }
 }
 
+/// The size that settles a rival if the answer is right: the smallest above the data, a quarter
+/// of an octave apart, at which one more size, measured as the answer predicts but one σ toward the
+/// rival, would exclude it by the set's own rule (both classes fitted again with it, held out,
+/// with any one size left out). Naming the size where the two fits differ by a margin instead
+/// named sizes that did not settle it half the time: with the size added, the rival's fit bends
+/// toward it. Nullopt where no size up to 2^62 would.
+std::optional<double> settling_size(const series& means, const class_set& set, std::size_t k, const class_set_options& o) {
+  const auto& chosen = set.classes[set.chosen];
+  const auto& rival = set.classes[k];
+  auto settles = [&](double n) {
+    const double answer = chosen.value(n), other = rival.eq(n);
+    if (!(answer > 0) || !std::isfinite(answer) || !std::isfinite(other)) return false;
+    series more = means;
+    more.add(n, answer * std::exp(other > answer ? set.noise : -set.noise));
+    const auto a = plain_fit(more, chosen.cls.n, chosen.cls.log);
+    const auto r = plain_fit(more, rival.cls.n, rival.cls.log);
+    if (!a || !r) return false;
+    const double scale = std::max(set.noise * set.noise, a->judged.cv);
+    auto evidence = [&](std::size_t skip) {
+      double sum = 0;
+      for (std::size_t i = 0; i < a->errors.size(); ++i)
+        if (i != skip) sum += r->errors[i] * r->errors[i] - a->errors[i] * a->errors[i];
+      return sum / scale;
+    };
+    if (evidence(SIZE_MAX) <= o.exclude) return false;
+    for (std::size_t j = 0; j < a->errors.size(); ++j)
+      if (evidence(j) <= o.exclude) return false;
+    return true;
+  };
+  const double largest = means.n.back();
+  auto size = [&](int step) { return std::ceil(largest * std::exp2(step / 4.0)); };
+  int hi = 1;
+  while (size(hi + 1) <= 0x1p62) ++hi;
+  if (hi < 1 || !settles(size(hi))) return std::nullopt;
+  int lo = 0;  // settles(size(lo)) is false or untried; settles(size(hi)) holds
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    (settles(size(mid)) ? hi : lo) = mid;
+  }
+  return size(hi);
+}
+
 }  // namespace
 
 double class_growth(const theta_class& c, double lo, double hi) { return c.n + c.log * std::log(std::log(hi) / std::log(lo)) / std::log(hi / lo); }
@@ -522,7 +564,8 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
   measure_bends(out, means);
 
   // Every other class: its evidence against the answer, whether excluded, and where not, the size
-  // at which it would differ from the answer by max(4σ, 5%); a rival of a coarse answer is coarse.
+  // at which it would differ from the answer by max(4σ, 5%) (for the rivals of a set judged
+  // plainly, replaced below by the size that settles them); a rival of a coarse answer is coarse.
   const auto& chosen = out.classes[out.chosen];
   // A class the data leave but that grows slower than the work, beside an answer that does not, is
   // excluded by the work: the cost cannot grow slower than the work it does for long (a comparison
@@ -542,6 +585,9 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
     c.below_work = answer_meets_work && below_floor(c.cls);
     (c.below_work ? out.below_work : out.rivals).push_back(k);
   }
+  // A rival of a set judged plainly is named with the size that would exclude it (settling_size).
+  if (!out.stepped && !out.two_term)
+    for (auto k : out.rivals) out.classes[k].settle = settling_size(means, out, k, o);
   return out;
 }
 

@@ -18,8 +18,11 @@
 // The chosen class goes from coarse to fine: the coarse class (1, log n, √n, n, n log n, n²,
 // n² log n, n³, n⁴) whose held-out error is least, unless a finer class excludes every coarse one
 // and cuts the held-out error `fine_gain` times. Firm means no other class is left (for a coarse
-// answer, no other coarse class); otherwise each class not excluded is named with the size at
-// which it would differ from the answer by max(4σ, 5%).
+// answer, no other coarse class); otherwise each class not excluded is named with the size that
+// would exclude it were the answer right: the smallest above the data at which one more size,
+// measured as the answer predicts but one σ toward the class left, excludes it by this rule with
+// both fitted again (a set judged with steps or lower-order terms: where the two fits differ by
+// max(4σ, 5%)).
 //
 // Steps (issue 29, item 3): a cost that steps up at a cache's edge is not a log factor. Each coarse
 // class is also fitted with one or two steps up in its cost per unit (ln T = ln g(n) + a level per
