@@ -6,7 +6,10 @@
 // comparisons, two arrays of n keys.
 //
 // What the passes move is the cost (issue 33: bound by memory, not by operations), so:
-// - 11-bit digits: 3 passes for 32-bit keys (11, 11, 10 bits), 6 for 64-bit, not 4 and 8;
+// - 11-bit digits where the two arrays do not fit the last cache: 3 passes for 32-bit keys (11,
+//   11, 10 bits), 6 for 64-bit, not 4 and 8; where they do fit, the bytes come from the cache and
+//   the per-key work is the cost (2048 line buffers a thread live in L2), so 8-bit digits, whose
+//   256 buffers live in L1 (launch.digit_bits sets it);
 // - one read of the input counts every pass's digits (each thread's share of the input, so the
 //   first pass's per-thread counts too) and tells which passes every key agrees on (skipped: sorted
 //   data in a narrow range, few distinct keys), before anything moves;
@@ -19,6 +22,7 @@
 // Floats are sorted by their bits made order-preserving (a negative's bits flipped, a positive's
 // sign bit set); -0 sorts before +0, which compare equal, so the output is non-decreasing either way.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -62,15 +66,24 @@ bits_t<K> from_ordered(bits_t<K> b) {
     return b;
 }
 
-/// The passes over keys of `bits` bits: as few as 11-bit digits allow, their widths as even as can be.
-struct pass_plan {
-  int count = 0;
-  int shift[8] = {}, width[8] = {};
+/// The launch setting: the digit's bits (0: ema chooses, by whether the arrays fit the last cache).
+struct radix_launch {
+  int digit_bits = 0;
+  static constexpr launch_field fields[] = {
+      {"digit_bits", "bits of a digit, at most 11 (ema: 8 where both arrays fit the last cache, else 11)", 4, max_digit_bits},
+  };
+  std::array<int*, 1> members() { return {&digit_bits}; }
 };
 
-pass_plan passes_for(int bits) {
+/// The passes over keys of `bits` bits: as few as digits of `digit_bits` allow, their widths as even as can be.
+struct pass_plan {
+  int count = 0;
+  int shift[16] = {}, width[16] = {};
+};
+
+pass_plan passes_for(int bits, int digit_bits) {
   pass_plan p;
-  p.count = (bits + max_digit_bits - 1) / max_digit_bits;
+  p.count = (bits + digit_bits - 1) / digit_bits;
   for (int i = 0, at = 0; i < p.count; ++i) {
     p.width[i] = (bits - at + (p.count - i) - 1) / (p.count - i);
     p.shift[i] = at;
@@ -166,13 +179,18 @@ struct lsd {
     host_array<U> tmp(n, host_memory_kind::pageable);
     host_array<K> out(n, host_memory_kind::pageable);
     static_assert(sizeof(K) == sizeof(U));
-    const auto plan = passes_for(static_cast<int>(8 * sizeof(U)));
     int threads = 1, moved = 0;
     // Non-temporal stores only where the source and destination do not fit the last cache: where
     // they do, the next pass reads what this one wrote from the cache (at 2^24 keys on a 300 MiB
     // L3, streaming past it cost 15-30%). 32 MiB where the cache's size is unknown.
     const std::size_t cache = last_cache_bytes();
     const bool stream = 2 * n * sizeof(U) > (cache ? cache : std::size_t{32} << 20);
+    auto l = ctx.launch(radix_launch{});
+    if (l.digit_bits == 0) {
+      l.digit_bits = stream ? max_digit_bits : 8;
+      ctx.note("launch.digit_bits", l.digit_bits);
+    }
+    const auto plan = passes_for(static_cast<int>(8 * sizeof(U)), l.digit_bits);
     {
       host_phase kernel(ctx, "kernel");
       const K* keys = in.keys<K>();
@@ -277,7 +295,8 @@ EMA_VARIANT(sort_radix_omp,
                 .algorithm = "radix",
                 .backend = ema::backend::omp,
                 .role = ema::variant_role::ours,
-                .description = "ours: LSD radix sort, 11-bit digits (3 passes for 32-bit keys), each pass counted and scattered by every "
-                               "thread on its share through write-combining lines (stable)",
+                .description = "ours: LSD radix sort, 11-bit digits (3 passes for 32-bit keys; 8-bit where the arrays fit the last "
+                               "cache), each pass counted and scattered by every thread on its share through write-combining lines (stable)",
                 .provenance = "ours",
+                .launch = ema::sort::radix_launch::fields,
             }));

@@ -151,5 +151,49 @@ TEST(Sort, RadixOmpSortsThroughTheCacheAndPastIt) {
   }
 }
 
+// radix-omp's digit (launch.digit_bits): 8 bits where its two arrays fit the last cache, 11 past
+// it, any width from 4 to 11 when given; every width sorts every kind of key and is recorded.
+TEST(Sort, RadixOmpSortsWithEveryDigitWidth) {
+  const auto* v = lookup_variant("sort", "radix-omp");
+  ASSERT_NE(v, nullptr);
+  const auto& problem = find_problem("sort");
+  for (const char* type : {"u32", "u64", "f32"})
+    for (const char* bits : {"", "4", "5", "8", "11"}) {
+      auto params = sort_params({std::string("type=") + type});
+      if (*bits) params = params.with("launch.digit_bits", bits);
+      const std::uint64_t n = 70001;
+      auto w = problem.prepare({n, &params, 11, host_memory_kind::pageable});
+      run_context ctx(n, params, 0);
+      ctx.begin_repetition();
+      const auto got = v->run(*w, ctx);
+      EXPECT_TRUE(got.verified) << type << " " << bits << ": " << got.reason;
+      const auto taken = std::stoi(ctx.notes().at("launch.digit_bits"));
+      EXPECT_EQ(taken, *bits ? std::stoi(bits) : 8) << type;  // 70001 keys fit any last cache
+      const int key_bits = std::string(type) == "u64" ? 64 : 32;
+      // Passes whose digit every key shares are skipped: at most one a digit.
+      const int passes = std::stoi(ctx.notes().at("passes"));
+      EXPECT_LE(passes, (key_bits + taken - 1) / taken) << type << " " << bits;
+      EXPECT_GE(passes, key_bits / taken / 2) << type << " " << bits;
+    }
+  // Outside 4..11 is refused, naming the setting.
+  for (const char* bad : {"3", "12"}) {
+    const auto params = sort_params({}).with("launch.digit_bits", bad);
+    auto w = problem.prepare({1000, &params, 11, host_memory_kind::pageable});
+    run_context ctx(1000, params, 0);
+    ctx.begin_repetition();
+    EXPECT_THROW(
+        {
+          try {
+            v->run(*w, ctx);
+          } catch (const std::exception& e) {
+            EXPECT_NE(std::string(e.what()).find("digit_bits"), std::string::npos) << e.what();
+            throw;
+          }
+        },
+        std::exception)
+        << bad;
+  }
+}
+
 }  // namespace
 }  // namespace ema
