@@ -6,10 +6,9 @@
 // comparisons, two arrays of n keys.
 //
 // What the passes move is the cost (issue 33: bound by memory, not by operations), so:
-// - 11-bit digits where the two arrays do not fit the last cache: 3 passes for 32-bit keys (11,
-//   11, 10 bits), 6 for 64-bit, not 4 and 8; where they do fit, the bytes come from the cache and
-//   the per-key work is the cost (2048 line buffers a thread live in L2), so 8-bit digits, whose
-//   256 buffers live in L1 (launch.digit_bits sets it);
+// - 11-bit digits: 3 passes for 32-bit keys (11, 11, 10 bits), 6 for 64-bit, not 4 and 8 (also
+//   where both arrays fit the last cache: 8-bit digits, whose 256 line buffers a thread live in L1,
+//   were 13-20% slower at 2^22..2^26 on the H200 machine's 16 cores; launch.digit_bits sets it);
 // - one read of the input counts every pass's digits (each thread's share of the input, so the
 //   first pass's per-thread counts too) and tells which passes every key agrees on (skipped: sorted
 //   data in a narrow range, few distinct keys), before anything moves;
@@ -66,11 +65,11 @@ bits_t<K> from_ordered(bits_t<K> b) {
     return b;
 }
 
-/// The launch setting: the digit's bits (0: ema chooses, by whether the arrays fit the last cache).
+/// The launch setting: the digit's bits.
 struct radix_launch {
-  int digit_bits = 0;
+  int digit_bits = max_digit_bits;
   static constexpr launch_field fields[] = {
-      {"digit_bits", "bits of a digit, at most 11 (ema: 8 where both arrays fit the last cache, else 11)", 4, max_digit_bits},
+      {"digit_bits", "bits of a digit, 4 to 11 (ema: 11)", 4, max_digit_bits},
   };
   std::array<int*, 1> members() { return {&digit_bits}; }
 };
@@ -185,11 +184,7 @@ struct lsd {
     // L3, streaming past it cost 15-30%). 32 MiB where the cache's size is unknown.
     const std::size_t cache = last_cache_bytes();
     const bool stream = 2 * n * sizeof(U) > (cache ? cache : std::size_t{32} << 20);
-    auto l = ctx.launch(radix_launch{});
-    if (l.digit_bits == 0) {
-      l.digit_bits = stream ? max_digit_bits : 8;
-      ctx.note("launch.digit_bits", l.digit_bits);
-    }
+    const auto l = ctx.launch(radix_launch{});
     const auto plan = passes_for(static_cast<int>(8 * sizeof(U)), l.digit_bits);
     {
       host_phase kernel(ctx, "kernel");
@@ -289,14 +284,13 @@ output run(const input& in, run_context& ctx) { return run_typed<lsd>(in, ctx); 
 }  // namespace
 }  // namespace ema::sort
 
-EMA_VARIANT(sort_radix_omp,
-            ema::sort::kit::variant<&ema::sort::run>({
-                .name = "radix-omp",
-                .algorithm = "radix",
-                .backend = ema::backend::omp,
-                .role = ema::variant_role::ours,
-                .description = "ours: LSD radix sort, 11-bit digits (3 passes for 32-bit keys; 8-bit where the arrays fit the last "
-                               "cache), each pass counted and scattered by every thread on its share through write-combining lines (stable)",
-                .provenance = "ours",
-                .launch = ema::sort::radix_launch::fields,
-            }));
+EMA_VARIANT(sort_radix_omp, ema::sort::kit::variant<&ema::sort::run>({
+                                .name = "radix-omp",
+                                .algorithm = "radix",
+                                .backend = ema::backend::omp,
+                                .role = ema::variant_role::ours,
+                                .description = "ours: LSD radix sort, 11-bit digits (3 passes for 32-bit keys), each pass counted and scattered by "
+                                               "every thread on its share through write-combining lines (stable)",
+                                .provenance = "ours",
+                                .launch = ema::sort::radix_launch::fields,
+                            }));

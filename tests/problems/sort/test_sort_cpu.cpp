@@ -151,8 +151,8 @@ TEST(Sort, RadixOmpSortsThroughTheCacheAndPastIt) {
   }
 }
 
-// radix-omp's digit (launch.digit_bits): 8 bits where its two arrays fit the last cache, 11 past
-// it, any width from 4 to 11 when given; every width sorts every kind of key and is recorded.
+// radix-omp's digit (launch.digit_bits): 11 bits unless given, any width from 4 to 11; every width
+// sorts every kind of key and is recorded.
 TEST(Sort, RadixOmpSortsWithEveryDigitWidth) {
   const auto* v = lookup_variant("sort", "radix-omp");
   ASSERT_NE(v, nullptr);
@@ -168,7 +168,7 @@ TEST(Sort, RadixOmpSortsWithEveryDigitWidth) {
       const auto got = v->run(*w, ctx);
       EXPECT_TRUE(got.verified) << type << " " << bits << ": " << got.reason;
       const auto taken = std::stoi(ctx.notes().at("launch.digit_bits"));
-      EXPECT_EQ(taken, *bits ? std::stoi(bits) : 8) << type;  // 70001 keys fit any last cache
+      EXPECT_EQ(taken, *bits ? std::stoi(bits) : 11) << type;
       const int key_bits = std::string(type) == "u64" ? 64 : 32;
       // Passes whose digit every key shares are skipped: at most one a digit.
       const int passes = std::stoi(ctx.notes().at("passes"));
