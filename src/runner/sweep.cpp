@@ -446,7 +446,10 @@ class sweeper {
         if (!run_new_points(from, point_timeout())) return false;
       }
     }
-    return settle(reserve) && measure_energy();
+    // The energy windows before the settle phase: their points are replicates of the time too, so
+    // the verdicts the settle phase ends on are those `ema fit` then prints (settled first, the
+    // energy points changed them after: a firm verdict in the sweep's story, tentative in `ema show`).
+    return measure_energy(reserve) && settle(0);
   }
 
   // A point may take what is left of the budget, but at least 10 s (and never past the timeout).
@@ -565,7 +568,7 @@ class sweeper {
     return std::nullopt;
   }
 
-  // After growth, while the budget lasts: each track whose verdict on its total time is not firm
+  // Last, after growth and the energy windows, while the budget lasts: each track whose verdict on its total time is not firm
   // runs the size that verdict names (analysis/verdict.hpp: the tie breaker's size, else four
   // times the largest), round after round, until it is firm, the size is already measured, or the
   // point would not fit the budget, the timeout or the memory. Each track's `settled` says how it
@@ -601,16 +604,16 @@ class sweeper {
     return true;
   }
 
-  // Last, the energy windows: at up to energy_sizes of each metering track's sizes, spread evenly
+  // After growth, before the settle phase, the energy windows: with the share kept back for them, at up to energy_sizes of each metering track's sizes, spread evenly
   // in log n (the largest kept), as many as the budget left affords, the cheapest first.
-  bool measure_energy() {
+  bool measure_energy(double reserve) {
     auto& cal = *p_.calibrated;
     std::vector<std::size_t> metered;
     for (std::size_t i = 0; i < cal.tracks.size(); ++i)
       if (meters_energy(cal.tracks[i])) metered.push_back(i);
     if (metered.empty() || cal.energy_sizes <= 0) return true;
     const auto from = p_.points.size();
-    double left = cal.budget - spent_;
+    double left = std::min(reserve, cal.budget - spent_);
     for (std::size_t k = 0; k < metered.size(); ++k) {
       const auto& t = cal.tracks[metered[k]];
       const auto params = t.params.canonical_json();

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include <sstream>
 
 #include "support/db.hpp"
+#include "support/fake_powercap.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -232,6 +234,35 @@ TEST(CliRun, BudgetCalibratesAtLeastTwelveSizes) {
   r = ema({"run", "search", "--budget", "soon", "--db", db});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("duration 'soon'"), std::string::npos) << r.err;
+}
+
+// A calibrated sweep measures its energy windows before it settles its verdicts (their points are
+// replicates of the time): the verdict the sweep's story ends on is the one `ema fit` prints after
+// it. With the energy last, a verdict the settle phase had ended firm was tentative once the energy
+// points were added (search cuda-listing on the H200, 2026-11-27).
+TEST(CliRun, ACalibratedSweepSettlesAfterItsEnergyWindows) {
+  test::fake_package meter(40);
+  test::temp_dir dir;
+  const auto db = dir.file("e.db");
+  auto r = ema(
+      {"run", "search", "--variants", "seq", "--budget", "8s", "--min-time", "0.01", "--max-time", "0.05", "--energy-window", "0.05", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto plan = nlohmann::json::parse(test::query_text(db, "SELECT plan_json FROM experiments"));
+  std::int64_t last_energy = -1, first_settle = -1, energy = 0;
+  for (const auto& p : plan["points"]) {
+    const auto phase = p["phase"].get<std::string>();
+    const auto ordinal = p["ordinal"].get<std::int64_t>();
+    if (phase == "energy") last_energy = ordinal, ++energy;
+    if (phase == "settle" && first_settle < 0) first_settle = ordinal;
+  }
+  EXPECT_GT(energy, 0) << r.out;
+  if (first_settle >= 0) EXPECT_LT(last_energy, first_settle);
+  // The story's last fit is `ema fit`'s.
+  const auto fitted = nlohmann::json::parse(ema({"fit", "--db", db, "--json"}).out);
+  const auto& f = fitted["fits"][0];
+  const auto told =
+      fmt::format("then its total time's fit: {}, {}", f["verdict"]["level"].get<std::string>(), f["best"]["theta"]["text"].get<std::string>());
+  EXPECT_NE(r.out.find(told), std::string::npos) << told << "\n" << r.out;
 }
 
 TEST(CliRun, ACalibratedSweepOfKronGraphsRunsOnlyPowersOfTwo) {

@@ -3,55 +3,15 @@
 // `busy` variant, whose check is made ten times slower than its run. The energy per run must be
 // the power times the run's time, not times the run and its check; and the window's last output is
 // still checked (a variant that goes wrong in the window is recorded as unverified).
-#include <atomic>
-#include <chrono>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <gtest/gtest.h>
-#include <thread>
 
 #include "runner/worker.hpp"
-#include "support/temp_dir.hpp"
+#include "support/fake_powercap.hpp"
 
 namespace ema {
 namespace {
 
 constexpr double watts = 50;
-
-/// A package zone whose counter advances at `watts` while the object lives.
-class fake_package {
- public:
-  fake_package() {
-    std::filesystem::create_directories(dir_.file("intel-rapl:0"));
-    std::ofstream(dir_.file("intel-rapl:0/name")) << "package-0\n";
-    std::ofstream(dir_.file("intel-rapl:0/max_energy_range_uj")) << "1000000000000000\n";
-    write(0);
-    setenv("EMA_POWERCAP_ROOT", dir_.path().c_str(), 1);
-    ticker_ = std::thread([this] {
-      const auto start = std::chrono::steady_clock::now();
-      while (!stop_) {
-        std::this_thread::sleep_for(std::chrono::microseconds(500));
-        write(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() * watts * 1e6);
-      }
-    });
-  }
-  ~fake_package() {
-    stop_ = true;
-    ticker_.join();
-    unsetenv("EMA_POWERCAP_ROOT");
-  }
-
- private:
-  void write(double uj) {
-    const auto tmp = dir_.file("intel-rapl:0/energy_uj.tmp");
-    std::ofstream(tmp) << static_cast<unsigned long long>(uj) << "\n";
-    std::filesystem::rename(tmp, dir_.file("intel-rapl:0/energy_uj"));  // whole, never half written
-  }
-  test::temp_dir dir_;
-  std::atomic<bool> stop_{false};
-  std::thread ticker_;
-};
 
 point_spec spec(const char* variant, std::uint64_t n, std::uint64_t check_us, int reps = 3) {
   point_spec s;
@@ -67,7 +27,7 @@ point_spec spec(const char* variant, std::uint64_t n, std::uint64_t check_us, in
 }
 
 TEST(EnergyWindow, MetersTheRunsAndNotTheirChecks) {
-  fake_package meter;
+  test::fake_package meter(watts);
   // A run of 2 ms, a check of 20 ms: with the checks in the window a run would cost 11 times more.
   const auto answer = run_point(spec("busy", 2000, 20000));
   const auto shown = to_json(answer).dump();
@@ -84,7 +44,7 @@ TEST(EnergyWindow, MetersTheRunsAndNotTheirChecks) {
 }
 
 TEST(EnergyWindow, TheWindowsLastOutputIsChecked) {
-  fake_package meter;
+  test::fake_package meter(watts);
   // Right for the warm-up and the two timed runs, then wrong: only the window's runs are wrong.
   const auto answer = run_point(spec("flaky", 8, 0, 2));
   EXPECT_EQ(answer.status, "unverified") << to_json(answer).dump();
