@@ -247,10 +247,17 @@ void add_work_model(fit::analysis_options& options, const experiment_view& v, co
   try {
     const auto work = desc.work;
     options.working_set = [&desc, declared](double n) { return working_set_bytes(desc, static_cast<std::uint64_t>(n), *declared); };
-    options.work = work_floors(desc, declared, stored_algorithm(v, g.problem, g.variant));
+    const auto algorithm = stored_algorithm(v, g.problem, g.variant);
+    options.work = work_floors(desc, declared, algorithm);
     options.caches = memory_levels(v.experiment.machine, g.backend);
+    // Bound by memory where it must do fewer operations than it moves bytes, counting what its
+    // algorithm must do beyond the problem's operations (a comparison sort's n log n comparisons:
+    // not memory-bound, so a working set inside the last cache does not hold its verdict back).
     const auto w = work(static_cast<std::uint64_t>(largest), *declared);
-    options.memory_bound = w.bytes > 0 && w.ops / w.bytes < 1;
+    double ops = w.ops;
+    for (const auto& a : desc.algorithm_floors)
+      if (algorithm == a.algorithm) ops = std::max(ops, a.ops(largest));
+    options.memory_bound = w.bytes > 0 && ops / w.bytes < 1;
   } catch (const usage_error&) {
     // a work model that refuses the parameters: no regimes
   }
