@@ -568,8 +568,9 @@ class sweeper {
     return std::nullopt;
   }
 
-  // Last, after growth and the energy windows, while the budget lasts: each track whose verdict on its total time is not firm
-  // runs the size that verdict names (analysis/verdict.hpp: the tie breaker's size, else four
+  // Last, after growth and the energy windows, while the budget lasts: each track whose verdict on
+  // its total time is not firm runs the size that verdict names (analysis/verdict.hpp: the size
+  // that would exclude each class left beside the answer, the tie breaker's size, else four
   // times the largest), round after round, until it is firm, the size is already measured, or the
   // point would not fit the budget, the timeout or the memory. Each track's `settled` says how it
   // ended.
@@ -604,8 +605,9 @@ class sweeper {
     return true;
   }
 
-  // After growth, before the settle phase, the energy windows: with the share kept back for them, at up to energy_sizes of each metering track's sizes, spread evenly
-  // in log n (the largest kept), as many as the budget left affords, the cheapest first.
+  // After growth, before the settle phase, the energy windows: with the share kept back for them,
+  // at up to energy_sizes of each metering track's sizes, spread evenly in log n (the largest
+  // kept), as many as that share affords, the cheapest first.
   bool measure_energy(double reserve) {
     auto& cal = *p_.calibrated;
     std::vector<std::size_t> metered;
