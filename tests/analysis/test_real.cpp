@@ -175,6 +175,14 @@ TEST(FitRealData, TheComparisonSortsAreThoseTheRegistryDeclares) {
 /// size added to its file as the answer predicts it (with the spread of the largest size's
 /// replicates), and is fitted again. Nullopt for other series; else whether it is then firm on the
 /// same class, and `changed` whether its class changed.
+/// Under AddressSanitizer (CI's second run) the settle check's refits, the analysis's logic and
+/// not its memory, are left to the release build: they cost the sanitised run a minute or more.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool sanitized = true;
+#else
+constexpr bool sanitized = false;
+#endif
+
 struct settle_tally {
   int held = 0, settled = 0, changed = 0;
   std::vector<std::string> unsettled;
@@ -240,7 +248,7 @@ TEST(FitRealData, FirmVerdictsNameTheTrueClassAndTheRatesArePrinted) {
     auto& t = groups[group_of(path.filename().string())];
     listing += path.filename().string() + "\n";
     for (const auto& f : doc["fits"]) listing += judge(f, *want, t, wrong);
-    settle_at_named_size(path, args, doc["fits"][0], dir, settles);
+    if (!sanitized) settle_at_named_size(path, args, doc["fits"][0], dir, settles);
   }
   // Other tools' files: classes.json names each benchmark's class.
   std::ifstream manifest_file(fs::path(EMA_REAL_DIR) / "classes.json");
@@ -300,6 +308,7 @@ TEST(FitRealData, FirmVerdictsNameTheTrueClassAndTheRatesArePrinted) {
   // most of them when the answer is right, and changes no class (before the size was found by
   // fitting again with it: 62 of 144).
   std::printf("settled by the size named: %d of %d\n", settles.settled, settles.held);
+  if (sanitized) return;  // the same analysis as the release build's, which checks it
   EXPECT_GE(settles.held, 100);
   EXPECT_EQ(settles.changed, 0);
   EXPECT_GE(settles.settled, 0.6 * settles.held) << fmt::format("{}", fmt::join(settles.unsettled, "\n"));
