@@ -501,7 +501,10 @@ std::optional<double> settling_size(const series& means, const class_set& set, s
     const auto a = plain_fit(more, chosen.cls.n, chosen.cls.log);
     const auto r = plain_fit(more, rival.cls.n, rival.cls.log);
     if (!a || !r) return false;
-    const double scale = std::max(set.noise * set.noise, a->judged.cv);
+    // The noise as the set would measure it with the size added (a size off the curve widens it).
+    const double between = between_size_noise(more);
+    const double noise = std::max({std::isfinite(between) ? between : 0.0, std::isfinite(set.replicates) ? set.replicates : 0.0, 0.002});
+    const double scale = std::max(noise * noise, a->judged.cv);
     auto evidence = [&](std::size_t skip) {
       double sum = 0;
       for (std::size_t i = 0; i < a->errors.size(); ++i)

@@ -1,5 +1,7 @@
 #include "report/fits.hpp"
 
+#include "analysis/work_model.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -114,27 +116,6 @@ double repetition_noise(const experiment_view& v, const std::string& problem, co
   return errors.empty() ? std::numeric_limits<double>::quiet_NaN() : median(errors);
 }
 
-// The levels of the memory hierarchy a back end's data pass through, from the machine record:
-// the host's data caches for a CPU variant, the L2 of each GPU it uses for a GPU one.
-std::vector<fit::memory_level> memory_levels(const nlohmann::json& machine, const std::string& backend) {
-  std::vector<fit::memory_level> out;
-  const auto& gpus = machine.value("gpus", nlohmann::json::array());
-  if (const int used = devices_used(backend, static_cast<int>(gpus.size())); used > 0) {
-    double l2 = 0;
-    for (int i = 0; i < used; ++i) l2 += gpus[static_cast<std::size_t>(i)].value("l2_bytes", 0.0);
-    if (l2 > 0) out.push_back({used > 1 ? fmt::format("L2 of {} GPUs", used) : std::string("GPU L2"), l2});
-    return out;
-  }
-  const auto host = machine.value("host", nlohmann::json::object());
-  for (const auto& c : host.value("caches", nlohmann::json::array())) {
-    if (!c.is_object() || c.value("type", std::string()) == "Instruction") continue;
-    const double bytes = c.value("size_bytes", 0.0);
-    if (bytes > 0) out.push_back({fmt::format("L{}{}", c.value("level", 0), c.value("type", std::string()) == "Data" ? "d" : ""), bytes});
-  }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
-  return out;
-}
-
 fit::series variant_series(const experiment_view& v, const std::string& problem, const std::string& params_json, const std::string& variant,
                            const std::string& metric, point_stat stat, std::vector<std::string>* notes) {
   fit::series s;
@@ -243,24 +224,7 @@ std::string across_machines(const experiment_view& v, const series_key& g, const
 /// without) fits the same. Nothing where the model refuses the parameters.
 void add_work_model(fit::analysis_options& options, const experiment_view& v, const series_key& g, const problem_desc& desc,
                     const std::shared_ptr<param_set>& declared, double largest) {
-  if (!desc.work) return;
-  try {
-    const auto work = desc.work;
-    options.working_set = [&desc, declared](double n) { return working_set_bytes(desc, static_cast<std::uint64_t>(n), *declared); };
-    const auto algorithm = stored_algorithm(v, g.problem, g.variant);
-    options.work = work_floors(desc, declared, algorithm);
-    options.caches = memory_levels(v.experiment.machine, g.backend);
-    // Bound by memory where it must do fewer operations than it moves bytes, counting what its
-    // algorithm must do beyond the problem's operations (a comparison sort's n log n comparisons:
-    // not memory-bound, so a working set inside the last cache does not hold its verdict back).
-    const auto w = work(static_cast<std::uint64_t>(largest), *declared);
-    double ops = w.ops;
-    for (const auto& a : desc.algorithm_floors)
-      if (algorithm == a.algorithm) ops = std::max(ops, a.ops(largest));
-    options.memory_bound = w.bytes > 0 && ops / w.bytes < 1;
-  } catch (const usage_error&) {
-    // a work model that refuses the parameters: no regimes
-  }
+  fit::add_work_model(options, desc, declared, stored_algorithm(v, g.problem, g.variant), v.experiment.machine, g.backend, largest);
 }
 
 /// Fits one series whose data are in hand: the options from the request, the points' noise and the

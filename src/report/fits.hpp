@@ -73,10 +73,6 @@ double point_value(const metric_view& m, point_stat s);
 /// an empty filter.
 bool names_variant(const std::vector<std::string>& filter, const std::string& problem, const std::string& variant);
 
-/// The levels of the memory hierarchy a back end's data pass through, smallest first, from the
-/// machine record: the host's data caches for a CPU variant, the L2 of the GPUs it uses for a GPU one.
-std::vector<fit::memory_level> memory_levels(const nlohmann::json& machine, const std::string& backend);
-
 /// Every metric that some point of the experiment has samples of.
 std::set<std::string> experiment_metrics(const experiment_view& v);
 

@@ -1,5 +1,7 @@
 #include "report/scaling.hpp"
 
+#include "analysis/work_model.hpp"
+
 #include <cmath>
 #include <fmt/format.h>
 #include <functional>
@@ -26,7 +28,7 @@ namespace {
 double past_the_caches(const experiment_view& v, const std::string& problem, const std::string& params, const std::string& backend,
                        const std::vector<double>& sizes, std::string& why, std::string& note) {
   const auto* desc = lookup_problem(problem);
-  const auto caches = memory_levels(v.experiment.machine, backend);
+  const auto caches = fit::memory_levels(v.experiment.machine, backend);
   if (!desc || !desc->work || caches.empty()) return 0;
   auto p = param_set::restore_json(desc->name, desc->params, params);
   if (!p) return 0;

@@ -1,5 +1,7 @@
 #include "runner/sweep.hpp"
 
+#include "analysis/work_model.hpp"
+
 #include "runner/protocol.hpp"
 
 #include <algorithm>
@@ -526,11 +528,17 @@ class sweeper {
     }
     fit::analysis_options o;
     o.noise = noise;
-    // The work as floors of the growth, as `ema fit` weighs it, so that the size run to settle
-    // a verdict is the one `ema fit` names (a registered problem's; none for `ema exec`).
+    // The work model as `ema fit` weighs it (the floors of the growth, the working set against the
+    // machine's caches), so that the size run to settle a verdict is the one `ema fit` names and
+    // the verdict the sweep ends on is the one it prints (a registered problem's; none for `ema exec`).
     if (const auto* problem = lookup_problem(t.problem)) {
       const auto* variant = lookup_variant(t.problem, t.variant);
-      o.work = work_floors(*problem, std::make_shared<const param_set>(t.params), variant ? variant->algorithm : "");
+      if (!machine_) {
+        const auto e = db_.experiment(experiment_);
+        machine_ = e ? e->machine : nlohmann::json::object();
+      }
+      fit::add_work_model(o, *problem, std::make_shared<const param_set>(t.params), variant ? variant->algorithm : "", *machine_, backend_of(t),
+                          data.sizes().back());
     }
     o.groups.budget = std::max(0.0, cal.budget - reserve - spent_);
     o.groups.cost = [&obs, this](double n) { return predict_wall(obs, n, policy()) * p_.instances; };
@@ -662,6 +670,7 @@ class sweeper {
 
   database& db_;
   std::int64_t experiment_;
+  std::optional<nlohmann::json> machine_;  ///< the experiment's machine record, read when first needed
   plan& p_;
   const nlohmann::json& idle_;
   const sweep_settings& settings_;

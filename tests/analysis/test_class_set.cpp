@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <random>
 
 #include "analysis/analyze.hpp"
@@ -74,6 +75,42 @@ TEST(ClassSet, ScatterBetweenSizesLeavesTheNeighbourNotExcludedAndNamesTheSizeTh
   const auto a = analyze(s, {.bootstrap = 40});
   EXPECT_NE(a.verdict.level, verdict_level::firm);
   EXPECT_NE(answer_text(a).find("not excluded: Θ(n log n)"), std::string::npos) << answer_text(a);
+}
+
+// The size named beside a class left by the answer is one that would exclude it if the answer is
+// right: measured there as the answer predicts (one σ toward the class left, as the size is
+// chosen, or exactly), the class is excluded; a size well short of it does not exclude it.
+TEST(ClassSet, TheSizeNamedBesideAClassLeftExcludesItWhenMeasured) {
+  for (std::uint64_t seed : {3u, 5u, 8u}) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> z(0, 0.06);
+    series s;
+    for (int k = 16; k <= 22; ++k) {
+      const double n = std::exp2(k);
+      s.add(n, 1e-9 * n * std::exp(z(rng)));
+    }
+    const auto set = weigh_classes(s, 0.005);
+    ASSERT_TRUE(set) << seed;
+    ASSERT_EQ(set->answer().cls.text(), "Θ(n)") << seed;
+    std::optional<std::size_t> rival;
+    for (auto k : set->rivals)
+      if (set->classes[k].cls.text() == "Θ(n log n)") rival = k;
+    if (!rival) continue;  // excluded already at this seed
+    const auto& c = set->classes[*rival];
+    ASSERT_TRUE(c.settle) << seed;
+    const double n = *c.settle;
+    EXPECT_GT(n, std::exp2(22)) << seed;
+    auto excluded_with = [&](double at, double shift) {
+      auto more = s;
+      more.add(at, set->answer().value(at) * std::exp(shift));
+      const auto again = weigh_classes(more, 0.005);
+      return again && again->answer().cls == set->answer().cls && excludes(*again, c.cls);
+    };
+    const double toward = c.eq(n) > set->answer().value(n) ? set->noise : -set->noise;
+    EXPECT_TRUE(excluded_with(n, toward)) << seed << ": n = " << n;
+    EXPECT_TRUE(excluded_with(n, 0)) << seed << ": n = " << n;
+    EXPECT_FALSE(excluded_with(std::exp2(22.25), 0)) << seed;
+  }
 }
 
 TEST(ClassSet, ACostThatStepsUpAtACacheIsTheClassInEachRegimeNotALogFactor) {
