@@ -216,17 +216,6 @@ std::string across_machines(const experiment_view& v, const series_key& g, const
   return "";
 }
 
-/// The problem's work model for the regimes and as floors of the growth: the working set (the
-/// bytes it must read), the work (the bytes that must move, the operations, and what the variant's
-/// algorithm must do beyond them, a comparison sort's n log n; none for an algorithm that
-/// estimates the answer by doing less), the caches the data pass through and whether the cost is
-/// bound by memory. The algorithm as the points recorded it, so every build of ema (with CUDA or
-/// without) fits the same. Nothing where the model refuses the parameters.
-void add_work_model(fit::analysis_options& options, const experiment_view& v, const series_key& g, const problem_desc& desc,
-                    const std::shared_ptr<param_set>& declared, double largest) {
-  fit::add_work_model(options, desc, declared, stored_algorithm(v, g.problem, g.variant), v.experiment.machine, g.backend, largest);
-}
-
 /// Fits one series whose data are in hand: the options from the request, the points' noise and the
 /// problem's work model; the size that would settle the verdict as the problem can run it (kron
 /// graphs: a power of two), and what the best equation predicts there.
@@ -242,7 +231,10 @@ void fit_series(variant_fit& f, const experiment_view& v, const series_key& g, c
     else
       f.notes.push_back(fmt::format("its stored parameters are not ones {} declares: its work is not weighed", g.problem));
   }
-  if (desc && declared && r.metric != "host_peak_rss") add_work_model(options, v, g, *desc, declared, data.sizes().back());
+  // The work model (analysis/work_model.hpp), with the algorithm as the points recorded it, so
+  // that every build of ema (with CUDA or without) fits the same.
+  if (desc && declared && r.metric != "host_peak_rss")
+    fit::add_work_model(options, *desc, declared, stored_algorithm(v, g.problem, g.variant), v.experiment.machine, g.backend, data.sizes().back());
   options.groups.budget = f.budget;
   options.groups.cost = cost_model(v, g.problem, g.params, g.variant);
   if (!options.groups.cost) f.notes.push_back("tie-breaker costs read the fitted metric itself as seconds");
