@@ -25,6 +25,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <fmt/format.h>
 #include <omp.h>
 #include <type_traits>
 #include <unistd.h>
@@ -65,13 +66,20 @@ bits_t<K> from_ordered(bits_t<K> b) {
     return b;
 }
 
-/// The launch setting: the digit's bits.
+/// The launch settings: the digit's bits of the passes over the whole array, and whether an MSD
+/// pass into cache-sized buckets comes first.
 struct radix_launch {
   int digit_bits = max_digit_bits;
+  int msd = 1;
+  int bucket_bits = 16;
   static constexpr launch_field fields[] = {
-      {"digit_bits", "bits of a digit, 4 to 11 (ema: 11)", 4, max_digit_bits},
+      {"digit_bits", "bits of a digit of the passes over the whole array, 4 to 11 (ema: 11)", 4, max_digit_bits},
+      {"msd",
+       "1: a first pass on the top digit into cache-sized buckets, each then sorted by one thread; 0: LSD passes over the whole array only (ema: 1)",
+       0, 1},
+      {"bucket_bits", "the MSD pass's buckets hold about 2^bucket_bits keys each, 12 to 20 (ema: 16, inside a core's L2)", 12, 20},
   };
-  std::array<int*, 1> members() { return {&digit_bits}; }
+  std::array<int*, 3> members() { return {&digit_bits, &msd, &bucket_bits}; }
 };
 
 /// The passes over keys of `bits` bits: as few as digits of `digit_bits` allow, their widths as even as can be.
@@ -170,6 +178,135 @@ std::size_t last_cache_bytes() {
   return 0;
 }
 
+/// The MSD path (issue 33: 2^24 keys sat at 1.13-1.28x IPS4o, bound by three scatters into shared
+/// arrays, each behind a barrier): one pass on the top digit moves the keys into 2^b buckets of
+/// about 2^16 keys (8 <= b <= 11), each of which one thread then sorts by LSD passes of 8-bit digits
+/// inside its own L2 (256 counters and 256 destinations a pass, no barrier, no other core's lines).
+constexpr std::size_t msd_min_keys = std::size_t{1} << 18;  ///< below, the LSD passes alone
+constexpr int bucket_digit_bits = 8;
+constexpr std::size_t bucket_small = 64;  ///< a bucket this small is sorted by comparisons
+
+/// The top digit's bits: buckets of about 2^bucket_bits keys (2^16 by default: 256 KiB of 32-bit
+/// keys, twice that with the room beside them, inside a core's L2), 8 to 11 bits.
+int msd_bits_for(std::size_t n, int bucket_bits) { return std::clamp(static_cast<int>(std::bit_width((n - 1) >> bucket_bits)), 8, max_digit_bits); }
+
+/// One thread's sort of one bucket: its keys (order-preserving bits) in `a[0..m)`, `b[0..m)` the
+/// room beside them (the output's place); LSD passes of up to 8 bits over the low `bits` bits,
+/// every pass's digits counted in one read and a pass whose digit every key shares skipped. The
+/// keys end in `b`, made back into K's bits.
+template <class K>
+void sort_bucket(bits_t<K>* a, bits_t<K>* b, std::size_t m, int bits) {
+  using U = bits_t<K>;
+  if (m <= bucket_small) {
+    std::sort(a, a + m);
+    for (std::size_t i = 0; i < m; ++i) b[i] = from_ordered<K>(a[i]);
+    return;
+  }
+  const auto plan = passes_for(bits, bucket_digit_bits);
+  constexpr int digits = 1 << bucket_digit_bits;
+  std::array<std::array<std::size_t, digits>, 8> counts{};
+  for (std::size_t i = 0; i < m; ++i) {
+    const U k = a[i];
+    for (int p = 0; p < plan.count; ++p) ++counts[static_cast<std::size_t>(p)][(k >> plan.shift[p]) & (digits - 1)];
+  }
+  int active[8], moving = 0;
+  for (int p = 0; p < plan.count; ++p)
+    if (std::find(counts[static_cast<std::size_t>(p)].begin(), counts[static_cast<std::size_t>(p)].end(), m) ==
+        counts[static_cast<std::size_t>(p)].end())
+      active[moving++] = p;
+  // The passes alternate between a and b and must end in b: with an even number of them, the keys
+  // are copied into b first and the passes start there.
+  U* from = a;
+  U* to = b;
+  if (moving % 2 == 0) {
+    if (moving == 0) {
+      for (std::size_t i = 0; i < m; ++i) b[i] = from_ordered<K>(a[i]);
+      return;
+    }
+    std::memcpy(b, a, m * sizeof(U));
+    std::swap(from, to);
+  }
+  std::array<std::size_t, digits> pos;
+  for (int q = 0; q < moving; ++q) {
+    const int p = active[q];
+    const bool last = q + 1 == moving;
+    std::size_t at = 0;
+    for (int d = 0; d < digits; ++d) pos[static_cast<std::size_t>(d)] = at, at += counts[static_cast<std::size_t>(p)][static_cast<std::size_t>(d)];
+    const int shift = plan.shift[p];
+    if (last) {
+      for (std::size_t i = 0; i < m; ++i) to[pos[(from[i] >> shift) & (digits - 1)]++] = from_ordered<K>(from[i]);
+    } else {
+      for (std::size_t i = 0; i < m; ++i) to[pos[(from[i] >> shift) & (digits - 1)]++] = from[i];
+    }
+    std::swap(from, to);
+  }
+}
+
+/// What the MSD path did: the buckets it made (0: it did not run, the buckets being too uneven for
+/// the threads to share: one over half a thread's share of the keys) and the threads.
+struct msd_outcome {
+  std::size_t buckets = 0;
+  std::size_t largest = 0;
+  int threads = 1;
+};
+
+/// The MSD path: sorts keys[0..n) into out, tmp as the buckets, when the top digit spreads the keys
+/// evenly enough; else moves nothing and says so.
+template <class K>
+msd_outcome msd_sort(const K* keys, std::size_t n, bits_t<K>* tmp, bits_t<K>* out, bool stream, int bucket_bits) {
+  using U = bits_t<K>;
+  constexpr int key_bits = static_cast<int>(8 * sizeof(U));
+  const int b = msd_bits_for(n, bucket_bits), shift = key_bits - b;
+  const std::size_t buckets = std::size_t{1} << b;
+  msd_outcome o;
+  std::vector<std::vector<std::size_t>> counts, starts;
+  std::vector<std::size_t> first(buckets + 1, 0);  // where each bucket starts in tmp
+  bool even = false;
+#pragma omp parallel
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+#pragma omp single
+    {
+      o.threads = nt;
+      counts.assign(static_cast<std::size_t>(nt), std::vector<std::size_t>(buckets, 0));
+      starts.assign(static_cast<std::size_t>(nt), std::vector<std::size_t>(buckets, 0));
+    }
+    const std::size_t lo = n * static_cast<std::size_t>(t) / static_cast<std::size_t>(nt);
+    const std::size_t hi = n * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(nt);
+    auto& mine = counts[static_cast<std::size_t>(t)];
+    for (std::size_t i = lo; i < hi; ++i) ++mine[static_cast<std::size_t>(ordered(keys[i]) >> shift)];
+#pragma omp barrier
+#pragma omp single
+    {
+      std::size_t at = 0;
+      for (std::size_t d = 0; d < buckets; ++d) {
+        first[d] = at;
+        for (std::size_t u = 0; u < counts.size(); ++u) starts[u][d] = at, at += counts[u][d];
+        o.largest = std::max(o.largest, at - first[d]);
+      }
+      first[buckets] = at;
+      even = 2 * o.largest * static_cast<std::size_t>(nt) <= n;
+    }  // the single's barrier publishes `even`, `starts` and `first`
+    if (even) {
+      line_scatter<U> scatter;
+      scatter.begin(tmp, starts[static_cast<std::size_t>(t)].data(), static_cast<int>(buckets), stream);
+      for (std::size_t i = lo; i < hi; ++i) {
+        const U k = ordered(keys[i]);
+        scatter.put(static_cast<int>(k >> shift), k);
+      }
+      scatter.finish();
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 1)
+      for (std::int64_t d = 0; d < static_cast<std::int64_t>(buckets); ++d) {
+        const auto at = first[static_cast<std::size_t>(d)], m = first[static_cast<std::size_t>(d) + 1] - at;
+        sort_bucket<K>(tmp + at, out + at, m, shift);
+      }
+    }
+  }
+  if (even) o.buckets = buckets;
+  return o;
+}
+
 template <class K>
 struct lsd {
   static output run(const input& in, run_context& ctx) {
@@ -186,9 +323,33 @@ struct lsd {
     const bool stream = 2 * n * sizeof(U) > (cache ? cache : std::size_t{32} << 20);
     const auto l = ctx.launch(radix_launch{});
     const auto plan = passes_for(static_cast<int>(8 * sizeof(U)), l.digit_bits);
+    msd_outcome first;
     {
       host_phase kernel(ctx, "kernel");
       const K* keys = in.keys<K>();
+      if (l.msd && n >= msd_min_keys) first = msd_sort<K>(keys, n, tmp.data(), reinterpret_cast<U*>(out.data()), stream, l.bucket_bits);
+      if (first.buckets) {
+        threads = first.threads;
+        moved = 1 + passes_for(static_cast<int>(8 * sizeof(U)) - msd_bits_for(n, l.bucket_bits), bucket_digit_bits).count;
+      } else {
+        lsd_passes(keys, n, tmp.data(), out, stream, plan, threads, moved);
+      }
+    }
+    ctx.note("threads", threads);
+    ctx.note("passes", moved);
+    ctx.note("stores", stream ? "non-temporal" : "cached");
+    ctx.note("msd_buckets", static_cast<std::int64_t>(first.buckets));
+    if (l.msd && n >= msd_min_keys && !first.buckets)
+      ctx.note("msd_refused", fmt::format("the largest bucket held {} of the {} keys, over half a thread's share", first.largest, n));
+    ctx.processors(threads);
+    return owned(std::move(out));
+  }
+
+  /// The LSD passes over the whole array, every thread on its own share of each.
+  static void lsd_passes(const K* keys, std::size_t n, bits_t<K>* tmp_data, host_array<K>& out, bool stream, const pass_plan& plan, int& threads,
+                         int& moved) {
+    using U = bits_t<K>;
+    {
       // counts[t][pass][digit]: thread t's keys of each digit, over its share of the input (every
       // pass), then over its share of the pass's source (the passes after the first that moves).
       std::vector<std::vector<std::size_t>> counts;
@@ -235,7 +396,7 @@ struct lsd {
           const int shift = plan.shift[p];
           const bool last = a + 1 == active.size();
           // tmp and out in turn, so that the last pass writes the output (and the first reads the input).
-          U* to = (active.size() - 1 - a) % 2 == 0 ? reinterpret_cast<U*>(out.data()) : tmp.data();
+          U* to = (active.size() - 1 - a) % 2 == 0 ? reinterpret_cast<U*>(out.data()) : tmp_data;
           if (a > 0) {  // this share of the source is not the input's: count it
             std::fill(mine.begin(), mine.begin() + digits, 0);
             for (std::size_t i = lo; i < hi; ++i) ++mine[(from[i] >> shift) & mask];
@@ -271,11 +432,6 @@ struct lsd {
         if (active.empty() && hi > lo) std::memcpy(out.data() + lo, keys + lo, (hi - lo) * sizeof(K));  // every key the same
       }
     }
-    ctx.note("threads", threads);
-    ctx.note("passes", moved);
-    ctx.note("stores", stream ? "non-temporal" : "cached");
-    ctx.processors(threads);
-    return owned(std::move(out));
   }
 };
 

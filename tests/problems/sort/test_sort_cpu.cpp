@@ -151,6 +151,61 @@ TEST(Sort, RadixOmpSortsThroughTheCacheAndPastIt) {
   }
 }
 
+// radix-omp's MSD pass (launch.msd, launch.bucket_bits; issue 33): from 2^18 keys the top digit
+// first moves the keys into buckets of about 2^bucket_bits keys, each then sorted by one thread;
+// where one bucket would hold over half a thread's share (equal keys, a few values, zipf's small
+// ones) the LSD passes run instead and the note says why. Every kind of key, either way, sorted.
+TEST(Sort, RadixOmpMsdPassMakesBucketsOrStepsAsideWhenTheyAreUneven) {
+  const auto* v = lookup_variant("sort", "radix-omp");
+  ASSERT_NE(v, nullptr);
+  const auto& problem = find_problem("sort");
+  struct want {
+    std::uint64_t n;
+    const char* params;
+    std::int64_t buckets;  // -1: refused as uneven; -2: either, as the keys fall (the note says which)
+  };
+  for (const auto& [n, extra, buckets] : {want{(1u << 18) + 3, "type=u32,dist=uniform", 256}, want{(1u << 18) + 3, "type=u64,dist=reversed", 256},
+                                          want{(1u << 18) + 3, "type=f32,dist=organ", -2}, want{(1u << 18) + 3, "type=u32,dist=equal", -1},
+                                          want{(1u << 18) + 3, "type=u64,dist=zipf", -2}, want{(1u << 18) - 1, "type=u32,dist=uniform", 0},
+                                          want{(1u << 20) + 7, "type=u32,dist=nearly", 256}, want{(1u << 20) + 7, "type=f32,dist=uniform", -2}}) {
+    for (const char* how : {"", "launch.msd=0", "launch.bucket_bits=12"}) {
+      std::vector<std::string> ps;
+      for (std::string_view rest = extra; !rest.empty();) {
+        const auto comma = rest.find(',');
+        ps.emplace_back(rest.substr(0, comma));
+        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+      }
+      auto params = sort_params(ps);
+      if (*how) {
+        const std::string h = how;
+        params = params.with(h.substr(0, h.find('=')), h.substr(h.find('=') + 1));
+      }
+      auto w = problem.prepare({n, &params, 5, host_memory_kind::pageable});
+      run_context ctx(n, params, 0);
+      ctx.begin_repetition();
+      const auto got = v->run(*w, ctx);
+      EXPECT_TRUE(got.verified) << n << " " << extra << " " << how << ": " << got.reason;
+      const auto made = std::stoll(ctx.notes().at("msd_buckets"));
+      const bool off = std::string(how) == "launch.msd=0";
+      if (off || buckets == 0) {
+        EXPECT_EQ(made, 0) << n << " " << extra << " " << how;
+        EXPECT_EQ(ctx.notes().count("msd_refused"), 0u) << n << " " << extra << " " << how;
+      } else if (buckets == -1 || (buckets == -2 && made == 0)) {
+        EXPECT_EQ(made, 0) << n << " " << extra << " " << how;
+        ASSERT_EQ(ctx.notes().count("msd_refused"), 1u) << n << " " << extra << " " << how;
+        EXPECT_NE(ctx.notes().at("msd_refused").find("largest bucket"), std::string::npos) << extra;
+      } else if (buckets == -2) {
+        EXPECT_EQ(ctx.notes().count("msd_refused"), 0u) << n << " " << extra << " " << how;
+        EXPECT_GE(made, 256) << n << " " << extra << " " << how;
+      } else {
+        // bucket_bits=12 at 2^20 keys: 2^8 keys a bucket wanted, 2^11 buckets at most.
+        const std::int64_t expect = std::string(how) == "launch.bucket_bits=12" && n > (1u << 20) ? 512 : buckets;
+        EXPECT_EQ(made, expect) << n << " " << extra << " " << how;
+      }
+    }
+  }
+}
+
 // radix-omp's digit (launch.digit_bits): 11 bits unless given, any width from 4 to 11; every width
 // sorts every kind of key and is recorded.
 TEST(Sort, RadixOmpSortsWithEveryDigitWidth) {
