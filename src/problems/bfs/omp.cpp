@@ -11,6 +11,7 @@
 // Bottom-up needs each vertex's in-edges; an undirected graph's rows are both, a directed one's are
 // not (ema keeps no transpose), so a directed graph is searched top-down only.
 // Notes: `levels` and `bottom_up_levels`, summed over the roots.
+#include <array>
 #include <atomic>
 #include <omp.h>
 
@@ -41,9 +42,19 @@ struct bitmap {
 constexpr std::int64_t bottom_up_chunk = 1024;
 static_assert(bottom_up_chunk % 64 == 0);
 
+/// The launch setting: how far ahead a top-down step prefetches the parent entries it will claim.
+struct omp_launch {
+  int prefetch = 0;
+  static constexpr launch_field fields[] = {
+      {"prefetch", "edges ahead whose parent entry a top-down step prefetches while claiming, 0 to 64; 0: none (ema: 0)", 0, 64},
+  };
+  std::array<int*, 1> members() { return {&prefetch}; }
+};
+
 output run(const input& in, run_context& ctx) {
   const csr_graph& g = in.g;
   const std::uint64_t n = g.n;
+  const auto ahead = static_cast<std::uint64_t>(ctx.launch(omp_launch{}).prefetch);
   ctx.processors(omp_get_max_threads());
   std::uint64_t levels = 0, bottom_up_levels = 0;
   std::vector<std::uint32_t> frontier, next;
@@ -103,17 +114,22 @@ output run(const input& in, run_context& ctx) {
 #pragma omp for schedule(dynamic, 64) nowait
         for (std::int64_t k = 0; k < size; ++k) {
           const std::uint32_t u = frontier[static_cast<std::size_t>(k)];
-          for (std::uint64_t i = g.offsets[u]; i < g.offsets[u + 1]; ++i) {
+          const std::uint64_t end = g.offsets[u + 1];
+          for (std::uint64_t i = g.offsets[u]; i < end; ++i) {
+            if (ahead && i + ahead < end) __builtin_prefetch(parent + g.neighbours[i + ahead], 1, 3);
             const std::uint32_t v = g.neighbours[i];
             std::atomic_ref<std::uint32_t> p(parent[v]);
             std::uint32_t expected = unreached;
             if (p.load(std::memory_order_relaxed) == unreached && p.compare_exchange_strong(expected, u, std::memory_order_relaxed)) {
-              depth[v] = level + 1;
               mine.push_back(v);
               found_edges += g.degree(v);
             }
           }
         }
+        // The depths of the vertices this thread claimed, after its claims: a store to a line
+        // not in the cache before the next compare-and-swap (a locked instruction) would make
+        // that wait for it.
+        for (const std::uint32_t v : mine) depth[v] = level + 1;
 #pragma omp critical(bfs_omp_next)
         next.insert(next.end(), mine.begin(), mine.end());
       }
@@ -137,4 +153,5 @@ EMA_VARIANT(bfs_omp, ema::bfs::kit::variant<&ema::bfs::run>({
                          .role = ema::variant_role::ours,
                          .description = "ours: direction-optimising (top-down queue / bottom-up bitmap, GAP's switch), depths and parents",
                          .provenance = "Beamer, Asanovic, Patterson, SC 2012 (the GAP suite's bfs)",
+                         .launch = ema::bfs::omp_launch::fields,
                      }));

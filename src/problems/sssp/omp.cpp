@@ -8,9 +8,12 @@
 // region per search (barriers between steps, not a fork and join per step) and the threads' bins
 // copied into the next frontier in parallel, each at its offset; and GAP's bin fusion: a thread
 // relaxes what it put back into the current bin at once while that holds under 1000 vertices.
-// Δ: the parameter `delta`, 4 by default for weights in [1, 255] (recorded as the note `delta`): the
-// fastest of 2, 4, 8 at kron-24 and of 4, 16 at kron-22 on the GPU machine's 16 cores (docs/perf-notes.md;
-// GAP's own benchmark runs kron with Δ = 2).
+// Δ: the parameter `delta`, 2 by default for weights in [1, 255] (recorded as the note `delta`), as
+// GAP's own benchmark runs kron: with the prefetch, Δ 2 was 1.20x Δ 4 at kron-24 on the H200
+// machine's 16 cores (docs/perf-notes.md; Δ 4 was the faster on the H100 machine's host without it).
+// The distances of the edges `launch.prefetch` ahead (16 by default) are prefetched while relaxing:
+// a neighbour's distance is a load from anywhere in the 64 MiB array at kron-24, and 1.21x came of
+// it there.
 // Note `bins`: frontiers processed, summed over the roots.
 #include <algorithm>
 #include <array>
@@ -27,9 +30,9 @@ namespace {
 /// The launch setting: how far ahead the relaxations ask for the distances they will read
 /// (issue 33: on kron the distance of a neighbour is a load from anywhere in 64 MiB).
 struct omp_launch {
-  int prefetch = 0;
+  int prefetch = 16;
   static constexpr launch_field fields[] = {
-      {"prefetch", "edges (and frontier vertices) ahead whose distance (and edge range) is prefetched while relaxing, 0 to 64; 0: none (ema: 0)", 0,
+      {"prefetch", "edges (and frontier vertices) ahead whose distance (and edge range) is prefetched while relaxing, 0 to 64; 0: none (ema: 16)", 0,
        64},
   };
   std::array<int*, 1> members() { return {&prefetch}; }
@@ -37,7 +40,7 @@ struct omp_launch {
 
 output run(const input& in, run_context& ctx) {
   const csr_graph& g = in.g;
-  const std::uint32_t delta = delta_of(ctx.params(), 4);
+  const std::uint32_t delta = delta_of(ctx.params(), 2);
   const auto ahead = static_cast<std::uint64_t>(ctx.launch(omp_launch{}).prefetch);
   ctx.note("delta", static_cast<std::int64_t>(delta));
   const int threads = omp_get_max_threads();
@@ -147,7 +150,7 @@ EMA_VARIANT(
         .name = "omp",
         .backend = ema::backend::omp,
         .role = ema::variant_role::ours,
-        .description = "ours: delta-stepping (delta 4 unless set), thread-local bins, bin fusion, atomic-minimum relaxations (the GAP suite's form)",
+        .description = "ours: delta-stepping (delta 2 unless set), thread-local bins, bin fusion, atomic-minimum relaxations (the GAP suite's form)",
         .provenance = "Meyer and Sanders 2003; the GAP suite's sssp",
         .launch = ema::sssp::omp_launch::fields,
         .tuning = ema::sssp::delta_tuning,
