@@ -1,5 +1,8 @@
-// sort / radix-omp — ours, the fastest OpenMP sort we can make for these keys: an LSD radix sort,
-// every pass in parallel, each thread on its own contiguous share of the keys: it counts the digits
+// sort / radix-omp — ours, the fastest OpenMP sort we can make for these keys. From 2^18 keys, an
+// MSD pass first (msd_sort below): the keys moved by their top digit into buckets of about 2^16
+// keys, each then sorted by one thread alone inside its L2; where the keys are too skewed for the
+// buckets to be shared among the threads, and below 2^18 keys, an LSD radix sort over the whole
+// array, every pass in parallel, each thread on its own contiguous share of the keys: it counts the digits
 // of its share, one thread turns the counts into where each thread's keys of each digit go
 // (digit-major, then thread: the pass is stable), and each thread scatters its share. Against the
 // comparison sorts (the source's quick-omp and merge-omp, and gnu-parallel): O(n) work a pass, no
@@ -440,13 +443,14 @@ output run(const input& in, run_context& ctx) { return run_typed<lsd>(in, ctx); 
 }  // namespace
 }  // namespace ema::sort
 
-EMA_VARIANT(sort_radix_omp, ema::sort::kit::variant<&ema::sort::run>({
-                                .name = "radix-omp",
-                                .algorithm = "radix",
-                                .backend = ema::backend::omp,
-                                .role = ema::variant_role::ours,
-                                .description = "ours: LSD radix sort, 11-bit digits (3 passes for 32-bit keys), each pass counted and scattered by "
-                                               "every thread on its share through write-combining lines (stable)",
-                                .provenance = "ours",
-                                .launch = ema::sort::radix_launch::fields,
-                            }));
+EMA_VARIANT(sort_radix_omp,
+            ema::sort::kit::variant<&ema::sort::run>({
+                .name = "radix-omp",
+                .algorithm = "radix",
+                .backend = ema::backend::omp,
+                .role = ema::variant_role::ours,
+                .description = "ours: an MSD pass into buckets of ~2^16 keys, each sorted by one thread with 8-bit LSD passes in its L2; "
+                               "skewed keys: LSD passes of 11-bit digits over the whole array, every thread on its share (stable)",
+                .provenance = "ours",
+                .launch = ema::sort::radix_launch::fields,
+            }));
