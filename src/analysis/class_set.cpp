@@ -382,9 +382,17 @@ struct evidence_of {
       if (i != skip) s += errors[k][i] * errors[k][i] - errors[against][i] * errors[against][i];
     return s / std::max(set.noise * set.noise, set.classes[against].cv);
   }
-  /// Excluded by every size together and by all but any one of them: a class that one size alone
-  /// (a step at the top, a slow outlier) excludes is not excluded.
+  /// Excluded by every size together, and still by all but any one of them: a class that one size
+  /// alone (a step at the top, a slow outlier) excludes is not excluded (class_set.hpp).
   bool excluded(std::size_t k, std::size_t against) const {
+    if ((*this)(k, against) <= o.exclude) return false;
+    for (std::size_t j = 0; j < errors[k].size(); ++j)
+      if ((*this)(k, against, j) <= o.exclude_without_one) return false;
+    return true;
+  }
+  /// Told apart, as the answer is chosen: every sum, with any one size left out or none, above
+  /// `exclude`.
+  bool told_apart(std::size_t k, std::size_t against) const {
     if ((*this)(k, against) <= o.exclude) return false;
     for (std::size_t j = 0; j < errors[k].size(); ++j)
       if ((*this)(k, against, j) <= o.exclude) return false;
@@ -408,7 +416,7 @@ void choose(class_set& out, const evidence_of& ev, const series& means, const cl
   if (coarse_best && fine_best && out.classes[*fine_best].cv * o.fine_gain <= out.classes[*coarse_best].cv) {
     bool all_out = true;
     for (std::size_t k = 0; k < out.classes.size(); ++k)
-      if (out.classes[k].coarse && !ev.excluded(k, *fine_best)) all_out = false;
+      if (out.classes[k].coarse && !ev.told_apart(k, *fine_best)) all_out = false;
     if (all_out) out.chosen = *fine_best;
   }
 
@@ -420,7 +428,7 @@ void choose(class_set& out, const evidence_of& ev, const series& means, const cl
     for (std::size_t k = 0; k < out.classes.size(); ++k) {
       const auto& c = out.classes[k];
       const auto& now = out.classes[out.chosen];
-      if (c.coarse && c.cls.n == now.cls.n && c.cls.log < now.cls.log && !ev.excluded(k, lead)) out.chosen = k;
+      if (c.coarse && c.cls.n == now.cls.n && c.cls.log < now.cls.log && !ev.told_apart(k, lead)) out.chosen = k;
     }
   }
 
@@ -437,7 +445,7 @@ void choose(class_set& out, const evidence_of& ev, const series& means, const cl
   std::optional<std::size_t> at_work, toward;
   for (std::size_t k = 0; k < out.classes.size(); ++k) {
     const auto& c = out.classes[k];
-    if (!c.coarse || k == lead || ev.excluded(k, lead)) continue;
+    if (!c.coarse || k == lead || ev.told_apart(k, lead)) continue;
     if (!(growth(k) < floor - 0.02)) {
       if (!at_work || growth(k) < growth(*at_work)) at_work = k;
     } else if (c.cls.log == 0 && growth(k) > growth(lead) && (!toward || growth(k) > growth(*toward))) {
@@ -513,7 +521,7 @@ std::optional<double> settling_size(const series& means, const class_set& set, s
     };
     if (evidence(SIZE_MAX) <= o.exclude) return false;
     for (std::size_t j = 0; j < a->errors.size(); ++j)
-      if (evidence(j) <= o.exclude) return false;
+      if (evidence(j) <= o.exclude_without_one) return false;
     return true;
   };
   const double largest = means.n.back();

@@ -1,5 +1,6 @@
 // The class set (analysis/class_set.hpp): which classes held-out prediction excludes, with the
 // noise between sizes, steps up in cost and the bend check.
+#include <cstdio>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -56,7 +57,7 @@ TEST(ClassSet, ScatterBetweenSizesLeavesTheNeighbourNotExcludedAndNamesTheSizeTh
   // n with 15% between sizes (separate processes), 1% within a size, over 2^15..2^21: log n grows
   // by a factor 1.4 there, which that scatter hides; over 12 octaves it would not.
   std::mt19937_64 rng(3);
-  std::normal_distribution<double> z(0, 0.15), w(0, 0.01);
+  std::normal_distribution<double> z(0, 0.25), w(0, 0.01);
   series s;
   for (int k = 15; k <= 21; ++k) {
     const double n = std::exp2(k), shift = std::exp(z(rng));
@@ -109,7 +110,9 @@ TEST(ClassSet, TheSizeNamedBesideAClassLeftExcludesItWhenMeasured) {
     const double toward = c.eq(n) > set->answer().value(n) ? set->noise : -set->noise;
     EXPECT_TRUE(excluded_with(n, toward)) << seed << ": n = " << n;
     EXPECT_TRUE(excluded_with(n, 0)) << seed << ": n = " << n;
-    EXPECT_FALSE(excluded_with(std::exp2(22.25), 0)) << seed;
+    // A quarter octave above the data, short of the size named, measured the same way, does not.
+    const double short_of = std::exp2(22.25);
+    if (n > short_of) EXPECT_FALSE(excluded_with(short_of, c.eq(short_of) > set->answer().value(short_of) ? set->noise : -set->noise)) << seed;
   }
 }
 
@@ -223,12 +226,12 @@ TEST(ClassSet, GrowthSteepeningOverTheLargestSizesIsNotFirm) {
 }
 
 TEST(ClassSet, TheWorkChoosesBetweenClassesTheDataCannotTellApartAndExcludesTheSlowerOnes) {
-  // n log n with 15% scatter between sizes over 2^15..2^21 (a 16-core sort): n is not excluded,
+  // n log n with 25% scatter between sizes over 2^15..2^21 (a 16-core sort): n is not excluded,
   // and parsimony answers it. With the work a comparison sort must do (n log n comparisons), the
   // answer is the work's class, and Θ(n), which the data leave, is excluded by the work: firm where
   // the data exclude every faster class.
   std::mt19937_64 rng(5);
-  std::normal_distribution<double> z(0, 0.15), w(0, 0.01);
+  std::normal_distribution<double> z(0, 0.25), w(0, 0.01);
   series s;
   for (int k = 15; k <= 21; ++k) {
     const double n = std::exp2(k), shift = std::exp(z(rng));
