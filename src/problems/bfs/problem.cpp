@@ -35,6 +35,9 @@ constexpr const char* test_params[] = {
 
 work_model work(std::uint64_t n, const param_set& p) { return graph_problem::estimated_work(n, p, 4); }
 
+// The graph and one search's depths and parents.
+double working_set(std::uint64_t n, const param_set& p) { return graph_problem::working_set(n, p, false, 8); }
+
 void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
   graph_problem::validate(p, sizes, "bfs");
   graph_problem::local_edges_of(p, "bfs");
@@ -57,6 +60,7 @@ EMA_PROBLEM(bfs, ema::bfs::kit::problem({
                      .params = ema::bfs::params,
                      .default_sizes = "2^10..2^20",  // 11 sizes an octave apart, kron degree 16: 17 M edges at the top
                      .work = &ema::bfs::work,
+                     .working_set = &ema::bfs::working_set,
                      .rate = {.name = "MTEPS",
                               .of_bytes = false,
                               .scale = 1e6,

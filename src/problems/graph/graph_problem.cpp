@@ -188,6 +188,12 @@ work_model estimated_work(std::uint64_t n, const param_set& p, double entry_byte
   return {roots * 2 * edges * entry_bytes, roots * edges};
 }
 
+double working_set(std::uint64_t n, const param_set& p, bool weighted, double state_bytes) {
+  const double vertices = static_cast<double>(n);
+  const double entries = vertices * static_cast<double>(p.integer("degree")) * (p.boolean("directed") ? 1.0 : 2.0);
+  return 8 * (vertices + 1) + entries * (weighted ? 8.0 : 4.0) + state_bytes * vertices;
+}
+
 root_summary summarise(const csr_graph& g, std::uint32_t root, const std::uint32_t* value) {
   root_summary s;
   s.source = root;

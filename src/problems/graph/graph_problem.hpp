@@ -80,6 +80,13 @@ std::uint64_t size_near(const param_set& p, std::uint64_t n);
 /// result): the roots times the generated edges, each entry of `entry_bytes` read both ways.
 work_model estimated_work(std::uint64_t n, const param_set& p, double entry_bytes);
 
+/// The bytes one search holds (problem_desc::working_set): the graph's rows (8-byte offsets, 4-byte
+/// neighbour entries, twice the edges of an undirected graph, and as many 4-byte weights where
+/// `weighted`) and `state_bytes` a vertex of the search's own arrays. Not estimated_work's bytes,
+/// which are the traffic of all the roots' searches: those overstated a kron-2^20 bfs's set ~8x
+/// (2 GiB where ~180 MiB is held), so its data inside a 260 MiB L3 passed for uncached.
+double working_set(std::uint64_t n, const param_set& p, bool weighted, double state_bytes);
+
 /// One root's search summarised from its answer, a value per vertex (a depth, a distance;
 /// UINT32_MAX where not reached): what the verifiers compare with their references and report.
 struct root_summary {

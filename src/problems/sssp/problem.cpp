@@ -48,6 +48,9 @@ constexpr const char* test_params[] = {
 // Weights and ids 4 bytes each.
 work_model work(std::uint64_t n, const param_set& p) { return graph_problem::estimated_work(n, p, 8); }
 
+// The weighted graph and one search's distances.
+double working_set(std::uint64_t n, const param_set& p) { return graph_problem::working_set(n, p, true, 4); }
+
 void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
   graph_problem::validate(p, sizes, "sssp");
   settings::of(p);
@@ -96,6 +99,7 @@ EMA_PROBLEM(sssp,
                 .params = ema::sssp::params,
                 .default_sizes = "2^10..2^18",  // 9 sizes an octave apart: the source's Bellman-Ford rounds grow with the paths
                 .work = &ema::sssp::work,
+                .working_set = &ema::sssp::working_set,
                 .rate = {.name = "Medges/s",
                          .of_bytes = false,
                          .scale = 1e6,
