@@ -382,22 +382,19 @@ struct evidence_of {
       if (i != skip) s += errors[k][i] * errors[k][i] - errors[against][i] * errors[against][i];
     return s / std::max(set.noise * set.noise, set.classes[against].cv);
   }
-  /// Excluded by every size together, and still by all but any one of them: a class that one size
-  /// alone (a step at the top, a slow outlier) excludes is not excluded (class_set.hpp).
-  bool excluded(std::size_t k, std::size_t against) const {
+  /// Excluded by every size together (above `exclude`), and still by all but any one of them
+  /// (above `without_one`): a class that one size alone (a step at the top, a slow outlier)
+  /// excludes is not excluded (class_set.hpp).
+  bool beyond(std::size_t k, std::size_t against, double without_one) const {
     if ((*this)(k, against) <= o.exclude) return false;
     for (std::size_t j = 0; j < errors[k].size(); ++j)
-      if ((*this)(k, against, j) <= o.exclude_without_one) return false;
+      if ((*this)(k, against, j) <= without_one) return false;
     return true;
   }
-  /// Told apart, as the answer is chosen: every sum, with any one size left out or none, above
-  /// `exclude`.
-  bool told_apart(std::size_t k, std::size_t against) const {
-    if ((*this)(k, against) <= o.exclude) return false;
-    for (std::size_t j = 0; j < errors[k].size(); ++j)
-      if ((*this)(k, against, j) <= o.exclude) return false;
-    return true;
-  }
+  /// Excluded, as the verdict judges: with one size left out, above `exclude_without_one`.
+  bool excluded(std::size_t k, std::size_t against) const { return beyond(k, against, o.exclude_without_one); }
+  /// Told apart, as the answer is chosen: with one size left out, still above `exclude`.
+  bool told_apart(std::size_t k, std::size_t against) const { return beyond(k, against, o.exclude); }
 };
 
 /// How fast the work the variant must do grows over the sizes (the fastest of its measures).

@@ -249,6 +249,7 @@ void sort_bucket(bits_t<K>* a, bits_t<K>* b, std::size_t m, int bits) {
 /// the threads to share: one over half a thread's share of the keys) and the threads.
 struct msd_outcome {
   std::size_t buckets = 0;
+  int passes = 0;  ///< the MSD pass and the buckets' LSD passes planned
   std::size_t largest = 0;
   int threads = 1;
 };
@@ -306,7 +307,7 @@ msd_outcome msd_sort(const K* keys, std::size_t n, bits_t<K>* tmp, bits_t<K>* ou
       }
     }
   }
-  if (even) o.buckets = buckets;
+  if (even) o.buckets = buckets, o.passes = 1 + passes_for(shift, bucket_digit_bits).count;
   return o;
 }
 
@@ -333,7 +334,7 @@ struct lsd {
       if (l.msd && n >= msd_min_keys) first = msd_sort<K>(keys, n, tmp.data(), reinterpret_cast<U*>(out.data()), stream, l.bucket_bits);
       if (first.buckets) {
         threads = first.threads;
-        moved = 1 + passes_for(static_cast<int>(8 * sizeof(U)) - msd_bits_for(n, l.bucket_bits), bucket_digit_bits).count;
+        moved = first.passes;
       } else {
         lsd_passes(keys, n, tmp.data(), out, stream, plan, threads, moved);
       }
