@@ -4,7 +4,8 @@
 // sorts correctly when its depth limit forces the one-block fallback, and when many keys equal a
 // pivot (the copy grid and the tail-launched children); quick-sample's parts stay within a block's
 // tile; the host loops record their iterations; quick-sample's and merge-path's kernel parts add up
-// to their kernel time.
+// to their kernel time; merge-path's two-way and four-way passes sort at every awkward size (a
+// partial tile, a partial group, an odd power of two of runs) and take the passes they should.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <map>
@@ -66,6 +67,32 @@ TEST(SortGpu, EveryVariantSortsSignedKeysAndBothZerosFromAFile) {
     }
   }
 }
+
+/// ceil(log_base(runs)) for runs >= 1: the merge passes over `runs` sorted tiles.
+int passes_over(std::uint64_t runs, std::uint64_t base) {
+  int p = 0;
+  for (std::uint64_t width = 1; width < runs; width *= base) ++p;
+  return p;
+}
+
+void merge_path_sorts(const std::vector<std::uint64_t>& sizes) {
+  for (const std::uint64_t n : sizes)
+    for (const char* ways : {"2", "4"})
+      for (const char* type : {"u32", "u64", "f32"})
+        for (const char* dist : {"uniform", "few", "reversed"}) {
+          const auto r = run_sort("merge-path", n, {std::string("launch.ways=") + ways, std::string("type=") + type, std::string("dist=") + dist});
+          EXPECT_TRUE(r.result.verified) << n << " ways " << ways << " " << type << " " << dist << ": " << r.result.reason;
+          EXPECT_EQ(r.notes.at("passes"), std::to_string(passes_over((n + 4095) / 4096, std::stoull(ways)))) << n << " ways " << ways;
+        }
+}
+
+// 4096-key tiles; four-way groups of 4, 16, 64 ... tiles, the last one short or nearly empty. The
+// small shapes are also what compute-sanitizer's racecheck runs (docs/perf-notes.md).
+TEST(SortGpu, MergePathSortsEverySmallShapeOfGroupWithTwoOrFourWays) {
+  merge_path_sorts({1, 4095, 4096, 4097, 8193, 3 * 4096 + 5, 16384, 16385, 5 * 4096 + 1, 65536 + 4096 * 3 + 7});
+}
+
+TEST(SortGpu, MergePathSortsLargeGroupsWithTwoOrFourWays) { merge_path_sorts({(1ull << 18) + 1, (1ull << 21) - 5, (1ull << 21) + 4096 * 17 + 9}); }
 
 TEST(SortGpu, MergeCdpLaunchesItsTreeExactly) {
   // n, leaf depth L (leaves of at most 2^15 keys), device launches: 3 per node above the batches
