@@ -3,19 +3,18 @@
 // memory and registers), then merge passes, the runs ping-ponging between the keys and one buffer.
 // Each pass reads and writes every key once, so the time is about (1 + passes) · 2 n sizeof(K) /
 // bandwidth, and the lever is the pass count:
-// - two-way (launch.ways=2, the default): log2(n / 4096) passes each merging pairs of runs: a
-//   thread per tile boundary finds where the merge crosses it (merge path, cub::MergePath), then
-//   every block writes 4096 outputs (cub::SerialMerge in shared memory);
-// - four-way (launch.ways=4): ceil(log4(n / 4096)) passes each merging four runs A, B, C, D as the
-//   merge of X = merge(A, B) and Y = merge(C, D), X and Y never written: a thread per multiple of
-//   the tile samples where each pair's merge crosses it; a thread per tile boundary then finds where
-//   the merge of X and Y crosses it, first over the samples (two loads a probe), then inside one
-//   sample's interval, where each probe of X or Y is a merge-path search of A and B or of C and D;
-//   a block loads its four pieces, merges A's with B's and C's with D's in shared memory, and those
-//   two into its outputs. Half the passes of CUB's merge sort (8 instead of 16 at 2^28 keys), but
-//   measured on an H200 no faster than two-way (docs/perf-notes.md, issue 33): its merges take 9.1
-//   ms against 13.0, its searches 3.9 ms against 0.85 (chains of dependent loads), so two-way stays
-//   the default until the searches are cheaper.
+// - two-way (launch.ways=2; below 2^26 keys by default): log2(n / 4096) passes each merging pairs
+//   of runs: a thread per tile boundary finds where the merge crosses it (merge path,
+//   cub::MergePath), then every block writes 4096 outputs (cub::SerialMerge in shared memory);
+// - four-way (launch.ways=4; from 2^26 keys by default): ceil(log4(n / 4096)) passes each merging
+//   four runs A, B, C, D as the merge of X = merge(A, B) and Y = merge(C, D), X and Y never
+//   written: a thread per multiple of the tile samples where each pair's merge crosses it; a thread
+//   per tile boundary then finds where the merge of X and Y crosses it, first over the samples (two
+//   loads a probe), then inside one sample's interval, each probe's searches of A and B and of C
+//   and D spanning only the range its bounds leave; a block loads its four pieces, merges A's with
+//   B's and C's with D's in shared memory, and those two into its outputs. Half the passes of CUB's
+//   merge sort (8 instead of 16 at 2^28 keys); each costs 1.5 two-way passes with its searches,
+//   so it gains from 2^26 keys (docs/perf-notes.md, issue 33).
 // Against Algorithm 5 (merge-cuda), the same bottom-up idea with the parallelism kept at every
 // width: a merge is split across blocks by its outputs instead of given to one thread.
 #include <algorithm>
@@ -31,10 +30,11 @@ namespace {
 
 struct path_launch {
   int blocks = 0;
-  int ways = 2;
+  int ways = 0;
   static constexpr launch_field fields[] = {
       {"blocks", "most blocks of a launch, each looping over tiles (ema: 0, a block per tile)", 0, 1 << 30},
-      {"ways", "runs each merge pass merges: 2 or 4 (ema: 2; 4 takes half the passes, each dearer)", 2, 4},
+      {"ways", "runs each merge pass merges: 2 or 4; 0: chosen by size (ema: 0, four from 2^26 keys, where it measured 9-12% faster on an H200)", 0,
+       4, 2},
   };
   std::array<int*, 2> members() { return {&blocks, &ways}; }
 };
@@ -97,6 +97,24 @@ struct merged_pair {
     const K a = first[s], b = second[m - s];
     return b < a ? b : a;
   }
+  /// split(pos), known to lie in [lo, hi]: a merge-path search over that range of the whole runs.
+  __device__ std::size_t split_within(std::size_t pos, std::size_t lo, std::size_t hi) const {
+    if (pos > second_len && pos - second_len > lo) lo = pos - second_len;
+    hi = tiles::lesser(hi, tiles::lesser(pos, first_len));
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (second[pos - 1 - mid] < first[mid])
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    return lo;
+  }
+  /// The merge's m-th output given s = split(m), and whether it comes from the first run.
+  __device__ K key(std::size_t m, std::size_t s, bool& from_first) const {
+    from_first = s < first_len && (m - s >= second_len || !(second[m - s] < first[s]));
+    return from_first ? first[s] : second[m - s];
+  }
   /// The last of the merge's first `count` outputs (count >= 1), when `count` is a multiple of
   /// tile4: the greater of the two runs' last keys in it, two loads and no search.
   __device__ K last_of_aligned(std::size_t count) const {
@@ -142,15 +160,30 @@ __device__ split4 split4_at(const merged_pair<K>& x, const merged_pair<K>& y, st
     else
       jl = j + 1;
   }
+  // Inside: the answer i in [l, h], with each pair's split known at both ends (X's at l and h, Y's
+  // at the matching prefixes d - h and d - l). A probe's splits lie between them, so each probe's
+  // two searches span only what is left, and the ends move with the probe (the split one further
+  // on is the probe's own plus whether its key came from the first run).
   std::size_t l = jl > j_first ? (jl - 1) * g + 1 : lo, h = jl < j_end ? jl * g : hi;
+  std::size_t x_at_l = x.split(l), x_at_h = x.split(h), y_at_dh = y.split(d - h), y_at_dl = y.split(d - l);
   while (l < h) {
-    const std::size_t i = l + (h - l) / 2;
-    if (y.nth(d - 1 - i) < x.nth(i))
+    const std::size_t i = l + (h - l) / 2, q = d - 1 - i;
+    const std::size_t sx = x.split_within(i, x_at_h > x_at_l + (h - i) ? x_at_h - (h - i) : x_at_l, tiles::lesser(x_at_h, x_at_l + (i - l)));
+    const std::size_t sy =
+        y.split_within(q, y_at_dl > y_at_dh + (d - l - q) ? y_at_dl - (d - l - q) : y_at_dh, tiles::lesser(y_at_dl, y_at_dh + (q - (d - h))));
+    bool x_first = false, y_first = false;
+    const K xi = x.key(i, sx, x_first), yq = y.key(q, sy, y_first);
+    if (yq < xi) {
       h = i;
-    else
+      x_at_h = sx;
+      y_at_dh = sy + y_first;  // Y's split at d - i = q + 1
+    } else {
       l = i + 1;
+      x_at_l = sx + x_first;
+      y_at_dl = sy;  // Y's split at d - l = q
+    }
   }
-  return {l, x.split(l), y.split(d - l)};
+  return {l, x_at_l, y_at_dl};
 }
 
 /// A thread per boundary of the pass's output tiles (tile4 keys each): its split within its group.
@@ -241,7 +274,9 @@ template <class K>
 struct merge_path {
   static output run(const input& in, run_context& ctx) {
     auto l = ctx.launch(path_launch{});
-    if (l.ways != 2 && l.ways != 4) throw usage_error("launch.ways must be 2 or 4, got " + std::to_string(l.ways));
+    if (l.ways != 0 && l.ways != 2 && l.ways != 4) throw usage_error("launch.ways must be 0, 2 or 4, got " + std::to_string(l.ways));
+    if (l.ways == 0) l.ways = in.n >= (std::size_t{1} << 26) ? 4 : 2;
+    ctx.note("ways", l.ways);
     int passes = 0;
     auto o = run_on_device<K>(in, ctx, [&](cuda::session& gpu, device_keys<K>& d) {
       K* buffer = gpu.alloc<K>(d.n);
