@@ -1,7 +1,8 @@
 // Real measurements as test data (tests/analysis/real/, README.md there): ema's own sweeps on the
 // H100 machine and the 2-core development VM, Google Benchmark programs and hyperfine sweeps of
 // ordinary programs, each series with the class its algorithm has. Each is fitted as a user would,
-// through `ema fit --csv FILE` or `ema fit --from TOOL FILE` (--json), and judged:
+// through `ema fit --csv FILE`, `ema fit --from TOOL FILE` or, for a database kept whole (xz),
+// `ema fit --db FILE` (--json), and judged:
 //   firm right / firm wrong: a firm verdict on the right class / on another one;
 //   first right:             the class ema shows first is right, firm or not;
 //   interval holds:          the 95% interval of the exponent of n holds the true exponent

@@ -91,11 +91,8 @@ struct merged_pair {
   /// The merge's m-th output (m < the pair's length); the first run's key first among equal keys,
   /// as cub::MergePath and cub::SerialMerge order them.
   __device__ K nth(std::size_t m) const {
-    const std::size_t s = split(m);
-    if (s >= first_len) return second[m - s];
-    if (m - s >= second_len) return first[s];
-    const K a = first[s], b = second[m - s];
-    return b < a ? b : a;
+    bool from_first = false;
+    return key(m, split(m), from_first);
   }
   /// split(pos), known to lie in [lo, hi]: a merge-path search over that range of the whole runs.
   __device__ std::size_t split_within(std::size_t pos, std::size_t lo, std::size_t hi) const {
