@@ -138,10 +138,11 @@ __device__ void group_pairs(const K* src, std::size_t n, std::size_t start, std:
   y = {src + y_start, src + y_start + len[2], len[2], len[3], samples + y_start / tile4<K>};
 }
 
-/// The split of the group's merge of X and Y at output d, a multiple of tile4 (merge path, X's key
-/// first among equal keys): first over the outputs of X at multiples of tile4, where a probe is
-/// two loads (X's output there, and Y's just before the matching multiple), then inside the tile4
-/// outputs left, where each probe searches a sample's interval of A and B, and of C and D.
+/// The split of the group's merge of X and Y at output d, a multiple of tile4 but at the array's
+/// end (merge path, X's key first among equal keys): first over the outputs of X at multiples of
+/// tile4, where a probe is two loads and a sample (X's output there, and Y's just before the
+/// matching multiple), then inside the tile4 outputs left, where each probe searches A and B, and
+/// C and D, only between the splits known at the ends of the range still open.
 template <class K>
 __device__ split4 split4_at(const merged_pair<K>& x, const merged_pair<K>& y, std::size_t d) {
   constexpr std::size_t g = tile4<K>;
