@@ -10,9 +10,13 @@
 //   stops growing and holds fewer than n/beta vertices.
 // Bottom-up needs each vertex's in-edges; an undirected graph's rows are both, a directed one's are
 // not (ema keeps no transpose), so a directed graph is searched top-down only.
-// Notes: `levels` and `bottom_up_levels`, summed over the roots.
+// Notes: `levels` and `bottom_up_levels`, summed over the roots; where the time goes, summed over
+// the roots too: `top_down_us`, `bottom_up_us` and `conversions_us` (the frontier turned from a
+// queue into a bitmap and back, on one thread), and `frontier_at_switch`, the vertices in the
+// frontier at each switch to bottom-up (issue 33: what separates `omp` from GAP on urand).
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <omp.h>
 
 #include "core/registry.hpp"
@@ -59,7 +63,9 @@ output run(const input& in, run_context& ctx) {
   const std::uint64_t n = g.n;
   const auto ahead = static_cast<std::uint64_t>(ctx.launch(omp_launch{}).prefetch);
   ctx.processors(omp_get_max_threads());
-  std::uint64_t levels = 0, bottom_up_levels = 0;
+  std::uint64_t levels = 0, bottom_up_levels = 0, frontier_at_switch = 0;
+  using clock = std::chrono::steady_clock;
+  clock::duration top_down{}, bottom_up{}, conversions{};
   std::vector<std::uint32_t> frontier, next;
   frontier.reserve(n);
   next.reserve(n);
@@ -73,8 +79,12 @@ output run(const input& in, run_context& ctx) {
     while (!frontier.empty()) {
       if (!g.directed && scout > unchecked / alpha) {
         // Bottom-up until the frontier is small and shrinking again.
+        auto t0 = clock::now();
+        frontier_at_switch += frontier.size();
         front.clear();
         for (auto u : frontier) front.words[u >> 6] |= std::uint64_t{1} << (u & 63);
+        auto t1 = clock::now();
+        conversions += t1 - t0;
         std::uint64_t awake = frontier.size(), before = 0;
         do {
           before = awake;
@@ -99,14 +109,18 @@ output run(const input& in, run_context& ctx) {
           ++levels;
           ++bottom_up_levels;
         } while (awake > 0 && (awake >= before || awake > n / beta));
+        t0 = clock::now();
+        bottom_up += t0 - t1;
         frontier.clear();
         for (std::uint64_t w = 0; w < front.words.size(); ++w)
           for (std::uint64_t bits = front.words[w]; bits; bits &= bits - 1)
             frontier.push_back(static_cast<std::uint32_t>(64 * w + static_cast<std::uint64_t>(__builtin_ctzll(bits))));
+        conversions += clock::now() - t0;
         scout = 1;  // measured again by the next top-down step
         continue;
       }
       // Top-down.
+      const auto t0 = clock::now();
       unchecked -= std::min(unchecked, scout);
       next.clear();
       std::uint64_t found_edges = 0;
@@ -144,10 +158,16 @@ output run(const input& in, run_context& ctx) {
       std::swap(frontier, next);
       ++level;
       ++levels;
+      top_down += clock::now() - t0;
     }
   });
   ctx.note("levels", static_cast<std::int64_t>(levels));
   ctx.note("bottom_up_levels", static_cast<std::int64_t>(bottom_up_levels));
+  auto us = [](clock::duration d) { return static_cast<std::int64_t>(std::chrono::duration_cast<std::chrono::microseconds>(d).count()); };
+  ctx.note("top_down_us", us(top_down));
+  ctx.note("bottom_up_us", us(bottom_up));
+  ctx.note("conversions_us", us(conversions));
+  ctx.note("frontier_at_switch", static_cast<std::int64_t>(frontier_at_switch));
   return o;
 }
 

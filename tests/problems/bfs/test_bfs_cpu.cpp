@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <map>
 #include <set>
 #include <sstream>
 #include <nlohmann/json.hpp>
@@ -120,6 +121,37 @@ TEST(Bfs, EveryVariantMatchesTheReferenceOnGeneratedGraphs) {
       const auto result = run_all(1 << 12, a, seed);
       EXPECT_EQ(result["roots"].size(), a.size() > 1 && a[1] == "roots=4" ? 4u : 16u);
     }
+}
+
+// omp says where its time went (issue 33): top-down, bottom-up and the conversions between the
+// frontier's forms, and the frontier at each switch. On a kron graph it goes bottom-up; on a
+// directed one it cannot (bottom-up needs in-edges).
+TEST(Bfs, OmpSplitsItsTimeByDirection) {
+  const auto& problem = find_problem("bfs");
+  const auto* v = lookup_variant("bfs", "omp");
+  ASSERT_NE(v, nullptr);
+  auto run = [&](std::uint64_t n, const std::vector<std::string>& a) {
+    const auto params = bfs_params(a);
+    auto w = problem.prepare({n, &params, 7, host_memory_kind::pageable});
+    run_context ctx(n, params, 0);
+    ctx.begin_repetition();
+    EXPECT_TRUE(v->run(*w, ctx).verified);
+    std::map<std::string, std::int64_t> notes;
+    for (const char* k : {"top_down_us", "bottom_up_us", "conversions_us", "frontier_at_switch", "bottom_up_levels"})
+      notes[k] = std::stoll(ctx.notes().at(k));
+    return notes;
+  };
+  const auto kron = run(1u << 14, {"graph=kron", "roots=4"});
+  EXPECT_GT(kron.at("bottom_up_levels"), 0);
+  EXPECT_GT(kron.at("frontier_at_switch"), 0);
+  EXPECT_GT(kron.at("bottom_up_us") + kron.at("top_down_us"), 0);
+  for (const char* k : {"top_down_us", "bottom_up_us", "conversions_us"}) EXPECT_GE(kron.at(k), 0) << k;
+  const auto directed = run(1u << 14, {"graph=kron", "directed=true", "roots=4"});
+  EXPECT_EQ(directed.at("bottom_up_levels"), 0);
+  EXPECT_EQ(directed.at("frontier_at_switch"), 0);
+  EXPECT_EQ(directed.at("bottom_up_us"), 0);
+  EXPECT_EQ(directed.at("conversions_us"), 0);
+  EXPECT_GT(directed.at("top_down_us"), 0);
 }
 
 TEST(Bfs, RootsAreDistinctVerticesWithAnEdge) {
