@@ -3,7 +3,7 @@
 // CUDA-DP variants record their device launches and depth (merge-cdp's exactly, batches included); quick-cdp
 // sorts correctly when its depth limit forces the one-block fallback, and when many keys equal a
 // pivot (the copy grid and the tail-launched children); quick-sample's parts stay within a block's
-// tile; the host loops record their iterations; quick-sample's and merge-path's kernel parts add up
+// tile and it sorts at every shape of its one or two levels; the host loops record their iterations; quick-sample's and merge-path's kernel parts add up
 // to their kernel time; merge-path's two-way and four-way passes sort at every awkward size (a
 // partial tile, a partial group, an odd power of two of runs) and take the passes they should.
 #include <fmt/format.h>
@@ -131,12 +131,34 @@ TEST(SortGpu, QuickCdpRecordsItsTreeAndFallsBackAtItsDepthLimit) {
 }
 
 TEST(SortGpu, QuickSampleKeepsItsPartsSmall) {
+  // 2^22 + 9 keys: 2049 parts of 2048 wanted, so two levels, the first with ceil(sqrt(2049)) = 46
+  // parts between splitters (91 segments for the second, the equal ones among them); the second
+  // gives each segment size / 2048 parts, rounded up: 2049 to 2049 + 91 in all.
   for (const char* dist : {"uniform", "sorted", "zipf", "few"}) {
     const auto r = run_sort("quick-sample", (1u << 22) + 9, {std::string("dist=") + dist});
     ASSERT_TRUE(r.result.verified) << dist << ": " << r.result.reason;
-    EXPECT_EQ(r.notes.at("parts"), "2049") << dist;
+    EXPECT_EQ(r.notes.at("levels"), "2") << dist;
+    EXPECT_EQ(r.notes.at("first_level_parts"), "46") << dist;
+    EXPECT_LE(std::stoll(r.notes.at("parts")), 2049 + 91) << dist;
+    if (std::string(dist) == "uniform" || std::string(dist) == "sorted") EXPECT_GE(std::stoll(r.notes.at("parts")), 2049) << dist;
     EXPECT_LE(std::stoll(r.notes.at("fallbacks")), 20) << dist << ": parts over 4096 keys should be rare with 32-fold oversampling";
   }
+}
+
+TEST(SortGpu, QuickSampleSortsEveryShapeOfItsLevels) {
+  // Around each boundary of the plan: one key, a part, one level (up to 256 parts of 2048, 2^19
+  // keys), two levels from 2^19 + 1, a last tile of one key; every distribution that makes equal
+  // parts (equal, few, zipf) or empty ones (sorted, organ), each key type, the scatter reading the
+  // parts the count kept or classifying again.
+  for (const std::uint64_t n :
+       {1ull, 2ull, 3ull, 100ull, 2047ull, 2048ull, 2049ull, 4097ull, 70001ull, (1ull << 19), (1ull << 19) + 1, (3ull << 20) + 7})
+    for (const char* dist : {"uniform", "sorted", "equal", "few", "organ", "zipf"})
+      for (const char* type : {"u32", "u64", "f32"})
+        for (const char* keep : {"launch.keep_parts=0", "launch.keep_parts=1"}) {
+          const auto r = run_sort("quick-sample", n, {std::string("dist=") + dist, std::string("type=") + type, keep});
+          EXPECT_TRUE(r.result.verified) << n << " " << dist << " " << type << " " << keep << ": " << r.result.reason;
+          if (n > 1) EXPECT_EQ(r.notes.at("levels"), n <= (1ull << 19) ? "1" : "2") << n;
+        }
 }
 
 TEST(SortGpu, KernelPartsBreakTheKernelPhaseDownWithoutCountingTwice) {
