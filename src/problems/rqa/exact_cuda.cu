@@ -1,14 +1,20 @@
 // rqa / exact-cuda — the exact quantifiers on the GPU, the plot never stored: the lines of
-// lines.hpp (every column whole; the upper diagonals, mirrored), a thread per line walking it cell
-// by cell with its open run in a register, so a line is carried across every tile of rows it
-// crosses and the histograms are exactly exact-seq's. Two kernels: `columns` (a thread per column j;
-// the row's vector is the same for the whole warp, one broadcast load) and `diagonals` (a thread per
-// diagonal d, consecutive d read consecutive memory). Lines end in three tiers of counters: lengths
-// up to 16 in per-thread shared-memory bins (no atomics), up to 1024 in the block's shared bins
-// (shared atomics), longer ones straight to the global histogram; the block adds its bins to the
-// global histograms at the end. Ours (the exact quantities Froguel, 000_d2722dce0c10bad2.txt estimates).
+// lines.hpp (every column whole; the upper diagonals, mirrored), a thread per line walking it 32
+// cells at a time: the cells tested into a word of bits (no branch a cell; for m = 1 the column's
+// own value held in a register), then the word's runs found by bit scans, with the open run carried
+// in a register from word to word, so a line is carried across every tile of rows it crosses and
+// the histograms are exactly exact-seq's. Two kernels: `columns` (a thread per column j; the row's
+// value is the same for the whole warp, one broadcast load) and `diagonals` (a thread per diagonal
+// d, consecutive d read consecutive memory). Lines end in three tiers of counters: lengths up to 16
+// in per-thread shared-memory bins (no atomics), up to 1024 in the block's shared bins (shared
+// atomics), longer ones straight to the global histogram; the block adds its bins to the global
+// histograms at the end. Ours (the exact quantities Froguel, 000_d2722dce0c10bad2.txt estimates).
 #include <array>
+#include <string>
+#include <cstdint>
+#include <type_traits>
 
+#include "core/errors.hpp"
 #include "core/registry.hpp"
 #include "problems/rqa/device.cuh"
 #include "problems/rqa/lines.hpp"
@@ -59,56 +65,103 @@ __device__ void flush(bins& b, unsigned long long* hist) {
     if (b.shared[l]) atomicAdd(hist + l, static_cast<unsigned long long>(b.shared[l]));
 }
 
-/// Column j, rows [from, to): extends or ends the open run.
-template <norm_kind K>
-__device__ void walk_column(const plot& p, std::size_t j, std::size_t from, std::size_t to, std::uint64_t& run, bins& b, unsigned long long* hist) {
-#pragma unroll 4
-  for (std::size_t i = from; i < to; ++i) {
-    if (p.close_as<K>(i, j)) {
-      ++run;
-    } else if (run) {
-      record(b, hist, run);
-      run = 0;
+/// The runs of one 32-cell word of a line (bit k: cell k of the word recurrent; `len` valid bits,
+/// the bits past them 0): the open run is extended through the word's leading ones, every run the
+/// word closes is recorded, the run still open at its end is carried out in `run`.
+__device__ __forceinline__ void runs_of_word(std::uint32_t bits, int len, std::uint64_t& run, bins& b, unsigned long long* hist) {
+  if (bits == 0xffffffffu) {  // the common case inside a long line: one add
+    run += 32;
+    return;
+  }
+  const std::uint64_t all = bits;  // 64 bits wide: shifts by up to 32 stay defined
+  int pos = 0;
+  if (run) {  // the run carried in: its leading ones, then it ends or goes on
+    const int ones = __ffsll(static_cast<long long>(~all)) - 1;
+    if (ones >= len) {
+      run += static_cast<std::uint64_t>(len);
+      return;
     }
+    record(b, hist, run + static_cast<std::uint64_t>(ones));
+    run = 0;
+    pos = ones;
+  }
+  while (true) {  // one round a run: where it starts, where it ends
+    std::uint64_t rest = all >> pos;
+    if (rest == 0) return;
+    pos += __ffsll(static_cast<long long>(rest)) - 1;
+    rest = all >> pos;
+    const int ones = __ffsll(static_cast<long long>(~rest)) - 1;
+    pos += ones;
+    if (pos >= len) {  // it reaches the word's end: carried out
+      run = static_cast<std::uint64_t>(ones);
+      return;
+    }
+    record(b, hist, static_cast<std::uint64_t>(ones));
   }
 }
 
-template <norm_kind K>
+/// Cells (i, j) for i in [from, to) of a line whose other index is `j + i * step` (step 0: a
+/// column j; step 1: a diagonal j - 0, (i, i + d)) tested 32 at a time into a word of bits, then
+/// the word's runs counted with bit scans: no branch a cell, and a warp's lanes diverge once a
+/// word instead of once a cell.
+template <norm_kind K, bool M1>
+__device__ __forceinline__ void walk(const plot& p, std::uint32_t j, std::uint32_t step, std::uint32_t from, std::uint32_t to, std::uint64_t& run,
+                                     bins& b, unsigned long long* hist) {
+  const double xj = p.x[j];
+  for (std::uint32_t i0 = from; i0 < to; i0 += 32) {
+    const int len = to - i0 < 32u ? static_cast<int>(to - i0) : 32;
+    std::uint32_t bits = 0;
+    if (len == 32) {
+#pragma unroll
+      for (int k = 0; k < 32; ++k) {
+        const std::uint32_t i = i0 + k, jj = j + i * step;
+        bool close;
+        if constexpr (M1) {
+          const double xi = p.x[i], xo = step ? p.x[jj] : xj;
+          close = distance<K>(&xi, &xo, 1, 0) < p.limit;
+        } else {
+          close = p.close_as<K>(i, jj);
+        }
+        bits |= static_cast<std::uint32_t>(close) << k;
+      }
+    } else {
+      for (int k = 0; k < len; ++k) {
+        const std::uint32_t i = i0 + k, jj = j + i * step;
+        bits |= static_cast<std::uint32_t>(p.close_as<K>(i, jj)) << k;
+      }
+    }
+    runs_of_word(bits, len, run, b, hist);
+  }
+}
+
+template <norm_kind K, bool M1>
 __global__ void __launch_bounds__(block) columns(plot p, unsigned long long* hist) {
   __shared__ bins b;
   clear(b);
   const std::size_t j = static_cast<std::size_t>(blockIdx.x) * block + threadIdx.x;
   if (j < p.N) {
+    const auto n = static_cast<std::uint32_t>(p.N), c = static_cast<std::uint32_t>(j);
     std::uint64_t run = 0;
     if (p.w == 0) {
-      walk_column<K>(p, j, 0, p.N, run, b, hist);
+      walk<K, M1>(p, c, 0, 0, n, run, b, hist);
     } else {  // above the window, then below it: the window's cells end a line
-      walk_column<K>(p, j, 0, j + 1 >= p.w ? j + 1 - p.w : 0, run, b, hist);
+      walk<K, M1>(p, c, 0, 0, j + 1 >= p.w ? static_cast<std::uint32_t>(j + 1 - p.w) : 0u, run, b, hist);
       if (run) record(b, hist, run), run = 0;
-      walk_column<K>(p, j, j + p.w < p.N ? j + p.w : p.N, p.N, run, b, hist);
+      walk<K, M1>(p, c, 0, j + p.w < p.N ? static_cast<std::uint32_t>(j + p.w) : n, n, run, b, hist);
     }
     if (run) record(b, hist, run);
   }
   flush(b, hist);
 }
 
-template <norm_kind K>
+template <norm_kind K, bool M1>
 __global__ void __launch_bounds__(block) diagonals(plot p, std::size_t first, unsigned long long* hist) {
   __shared__ bins b;
   clear(b);
   const std::size_t d = first + static_cast<std::size_t>(blockIdx.x) * block + threadIdx.x;
   if (d < p.N) {
     std::uint64_t run = 0;
-    const std::size_t length = p.N - d;
-#pragma unroll 4
-    for (std::size_t i = 0; i < length; ++i) {
-      if (p.close_as<K>(i, i + d)) {
-        ++run;
-      } else if (run) {
-        record(b, hist, run);
-        run = 0;
-      }
-    }
+    walk<K, M1>(p, static_cast<std::uint32_t>(d), 1, 0, static_cast<std::uint32_t>(p.N - d), run, b, hist);
     if (run) record(b, hist, run);
   }
   flush(b, hist);
@@ -119,6 +172,7 @@ output exact_cuda(const input& in, run_context& ctx) {
   const device_series dev(gpu, in);
   const plot& p = dev.p;
   const std::size_t N = p.N, first = lines::first_diagonal(p), diagonals_count = N > first ? N - first : 0;
+  if (N > 0xffffffffull) throw usage_error("rqa exact-cuda: at most 2^32 - 1 vectors (32-bit cell indices), got N = " + std::to_string(N));
   auto* hist = gpu.alloc<unsigned long long>(2 * (N + 1));
   unsigned long long* vertical = hist;
   unsigned long long* upper = hist + N + 1;
@@ -131,12 +185,20 @@ output exact_cuda(const input& in, run_context& ctx) {
     gpu.fill_bytes(hist, 0, 2 * (N + 1));
     if (N) {
       with_norm(p.norm, [&](auto k) {
-        columns<decltype(k)::value><<<grid_for(N, block), block, 0, gpu.stream()>>>(p, vertical);
-        EMA_CUDA_CHECK_LAUNCH();
-        if (diagonals_count) {
-          diagonals<decltype(k)::value><<<grid_for(diagonals_count, block), block, 0, gpu.stream()>>>(p, first, upper);
+        constexpr norm_kind K = decltype(k)::value;
+        auto launch = [&](auto m1) {
+          constexpr bool M1 = decltype(m1)::value;
+          columns<K, M1><<<grid_for(N, block), block, 0, gpu.stream()>>>(p, vertical);
           EMA_CUDA_CHECK_LAUNCH();
-        }
+          if (diagonals_count) {
+            diagonals<K, M1><<<grid_for(diagonals_count, block), block, 0, gpu.stream()>>>(p, first, upper);
+            EMA_CUDA_CHECK_LAUNCH();
+          }
+        };
+        if (p.m == 1)
+          launch(std::true_type{});
+        else
+          launch(std::false_type{});
       });
     }
   }
@@ -154,12 +216,13 @@ output exact_cuda(const input& in, run_context& ctx) {
 }  // namespace
 }  // namespace ema::rqa
 
-EMA_VARIANT(rqa_exact_cuda, ema::rqa::kit::variant<&ema::rqa::exact_cuda>({
-                                .name = "exact-cuda",
-                                .algorithm = "exact",
-                                .backend = ema::backend::cuda,
-                                .role = ema::variant_role::ours,
-                                .description = "exact quantifiers on the GPU: a thread per column and per upper diagonal, runs in registers",
-                                .provenance = "ours (the exact quantities 000_d2722dce0c10bad2.txt estimates)",
-                                .launch = ema::rqa::exact_launch::fields,
-                            }));
+EMA_VARIANT(rqa_exact_cuda,
+            ema::rqa::kit::variant<&ema::rqa::exact_cuda>({
+                .name = "exact-cuda",
+                .algorithm = "exact",
+                .backend = ema::backend::cuda,
+                .role = ema::variant_role::ours,
+                .description = "exact quantifiers on the GPU: a thread per column and per upper diagonal, 32 cells a word of bits, runs by bit scans",
+                .provenance = "ours (the exact quantities 000_d2722dce0c10bad2.txt estimates)",
+                .launch = ema::rqa::exact_launch::fields,
+            }));
