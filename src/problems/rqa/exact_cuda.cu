@@ -67,7 +67,9 @@ __device__ void flush(bins& b, unsigned long long* hist) {
 
 /// The runs of one 32-cell word of a line (bit k: cell k of the word recurrent; `len` valid bits,
 /// the bits past them 0): the open run is extended through the word's leading ones, every run the
-/// word closes is recorded, the run still open at its end is carried out in `run`.
+/// word closes is recorded, the run still open at its end is carried out in `run`. Runs of 1 to 4
+/// cells closed inside the word are counted by popcounts of their patterns (a start, l - 1 ones,
+/// a zero), as the CPU walk does; longer ones and the last are found by bit scans, one round each.
 __device__ __forceinline__ void runs_of_word(std::uint32_t bits, int len, std::uint64_t& run, bins& b, unsigned long long* hist) {
   if (bits == 0xffffffffu) {  // the common case inside a long line: one add
     run += 32;
@@ -85,14 +87,24 @@ __device__ __forceinline__ void runs_of_word(std::uint32_t bits, int len, std::u
     run = 0;
     pos = ones;
   }
-  while (true) {  // one round a run: where it starts, where it ends
-    std::uint64_t rest = all >> pos;
-    if (rest == 0) return;
-    pos += __ffsll(static_cast<long long>(rest)) - 1;
-    rest = all >> pos;
-    const int ones = __ffsll(static_cast<long long>(~rest)) - 1;
-    pos += ones;
-    if (pos >= len) {  // it reaches the word's end: carried out
+  const std::uint64_t w = all & (~std::uint64_t{0} << pos);  // the rest of the word (bit pos is 0, or pos = 0)
+  if (w == 0) return;
+  std::uint64_t starts = w & ~(w << 1);
+  // A run of l cells starting at s closes inside the word when bit s + l is a zero of it: s + l < len.
+  const std::uint64_t w1 = w >> 1, w2 = w >> 2, w3 = w >> 3, w4 = w >> 4;
+  const auto below = [&](int l) { return (std::uint64_t{1} << (len - l > 0 ? len - l : 0)) - 1; };
+  const std::uint64_t r1 = starts & ~w1 & below(1), r2 = starts & w1 & ~w2 & below(2), r3 = starts & w1 & w2 & ~w3 & below(3),
+                      r4 = starts & w1 & w2 & w3 & ~w4 & below(4);
+  if (r1) b.own[0][threadIdx.x] += __popcll(r1);
+  if (r2) b.own[1][threadIdx.x] += __popcll(r2);
+  if (r3) b.own[2][threadIdx.x] += __popcll(r3);
+  if (r4) b.own[3][threadIdx.x] += __popcll(r4);
+  starts &= ~(r1 | r2 | r3 | r4);
+  while (starts) {  // the longer runs and the one reaching the word's end: one round each
+    const int at = __ffsll(static_cast<long long>(starts)) - 1;
+    starts &= starts - 1;
+    const int ones = __ffsll(static_cast<long long>(~(all >> at))) - 1;
+    if (at + ones >= len) {  // it reaches the word's end: carried out
       run = static_cast<std::uint64_t>(ones);
       return;
     }
