@@ -112,8 +112,8 @@ __device__ __forceinline__ void runs_of_word(std::uint32_t bits, int len, std::u
   }
 }
 
-/// Cells (i, j) for i in [from, to) of a line whose other index is `j + i * step` (step 0: a
-/// column j; step 1: a diagonal j - 0, (i, i + d)) tested 32 at a time into a word of bits, then
+/// Cells (i, j + i * step) for i in [from, to) of a line (step 0: column j, the cells (i, j);
+/// step 1: diagonal j, the cells (i, i + j)) tested 32 at a time into a word of bits, then
 /// the word's runs counted with bit scans: no branch a cell, and a warp's lanes diverge once a
 /// word instead of once a cell.
 template <norm_kind K, bool M1>

@@ -295,7 +295,7 @@ __global__ void __launch_bounds__(level_threads)
     const tile_at t = find_tile(p, g);
     const unsigned parts = static_cast<unsigned>(2 * t.between - 1), m = static_cast<unsigned>(t.between - 1);
     const count_t segment_begin = p.begin[t.segment];
-    load_tree(trees, p, t, st.tree);
+    if (!kept) load_tree(trees, p, t, st.tree);  // with the parts kept, no key is searched
     const count_t base = p.count_base[t.segment] + t.tile;
     for (unsigned q = threadIdx.x; q < parts; q += level_threads) st.placed[q] = static_cast<unsigned>(offsets[base + q * t.tiles] - segment_begin);
     __syncthreads();
