@@ -3,16 +3,22 @@
 // - top-down steps: the frontier as a queue; each thread takes frontier vertices and claims each
 //   unvisited neighbour with a compare-and-swap on its parent, collecting the winners in a buffer
 //   of its own, appended to the next queue at the step's end;
-// - bottom-up steps: the frontier as a bitmap; each unvisited vertex scans its neighbours for one in
-//   the frontier and stops at the first (no atomics on the vertex: only its own thread writes it);
+// - bottom-up steps: the frontier as a bitmap; each vertex whose bit in a visited bitmap is clear
+//   (a word at a time, so the visited ones cost nothing; GAP reads every vertex's parent entry, n
+//   of them each step) scans its neighbours for one in the frontier and stops at the first (no
+//   atomics: a thread owns whole words of both bitmaps). The visited bitmap is made from the depths
+//   at each switch to bottom-up, the vertices with no edge set in it, so no step looks at them;
 // - the switch, GAP's heuristic (alpha = 15, beta = 18): go bottom-up when the edges out of the
 //   frontier exceed 1/alpha of the edges not yet checked; come back top-down when the frontier
 //   stops growing and holds fewer than n/beta vertices.
 // Bottom-up needs each vertex's in-edges; an undirected graph's rows are both, a directed one's are
 // not (ema keeps no transpose), so a directed graph is searched top-down only.
-// The frontier changes form on all the threads (atomic ORs into the bitmap; the bitmap's words
-// shared out, counted, then written at their prefix sums), as GAP's QueueToBitmap and
-// BitmapToQueue: on one thread they were 17% of a urand-24 search (conversions_us).
+// At a switch to bottom-up, one pass over the depths gives both bitmaps, the visited vertices and
+// the frontier (the vertices at the level's depth: no atomic OR for each); back to top-down, the
+// frontier bitmap's words are shared out, counted, then written at their prefix sums (GAP's
+// BitmapToQueue). On one thread the conversions were 17% of a urand-24 search (conversions_us).
+// A top-down step claims by a plain store (launch.claim = 1, the default) or GAP's
+// compare-and-swap (0); `claimed_twice` counts the vertices two threads claimed in one level.
 // Notes: `levels` and `bottom_up_levels`, summed over the roots; where the time goes, summed over
 // the roots too: `top_down_us`, `bottom_up_us` and `conversions_us` (the frontier turned from a
 // queue into a bitmap and back), and `frontier_at_switch`, the vertices in the
@@ -53,16 +59,22 @@ struct bitmap {
 constexpr std::int64_t bottom_up_chunk = 1024;
 static_assert(bottom_up_chunk % 64 == 0);
 
-/// The launch setting: how far ahead a top-down step prefetches the parent entries it will claim.
+/// The launch settings: how far ahead a top-down step prefetches the parent entries it will claim,
+/// and how it claims them.
 struct omp_launch {
   int prefetch = 16;
+  int claim = 1;
   static constexpr launch_field fields[] = {
       {"prefetch",
        "edges ahead whose parent entry a top-down step prefetches while claiming, 0 to 64; 0: none (ema: 16: 1.03x on kron-24, 1.16x on urand-24 on "
        "the H200 machine's host)",
        0, 64},
+      {"claim",
+       "how a top-down step claims a vertex: 0: a compare-and-swap on its parent entry (GAP's); 1: a plain store where the entry read unclaimed "
+       "(two threads may both claim it; both are in the same level, so either parent is right, and it is searched from twice)",
+       0, 1},
   };
-  std::array<int*, 1> members() { return {&prefetch}; }
+  std::array<int*, 2> members() { return {&prefetch, &claim}; }
 };
 
 /// A queue of vertices whose resize leaves the new entries unwritten (default-initialised), so
@@ -109,19 +121,44 @@ void bitmap_to_queue(const bitmap& front, vertex_queue& queue, std::vector<std::
   }
 }
 
+/// The bits no search needs to look at: those past n and, in an undirected graph, the vertices
+/// with no edge (none reaches them).
+bitmap nothing_to_visit(const csr_graph& g) {
+  bitmap never(g.n);
+  const auto words = static_cast<std::int64_t>(never.words.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t w = 0; w < words; ++w) {
+    std::uint64_t bits = 0;
+    for (std::uint64_t b = 0; b < 64; ++b) {
+      const std::uint64_t v = 64 * static_cast<std::uint64_t>(w) + b;
+      if (v >= g.n || (!g.directed && g.degree(v) == 0)) bits |= std::uint64_t{1} << b;
+    }
+    never.words[static_cast<std::size_t>(w)] = bits;
+  }
+  return never;
+}
+
 output run(const input& in, run_context& ctx) {
   const csr_graph& g = in.g;
   const std::uint64_t n = g.n;
-  const auto ahead = static_cast<std::uint64_t>(ctx.launch(omp_launch{}).prefetch);
-  ctx.processors(omp_get_max_threads());
-  std::uint64_t levels = 0, bottom_up_levels = 0, frontier_at_switch = 0;
+  const omp_launch launch = ctx.launch(omp_launch{});
+  const auto ahead = static_cast<std::uint64_t>(launch.prefetch);
+  const bool store_claims = launch.claim == 1;
+  const int threads = omp_get_max_threads();
+  ctx.processors(threads);
+  std::uint64_t levels = 0, bottom_up_levels = 0, frontier_at_switch = 0, claimed_twice = 0;
   using clock = std::chrono::steady_clock;
   clock::duration top_down{}, bottom_up{}, conversions{};
   vertex_queue frontier, next;
   frontier.reserve(n);
   next.reserve(n);
-  bitmap front(n), upcoming(n);
-  std::vector<std::size_t> counts(static_cast<std::size_t>(omp_get_max_threads()));
+  bitmap front(n), upcoming(n), visited(n);
+  // What every search starts with as visited: the bits past n, and (undirected) the vertices with
+  // no edge, which no search reaches, so that a bottom-up step never looks at them again. Found
+  // once for the graph, as its rows are.
+  const bitmap never = nothing_to_visit(g);
+  const auto words = static_cast<std::int64_t>(visited.words.size());
+  std::vector<std::size_t> counts(static_cast<std::size_t>(threads));
   auto o = search_each_root(in, ctx, true, [&](std::uint32_t root, std::uint32_t* depth, std::uint32_t* parent) {
     depth[root] = 0;
     parent[root] = root;
@@ -133,12 +170,20 @@ output run(const input& in, run_context& ctx) {
         // Bottom-up until the frontier is small and shrinking again.
         auto t0 = clock::now();
         frontier_at_switch += frontier.size();
-        front.clear();
-        const auto queued = static_cast<std::int64_t>(frontier.size());
+        // The vertices visited so far and the frontier (those at this level's depth), a word of
+        // the depths at a time: one pass over them at the switch, where a bottom-up step reading
+        // the depths would read them all every step, and no atomic OR for each frontier vertex.
 #pragma omp parallel for schedule(static)
-        for (std::int64_t k = 0; k < queued; ++k) {
-          const std::uint32_t u = frontier[static_cast<std::size_t>(k)];
-          std::atomic_ref<std::uint64_t>(front.words[u >> 6]).fetch_or(std::uint64_t{1} << (u & 63), std::memory_order_relaxed);
+        for (std::int64_t w = 0; w < words; ++w) {
+          const auto wi = static_cast<std::size_t>(w);
+          std::uint64_t seen = never.words[wi], at = 0;
+          const std::uint64_t first = 64 * static_cast<std::uint64_t>(w), last = std::min<std::uint64_t>(first + 64, n);
+          for (std::uint64_t v = first; v < last; ++v) {
+            seen |= std::uint64_t{depth[v] != unreached} << (v - first);
+            at |= std::uint64_t{depth[v] == level} << (v - first);
+          }
+          visited.words[wi] = seen;
+          front.words[wi] = at;
         }
         auto t1 = clock::now();
         conversions += t1 - t0;
@@ -146,20 +191,27 @@ output run(const input& in, run_context& ctx) {
         do {
           before = awake;
           awake = 0;
-          upcoming.clear();
-          const auto count = static_cast<std::int64_t>(n);
-#pragma omp parallel for reduction(+ : awake) schedule(dynamic, bottom_up_chunk)
-          for (std::int64_t vi = 0; vi < count; ++vi) {
-            const auto v = static_cast<std::uint32_t>(vi);
-            if (depth[v] != unreached) continue;
-            for (std::uint64_t i = g.offsets[v]; i < g.offsets[v + 1]; ++i)
-              if (const std::uint32_t u = g.neighbours[i]; front.test(u)) {
-                parent[v] = u;
-                depth[v] = level + 1;
-                upcoming.set(v);
-                ++awake;
-                break;
-              }
+          // A chunk is whole words: each word of `visited` and of the next frontier is this
+          // thread's alone, written once with a plain store. The vertices not yet visited are
+          // the word's zero bits, so the visited ones cost nothing.
+#pragma omp parallel for reduction(+ : awake) schedule(dynamic, bottom_up_chunk / 64)
+          for (std::int64_t w = 0; w < words; ++w) {
+            const auto wi = static_cast<std::size_t>(w);
+            std::uint64_t woke = 0;
+            for (std::uint64_t todo = ~visited.words[wi]; todo; todo &= todo - 1) {
+              const int b = std::countr_zero(todo);
+              const auto v = static_cast<std::uint32_t>(64 * static_cast<std::uint64_t>(w) + static_cast<std::uint64_t>(b));
+              for (std::uint64_t i = g.offsets[v]; i < g.offsets[v + 1]; ++i)
+                if (const std::uint32_t u = g.neighbours[i]; front.test(u)) {
+                  parent[v] = u;
+                  depth[v] = level + 1;
+                  woke |= std::uint64_t{1} << b;
+                  break;
+                }
+            }
+            upcoming.words[wi] = woke;
+            visited.words[wi] |= woke;
+            awake += static_cast<std::uint64_t>(std::popcount(woke));
           }
           std::swap(front.words, upcoming.words);
           ++level;
@@ -177,9 +229,9 @@ output run(const input& in, run_context& ctx) {
       const auto t0 = clock::now();
       unchecked -= std::min(unchecked, scout);
       next.clear();
-      std::uint64_t found_edges = 0;
+      std::uint64_t found_edges = 0, twice = 0;
       const auto size = static_cast<std::int64_t>(frontier.size());
-#pragma omp parallel reduction(+ : found_edges)
+#pragma omp parallel reduction(+ : found_edges, twice)
       {
         std::vector<std::uint32_t> mine;
 #pragma omp for schedule(dynamic, 64) nowait
@@ -190,9 +242,16 @@ output run(const input& in, run_context& ctx) {
             if (ahead && i + ahead < end) __builtin_prefetch(parent + g.neighbours[i + ahead], 1, 3);
             const std::uint32_t v = g.neighbours[i];
             std::atomic_ref<std::uint32_t> p(parent[v]);
-            std::uint32_t expected = unreached;
-            if (p.load(std::memory_order_relaxed) == unreached && p.compare_exchange_strong(expected, u, std::memory_order_relaxed))
+            if (p.load(std::memory_order_relaxed) != unreached) continue;
+            if (store_claims) {
+              // No locked instruction: the stores of many claims are in flight at once, where each
+              // compare-and-swap waits for its line. Two threads that read the entry unclaimed
+              // before either store lands both claim it, from two vertices of this level.
+              p.store(u, std::memory_order_relaxed);
               mine.push_back(v);
+            } else if (std::uint32_t expected = unreached; p.compare_exchange_strong(expected, u, std::memory_order_relaxed)) {
+              mine.push_back(v);
+            }
           }
         }
         // The depths and degrees of the vertices this thread claimed, after its claims: between
@@ -200,15 +259,21 @@ output run(const input& in, run_context& ctx) {
         // claimed, anywhere in them) would hold up the next compare-and-swap, a locked
         // instruction; here the misses overlap.
         for (std::size_t k = 0; k < mine.size(); ++k) {
-          if (ahead && k + ahead < mine.size()) __builtin_prefetch(g.offsets.data() + mine[k + ahead], 0, 3);
+          if (ahead && k + ahead < mine.size()) {
+            __builtin_prefetch(g.offsets.data() + mine[k + ahead], 0, 3);
+            __builtin_prefetch(depth + mine[k + ahead], 1, 3);
+          }
           const std::uint32_t v = mine[k];
-          depth[v] = level + 1;
+          std::atomic_ref<std::uint32_t> d(depth[v]);
+          if (d.load(std::memory_order_relaxed) == level + 1) ++twice;  // claimed twice: searched from once more
+          d.store(level + 1, std::memory_order_relaxed);
           found_edges += g.degree(v);
         }
 #pragma omp critical(bfs_omp_next)
         next.insert(next.end(), mine.begin(), mine.end());
       }
       scout = found_edges;
+      claimed_twice += twice;
       std::swap(frontier, next);
       ++level;
       ++levels;
@@ -222,6 +287,7 @@ output run(const input& in, run_context& ctx) {
   ctx.note("bottom_up_us", us(bottom_up));
   ctx.note("conversions_us", us(conversions));
   ctx.note("frontier_at_switch", static_cast<std::int64_t>(frontier_at_switch));
+  ctx.note("claimed_twice", static_cast<std::int64_t>(claimed_twice));
   return o;
 }
 
