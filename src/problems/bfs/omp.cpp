@@ -59,6 +59,9 @@ struct bitmap {
 constexpr std::int64_t bottom_up_chunk = 1024;
 static_assert(bottom_up_chunk % 64 == 0);
 
+/// A top-down step's chunk of frontier vertices (a thread's unit of work, GAP's dynamic schedule).
+constexpr std::int64_t top_down_chunk = 64;
+
 /// The launch settings: how far ahead a top-down step prefetches the parent entries it will claim,
 /// and how it claims them.
 struct omp_launch {
@@ -66,8 +69,8 @@ struct omp_launch {
   int claim = 1;
   static constexpr launch_field fields[] = {
       {"prefetch",
-       "edges ahead whose parent entry a top-down step prefetches while claiming, 0 to 64; 0: none (ema: 16: 1.03x on kron-24, 1.16x on urand-24 on "
-       "the H200 machine's host)",
+       "edges ahead whose parent entry a top-down step prefetches while claiming (across the rows of a chunk of 64 frontier vertices), 0 to 64; 0: "
+       "none",
        0, 64},
       {"claim",
        "how a top-down step claims a vertex: 0: a compare-and-swap on its parent entry (GAP's); 1: a plain store where the entry read unclaimed "
@@ -231,26 +234,50 @@ output run(const input& in, run_context& ctx) {
       next.clear();
       std::uint64_t found_edges = 0, twice = 0;
       const auto size = static_cast<std::int64_t>(frontier.size());
+      std::atomic<std::int64_t> taken{0};
 #pragma omp parallel reduction(+ : found_edges, twice)
       {
         std::vector<std::uint32_t> mine;
-#pragma omp for schedule(dynamic, 64) nowait
-        for (std::int64_t k = 0; k < size; ++k) {
-          const std::uint32_t u = frontier[static_cast<std::size_t>(k)];
-          const std::uint64_t end = g.offsets[u + 1];
-          for (std::uint64_t i = g.offsets[u]; i < end; ++i) {
-            if (ahead && i + ahead < end) __builtin_prefetch(parent + g.neighbours[i + ahead], 1, 3);
-            const std::uint32_t v = g.neighbours[i];
-            std::atomic_ref<std::uint32_t> p(parent[v]);
-            if (p.load(std::memory_order_relaxed) != unreached) continue;
-            if (store_claims) {
-              // No locked instruction: the stores of many claims are in flight at once, where each
-              // compare-and-swap waits for its line. Two threads that read the entry unclaimed
-              // before either store lands both claim it, from two vertices of this level.
-              p.store(u, std::memory_order_relaxed);
-              mine.push_back(v);
-            } else if (std::uint32_t expected = unreached; p.compare_exchange_strong(expected, u, std::memory_order_relaxed)) {
-              mine.push_back(v);
+        // The frontier in chunks of `top_down_chunk` vertices, taken by the threads as they come
+        // free. A chunk's rows are found first (their offsets' misses overlap), then its edges
+        // walked as one stream, the parent entry `ahead` edges on prefetched across the rows'
+        // ends: within a row alone, the first `ahead` edges of every row (half of a urand row)
+        // were never prefetched.
+        std::array<std::uint64_t, top_down_chunk> from{}, to{};
+        for (;;) {
+          const std::int64_t first = taken.fetch_add(top_down_chunk, std::memory_order_relaxed);
+          if (first >= size) break;
+          const auto count = static_cast<std::size_t>(std::min<std::int64_t>(top_down_chunk, size - first));
+          const std::uint32_t* chunk = frontier.data() + first;
+          for (std::size_t k = 0; k < count; ++k) {
+            from[k] = g.offsets[chunk[k]];
+            to[k] = g.offsets[chunk[k] + 1];
+          }
+          std::size_t pk = 0;  // the prefetch cursor: row pk, edge pi
+          std::uint64_t pi = from[0];
+          auto prefetch_next = [&] {
+            while (pk < count && pi >= to[pk])
+              if (++pk < count) pi = from[pk];
+            if (pk < count) __builtin_prefetch(parent + g.neighbours[pi++], 1, 3);
+          };
+          if (ahead)
+            for (std::uint64_t e = 0; e < ahead; ++e) prefetch_next();
+          for (std::size_t k = 0; k < count; ++k) {
+            const std::uint32_t u = chunk[k];
+            for (std::uint64_t i = from[k]; i < to[k]; ++i) {
+              if (ahead) prefetch_next();
+              const std::uint32_t v = g.neighbours[i];
+              std::atomic_ref<std::uint32_t> p(parent[v]);
+              if (p.load(std::memory_order_relaxed) != unreached) continue;
+              if (store_claims) {
+                // No locked instruction: the stores of many claims are in flight at once, where
+                // each compare-and-swap waits for its line. Two threads that read the entry
+                // unclaimed before either store lands both claim it, from two vertices of this level.
+                p.store(u, std::memory_order_relaxed);
+                mine.push_back(v);
+              } else if (std::uint32_t expected = unreached; p.compare_exchange_strong(expected, u, std::memory_order_relaxed)) {
+                mine.push_back(v);
+              }
             }
           }
         }
