@@ -65,7 +65,7 @@ constexpr std::int64_t top_down_chunk = 64;
 /// The launch settings: how far ahead a top-down step prefetches the parent entries it will claim,
 /// and how it claims them.
 struct omp_launch {
-  int prefetch = 16;
+  int prefetch = 32;
   int claim = 1;
   static constexpr launch_field fields[] = {
       {"prefetch",
