@@ -18,7 +18,8 @@
 // frontier bitmap's words are shared out, counted, then written at their prefix sums (GAP's
 // BitmapToQueue). On one thread the conversions were 17% of a urand-24 search (conversions_us).
 // A top-down step claims by a plain store (launch.claim = 1, the default) or GAP's
-// compare-and-swap (0); `claimed_twice` counts the vertices two threads claimed in one level.
+// compare-and-swap (0); `claimed_twice` counts vertices two threads claimed in one level (a lower
+// bound: two threads writing the depth at once both miss the other).
 // Notes: `levels` and `bottom_up_levels`, summed over the roots; where the time goes, summed over
 // the roots too: `top_down_us`, `bottom_up_us` and `conversions_us` (the frontier turned from a
 // queue into a bitmap and back), and `frontier_at_switch`, the vertices in the
