@@ -14,7 +14,9 @@
 // Bottom-up needs each vertex's in-edges; an undirected graph's rows are both, a directed one's are
 // not (ema keeps no transpose), so a directed graph is searched top-down only.
 // At a switch to bottom-up, one pass over the depths gives both bitmaps, the visited vertices and
-// the frontier (the vertices at the level's depth: no atomic OR for each); back to top-down, the
+// the frontier (the vertices at the level's depth: no atomic OR for each) — or, while the vertices
+// claimed since the visited bitmap was last exact are fewer than n/64 (a grid's small frontiers),
+// an atomic OR for each of them and of the frontier's; back to top-down, the
 // frontier bitmap's words are shared out, counted, then written at their prefix sums (GAP's
 // BitmapToQueue). On one thread the conversions were 17% of a urand-24 search (conversions_us).
 // A top-down step claims by a plain store (launch.claim = 1, the default) or GAP's
