@@ -47,8 +47,6 @@ struct bitmap {
   std::vector<std::uint64_t> words;
   explicit bitmap(std::uint64_t n) : words((n + 63) / 64, 0) {}
   bool test(std::uint32_t v) const { return (words[v >> 6] >> (v & 63)) & 1; }
-  /// Only where no other thread writes v's word (a bottom-up step's chunks are whole words).
-  void set(std::uint32_t v) { words[v >> 6] |= std::uint64_t{1} << (v & 63); }
   void clear() {
     const auto count = static_cast<std::int64_t>(words.size());
 #pragma omp parallel for schedule(static)
