@@ -36,11 +36,15 @@ inline std::vector<std::string> split_params(std::string_view text) {
   return out;
 }
 
-/// The variant of `v`'s algorithm on one thread, or nullptr when the algorithm has none.
+/// The variant whose answer `v`'s must equal (on the problem's answer_fields): its algorithm's on one
+/// thread, else the problem's reference variant (sssp's delta-stepping against Dijkstra, a radix
+/// sort against std::sort: the answer is the problem's, whatever the algorithm); nullptr when neither
+/// is in this build.
 inline const variant_desc* algorithm_seq(const variant_desc& v) {
   for (const auto* c : variants_of(v.problem))
     if (c->backend == backend::seq && std::string_view(c->algorithm) == v.algorithm) return c;
-  return nullptr;
+  const auto* p = lookup_problem(v.problem);
+  return p && p->reference_variant ? lookup_variant(v.problem, p->reference_variant) : nullptr;
 }
 
 /// The part of a result every variant of one algorithm must agree on.

@@ -16,6 +16,7 @@ output run(const input& in, run_context& ctx) {
 
 EMA_VARIANT(sssp_seq, ema::sssp::kit::variant<&ema::sssp::run>({
                           .name = "seq",
+                          .algorithm = "dijkstra",
                           .backend = ema::backend::seq,
                           .role = ema::variant_role::anchor,
                           .description = "Dijkstra with a binary heap on one thread (the reference)",
