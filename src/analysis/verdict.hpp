@@ -14,7 +14,8 @@
 // never one fixed 5%: σ is the relative standard error of a fitted value (a size's mean of its
 // replicates, or a point's median of its repetitions), the median over the sizes, and the best
 // equation's error at a size counts as large beyond max(4σ, 2%) (tentative) or max(10σ, 10%)
-// (inconclusive).
+// (inconclusive). One size alone between the two, among at least 8 whose misses keep no trend, is
+// an outlier the verdict notes and does not hold the class back for.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -36,10 +37,11 @@ std::string percent(double x);
 struct verdict {
   verdict_level level = verdict_level::firm;
   std::vector<std::string> reasons;  ///< why it is not firm, one line each
+  std::vector<std::string> notes;    ///< what was weighed and did not hold it back (one outlying size), one line each
   double noise = 0;                  ///< σ: the relative standard error of a fitted value (NaN: unmeasured)
   std::optional<double> next_size;   ///< what would settle it: the next size to run ...
   std::optional<double> predicted;   ///< ... and the best equation's value there
-  /// {"level", "reasons", "noise", "next_size", "predicted"}
+  /// {"level", "reasons", "notes", "noise", "next_size", "predicted"}
   nlohmann::json to_json() const;
 };
 

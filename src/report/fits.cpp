@@ -509,6 +509,7 @@ std::string fit_answer(const variant_fit& f, const fit::analysis& a, table_style
   out += fmt::format("{}verdict: {}{}\n", ind, fit::to_string(vd.level),
                      std::isfinite(vd.noise) ? fmt::format(" (noise of a measured value σ = {})", fit::percent(vd.noise)) : std::string());
   for (const auto& why : vd.reasons) out += fmt::format("{}  - {}\n", ind, stored_text(why, style));
+  for (const auto& note : vd.notes) out += fmt::format("{}  note: {}\n", ind, stored_text(note, style));
   if (vd.next_size) {
     out += fmt::format("{}  to settle it: run n = {} (the best equation predicts {} there)\n", ind, format_size(*vd.next_size),
                        vd.predicted ? format_value(*vd.predicted, f.unit) : std::string("?"));

@@ -342,7 +342,7 @@ TEST(FitRealData, FirmVerdictsNameTheTrueClassAndTheRatesArePrinted) {
   // Where the analysis stands on this set (docs/fitting.md keeps the history): a change that
   // answers fewer series right, firm, or inside the interval is a regression to explain there.
   if (all.series == 862) {
-    EXPECT_GE(all.firm_right, 207);
+    EXPECT_GE(all.firm_right, 213);
     EXPECT_GE(all.first_right, 668);
     EXPECT_GE(all.interval_holds, 744);
   }
