@@ -179,10 +179,14 @@ void judge_misfit(judging& j) {
   }
   // One size between 4σ and 10σ off the curve, among at least 8 whose misses keep no trend: a busy
   // moment of the machine leaves one such size (machines' noise has heavier tails than a normal's),
-  // a wrong class or a cache's edge bends a stretch of them. The class stands; the verdict says so.
-  // (Misses are read off the equation itself, so not for an answer in regimes with steps between them.)
+  // a lower-order cost one at the smallest size; a wrong class or a cache's edge bends a stretch of
+  // them. The class stands; the verdict says so. Never the largest size: one size off at the top
+  // is where a new regime may begin. (Misses are read off the equation itself, so not for an
+  // answer in regimes with steps between them.)
   const bool stepped = a.classes && !a.classes->answer().steps.empty();
-  const bool one_outlier = !stepped && beyond == 1 && residuals.size() >= 8 && !residuals_trend(residuals);
+  const bool below_top = !j.regime.empty() && worst_n < j.regime.back();
+  const bool at_bottom = !j.regime.empty() && worst_n <= j.regime.front();
+  const bool one_outlier = !stepped && below_top && beyond == 1 && residuals.size() >= 8 && !residuals_trend(residuals);
   if (best.max_rel_err > severe && !residuals_trend(residuals))
     raise(verdict_level::tentative,
           fmt::format("the best equation misses a measured size by {}, far beyond the noise (σ = {}), but the misses keep no "
@@ -196,10 +200,11 @@ void judge_misfit(judging& j) {
                       percent(best.max_rel_err), percent(sigma)));
   else if (best.max_rel_err > mild && one_outlier)
     j.v.notes.push_back(
-        fmt::format("n = {} lies {} off the best equation, above 4σ of the noise (σ = {}), the only size that far among {} "
-                    "whose misses keep no trend: one outlying size, as a busy moment of the machine leaves; the class stands "
-                    "(in an experiment, `ema run --rerun-noisy` measures it again)",
-                    format_size(worst_n), percent(worst_miss), percent(sigma), residuals.size()));
+        fmt::format("n = {}{} lies {} off the best equation, above 4σ of the noise (σ = {}), the only size that far among {} whose misses keep no "
+                    "trend: {}; the class stands (in an experiment, `ema run --rerun-noisy` measures it again)",
+                    format_size(worst_n), at_bottom ? ", the smallest size fitted," : "", percent(worst_miss), percent(sigma), residuals.size(),
+                    at_bottom ? "a cost of lower order than the class's, or one busy moment of the machine, while the larger sizes set the class"
+                              : "one outlying size, as a busy moment of the machine leaves"));
   else if (best.max_rel_err > mild)
     raise(verdict_level::tentative,
           fmt::format("the best equation misses a measured size by {}, above 4σ of the noise (σ = {})", percent(best.max_rel_err), percent(sigma)));

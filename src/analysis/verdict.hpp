@@ -14,8 +14,8 @@
 // never one fixed 5%: σ is the relative standard error of a fitted value (a size's mean of its
 // replicates, or a point's median of its repetitions), the median over the sizes, and the best
 // equation's error at a size counts as large beyond max(4σ, 2%) (tentative) or max(10σ, 10%)
-// (inconclusive). One size alone between the two, among at least 8 whose misses keep no trend, is
-// an outlier the verdict notes and does not hold the class back for.
+// (inconclusive). One size alone between the two, not the largest, among at least 8 whose misses
+// keep no trend, is an outlier the verdict notes and does not hold the class back for.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -95,6 +95,13 @@ TEST(Verdict, OneOutlyingSizeAmongManyIsNotedAndDoesNotHoldTheClassBack) {
   EXPECT_EQ(a.verdict.to_json()["notes"].size(), 1u);
 }
 
+TEST(Verdict, OneSizeOffAtTheTopHoldsTheClassBack) {
+  // At the largest size one size off may be where a new regime begins (a cache's edge): not noted away.
+  const auto a = analyze(scan_with_bumps({44}), {.bootstrap = 40});
+  EXPECT_TRUE(a.verdict.notes.empty()) << a.verdict.notes[0];
+  EXPECT_NE(a.verdict.level, verdict_level::firm);
+}
+
 TEST(Verdict, TwoOutlyingSizesHoldTheClassBack) {
   const auto a = analyze(scan_with_bumps({24, 36}), {.bootstrap = 40});
   EXPECT_TRUE(says(a, "misses a measured size")) << a.verdict.noise << " " << a.groups.best.max_rel_err << " " << a.groups.best.theta().text();
