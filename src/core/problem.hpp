@@ -88,6 +88,9 @@ struct algorithm_work {
   const char* what = nullptr;  ///< what it counts, one phrase
 };
 
+/// n log₂ n (n where n ≤ 1): the floor of sorting by comparisons, and of Dijkstra's heap.
+double n_log2_n(double n);
+
 /// What a column a problem declares shows.
 enum class summary_kind {
   note,       ///< a note its variants record, as recorded, in the rows that have it

@@ -1,6 +1,7 @@
 #include "core/registry.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -160,5 +161,7 @@ const variant_desc& find_variant(std::string_view problem, std::string_view name
   }
   throw usage_error(fmt::format("unknown variant '{}' of problem {}; valid variants: {}", name, problem, fmt::join(names, ", ")));
 }
+
+double n_log2_n(double n) { return n > 1 ? n * std::log2(n) : n; }
 
 }  // namespace ema

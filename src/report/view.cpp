@@ -11,6 +11,7 @@
 #include "core/metrics.hpp"
 #include "core/text.hpp"
 #include "runner/plan.hpp"
+#include "store/remeasured.hpp"
 
 namespace ema {
 
@@ -80,32 +81,9 @@ void check_stored(const experiment_record& e, const std::string& path) {
 
 // Sets aside the points that a later or quieter measurement of the same point replaces (view.hpp).
 void set_aside_remeasured(experiment_view& v) {
-  using key_type = std::tuple<std::string, std::string, std::string, std::uint64_t, int>;
-  std::map<key_type, std::vector<std::size_t>> by_key;
-  for (std::size_t i = 0; i < v.points.size(); ++i) {
-    const auto& r = v.points[i].record;
-    if (r.status == point_status::ok) by_key[{r.problem, r.variant, r.params_json, r.n, r.instance}].push_back(i);
-  }
-  std::vector<std::string> why(v.points.size());
-  auto rerun = [&](std::size_t i) {
-    const auto& notes = v.points[i].notes;
-    return notes.is_object() && notes.contains("rerun") && notes["rerun"].is_boolean() && notes["rerun"].get<bool>();
-  };
-  for (const auto& [key, at] : by_key) {
-    if (at.size() < 2) continue;
-    const bool quiet = std::any_of(at.begin(), at.end(), [&](std::size_t i) { return !disturbed(v.points[i]); });
-    if (quiet)
-      for (auto i : at)
-        if (auto d = disturbed(v.points[i]))
-          why[i] = fmt::format("the machine was busy while it ran ({}); a quiet measurement of the same point is used", *d);
-    std::optional<std::size_t> latest;
-    for (auto i : at)
-      if (why[i].empty() && rerun(i) && (!latest || v.points[i].record.ordinal > v.points[*latest].record.ordinal)) latest = i;
-    if (latest)
-      for (auto i : at)
-        if (i != *latest && why[i].empty() && v.points[i].record.ordinal < v.points[*latest].record.ordinal)
-          why[i] = fmt::format("measured again by --rerun-noisy (plan point {})", v.points[*latest].record.ordinal + 1);
-  }
+  std::vector<const point_record*> records;
+  for (const auto& p : v.points) records.push_back(&p.record);
+  auto why = set_aside_reasons(records);
   std::vector<point_view> kept;
   for (std::size_t i = 0; i < v.points.size(); ++i) {
     if (why[i].empty())
@@ -118,11 +96,7 @@ void set_aside_remeasured(experiment_view& v) {
 
 }  // namespace
 
-std::optional<std::string> disturbed(const point_view& p) {
-  if (!p.notes.is_object() || !p.notes.contains("disturbed")) return std::nullopt;
-  const auto& d = p.notes["disturbed"];
-  return d.is_string() ? d.get<std::string>() : std::string("the machine was busy");
-}
+std::optional<std::string> disturbed(const point_view& p) { return disturbance_note(p.notes); }
 
 experiment_view load_experiment(database& db, std::int64_t id) {
   experiment_view v;

@@ -28,6 +28,7 @@
 #include "runner/external.hpp"
 #include "runner/isolate.hpp"
 #include "runner/node.hpp"
+#include "store/remeasured.hpp"
 
 namespace ema {
 namespace {
@@ -488,12 +489,20 @@ class sweeper {
 
   // The series `ema fit` would fit for a track's total time: each point that ran ok, the median of
   // its runs; and the noise of a point (the median relative standard error of those medians).
+  // Of the points measured twice, those `ema fit` sets aside (store/remeasured.hpp) are left out:
+  // a busy stretch of growth measured again quiet by the energy window is fitted as `ema fit` will.
   std::pair<fit::series, double> total_series(const track& t) const {
     fit::series s;
     std::vector<double> errors;
     const auto params = t.params.canonical_json();
+    std::vector<const point_record*> all;
+    for (const auto& kv : records_) all.push_back(&kv.second);
+    const auto why = set_aside_reasons(all);
+    std::set<int> aside;
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (!why[i].empty()) aside.insert(all[i]->ordinal);
     for (const auto& pt : p_.points) {
-      if (!of_track(pt, t, params)) continue;
+      if (!of_track(pt, t, params) || aside.count(pt.ordinal)) continue;
       auto it = records_.find(pt.ordinal);
       if (it == records_.end() || it->second.status != point_status::ok) continue;
       auto tot = it->second.samples.find("total");

@@ -10,6 +10,7 @@
 
 #include "core/errors.hpp"
 #include "store/database.hpp"
+#include "store/remeasured.hpp"
 #include "store/schema.hpp"
 #include "support/temp_dir.hpp"
 
@@ -228,6 +229,48 @@ TEST(Database, UnwritableLocationsSayWhy) {
   auto before = bytes_of(path);
   EXPECT_NE(error_of([&] { database::open_write(path); }).find("not writable"), std::string::npos);
   EXPECT_EQ(bytes_of(path), before);
+}
+
+// One rule for which of a point's measurements is fitted (store/remeasured.hpp): `ema fit`, the
+// tables and a calibrated sweep's own last fit all read it, so they agree.
+point_record measured(int ordinal, std::uint64_t n, const std::string& notes, point_status status = point_status::ok) {
+  point_record r;
+  r.ordinal = ordinal;
+  r.problem = "search";
+  r.variant = "seq";
+  r.n = n;
+  r.status = status;
+  r.notes_json = notes;
+  return r;
+}
+
+TEST(Remeasured, ABusyMeasurementGivesWayToAQuietOneAndARerunReplacesTheOlder) {
+  const std::string busy = R"({"disturbed":"other processes kept 1.9 of the 2 CPUs busy"})";
+  const std::vector<point_record> points = {
+      measured(0, 1024, busy),                        // growth, busy: a quiet one of n = 1024 exists
+      measured(1, 2048, busy),                        // busy, alone at its size: kept
+      measured(2, 1024, "{}"),                        // the energy window's, quiet
+      measured(3, 4096, "{}"),                        // measured again by --rerun-noisy below
+      measured(4, 4096, R"({"rerun":true})"),         //
+      measured(5, 8192, busy),                        // both busy: both kept
+      measured(6, 8192, busy),                        //
+      measured(7, 1024, "{}", point_status::crashed)  // did not run ok: not judged
+  };
+  std::vector<const point_record*> all;
+  for (const auto& p : points) all.push_back(&p);
+  const auto why = set_aside_reasons(all);
+  ASSERT_EQ(why.size(), points.size());
+  EXPECT_NE(why[0].find("the machine was busy while it ran (other processes kept 1.9"), std::string::npos) << why[0];
+  EXPECT_EQ(why[1], "");
+  EXPECT_EQ(why[2], "");
+  EXPECT_EQ(why[3], "measured again by --rerun-noisy (plan point 5)");
+  EXPECT_EQ(why[4], "");
+  EXPECT_EQ(why[5], "");
+  EXPECT_EQ(why[6], "");
+  EXPECT_EQ(why[7], "");
+  EXPECT_EQ(disturbance_note(nlohmann::json::parse(busy)), "other processes kept 1.9 of the 2 CPUs busy");
+  EXPECT_EQ(disturbance_note(nlohmann::json::parse(R"({"disturbed":true})")), "the machine was busy");
+  EXPECT_FALSE(disturbance_note(nlohmann::json::parse("[1]")));
 }
 
 }  // namespace

@@ -63,11 +63,10 @@ work_model work(std::uint64_t n, const param_set& p) {
 /// A comparison sort's comparisons: at least log₂ n! ≈ n log₂ n, whatever the keys (the lower bound
 /// of sorting by comparisons); the radix sorts and thrust's sort of integer keys (a radix sort) do
 /// not compare.
-double comparisons(double n) { return n > 1 ? n * std::log2(n) : n; }
 constexpr algorithm_work algorithm_floors[] = {
-    {"merge", &comparisons, "comparisons (n log2 n, the lower bound of sorting by comparisons)"},
-    {"quick", &comparisons, "comparisons (n log2 n, the lower bound of sorting by comparisons)"},
-    {"std", &comparisons, "comparisons (n log2 n, the lower bound of sorting by comparisons)"},
+    {"merge", &n_log2_n, "comparisons (n log2 n, the lower bound of sorting by comparisons)"},
+    {"quick", &n_log2_n, "comparisons (n log2 n, the lower bound of sorting by comparisons)"},
+    {"std", &n_log2_n, "comparisons (n log2 n, the lower bound of sorting by comparisons)"},
 };
 
 std::size_t count_in_file(const param_set& p) {

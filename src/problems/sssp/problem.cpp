@@ -58,9 +58,8 @@ double working_set(std::uint64_t n, const param_set& p) { return graph_problem::
 /// comparisons beyond the edges' work. A graph that keeps the heap small (a path) would cost less,
 /// but a graph from a file is one size, never a sweep in n, so every series fitted is of a
 /// generated graph.
-double heap_operations(double n) { return n > 1 ? n * std::log2(n) : n; }
 constexpr algorithm_work algorithm_floors[] = {
-    {"dijkstra", &heap_operations, "heap comparisons (n log2 n: Dijkstra pops the vertices in distance order from a binary heap)"},
+    {"dijkstra", &n_log2_n, "heap comparisons (n log2 n: Dijkstra pops the vertices in distance order from a binary heap)"},
 };
 
 void validate(const param_set& p, std::span<const std::uint64_t> sizes) {

@@ -1,0 +1,24 @@
+#pragma once
+// Which stored measurements of a point a later or quieter one replaces. One rule for every reader
+// of an experiment (`ema fit`, `ema show`, the exports) and for the calibrated sweep's own fits, so
+// that the verdict a sweep's story ends on is the one `ema fit` prints after it.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/database.hpp"
+
+namespace ema {
+
+/// Why a point ran on a busy machine (its note `disturbed`, measure/host_load.hpp), or nothing.
+std::optional<std::string> disturbance_note(const nlohmann::json& notes);
+
+/// For each of `points` (one experiment's, any order), why it is set aside, "" where it is kept. Of
+/// the points of one (problem, variant, parameters, n, instance) that ran ok, a disturbed one is set
+/// aside where one of them ran quiet, and each one measured before the latest `--rerun-noisy`
+/// measurement (the note `rerun`) is set aside.
+std::vector<std::string> set_aside_reasons(const std::vector<const point_record*>& points);
+
+}  // namespace ema
