@@ -37,13 +37,21 @@ struct output {
 /// What a correct search from one root gives, by the reference (a queue, verify.cpp).
 using root_summary = graph_problem::root_summary;
 
+/// What the verifier keeps of the reference searches (verify.cpp): each root's summary and, where
+/// they take no more memory than the graph's neighbour lists, the depths themselves (root r's depth
+/// of vertex v at r * n + v), which make a run's check a pass over the vertices.
+struct reference_answer {
+  std::vector<root_summary> roots;
+  std::vector<std::uint32_t> depth;  ///< empty where not kept
+};
+
 struct traits {
   static constexpr const char* name = "bfs";
   using input = bfs::input;
   using output = bfs::output;
   static input generate(const point_request& request);
-  static std::vector<root_summary> reference(const input& in);
-  static outcome check(const input& in, const std::vector<root_summary>& expected, const output& got);
+  static reference_answer reference(const input& in);
+  static outcome check(const input& in, const reference_answer& expected, const output& got);
 };
 
 using kit = problem_kit<traits>;

@@ -2,10 +2,12 @@
 // vertices, parallel edges and self-loops) in each file format, every CPU variant against them and
 // against the reference on seeded kron, urand and grid graphs; the verifier catches wrong depths
 // and parents; the roots are distinct vertices with an edge; malformed files are named.
+#include <algorithm>
 #include <fmt/format.h>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <nlohmann/json.hpp>
@@ -252,6 +254,22 @@ TEST(Bfs, VerifierCatchesWrongDepthsAndParents) {
   auto parent = right;
   parent.parent[far] = in.roots[0];
   expect_caught(parent, "not one level up");
+  // A parent one level up that has no edge to it (its depths are the reference's: the check that
+  // compares them finds the parent edge missing, the contract names it).
+  std::optional<std::uint32_t> stranger;
+  for (std::uint64_t u = 0; u < n && !stranger; ++u)
+    if (right.depth[u] + 1 == right.depth[far] &&
+        !std::binary_search(in.g.neighbours.begin() + static_cast<std::ptrdiff_t>(in.g.offsets[u]),
+                            in.g.neighbours.begin() + static_cast<std::ptrdiff_t>(in.g.offsets[u + 1]), static_cast<std::uint32_t>(far)))
+      stranger = static_cast<std::uint32_t>(u);
+  ASSERT_TRUE(stranger) << "urand-1024 has more than one vertex a level above the deepest";
+  auto unlinked = right;
+  unlinked.parent[far] = *stranger;
+  expect_caught(unlinked, fmt::format("has parent {}, but no edge", *stranger).c_str());
+  // The reference's depths are kept where they take no more memory than the neighbour lists: here
+  // (2 roots, 8 entries a vertex), not on a grid searched from 16 roots (4 a vertex).
+  EXPECT_EQ(expected.depth.size(), 2 * n);
+  EXPECT_TRUE(bfs::traits::reference(make(1 << 10, {"graph=grid", "roots=16"})).depth.empty());
   // The root not at depth 0; the wrong root count.
   auto root = without_parents;
   root.depth[n + in.roots[1]] = 1;
