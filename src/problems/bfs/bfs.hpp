@@ -37,13 +37,8 @@ struct output {
 /// What a correct search from one root gives, by the reference (a queue, verify.cpp).
 using root_summary = graph_problem::root_summary;
 
-/// What the verifier keeps of the reference searches (verify.cpp): each root's summary and, where
-/// they take no more memory than the graph's neighbour lists, the depths themselves (root r's depth
-/// of vertex v at r * n + v), which make a run's check a pass over the vertices.
-struct reference_answer {
-  std::vector<root_summary> roots;
-  std::vector<std::uint32_t> depth;  ///< empty where not kept
-};
+/// The reference searches' summaries and, where kept, depths (graph_problem::reference_answer).
+using reference_answer = graph_problem::reference_answer;
 
 struct traits {
   static constexpr const char* name = "bfs";

@@ -94,9 +94,7 @@ std::string check_against(const input& in, const root_summary& expected, const s
   const csr_graph& g = in.g;
   const std::uint32_t root = expected.source;
   const auto n = static_cast<std::int64_t>(g.n);
-  bool differs = false;
-#pragma omp parallel for schedule(static) reduction(|| : differs)
-  for (std::int64_t v = 0; v < n; ++v) differs = differs || depth[v] != want[v];
+  bool differs = !graph_problem::same_values(depth, want, g.n);
   if (!differs && parent) {
     if (parent[root] != root) differs = true;
 #pragma omp parallel for schedule(dynamic, 4096) reduction(|| : differs)
@@ -139,16 +137,14 @@ reference_answer traits::reference(const input& in) {
   reference_answer out;
   const std::uint64_t n = in.g.n, k = in.roots.size();
   out.roots.resize(k);
-  // The depths are kept where they take no more memory than the neighbour lists (kron and urand at
-  // their default degree; not a grid, whose contract check is short anyway).
-  const bool keep = k * n <= in.g.neighbours.size();
-  if (keep) out.depth.resize(k * n);
+  const bool keep = graph_problem::keeps_values(in.g, k);
+  if (keep) out.values.resize(k * n);
   const auto roots = static_cast<std::int64_t>(k);
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int64_t r = 0; r < roots; ++r) {
     const auto depth = reference_depths(in.g, in.roots[r]);
     out.roots[r] = graph_problem::summarise(in.g, in.roots[r], depth.data());
-    if (keep) std::copy(depth.begin(), depth.end(), out.depth.begin() + static_cast<std::ptrdiff_t>(r * n));
+    if (keep) std::copy(depth.begin(), depth.end(), out.values.begin() + static_cast<std::ptrdiff_t>(r * n));
   }
   return out;
 }
@@ -169,8 +165,8 @@ outcome traits::check(const input& in, const reference_answer& reference, const 
   for (std::uint64_t r = 0; r < k; ++r) {
     const auto* depth = got.depth.data() + r * n;
     const auto* parent = got.parent.empty() ? nullptr : got.parent.data() + r * n;
-    const auto why = reference.depth.empty() ? check_root(in, expected[r], depth, parent)
-                                             : check_against(in, expected[r], reference.depth.data() + r * n, depth, parent);
+    const auto why = reference.values.empty() ? check_root(in, expected[r], depth, parent)
+                                              : check_against(in, expected[r], reference.values.data() + r * n, depth, parent);
     if (!why.empty()) {
       o.reason = fmt::format("root {} (vertex {}): {}", r, expected[r].source, why);
       return o;

@@ -194,6 +194,16 @@ double working_set(std::uint64_t n, const param_set& p, bool weighted, double st
   return 8 * (vertices + 1) + entries * (weighted ? 8.0 : 4.0) + state_bytes * vertices;
 }
 
+bool keeps_values(const csr_graph& g, std::size_t roots) { return roots * g.n <= g.neighbours.size(); }
+
+bool same_values(const std::uint32_t* got, const std::uint32_t* want, std::uint64_t n) {
+  bool differs = false;
+  const auto count = static_cast<std::int64_t>(n);
+#pragma omp parallel for schedule(static) reduction(|| : differs)
+  for (std::int64_t v = 0; v < count; ++v) differs = differs || got[v] != want[v];
+  return !differs;
+}
+
 root_summary summarise(const csr_graph& g, std::uint32_t root, const std::uint32_t* value) {
   root_summary s;
   s.source = root;

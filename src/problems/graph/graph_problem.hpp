@@ -98,6 +98,21 @@ struct root_summary {
 };
 root_summary summarise(const csr_graph& g, std::uint32_t root, const std::uint32_t* value);
 
+/// What a verifier keeps of its reference searches: each root's summary and, where they take no
+/// more memory than the graph's neighbour lists (keeps_values), the values themselves (root r's of
+/// vertex v at r * n + v), which make a run's check a pass over the vertices rather than the edges.
+struct reference_answer {
+  std::vector<root_summary> roots;
+  std::vector<std::uint32_t> values;  ///< empty where not kept
+};
+
+/// Whether a reference of `roots` searches keeps its values: roots · n no more than the neighbour
+/// entries (kron and urand at their default degree; not a grid searched from 16 roots).
+bool keeps_values(const csr_graph& g, std::size_t roots);
+
+/// Whether the n values of `got` equal those of `want` (compared in parallel).
+bool same_values(const std::uint32_t* got, const std::uint32_t* want, std::uint64_t n);
+
 /// The result JSON of a point: per root its `source`, `reached`, `<max_name>` and `<sum_name>`,
 /// and `edges`, their sum over the roots (the rate's count, rate_desc::work_field).
 std::string result_json(const std::vector<root_summary>& roots, const char* max_name, const char* sum_name);

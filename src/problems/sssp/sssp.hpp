@@ -45,8 +45,8 @@ struct traits {
   using input = sssp::input;
   using output = sssp::output;
   static input generate(const point_request& request);
-  static std::vector<root_summary> reference(const input& in);
-  static outcome check(const input& in, const std::vector<root_summary>& expected, const output& got);
+  static graph_problem::reference_answer reference(const input& in);
+  static outcome check(const input& in, const graph_problem::reference_answer& expected, const output& got);
 };
 
 using kit = problem_kit<traits>;

@@ -268,8 +268,8 @@ TEST(Bfs, VerifierCatchesWrongDepthsAndParents) {
   expect_caught(unlinked, fmt::format("has parent {}, but no edge", *stranger).c_str());
   // The reference's depths are kept where they take no more memory than the neighbour lists: here
   // (2 roots, 8 entries a vertex), not on a grid searched from 16 roots (4 a vertex).
-  EXPECT_EQ(expected.depth.size(), 2 * n);
-  EXPECT_TRUE(bfs::traits::reference(make(1 << 10, {"graph=grid", "roots=16"})).depth.empty());
+  EXPECT_EQ(expected.values.size(), 2 * n);
+  EXPECT_TRUE(bfs::traits::reference(make(1 << 10, {"graph=grid", "roots=16"})).values.empty());
   // The root not at depth 0; the wrong root count.
   auto root = without_parents;
   root.depth[n + in.roots[1]] = 1;

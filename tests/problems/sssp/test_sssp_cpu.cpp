@@ -119,6 +119,10 @@ TEST(Sssp, VerifierCatchesWrongDistances) {
   right.dist.assign(2 * n, sssp::unreached);
   for (int r = 0; r < 2; ++r) sssp::dijkstra(in.g, in.roots[r], right.dist.data() + r * n);
   ASSERT_TRUE(sssp::traits::check(in, expected, right).verified);
+  // Dijkstra's distances are kept here (2 roots, 8 neighbour entries a vertex): a run equal to them
+  // passes in O(n), one that differs is judged by the contract, whose messages follow.
+  EXPECT_EQ(expected.values.size(), 2 * n);
+  EXPECT_TRUE(sssp::traits::reference(make(1 << 10, {"graph=grid", "roots=16"})).values.empty());
   auto expect_caught = [&](const sssp::output& bad, const char* needle) {
     const auto o = sssp::traits::check(in, expected, bad);
     EXPECT_FALSE(o.verified) << needle;
