@@ -266,6 +266,14 @@ TEST(Bfs, VerifierCatchesWrongDepthsAndParents) {
   auto unlinked = right;
   unlinked.parent[far] = *stranger;
   expect_caught(unlinked, fmt::format("has parent {}, but no edge", *stranger).c_str());
+  // A neighbour list out of order (a cache file written by another program) fails no right answer:
+  // the edge the sorted search misses, the contract finds.
+  auto unsorted = in;
+  for (std::uint64_t v = 0; v < n; ++v)
+    std::reverse(unsorted.g.neighbours.begin() + static_cast<std::ptrdiff_t>(unsorted.g.offsets[v]),
+                 unsorted.g.neighbours.begin() + static_cast<std::ptrdiff_t>(unsorted.g.offsets[v + 1]));
+  const auto from_unsorted = bfs::traits::check(unsorted, bfs::traits::reference(unsorted), right);
+  EXPECT_TRUE(from_unsorted.verified) << from_unsorted.reason;
   // The reference's depths are kept where they take no more memory than the neighbour lists: here
   // (2 roots, 8 entries a vertex), not on a grid searched from 16 roots (4 a vertex).
   EXPECT_EQ(expected.values.size(), 2 * n);
