@@ -77,6 +77,18 @@ std::optional<work_floor> below_work(const equation& best, const std::vector<std
   return f;
 }
 
+/// Whether the leading term of `best` grows over [lo, hi] no faster than the fastest-growing work,
+/// within half of what a log factor adds there (ln(ln hi / ln lo) / ln(hi / lo)): the answer is
+/// the work's class over the fitted sizes. False where no work is known.
+bool grows_as_work(const equation& best, const std::vector<std::function<double(double)>>& work, double lo, double hi) {
+  const double we = work_growth(work, lo, hi);
+  auto lead = [&](double n) { return std::exp(best.log_term(n)); };
+  const double ae = growth_exponent(lead, lo, hi);
+  if (!std::isfinite(we) || !std::isfinite(ae) || !(lo > 1) || !(hi > lo)) return false;
+  const double log_factor = std::log(std::log(hi) / std::log(lo)) / std::log(hi / lo);
+  return ae <= we + 0.5 * log_factor;
+}
+
 struct core_result {
   equation_groups g;
   std::optional<class_set> classes;
@@ -195,6 +207,8 @@ analysis analyze(const series& data, const analysis_options& o) {
   const auto sizes = r.regime.sizes();
   if (!o.work.empty() && sizes.size() >= 2 && !a.groups.best.theta().exp_base)
     a.below_work = below_work(a.groups.best, o.work, sizes.front(), sizes.back());
+  if (a.resident && !a.below_work && sizes.size() >= 2 && !a.groups.best.theta().exp_base)
+    a.resident->as_work = grows_as_work(a.groups.best, o.work, sizes.front(), sizes.back());
   std::vector<double> band_sizes;
   constexpr int steps = 48;
   for (int i = 0; i <= steps; ++i) band_sizes.push_back(sizes.front() * std::pow(sizes.back() / sizes.front(), static_cast<double>(i) / steps));

@@ -293,11 +293,20 @@ void judge_limits(judging& j) {
   const auto& best = j.a.groups.best;
   auto raise = [&j](verdict_level l, std::string why) { j.raise(l, std::move(why)); };
   // A memory-bound cost measured only while its data fit a cache describes the cache, not memory.
-  if (const auto& r = a.resident)
+  // Unless the answer grows as the work does: a cost per unit of work that is flat while the data
+  // fit the cache changes by a bounded factor when they leave it (a memory access costs at most the
+  // memory's latency), which moves the cost, not its class (cache_residency::as_work).
+  if (const auto& r = a.resident; r && !r->as_work)
     raise(verdict_level::tentative,
           fmt::format("the largest working set ({}) is within twice the {} ({}): the class may describe cache-resident runs{}",
                       bytes_text(r->working_set), r->cache, bytes_text(r->cache_bytes),
                       r->past > 0 ? fmt::format("; n = {} would hold four times the {}", format_size(r->past), r->cache) : std::string()));
+  else if (r)
+    j.v.notes.push_back(fmt::format("the largest working set ({}) is within twice the {} ({}), and the answer grows as the work the variant must "
+                                    "do: past the {} each operation costs more by a bounded factor, which moves the cost, not its class{}",
+                                    bytes_text(r->working_set), r->cache, bytes_text(r->cache_bytes), r->cache,
+                                    r->past > 0 ? fmt::format(" (n = {} would hold four times the {})", format_size(r->past), r->cache)
+                                                : std::string()));
 
   // Nor may the cost grow slower than the work the variant must do: then a fixed cost still sets it.
   if (const auto& w = a.below_work)
@@ -342,8 +351,10 @@ void name_next_size(judging& j) {
         if (regime[i] / regime[i - 1] >= gap) gap = regime[i] / regime[i - 1], n = std::round(std::sqrt(regime[i] * regime[i - 1]));
       if (gap < 1.2) n = NAN;  // the sizes are dense already: only a wider range helps
     }
-    const double told = std::isfinite(n) ? n : 4 * regime.back();
-    v.next_size = a.resident && a.resident->past > 0 ? a.resident->past : a.below_work && a.below_work->past > 0 ? a.below_work->past : told;
+    // With no size named, four times the largest, or past the last cache where the data never left
+    // it (a wider range is what tells classes apart there).
+    const double told = std::isfinite(n) ? n : std::max(4 * regime.back(), a.resident ? a.resident->past : 0.0);
+    v.next_size = a.resident && !a.resident->as_work && a.resident->past > 0 ? a.resident->past : a.below_work && a.below_work->past > 0 ? a.below_work->past : told;
     v.predicted = best(*v.next_size);
   }
 }

@@ -203,6 +203,11 @@ constexpr bool sanitized = true;
 constexpr bool sanitized = false;
 #endif
 
+/// Under AddressSanitizer every fourth file and database is fitted: the same code paths as the
+/// whole set's at a ninth of the sanitised run's time (the whole set took it 9 minutes of CI's
+/// hour); the release build fits them all and checks the rates.
+constexpr std::size_t stride = sanitized ? 4 : 1;
+
 struct settle_tally {
   int held = 0, settled = 0, changed = 0;
   std::vector<std::string> unsettled;
@@ -257,8 +262,10 @@ TEST(FitRealData, FirmVerdictsNameTheTrueClassAndTheRatesArePrinted) {
   for (const auto& entry : fs::directory_iterator(EMA_REAL_DIR)) files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   // ema's own sweeps: one series a CSV file, its class in its comment.
+  std::size_t csv_index = 0;
   for (const auto& path : files) {
     if (path.extension() != ".csv") continue;
+    if (csv_index++ % stride) continue;
     const auto want = csv_class(path);
     ASSERT_TRUE(want) << path << " names no class";
     std::vector<std::string> args = {"--csv", path.string()};
@@ -278,7 +285,8 @@ TEST(FitRealData, FirmVerdictsNameTheTrueClassAndTheRatesArePrinted) {
   std::vector<fs::path> databases;
   for (const auto& entry : fs::directory_iterator(fs::path(EMA_REAL_DIR) / "databases")) databases.push_back(entry.path());
   std::sort(databases.begin(), databases.end());
-  for (const auto& path : databases) {
+  for (std::size_t d = 0; d < databases.size(); d += stride) {
+    const auto& path = databases[d];
     ASSERT_EQ(path.extension(), ".xz") << path << ": the databases are kept compressed with xz";
     const auto unpacked = test::run_process({"/bin/sh", "-c", "exec xz -dc \"$0\"", path.string()});
     ASSERT_EQ(unpacked.exit_code, 0) << "xz -dc " << path << ": " << unpacked.err;
@@ -338,11 +346,12 @@ TEST(FitRealData, FirmVerdictsNameTheTrueClassAndTheRatesArePrinted) {
   table += row("all", all);
   std::printf("%s\n%s", listing.c_str(), table.c_str());
   EXPECT_EQ(all.firm_wrong, 0) << fmt::format("{}", fmt::join(wrong, "\n"));
-  EXPECT_GE(all.series, 150);
+  EXPECT_GE(all.series, 150 / stride);
+  if (sanitized) return;  // a sample of the set: the rates are the release build's to check
   // Where the analysis stands on this set (docs/fitting.md keeps the history): a change that
   // answers fewer series right, firm, or inside the interval is a regression to explain there.
   if (all.series == 961) {
-    EXPECT_GE(all.firm_right, 231);
+    EXPECT_GE(all.firm_right, 241);
     EXPECT_GE(all.first_right, 739);
     EXPECT_GE(all.interval_holds, 826);
   }
@@ -357,7 +366,6 @@ TEST(FitRealData, FirmVerdictsNameTheTrueClassAndTheRatesArePrinted) {
   // most of them when the answer is right, and changes no class (before the size was found by
   // fitting again with it: 62 of 144).
   std::printf("settled by the size named: %d of %d\n", settles.settled, settles.held);
-  if (sanitized) return;  // the same analysis as the release build's, which checks it
   EXPECT_GE(settles.held, 100);
   EXPECT_EQ(settles.changed, 0);
   EXPECT_GE(settles.settled, 0.6 * settles.held) << fmt::format("{}", fmt::join(settles.unsettled, "\n"));

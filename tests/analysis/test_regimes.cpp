@@ -1,6 +1,10 @@
 // Regimes of the memory hierarchy (analysis/regimes.hpp): the breakpoints of a log-log curve, named
 // by the cache whose capacity the working set reaches there, and the fit of the regime past it.
+#include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <functional>
 #include <gtest/gtest.h>
 
 #include "analysis/analyze.hpp"
@@ -81,6 +85,53 @@ TEST(Regimes, AMemoryBoundCostThatFitsTheLastCacheIsTentative) {
   EXPECT_TRUE(said);
   o.memory_bound = false;  // a compute-bound cost is not judged by where its data sit
   EXPECT_FALSE(fit::analyze(s, o).resident);
+}
+
+// Inside the cache, an answer that grows as the work does (a flat cost per unit of work) is not
+// held back by where the data sit: leaving the cache costs each operation a bounded factor more.
+// An answer that grows faster than the work (a cost per operation rising with the working set, as
+// it does while the data outgrow the caches) stays tentative.
+TEST(Regimes, ACacheResidentCostGrowingAsItsWorkIsANoteNotAReason) {
+  auto run = [](double log_power, std::function<double(double)> work) {
+    fit::series s;
+    for (int k = 8; k <= 20; ++k) {
+      const double n = std::ldexp(1.0, k);
+      s.add(n, n * std::pow(std::log2(n), log_power) * 1e-9 * (1 + 0.002 * (k % 3)));
+    }
+    fit::analysis_options o;
+    o.bootstrap = 20;
+    o.caches = {{"L3", 32 << 20}};
+    o.working_set = [](double n) { return 4 * n; };
+    o.memory_bound = true;
+    o.work = {std::move(work)};
+    return fit::analyze(s, o);
+  };
+  auto says = [](const std::vector<std::string>& v) {
+    return std::any_of(v.begin(), v.end(), [](const std::string& r) { return r.find("within twice the L3") != std::string::npos; });
+  };
+  const auto linear = run(0, [](double n) { return n; });
+  ASSERT_TRUE(linear.resident);
+  EXPECT_TRUE(linear.resident->as_work);
+  EXPECT_EQ(linear.groups.best.theta().text(), "Θ(n)");
+  EXPECT_FALSE(says(linear.verdict.reasons)) << fmt::format("{}", fmt::join(linear.verdict.reasons, "\n"));
+  EXPECT_TRUE(says(linear.verdict.notes));
+  EXPECT_EQ(linear.verdict.level, fit::verdict_level::firm) << fmt::format("{}", fmt::join(linear.verdict.reasons, "\n"));
+
+  // The same data with an n log n cost where the work is n: the rise per unit of work may be the
+  // caches', so the residency is a reason and names the size past the L3.
+  const auto rising = run(1, [](double n) { return n; });
+  ASSERT_TRUE(rising.resident);
+  EXPECT_FALSE(rising.resident->as_work);
+  EXPECT_EQ(rising.groups.best.theta().text(), "Θ(n log n)");
+  EXPECT_TRUE(says(rising.verdict.reasons));
+  EXPECT_EQ(rising.verdict.level, fit::verdict_level::tentative);
+  EXPECT_EQ(rising.verdict.next_size.value_or(0), 32.0 * (1 << 20));
+
+  // No work known: the residency is a reason, as before.
+  const auto unknown = run(0, {});
+  ASSERT_TRUE(unknown.resident);
+  EXPECT_FALSE(unknown.resident->as_work);
+  EXPECT_TRUE(says(unknown.verdict.reasons));
 }
 
 TEST(Regimes, SizeForAWorkingSet) {
