@@ -302,11 +302,11 @@ void judge_limits(judging& j) {
                       bytes_text(r->working_set), r->cache, bytes_text(r->cache_bytes),
                       r->past > 0 ? fmt::format("; n = {} would hold four times the {}", format_size(r->past), r->cache) : std::string()));
   else if (r)
-    j.v.notes.push_back(fmt::format("the largest working set ({}) is within twice the {} ({}), and the answer grows as the work the variant must "
-                                    "do: past the {} each operation costs more by a bounded factor, which moves the cost, not its class{}",
-                                    bytes_text(r->working_set), r->cache, bytes_text(r->cache_bytes), r->cache,
-                                    r->past > 0 ? fmt::format(" (n = {} would hold four times the {})", format_size(r->past), r->cache)
-                                                : std::string()));
+    j.v.notes.push_back(
+        fmt::format("the largest working set ({}) is within twice the {} ({}), and the answer grows as the work the variant must "
+                    "do: past the {} each operation costs more by a bounded factor, which moves the cost, not its class{}",
+                    bytes_text(r->working_set), r->cache, bytes_text(r->cache_bytes), r->cache,
+                    r->past > 0 ? fmt::format(" (n = {} would hold four times the {})", format_size(r->past), r->cache) : std::string()));
 
   // Nor may the cost grow slower than the work the variant must do: then a fixed cost still sets it.
   if (const auto& w = a.below_work)
@@ -354,7 +354,9 @@ void name_next_size(judging& j) {
     // With no size named, four times the largest, or past the last cache where the data never left
     // it (a wider range is what tells classes apart there).
     const double told = std::isfinite(n) ? n : std::max(4 * regime.back(), a.resident ? a.resident->past : 0.0);
-    v.next_size = a.resident && !a.resident->as_work && a.resident->past > 0 ? a.resident->past : a.below_work && a.below_work->past > 0 ? a.below_work->past : told;
+    v.next_size = a.resident && !a.resident->as_work && a.resident->past > 0 ? a.resident->past
+                  : a.below_work && a.below_work->past > 0                   ? a.below_work->past
+                                                                             : told;
     v.predicted = best(*v.next_size);
   }
 }
