@@ -495,8 +495,12 @@ class sweeper {
     fit::series s;
     std::vector<double> errors;
     const auto params = t.params.canonical_json();
+    // The track's own records only: a point is set aside against the same problem, variant,
+    // parameters and size, all of which are the track's.
     std::vector<const point_record*> all;
-    for (const auto& kv : records_) all.push_back(&kv.second);
+    for (const auto& pt : p_.points)
+      if (of_track(pt, t, params))
+        if (auto it = records_.find(pt.ordinal); it != records_.end()) all.push_back(&it->second);
     const auto why = set_aside_reasons(all);
     std::set<int> aside;
     for (std::size_t i = 0; i < all.size(); ++i)
