@@ -180,8 +180,9 @@ TEST(CliFit, SettleRunsTheSizeTheVerdictNamesAsThePrintedCommandSays) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   test::exec_sql(db, R"(UPDATE experiments SET machine_json = json_set(machine_json, '$.host.caches',
                    json('[{"level": 2, "type": "Unified", "size_bytes": 65536, "shared_cpu_list": "0"}]')))");
-  test::exec_sql(db, "UPDATE samples SET value = (SELECT n * n FROM points WHERE points.id = samples.point_id) * 1e-12 * (1 + 0.01 * rep) "
-                     "WHERE metric = 'total'");
+  test::exec_sql(db,
+                 "UPDATE samples SET value = (SELECT n * n FROM points WHERE points.id = samples.point_id) * 1e-12 * (1 + 0.01 * rep) "
+                 "WHERE metric = 'total'");
   const auto fitted = nlohmann::json::parse(ema({"fit", "--db", db, "--json"}).out);
   ASSERT_TRUE(fitted["fits"][0]["verdict"]["next_size"].is_number()) << fitted["fits"][0]["verdict"].dump();
   const auto next = fitted["fits"][0]["verdict"]["next_size"].get<double>();
