@@ -452,6 +452,57 @@ void choose(class_set& out, const evidence_of& ev, const series& means, const cl
   if (const auto pick = at_work ? at_work : toward) out.chosen = *pick, out.by_work = lead;
 }
 
+/// The work's class with the answer's beside it (class_set.hpp, "The work's class beside a lower
+/// term"): where the answer grows slower than the work and the data exclude every class at the
+/// work's growth fitted alone, the slowest of those classes is fitted again as a0 · g(n) + d · h(n)
+/// (+ c), h the answer's class, both terms carrying 5% of the value at three sizes or more
+/// (`identified`); when that fit predicts the held-out sizes better than the answer and the data
+/// do not tell it from the answer (as the work's tie breaker judges, with one size left out too),
+/// it is the answer, and the answer's class is excluded by the work. A merge sort whose per-key overhead (Θ(n)) hides its n log n comparisons over every size a
+/// machine holds is then Θ(n log n) beside a Θ(n) term, as its work says, where its n log n term
+/// shows in the data at all. Not for a sublinear answer (a launch-bound start, not a lower term).
+void work_beside_answer(class_set& out, std::vector<std::vector<double>>& errors, const evidence_of& ev, const series& means,
+                        const class_set_options& o) {
+  const double lo = means.n.front(), hi = means.n.back(), floor = work_growth_of(o, means);
+  const auto lead = out.chosen;
+  const auto& answer = out.classes[lead];
+  auto growth = [&](std::size_t k) { return class_growth(out.classes[k].cls, lo, hi); };
+  // A sublinear answer is a launch- or latency-bound start, whose class is in the largest sizes
+  // (analyze.cpp weighs the upper half again where it steepens there), not a lower-order term.
+  if (!std::isfinite(floor) || !answer.coarse || answer.cls.n < 1 || !(growth(lead) < floor - 0.02) || means.size() < o.two_term_sizes || lo < 2)
+    return;
+  std::optional<std::size_t> at_work;
+  for (std::size_t k = 0; k < out.classes.size(); ++k)
+    if (out.classes[k].coarse && !(growth(k) < floor - 0.02) && (!at_work || growth(k) < growth(*at_work))) at_work = k;
+  if (!at_work) return;
+  const auto g = out.classes[*at_work].cls;
+  std::optional<std::pair<equation, std::vector<double>>> best;
+  double best_cv = INFINITY;
+  for (bool c : {false, true}) {
+    const shape s{.a1 = g.n, .a5 = g.log, .constant = c, .lower = true, .l1 = answer.cls.n, .l5 = answer.cls.log};
+    if (s.coefficient_count() >= static_cast<int>(means.size())) continue;
+    auto whole = fit_shape(means, equation::of(s));
+    if (!whole || !(whole->a0 > 0) || !(whole->d > 0) || !identified(*whole, means.n)) continue;
+    auto e = held_out_errors(means, s);
+    if (!e) continue;
+    if (const double cv = mean_square(*e); cv < best_cv) best_cv = cv, best.emplace(*whole, std::move(*e));
+  }
+  // It must predict the held-out sizes better than the answer does: a term the data do not need
+  // (a clean Θ(n), fitted beside an n log n term) only adds scatter held out.
+  if (!best || !(best_cv < answer.cv)) return;
+  const auto saved = errors[*at_work];
+  errors[*at_work] = best->second;
+  if (ev.told_apart(*at_work, lead)) {
+    errors[*at_work] = saved;
+    return;
+  }
+  auto& w = out.classes[*at_work];
+  w.eq = best->first;
+  w.cv = best_cv;
+  out.chosen = *at_work;
+  if (!out.by_work) out.by_work = lead;
+}
+
 /// How the data's slope departs from the answer's along the range and over the largest sizes
 /// (class_set::bend, top_bend), from 8 sizes.
 void measure_bends(class_set& out, const series& means) {
@@ -569,6 +620,7 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
   for (auto& c : all) out.classes.push_back(std::move(c.judged)), errors.push_back(std::move(c.errors));
   const evidence_of ev{out, errors, o};
   choose(out, ev, means, o);
+  if (!out.stepped && !out.two_term) work_beside_answer(out, errors, ev, means, o);
   measure_bends(out, means);
 
   // Every other class: its evidence against the answer, whether excluded, and where not, the size
@@ -594,7 +646,8 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
     (c.below_work ? out.below_work : out.rivals).push_back(k);
   }
   // A rival of a set judged plainly is named with the size that would exclude it (settling_size).
-  if (!out.stepped && !out.two_term)
+  // (Not beside the work's class with a lower term: settling_size refits the answer's class alone.)
+  if (!out.stepped && !out.two_term && !out.classes[out.chosen].eq.form.lower)
     for (auto k : out.rivals) out.classes[k].settle = settling_size(means, out, k, o);
   return out;
 }

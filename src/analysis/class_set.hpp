@@ -59,6 +59,14 @@
 // classes the data leave that grow slower than the work, beside an answer that does not, are then
 // excluded by the work (below_work), not rivals: the answer is firm when the data exclude every
 // faster class. An answer still below the work is never firm (analysis.hpp, work_floor).
+//
+// The work's class beside a lower term: where even so the answer grows slower than the work (the
+// data exclude every class at the work's growth fitted alone), the slowest class at the work's
+// growth is fitted again with the answer's class as a lower-order term, a0 · g(n) + d · h(n) (+ c),
+// both terms carrying 5% of the value at three sizes or more; when that fit predicts the held-out
+// sizes better than the answer and the data do not tell it from the answer, it is the answer (a merge sort's per-key overhead, Θ(n), beside its n log n
+// comparisons), and the answer's class is excluded by the work. Not for a sublinear answer: that is
+// a launch- or latency-bound start, whose class the largest sizes show (analyze.hpp).
 #pragma once
 
 #include <algorithm>

@@ -263,6 +263,39 @@ TEST(ClassSet, TheWorkChoosesBetweenClassesTheDataCannotTellApartAndExcludesTheS
   EXPECT_FALSE(linear_work->by_work);
 }
 
+TEST(ClassSet, TheWorksClassBesideALowerTermWhereAFixedCostPerElementHidesIt) {
+  // A merge sort on two cores: 300 ns of overhead a key beside 4 ns a comparison, n log2 n of them,
+  // over 2^12..2^22, 2% scatter. n log n alone is excluded (its per-key cost would grow 83% over the
+  // range; the data's grows 25%), and Θ(n) alone is the best plain class: below the work. With the
+  // work, the answer is Θ(n log n) beside a Θ(n) term, and Θ(n) is excluded by the work.
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> z(0, 0.02);
+  series s;
+  for (int k = 12; k <= 22; ++k) {
+    const double n = std::exp2(k);
+    for (int r = 0; r < 5; ++r) s.add(n, (300e-9 * n + 4e-9 * n * std::log2(n)) * std::exp(z(rng)));
+  }
+  auto comparisons = [](double n) { return n * std::log2(n); };
+  const auto plain = weigh_classes(s, 0.01);
+  ASSERT_TRUE(plain);
+  ASSERT_EQ(plain->answer().cls.text(), "Θ(n)");
+  const auto set = weigh_classes(s, 0.01, {.work = {comparisons}});
+  ASSERT_TRUE(set);
+  EXPECT_EQ(set->answer().cls.text(), "Θ(n log n)");
+  EXPECT_TRUE(set->answer().eq.form.lower);
+  EXPECT_EQ(set->answer().eq.form.l1, 1.0);
+  EXPECT_EQ(set->answer().eq.form.l5, 0.0);
+  ASSERT_TRUE(set->by_work);
+  EXPECT_EQ(set->classes[*set->by_work].cls.text(), "Θ(n)");
+  // Θ(n) alone: excluded by the work, or by the data against the fit with both terms.
+  EXPECT_TRUE(set->classes[*set->by_work].below_work || set->classes[*set->by_work].excluded);
+  for (auto k : set->rivals) EXPECT_GT(class_growth(set->classes[k].cls, 4096, 0x1p22), class_growth(set->answer().cls, 4096, 0x1p22));
+  const auto a = analyze(s, {.bootstrap = 40, .work = {comparisons}});
+  EXPECT_EQ(a.groups.best.theta().text(), "Θ(n log n)");
+  EXPECT_FALSE(a.below_work);
+  EXPECT_NE(answer_text(a).find("beside a Θ(n) term"), std::string::npos) << answer_text(a);
+}
+
 TEST(ClassSet, TheWorkNeverOverridesWhatTheDataExclude) {
   // Clean Θ(n) over 14 octaves excludes n log n: with a work of n log n the answer stays Θ(n).
   const auto s = make([](double n) { return 1e-9 * n; }, 0.01);
