@@ -458,9 +458,10 @@ void choose(class_set& out, const evidence_of& ev, const series& means, const cl
 /// (+ c), h the answer's class, both terms carrying 5% of the value at three sizes or more
 /// (`identified`); when that fit predicts the held-out sizes better than the answer and the data
 /// do not tell it from the answer (as the work's tie breaker judges, with one size left out too),
-/// it is the answer, and the answer's class is excluded by the work. A merge sort whose per-key overhead (Θ(n)) hides its n log n comparisons over every size a
-/// machine holds is then Θ(n log n) beside a Θ(n) term, as its work says, where its n log n term
-/// shows in the data at all. Not for a sublinear answer (a launch-bound start, not a lower term).
+/// it is the answer, and the answer's class is excluded by the work. A merge sort whose per-key
+/// overhead (Θ(n)) hides its n log n comparisons over every size a machine holds is then
+/// Θ(n log n) beside a Θ(n) term, as its work says, where its n log n term shows in the data at
+/// all. Not for a sublinear answer (a launch-bound start, not a lower term).
 void work_beside_answer(class_set& out, std::vector<std::vector<double>>& errors, const evidence_of& ev, const series& means,
                         const class_set_options& o) {
   const double lo = means.n.front(), hi = means.n.back(), floor = work_growth_of(o, means);

@@ -64,9 +64,10 @@
 // data exclude every class at the work's growth fitted alone), the slowest class at the work's
 // growth is fitted again with the answer's class as a lower-order term, a0 · g(n) + d · h(n) (+ c),
 // both terms carrying 5% of the value at three sizes or more; when that fit predicts the held-out
-// sizes better than the answer and the data do not tell it from the answer, it is the answer (a merge sort's per-key overhead, Θ(n), beside its n log n
-// comparisons), and the answer's class is excluded by the work. Not for a sublinear answer: that is
-// a launch- or latency-bound start, whose class the largest sizes show (analyze.hpp).
+// sizes better than the answer and the data do not tell it from the answer, it is the answer (a
+// merge sort's per-key overhead, Θ(n), beside its n log n comparisons), and the answer's class is
+// excluded by the work. Not for a sublinear answer: that is a launch- or latency-bound start,
+// whose class the largest sizes show (analyze.hpp).
 #pragma once
 
 #include <algorithm>
