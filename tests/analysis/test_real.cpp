@@ -204,7 +204,7 @@ constexpr bool sanitized = false;
 #endif
 
 /// Under AddressSanitizer every fourth file and database is fitted: the same code paths as the
-/// whole set's at a ninth of the sanitised run's time (the whole set took it 9 minutes of CI's
+/// whole set's at a quarter of the sanitised run's time (the whole set took it 9 minutes of CI's
 /// hour); the release build fits them all and checks the rates.
 constexpr std::size_t stride = sanitized ? 4 : 1;
 
