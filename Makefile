@@ -30,7 +30,7 @@ build: configure
 # (and the example programs of docs/cli/exec.md, examples/, built beside ema).
 run: configure
 	cmake --build $(BUILD) -j $(JOBS) --target ema examples
-	$(BUILD)/src/ema run --all --db $(DB)
+	$(BUILD)/src/ema run --all --rounds 2 --db $(DB)
 	$(BUILD)/src/ema report --db $(DB) --html $(REPORT)
 	@echo "report: $(abspath $(REPORT)) (open it in a browser)"
 

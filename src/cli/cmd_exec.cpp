@@ -106,6 +106,7 @@ int exec(const exec_options& o, const common_options& common) {
       throw usage_error(fmt::format("the plan would have more than {} points; run fewer at a time", max_plan_points));
     for (auto n : run_order(sizes, r.order))
       for (const auto& [name, cmd] : x.runs) p.add(o.name, name, n, {});
+    add_rounds(p, r.rounds);
   }
   auto db = database::open_write(common.db);
   return carry_out(db, 0, p, common, o.out);

@@ -119,7 +119,8 @@ std::string plan_option_given(const run_options& o) {
                                                 {o.sms.has_value(), "--sms"},
                                                 {o.gpus.has_value(), "--gpus"},
                                                 {o.bind.has_value(), "--bind"},
-                                                {o.weak.has_value(), "--weak"}};
+                                                {o.weak.has_value(), "--weak"},
+                                                {o.measure.rounds != 1, "--rounds"}};
   for (const auto& [yes, name] : given)
     if (yes) return name;
   return "";
@@ -239,6 +240,10 @@ int run(const run_options& o, const common_options& common) {
   if (o.resume_flag) return resume(o, common);
   auto p = plan_of(o);
   if (o.costs_from && !o.shard) throw usage_error("--costs-from balances the parts of a sharded plan; give it with --shard");
+  if (o.shard && p.rounds > 1)
+    throw usage_error(
+        "--rounds passes over the whole plan, a shard over its part only: give --rounds without --shard (or run each shard's "
+        "command again into its own database and merge them)");
   if (o.shard) {
     const auto costs = o.costs_from ? costs_from(*o.costs_from) : point_costs{};
     apply_shard(p, parse_shard(*o.shard), &costs);

@@ -122,6 +122,9 @@ void measurement_options::add_to(CLI::App& app) {
   app.add_flag("--no-energy", no_energy, "do not measure energy");
   app.add_option("--seed", seed_text, "base seed of the inputs (default 1)");
   app.add_option("--instances", instances, "input instances per size, each with its own seed (default 1)");
+  app.add_option("--rounds", rounds,
+                 "measure each point R times, in R passes over the whole plan, each in a fresh process; the quickest round is kept, "
+                 "so a slow spell of the machine rarely sets a size's time (default 1)");
   app.add_option("--budget", budget, "choose the sizes by calibration to fit this time, e.g. 90s, 2m, 1h (instead of --sizes)");
   app.add_option("--start", start, "with --budget: the first size (default: the problem's smallest default size)");
   app.add_option("--max-size", max_size, "with --budget: the largest size to grow to");
@@ -151,6 +154,7 @@ void measurement_options::fill(plan_request& r) const {
     throw usage_error(fmt::format("--seed {} is larger than 2^64 - 1", seed_text));
   r.seed = seed;
   r.instances = instances;
+  r.rounds = rounds;
   if (budget) {
     r.budget = parse_duration(*budget);
     if (*r.budget > 365 * 86400.0) throw usage_error(fmt::format("--budget {} is more than a year", *budget));

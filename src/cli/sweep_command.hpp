@@ -25,6 +25,7 @@ struct measurement_options {
   bool no_energy = false;
   std::string seed_text = "1";  ///< checked by fill (CLI11 would read -1 as 2^64 - 1)
   int instances = 1;
+  int rounds = 1;                    ///< --rounds, checked by fill
   std::optional<std::string> order;  ///< --order, read by fill
 
   void add_to(CLI::App& app);

@@ -146,8 +146,10 @@ fit::series variant_series(const experiment_view& v, const std::string& problem,
       if (p.record.problem == problem && p.record.params_json == params_json && p.record.variant == variant && p.record.status == point_status::ok &&
           disturbed(p))
         busy.insert(p.record.n);
+    int rounds = 0;  // of them, slower rounds of a point (--rounds)
     for (const auto& x : v.set_aside)
-      aside += x.point.record.problem == problem && x.point.record.params_json == params_json && x.point.record.variant == variant;
+      if (x.point.record.problem == problem && x.point.record.params_json == params_json && x.point.record.variant == variant)
+        (x.why.ends_with("(--rounds)") ? rounds : aside) += 1;
     if (!busy.empty()) {
       std::vector<std::string> sizes;
       for (auto n : busy) sizes.push_back(format_size(static_cast<double>(n)));
@@ -161,6 +163,11 @@ fit::series variant_series(const experiment_view& v, const std::string& problem,
           fmt::format("{} earlier measurement{} of its points set aside (measured again, or disturbed where a quiet one "
                       "exists); they stay in the database",
                       aside, aside == 1 ? "" : "s"));
+    if (rounds)
+      notes->push_back(
+          fmt::format("{} slower round{} of its points set aside: each point's quickest of its rounds is fitted (--rounds); "
+                      "they stay in the database",
+                      rounds, rounds == 1 ? "" : "s"));
   }
   return s;
 }

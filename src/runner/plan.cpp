@@ -97,6 +97,9 @@ void check_sweep_shape(const plan_request& r) {
   if (r.instances < 1 || r.instances > max_instances)
     throw usage_error(fmt::format("--instances must be between 1 and {}, got {}", max_instances, r.instances));
   if (r.budget && r.sizes) throw usage_error("give either --budget (sizes chosen by calibration) or --sizes, not both");
+  if (r.rounds < 1 || r.rounds > max_rounds) throw usage_error(fmt::format("--rounds must be between 1 and {}, got {}", max_rounds, r.rounds));
+  if (r.budget && r.rounds > 1)
+    throw usage_error("--rounds measures a fixed plan's points again; a calibrated sweep (--budget) settles its own verdicts: give one of them");
   if (!r.budget && (r.start || r.max_size)) throw usage_error("--start and --max-size shape a calibrated sweep; give --budget");
   if (r.start && *r.start < 1) throw usage_error("--start must be at least 1");
   if (r.max_size && *r.max_size < 1) throw usage_error("--max-size must be at least 1");
@@ -562,7 +565,27 @@ plan make_plan(const plan_request& r) {
     if (!claimed.count(a)) throw usage_error(fmt::format("parameter '{}' belongs to none of the chosen problems", a));
   if (!r.variants.empty() && out.points.empty() && (!out.calibrated || out.calibrated->tracks.empty()))
     throw usage_error(fmt::format("none of the variants {} belongs to the chosen problems", fmt::join(r.variants, ",")));
+  add_rounds(out, r.rounds);
   return out;
+}
+
+void add_rounds(plan& p, int rounds) {
+  if (rounds < 1 || rounds > max_rounds) throw usage_error(fmt::format("--rounds must be between 1 and {}, got {}", max_rounds, rounds));
+  if (rounds == 1) return;
+  if (p.calibrated) throw usage_error("--rounds measures a fixed plan's points again; a calibrated sweep (--budget) settles its own verdicts");
+  const std::size_t pass = p.points.size();
+  if (static_cast<double>(pass) * rounds > static_cast<double>(max_plan_points))
+    throw usage_error(
+        fmt::format("{} rounds of {} points make more than the {} points a plan may hold; run fewer at a time", rounds, pass, max_plan_points));
+  p.points.reserve(pass * static_cast<std::size_t>(rounds));
+  for (int k = 2; k <= rounds; ++k)
+    for (std::size_t i = 0; i < pass; ++i) {
+      auto pt = p.points[i];
+      pt.ordinal = p.points.back().ordinal + 1;
+      pt.phase = fmt::format("round {}", k);
+      p.points.push_back(std::move(pt));
+    }
+  p.rounds = rounds;
 }
 
 bool plan::runs(const plan_point& pt) const {
@@ -596,6 +619,7 @@ nlohmann::json plan::to_json(bool with_points) const {
                         {"seed", seed},
                         {"instances", instances},
                         {"notes", notes}};
+  if (rounds > 1) out["rounds"] = rounds;
   if (calibrated) {
     nlohmann::json tracks = nlohmann::json::array();
     for (const auto& t : calibrated->tracks)
@@ -651,6 +675,7 @@ plan plan::from_json(const nlohmann::json& j) {
       bad("has repetition times that are not finite");
     if (!(std::isfinite(p.energy.window) && p.energy.window > 0)) bad("has an energy window that is not a positive number");
     if (p.instances < 1 || p.instances > max_instances) bad("has an impossible number of instances");
+    if (p.rounds < 1 || p.rounds > max_rounds) bad("has an impossible number of rounds");
     if (p.points.size() > max_plan_points) bad("has more points than a plan may hold");
     if (const int whole = p.whole_size(); whole) {
       // A part of a plan: the plan's own points below its size, in order, the ones added later above.
@@ -710,6 +735,7 @@ plan read_plan(const nlohmann::json& j) {
   p.seed = j.at("seed").get<std::uint64_t>();
   p.notes = j.value("notes", std::vector<std::string>{});
   p.instances = j.value("instances", 1);
+  p.rounds = j.value("rounds", 1);
   p.weak = j.value("weak", std::vector<std::uint64_t>{});
   if (j.contains("input_cache")) {
     p.input_cache_dir = j.at("input_cache").at("dir").get<std::string>();

@@ -46,7 +46,9 @@ struct plan_point {
   std::uint64_t seed = 0;
   int instance = 0;  ///< which of the `instances` inputs of (problem, n, parameters)
   /// How a calibrated sweep chose it: "grow", "fill", "settle" (the verdict's next size),
-  /// "energy" (an energy window at a kept size) or "tie-breaker" (`ema fit`); empty otherwise.
+  /// "energy" (an energy window at a kept size) or "tie-breaker" (`ema fit`); "rerun"
+  /// (`--rerun-noisy`); "round K" (`--rounds`: the K-th measurement of a plan point, K from 2);
+  /// empty otherwise.
   std::string phase;
 };
 
@@ -110,6 +112,7 @@ struct plan {
   double timeout = 300;  ///< seconds per point, generation included
   std::uint64_t seed = 1;
   int instances = 1;                         ///< inputs per size, each with its own seed (`--instances`)
+  int rounds = 1;                            ///< passes over the fixed plan's points (`--rounds`, add_rounds)
   std::optional<calibration> calibrated;     ///< `--budget`: sizes chosen while running
   std::optional<external_program> external;  ///< `ema exec`
   std::vector<std::string> notes;            ///< e.g. variants left out because they cannot run here
@@ -151,6 +154,7 @@ struct plan_request {
   std::vector<std::string> params;    ///< key=value
   std::uint64_t seed = 1;
   int instances = 1;
+  int rounds = 1;                                ///< passes over the plan's points (`--rounds`)
   std::optional<double> budget;                  ///< seconds: calibrate the sizes instead of `sizes`
   std::optional<std::uint64_t> start, max_size;  ///< a calibrated sweep's first and largest size
   size_order order = size_order::interleaved;    ///< the order a fixed plan runs its sizes in
@@ -171,7 +175,17 @@ constexpr std::size_t max_plan_points = 1000000;
 /// Memory a plan takes a point while it is planned and stored (an upper estimate, measured).
 constexpr double plan_point_bytes = 2048;
 constexpr int max_instances = 10000;
+/// The most passes `--rounds` may make.
+constexpr int max_rounds = 10;
 
+/// `--rounds R`: the fixed plan's points measured R times, each time in a fresh process, in R
+/// passes over the whole plan one after another (the K-th pass's points have the phase "round K"),
+/// so that the measurements of one point lie a whole pass apart in time. A slow spell of the
+/// machine (another process, a busy VM host: on the 2-core VM such spells last seconds and slow a
+/// memory scan up to 2x) then rarely covers a point in every pass, and of its rounds the quickest
+/// is kept (store/remeasured.hpp). Appends the passes to `p` and sets p.rounds; usage_error for
+/// a calibrated plan, or for more passes than max_rounds or points than max_plan_points.
+void add_rounds(plan& p, int rounds);
 /// The checks of a request that do not depend on its problems: instances, the choice between sizes
 /// and a budget, and a calibration's first and largest size. usage_error naming the option.
 void check_sweep_shape(const plan_request& request);

@@ -235,6 +235,7 @@ class sweeper {
     if (auto notes = nlohmann::json::parse(r.notes_json, nullptr, false); notes.is_object()) {
       for (const auto& [k, v] : where_points_run().items()) notes[k] = v;  // which node, job and task (merged shards)
       if (pt.phase == "rerun") notes["rerun"] = true;                      // it replaces the earlier measurements of its point (report/view.hpp)
+      if (pt.phase.starts_with("round ")) notes["round"] = std::stoi(pt.phase.substr(6));  // `--rounds`: the quickest is kept
       r.notes_json = notes.dump();
     }
     db_.record_point(r);

@@ -1,16 +1,29 @@
 #include "store/remeasured.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <fmt/format.h>
 #include <map>
 #include <tuple>
+#include <vector>
 
 namespace ema {
 
 namespace {
 
 nlohmann::json parse_notes(const std::string& notes_json) { return nlohmann::json::parse(notes_json, nullptr, false); }
+
+/// The median of a point's total times; NaN where it has none.
+double median_total(const point_record& r) {
+  const auto it = r.samples.find("total");
+  if (it == r.samples.end() || it->second.empty()) return NAN;
+  auto v = it->second;
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  if (v.size() % 2) return *mid;
+  return (*mid + *std::max_element(v.begin(), mid)) / 2;
+}
 
 }  // namespace
 
@@ -45,6 +58,23 @@ std::vector<std::string> set_aside_reasons(const std::vector<const point_record*
       for (std::size_t k = 0; k < at.size(); ++k)
         if (k != *latest && why[at[k]].empty() && points[at[k]]->ordinal < points[at[*latest]]->ordinal)
           why[at[k]] = fmt::format("measured again by --rerun-noisy (plan point {})", points[at[*latest]]->ordinal + 1);
+    // Rounds (--rounds): of those still kept, the quickest.
+    auto round_of = [&](std::size_t k) { return notes[k].is_object() ? notes[k].value("round", 1) : 1; };
+    std::vector<std::size_t> kept;  // indices into `at`
+    for (std::size_t k = 0; k < at.size(); ++k)
+      if (why[at[k]].empty()) kept.push_back(k);
+    if (kept.size() < 2 || std::none_of(kept.begin(), kept.end(), [&](std::size_t k) { return round_of(k) > 1; })) continue;
+    std::optional<std::size_t> quickest;
+    for (auto k : kept)
+      if (const double t = median_total(*points[at[k]]); std::isfinite(t) && (!quickest || t < median_total(*points[at[*quickest]]))) quickest = k;
+    if (!quickest) continue;
+    const double best = median_total(*points[at[*quickest]]);
+    for (auto k : kept)
+      if (k != *quickest && std::isfinite(median_total(*points[at[k]])))
+        why[at[k]] = fmt::format(
+            "round {} of this point took less time (median total {:.4g} s against {:.4g} s here): of a point's rounds "
+            "the quickest is kept (--rounds)",
+            round_of(*quickest), best, median_total(*points[at[k]]));
   }
   return why;
 }

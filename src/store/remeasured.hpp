@@ -18,7 +18,11 @@ std::optional<std::string> disturbance_note(const nlohmann::json& notes);
 /// For each of `points` (one experiment's, any order), why it is set aside, "" where it is kept. Of
 /// the points of one (problem, variant, parameters, n, instance) that ran ok, a disturbed one is set
 /// aside where one of them ran quiet, and each one measured before the latest `--rerun-noisy`
-/// measurement (the note `rerun`) is set aside.
+/// measurement (the note `rerun`) is set aside. Of the rounds of a point (`ema run --rounds`: the
+/// note `round` on all but the first) still kept then, the one whose median total time is least
+/// is kept and the others set aside: a slow spell of the machine only adds time, so the quickest
+/// round is the least disturbed (the minimum as the robust estimate under noise that only slows,
+/// Chen & Revels, "Robust benchmarking in noisy environments", 2016).
 std::vector<std::string> set_aside_reasons(const std::vector<const point_record*>& points);
 
 }  // namespace ema

@@ -118,9 +118,16 @@ std::string judge(const json& fit, const true_class& want, tally& t, std::vector
   }
   if (const char* dump = std::getenv("EMA_REAL_DUMP")) {  // one JSON line a series, for studying the reasons
     std::ofstream out(dump, std::ios::app);
-    out << json{{"series", name},    {"theta", text_of(theta, "text")},
-                {"want", want.text}, {"right", right},
-                {"level", level},    {"reasons", fit.at("verdict").value("reasons", json::array())}}
+    out << json{{"series", name},
+                {"theta", text_of(theta, "text")},
+                {"want", want.text},
+                {"right", right},
+                {"level", level},
+                {"reasons", fit.at("verdict").value("reasons", json::array())},
+                {"classes", fit.value("classes", json())},
+                {"exponent", fit.value("leading_exponent", json())},
+                {"regime", fit.value("regime", json())},
+                {"sizes", fit.value("sizes", json())}}
                .dump()
         << "\n";
   }

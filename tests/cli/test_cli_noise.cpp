@@ -154,6 +154,50 @@ TEST(CliNoise, APointWhileOtherProcessesTookTheCpusIsWarnedOfNamedAndMeasuredAga
   EXPECT_TRUE(std::regex_search(fit.out, std::regex(R"(\b[1-7] earlier measurements? of its points set aside)"))) << fit.out;
 }
 
+TEST(CliNoise, RoundsMeasureEachPointAgainAPassApartAndTheQuickestIsFitted) {
+  test::temp_dir dir;
+  const auto db = dir.file("r.db");
+  auto run =
+      run_ema({"run", "search", "--variants", "seq", "--sizes", "2^10..2^12", "--reps", "3", "--no-energy", "--rounds", "3", "--db", db, "-q"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // Three passes over the plan, each in the plan's order (1024, 4096, 2048 interleaved).
+  EXPECT_EQ(sizes_by_ordinal(db), (std::vector<std::uint64_t>{1024, 4096, 2048, 1024, 4096, 2048, 1024, 4096, 2048}));
+  // One of each point's rounds is fitted and shown; the slower ones stay in the database.
+  auto show = run_ema({"show", "--db", db, "--json", "-"});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  const auto doc = nlohmann::json::parse(show.out, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << show.out;
+  EXPECT_EQ(doc["points"].size(), 3u) << show.out;
+  auto fit = run_ema({"fit", "--db", db});
+  ASSERT_EQ(fit.exit_code == 0 || fit.exit_code == 1, true) << fit.err;
+  EXPECT_NE(fit.out.find("3 sizes from 2^10 to 2^12, 3 values"), std::string::npos) << fit.out;
+  EXPECT_NE(fit.out.find("6 slower rounds of its points set aside: each point's quickest of its rounds is fitted (--rounds)"), std::string::npos)
+      << fit.out;
+  // The kept round is the quickest of each point's three.
+  // n = 1024 ran as plan points 0, 3 and 6 (rounds 1 to 3), n = 4096 as 1, 4 and 7.
+  sql(db, "UPDATE samples SET value = value * 100 WHERE point_id IN (SELECT id FROM points WHERE ordinal IN (0, 3, 4, 7))");
+  show = run_ema({"show", "--db", db, "--json", "-"});
+  const auto slowed = nlohmann::json::parse(show.out, nullptr, false);
+  ASSERT_TRUE(slowed.is_object()) << show.out;
+  for (const auto& p : slowed["points"]) {
+    if (p["n"] == 1024) EXPECT_EQ(p["notes"].value("round", 1), 3) << p.dump();
+    if (p["n"] == 4096) EXPECT_EQ(p["notes"].value("round", 1), 1) << p.dump();
+  }
+  // The plan's bounds: --rounds from 1 to 10, not with a budget, a shard or --rerun-noisy.
+  auto expect_refused = [&](std::vector<std::string> args, const std::string& says) {
+    auto r = run_ema(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+  };
+  const auto other = dir.file("o.db");
+  expect_refused({"run", "search", "--sizes", "2^10", "--rounds", "0", "--db", other}, "--rounds must be between 1 and 10, got 0");
+  expect_refused({"run", "search", "--sizes", "2^10", "--rounds", "11", "--db", other}, "--rounds must be between 1 and 10, got 11");
+  expect_refused({"run", "search", "--budget", "5s", "--rounds", "2", "--db", other}, "a calibrated sweep (--budget) settles its own verdicts");
+  expect_refused({"run", "search", "--sizes", "2^10", "--rounds", "2", "--shard", "1/2", "--db", other}, "give --rounds without --shard");
+  expect_refused({"run", "--db", db, "--rerun-noisy", "--rounds", "2"}, "give no --rounds with it");
+  EXPECT_FALSE(std::filesystem::exists(other));
+}
+
 TEST(CliNoise, RerunNoisyRefusesWhatItCannotMeasureAgain) {
   test::temp_dir dir;
   const auto db = dir.file("r.db");

@@ -273,5 +273,41 @@ TEST(Remeasured, ABusyMeasurementGivesWayToAQuietOneAndARerunReplacesTheOlder) {
   EXPECT_FALSE(disturbance_note(nlohmann::json::parse("[1]")));
 }
 
+TEST(Remeasured, OfAPointsRoundsTheQuickestIsKept) {
+  auto timed = [](int ordinal, std::uint64_t n, const std::string& notes, std::vector<double> total) {
+    auto r = measured(ordinal, n, notes);
+    r.samples["total"] = std::move(total);
+    return r;
+  };
+  const std::string busy = R"({"disturbed":"other processes kept 1.9 of the 2 CPUs busy"})";
+  const std::vector<point_record> points = {
+      timed(0, 1024, "{}", {2.0, 2.1, 1.9}),                                      // round 1: slower than round 3
+      timed(1, 2048, "{}", {1.0, 1.0}),                                           // round 1 quickest of its rounds
+      timed(2, 1024, R"({"round":2})", {3.0, 3.0, 3.0}),                          //
+      timed(3, 2048, R"({"round":2})", {1.5, 1.6}),                               //
+      timed(4, 1024, R"({"round":3})", {1.2, 1.1, 1.3, 5}),                       // the quickest (median 1.25)
+      timed(5, 2048, R"({"round":3})", {}),                                       // no total time: not judged
+      timed(6, 4096, "{}", {0.5}),                                                // round 1 ran alone: kept
+      timed(7, 8192, "{}", {4.0}),                                                // the quick round was disturbed: the
+      timed(8, 8192, busy.substr(0, busy.size() - 1) + R"(,"round":2})", {1.0}),  // quiet one stays
+      timed(9, 4096, "{}", {0.1}),                                                // no round note: not rounds, both kept
+  };
+  std::vector<const point_record*> all;
+  for (const auto& p : points) all.push_back(&p);
+  const auto why = set_aside_reasons(all);
+  ASSERT_EQ(why.size(), points.size());
+  EXPECT_EQ(why[0],
+            "round 3 of this point took less time (median total 1.25 s against 2 s here): of a point's rounds the quickest is kept (--rounds)");
+  EXPECT_EQ(why[1], "");
+  EXPECT_NE(why[2].find("round 3 of this point took less time (median total 1.25 s against 3 s here)"), std::string::npos) << why[2];
+  EXPECT_NE(why[3].find("round 1 of this point took less time (median total 1 s against 1.55 s here)"), std::string::npos) << why[3];
+  EXPECT_EQ(why[4], "");
+  EXPECT_EQ(why[5], "");
+  EXPECT_EQ(why[6], "");
+  EXPECT_EQ(why[7], "");
+  EXPECT_NE(why[8].find("the machine was busy while it ran"), std::string::npos) << why[8];
+  EXPECT_EQ(why[9], "");
+}
+
 }  // namespace
 }  // namespace ema
