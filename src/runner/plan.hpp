@@ -186,6 +186,7 @@ constexpr int max_rounds = 10;
 /// is kept (store/remeasured.hpp). Appends the passes to `p` and sets p.rounds; usage_error for
 /// a calibrated plan, or for more passes than max_rounds or points than max_plan_points.
 void add_rounds(plan& p, int rounds);
+
 /// The checks of a request that do not depend on its problems: instances, the choice between sizes
 /// and a budget, and a calibration's first and largest size. usage_error naming the option.
 void check_sweep_shape(const plan_request& request);

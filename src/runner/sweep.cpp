@@ -5,6 +5,9 @@
 #include "runner/protocol.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
+#include <string_view>
 #include <chrono>
 #include <limits>
 #include <map>
@@ -32,6 +35,18 @@
 
 namespace ema {
 namespace {
+
+/// The K of a point's phase "round K" (`--rounds`, plan.hpp add_rounds); nullopt for any other
+/// phase, a stored plan's damaged one included.
+std::optional<int> round_of(const std::string& phase) {
+  constexpr std::string_view prefix = "round ";
+  if (!phase.starts_with(prefix)) return std::nullopt;
+  int k = 0;
+  const char* end = phase.data() + phase.size();
+  const auto [at, ec] = std::from_chars(phase.data() + prefix.size(), end, k);
+  if (ec != std::errc() || at != end || k < 2) return std::nullopt;
+  return k;
+}
 
 std::string with_stderr(std::string reason, const std::string& tail) {
   auto t = output_tail(tail);
@@ -235,7 +250,7 @@ class sweeper {
     if (auto notes = nlohmann::json::parse(r.notes_json, nullptr, false); notes.is_object()) {
       for (const auto& [k, v] : where_points_run().items()) notes[k] = v;  // which node, job and task (merged shards)
       if (pt.phase == "rerun") notes["rerun"] = true;                      // it replaces the earlier measurements of its point (report/view.hpp)
-      if (pt.phase.starts_with("round ")) notes["round"] = std::stoi(pt.phase.substr(6));  // `--rounds`: the quickest is kept
+      if (const auto k = round_of(pt.phase)) notes["round"] = *k;          // `--rounds`: the quickest is kept
       r.notes_json = notes.dump();
     }
     db_.record_point(r);

@@ -183,6 +183,13 @@ TEST(CliNoise, RoundsMeasureEachPointAgainAPassApartAndTheQuickestIsFitted) {
     if (p["n"] == 1024) EXPECT_EQ(p["notes"].value("round", 1), 3) << p.dump();
     if (p["n"] == 4096) EXPECT_EQ(p["notes"].value("round", 1), 1) << p.dump();
   }
+  // A stored plan whose phase was damaged ("round zz") still runs the point, with no round noted.
+  sql(db,
+      "PRAGMA foreign_keys = ON; DELETE FROM points WHERE ordinal = 8; UPDATE experiments SET state = 'interrupted', "
+      "plan_json = json_set(plan_json, '$.points[8].phase', 'round zz')");
+  auto resumed = run_ema({"run", "--db", db, "--resume", "-q"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_EQ(sizes_by_ordinal(db).size(), 9u);
   // The plan's bounds: --rounds from 1 to 10, not with a budget, a shard or --rerun-noisy.
   auto expect_refused = [&](std::vector<std::string> args, const std::string& says) {
     auto r = run_ema(args);
