@@ -302,6 +302,9 @@ std::string render_tables(const experiment_view& v, table_style style) {
   out += fmt::format("{}machine: {}\n", md ? "- " : "", stored_text(machine_line(e), style));
   out += fmt::format("{}ema {} ({}); command: {}\n", md ? "- " : "", stored_text(e.ema_version, style), stored_text(e.git_commit, style),
                      stored_text(e.command_line, style));
+  if (const int rounds = e.plan.is_object() ? e.plan.value("rounds", 1) : 1; rounds > 1)
+    out += fmt::format("{}rounds: {}, each point measured {} times, a pass over the plan apart; each row is its quickest round (`--rounds`)\n",
+                       md ? "- " : "", rounds, rounds);
   if (md) out += "\n";
   for (const auto& t : result_tables(v, style)) {
     const auto ptext = t.params.empty() ? std::string() : fmt::format(" ({})", stored_text(t.params, style));

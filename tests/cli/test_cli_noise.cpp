@@ -168,6 +168,9 @@ TEST(CliNoise, RoundsMeasureEachPointAgainAPassApartAndTheQuickestIsFitted) {
   const auto doc = nlohmann::json::parse(show.out, nullptr, false);
   ASSERT_TRUE(doc.is_object()) << show.out;
   EXPECT_EQ(doc["points"].size(), 3u) << show.out;
+  auto table = run_ema({"show", "--db", db});
+  EXPECT_NE(table.out.find("rounds: 3, each point measured 3 times, a pass over the plan apart; each row is its quickest round"), std::string::npos)
+      << table.out;
   auto fit = run_ema({"fit", "--db", db});
   ASSERT_EQ(fit.exit_code == 0 || fit.exit_code == 1, true) << fit.err;
   EXPECT_NE(fit.out.find("3 sizes from 2^10 to 2^12, 3 values"), std::string::npos) << fit.out;
