@@ -45,6 +45,20 @@ std::vector<std::uint64_t> sizes_by_ordinal(const std::string& db) {
   return out;
 }
 
+/// A stored point's notes, by ordinal ("" where there is none).
+std::string notes_of(const std::string& db, int ordinal) {
+  std::string out;
+  sqlite3* h = nullptr;
+  sqlite3_open(db.c_str(), &h);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(h, "SELECT notes_json FROM points WHERE ordinal = ?", -1, &st, nullptr);
+  sqlite3_bind_int(st, 1, ordinal);
+  if (sqlite3_step(st) == SQLITE_ROW) out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return out;
+}
+
 /// This machine's CPU counters read from a folder of the test's (EMA_PROC_ROOT) while it lives,
 /// starting at `stat`'s first line; restored when it goes.
 struct fixed_proc {
@@ -193,6 +207,10 @@ TEST(CliNoise, RoundsMeasureEachPointAgainAPassApartAndTheQuickestIsFitted) {
   auto resumed = run_ema({"run", "--db", db, "--resume", "-q"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_EQ(sizes_by_ordinal(db).size(), 9u);
+  const auto resumed_notes = nlohmann::json::parse(notes_of(db, 8), nullptr, false);
+  ASSERT_TRUE(resumed_notes.is_object()) << notes_of(db, 8);
+  EXPECT_FALSE(resumed_notes.contains("round")) << resumed_notes.dump();
+  EXPECT_TRUE(nlohmann::json::parse(notes_of(db, 7)).contains("round"));
   // The plan's bounds: --rounds from 1 to 10, not with a budget, a shard or --rerun-noisy.
   auto expect_refused = [&](std::vector<std::string> args, const std::string& says) {
     auto r = run_ema(args);
