@@ -42,6 +42,12 @@ double quiet_top(const series& d) {
   return 0;
 }
 
+/// How fast the leading term of `best` alone grows from lo to hi (growth_exponent): a constant or a
+/// lower term would flatten the whole.
+double leading_growth(const equation& best, double lo, double hi) {
+  return growth_exponent([&](double n) { return std::exp(best.log_term(n)); }, lo, hi);
+}
+
 /// Whether `best` grows more slowly than the fastest-growing work over [lo, hi], by more than a
 /// quarter of a power of n (a log factor's worth over most ranges), or belongs to a lower class than
 /// the work at all: from hi to 2^62 the work grows half as much again as the answer's leading term
@@ -52,14 +58,12 @@ std::optional<work_floor> below_work(const equation& best, const std::vector<std
   double we = -INFINITY;
   for (std::size_t i = 0; i < work.size(); ++i)
     if (const double e = growth_exponent(work[i], lo, hi); std::isfinite(e) && e > we) we = e, fastest = i;
-  // The answer's own growth, its leading term alone (a constant or a lower term flattens it).
-  auto lead = [&](double n) { return std::exp(best.log_term(n)); };
-  const double ae = growth_exponent(lead, lo, hi);
+  const double ae = leading_growth(best, lo, hi);
   if (!fastest || !std::isfinite(ae)) return std::nullopt;
   const bool lower_class = [&] {
     constexpr double far = 0x1p62;
     if (!(hi < far)) return false;
-    const double we_far = growth_exponent(work[*fastest], hi, far), ae_far = growth_exponent(lead, hi, far);
+    const double we_far = growth_exponent(work[*fastest], hi, far), ae_far = leading_growth(best, hi, far);
     return std::isfinite(we_far) && std::isfinite(ae_far) && (we_far - ae_far) * std::log(far / hi) > std::log(1.5);
   }();
   if (!(ae < we - 0.25) && !lower_class) return std::nullopt;
@@ -81,9 +85,7 @@ std::optional<work_floor> below_work(const equation& best, const std::vector<std
 /// within half of what a log factor adds there (ln(ln hi / ln lo) / ln(hi / lo)): the answer is
 /// the work's class over the fitted sizes. False where no work is known.
 bool grows_as_work(const equation& best, const std::vector<std::function<double(double)>>& work, double lo, double hi) {
-  const double we = work_growth(work, lo, hi);
-  auto lead = [&](double n) { return std::exp(best.log_term(n)); };
-  const double ae = growth_exponent(lead, lo, hi);
+  const double we = work_growth(work, lo, hi), ae = leading_growth(best, lo, hi);
   if (!std::isfinite(we) || !std::isfinite(ae) || !(lo > 1) || !(hi > lo)) return false;
   const double log_factor = std::log(std::log(hi) / std::log(lo)) / std::log(hi / lo);
   return ae <= we + 0.5 * log_factor;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "support/db.hpp"
 #include "support/ema.hpp"
 #include "support/temp_dir.hpp"
 
@@ -40,20 +41,6 @@ std::vector<std::uint64_t> sizes_by_ordinal(const std::string& db) {
   sqlite3_stmt* st = nullptr;
   sqlite3_prepare_v2(h, "SELECT n FROM points ORDER BY ordinal", -1, &st, nullptr);
   while (sqlite3_step(st) == SQLITE_ROW) out.push_back(static_cast<std::uint64_t>(sqlite3_column_int64(st, 0)));
-  sqlite3_finalize(st);
-  sqlite3_close(h);
-  return out;
-}
-
-/// A stored point's notes, by ordinal ("" where there is none).
-std::string notes_of(const std::string& db, int ordinal) {
-  std::string out;
-  sqlite3* h = nullptr;
-  sqlite3_open(db.c_str(), &h);
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(h, "SELECT notes_json FROM points WHERE ordinal = ?", -1, &st, nullptr);
-  sqlite3_bind_int(st, 1, ordinal);
-  if (sqlite3_step(st) == SQLITE_ROW) out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
   sqlite3_finalize(st);
   sqlite3_close(h);
   return out;
@@ -207,10 +194,12 @@ TEST(CliNoise, RoundsMeasureEachPointAgainAPassApartAndTheQuickestIsFitted) {
   auto resumed = run_ema({"run", "--db", db, "--resume", "-q"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_EQ(sizes_by_ordinal(db).size(), 9u);
-  const auto resumed_notes = nlohmann::json::parse(notes_of(db, 8), nullptr, false);
-  ASSERT_TRUE(resumed_notes.is_object()) << notes_of(db, 8);
-  EXPECT_FALSE(resumed_notes.contains("round")) << resumed_notes.dump();
-  EXPECT_TRUE(nlohmann::json::parse(notes_of(db, 7)).contains("round"));
+  auto notes_of = [&](int ordinal) {
+    return nlohmann::json::parse(test::query_text(db, "SELECT notes_json FROM points WHERE ordinal = " + std::to_string(ordinal)), nullptr, false);
+  };
+  ASSERT_TRUE(notes_of(8).is_object());
+  EXPECT_FALSE(notes_of(8).contains("round")) << notes_of(8).dump();
+  EXPECT_TRUE(notes_of(7).contains("round")) << notes_of(7).dump();
   // The plan's bounds: --rounds from 1 to 10, not with a budget, a shard or --rerun-noisy.
   auto expect_refused = [&](std::vector<std::string> args, const std::string& says) {
     auto r = run_ema(args);
