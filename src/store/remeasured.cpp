@@ -50,7 +50,8 @@ std::vector<std::string> set_aside_reasons(const std::vector<const point_record*
       for (std::size_t k = 0; k < at.size(); ++k)
         if (auto d = disturbance_note(notes[k]))
           why[at[k]] = fmt::format("the machine was busy while it ran ({}); a quiet measurement of the same point is used", *d);
-    auto rerun = [&](std::size_t k) { return notes[k].is_object() && notes[k].value("rerun", false) == true; };
+    // A note of another type (a database changed by hand) is as none.
+    auto rerun = [&](std::size_t k) { return notes[k].is_object() && notes[k].contains("rerun") && notes[k]["rerun"] == true; };
     std::optional<std::size_t> latest;  // an index into `at`
     for (std::size_t k = 0; k < at.size(); ++k)
       if (why[at[k]].empty() && rerun(k) && (!latest || points[at[k]]->ordinal > points[at[*latest]]->ordinal)) latest = k;
@@ -59,7 +60,9 @@ std::vector<std::string> set_aside_reasons(const std::vector<const point_record*
         if (k != *latest && why[at[k]].empty() && points[at[k]]->ordinal < points[at[*latest]]->ordinal)
           why[at[k]] = fmt::format("measured again by --rerun-noisy (plan point {})", points[at[*latest]]->ordinal + 1);
     // Rounds (--rounds): of those still kept, the quickest.
-    auto round_of = [&](std::size_t k) { return notes[k].is_object() ? notes[k].value("round", 1) : 1; };
+    auto round_of = [&](std::size_t k) {
+      return notes[k].is_object() && notes[k].contains("round") && notes[k]["round"].is_number_integer() ? notes[k]["round"].get<int>() : 1;
+    };
     std::vector<std::size_t> kept;  // indices into `at`
     for (std::size_t k = 0; k < at.size(); ++k)
       if (why[at[k]].empty()) kept.push_back(k);
