@@ -67,17 +67,17 @@ std::vector<std::string> set_aside_reasons(const std::vector<const point_record*
     for (std::size_t k = 0; k < at.size(); ++k)
       if (why[at[k]].empty()) kept.push_back(k);
     if (kept.size() < 2 || std::none_of(kept.begin(), kept.end(), [&](std::size_t k) { return round_of(k) > 1; })) continue;
+    std::vector<double> median(at.size(), NAN);  // each kept one's, computed once
     std::optional<std::size_t> quickest;
     for (auto k : kept)
-      if (const double t = median_total(*points[at[k]]); std::isfinite(t) && (!quickest || t < median_total(*points[at[*quickest]]))) quickest = k;
+      if (median[k] = median_total(*points[at[k]]); std::isfinite(median[k]) && (!quickest || median[k] < median[*quickest])) quickest = k;
     if (!quickest) continue;
-    const double best = median_total(*points[at[*quickest]]);
     for (auto k : kept)
-      if (k != *quickest && std::isfinite(median_total(*points[at[k]])))
+      if (k != *quickest && std::isfinite(median[k]))
         why[at[k]] = fmt::format(
             "round {} of this point took less time (median total {:.4g} s against {:.4g} s here): of a point's rounds "
             "the quickest is kept (--rounds)",
-            round_of(*quickest), best, median_total(*points[at[k]]));
+            round_of(*quickest), median[*quickest], median[k]);
   }
   return why;
 }
