@@ -1,5 +1,6 @@
 // The kernels and the driver of gauss/cuda's blocked LU; the design is in blocked_lu.cuh.
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <stdexcept>
 #include <map>
@@ -50,11 +51,15 @@ __device__ void warp_argmax(T& best, int& pos, int& id) {
 /// and the rows are written back to their final positions at the end. Per column:
 ///  - each warp's best candidate, a barrier, every warp reduces the sixteen and knows the pivot;
 ///  - one block: the pivot row's owner puts its window in shared memory, a barrier;
-///  - several blocks: each block publishes its best with its window in the parity-t half of the
-///    scratch, one grid-wide barrier, every block picks the same winner and loads its window, a
-///    barrier. A half is written again two columns later, after the next grid barrier;
+///  - several blocks: each block publishes its best with its window in the parity-t half of a
+///    buffer, all the blocks meet at a barrier, every block picks the same winner and loads its
+///    window, a barrier. A half is written again two columns later, after the next barrier of all.
+///    Clustered (the blocks are one thread-block cluster): the buffer is each block's own shared
+///    memory, read by the others through the cluster (distributed shared memory), and the barrier
+///    is the cluster's; else the buffer is the scratch in global memory and the barrier the
+///    cooperative grid's (about 1.8 us a column more, mostly the grid barrier and L2 round trips);
 ///  - every other candidate row is updated: 31 register FMAs against broadcast loads, then slides.
-template <class T>
+template <class T, bool Clustered>
 __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int n, int j0, int jb, int rpb, workspace<T> ws) {
   extern __shared__ __align__(16) unsigned char raw[];
   constexpr int P = strip + 1;  // staging pitch: a row per thread hits distinct banks
@@ -67,7 +72,10 @@ __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int
   __shared__ T w_best[2][warps];
   __shared__ int w_pos[2][warps], w_id[2][warps];
   __shared__ T prow[2][strip];
-  cg::grid_group grid = cg::this_grid();
+  // The block's candidate for the cluster, by parity (Clustered only).
+  __shared__ T c_abs[2];
+  __shared__ int c_row[2];
+  __shared__ T c_data[2][strip];
   const int first = j0 + b * rpb;
   const int count = max(0, min(rpb, n - first));
   // The strip comes in by asynchronous copies (cp.async), a warp per row and a lane per column.
@@ -102,7 +110,28 @@ __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int
     pos = lane < warps ? w_pos[par][lane] : INT_MAX;
     id = lane < warps ? w_id[par][lane] : -1;
     warp_argmax(best, pos, id);
-    if (B > 1) {
+    if (Clustered && B > 1) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900  // clusters are compute capability 9.0's
+      cg::cluster_group cluster = cg::this_cluster();
+      if (tid == 0) c_abs[par] = best, c_row[par] = pos;
+      if (id >= 0 && tid == id % panel_threads) {
+#pragma unroll
+        for (int k = 0; k < R; ++k)
+          if (tid + k * panel_threads == id)
+#pragma unroll
+            for (int c = 0; c < strip; ++c) c_data[par][c] = a[k][c];
+      }
+      cluster.sync();
+      best = T(-1);
+      pos = INT_MAX;
+      id = -1;
+      for (int i = lane; i < B; i += 32)
+        keep_better(best, pos, id, *cluster.map_shared_rank(&c_abs[par], i), *cluster.map_shared_rank(&c_row[par], i), i);
+      warp_argmax(best, pos, id);
+      if (tid < strip) prow[par][tid] = cluster.map_shared_rank(&c_data[par][0], id)[tid];
+#endif
+    } else if (!Clustered && B > 1) {
+      cg::grid_group grid = cg::this_grid();
       if (tid == 0) ws.cand_abs[par * B + b] = best, ws.cand_row[par * B + b] = pos;
       if (id >= 0 && tid == id % panel_threads) {  // one thread: the others skip the branch
 #pragma unroll
@@ -170,6 +199,11 @@ __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int
 #pragma unroll
     for (int k = 0; k < R; ++k) a[k][strip - 1] = T(0);
   }
+  // No block leaves while another may still read its shared memory (the last column's reads).
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  if constexpr (Clustered)
+    if (B > 1) cg::this_cluster().sync();
+#endif
 #pragma unroll
   for (int k = 0; k < R; ++k)
     if (has[k]) final_pos[tid + k * panel_threads] = lp[k];
@@ -224,17 +258,53 @@ void update(cublasHandle_t h, T* m, int n1, int r, int hgt, int c, int w, int k,
 
 template <class T>
 void enable_shared(int bytes) {
-  static int enabled = 0;
-  if (bytes > enabled) {
-    int device = 0, limit = 0;
-    EMA_CUDA_CHECK(cudaGetDevice(&device));
+  static std::map<int, int> enabled;  // per device
+  int device = 0;
+  EMA_CUDA_CHECK(cudaGetDevice(&device));
+  if (bytes > enabled[device]) {
+    int limit = 0;
     EMA_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     if (bytes > limit)
       throw std::runtime_error("gauss/cuda: the strip kernel needs " + std::to_string(bytes) +
                                " bytes of shared memory per block; this device allows " + std::to_string(limit));
-    EMA_CUDA_CHECK(cudaFuncSetAttribute(k_panel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-    enabled = bytes;
+    EMA_CUDA_CHECK(cudaFuncSetAttribute(k_panel<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    EMA_CUDA_CHECK(cudaFuncSetAttribute(k_panel<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    enabled[device] = bytes;
   }
+}
+
+/// Whether `blocks` blocks of k_panel with `shared` bytes each can run as one thread-block cluster
+/// on the current device (compute capability 9.0 and up; more than 8 only where the device allows
+/// a non-portable size). Asked once per device, block count and size of shared memory.
+template <class T>
+bool fits_a_cluster(int blocks, int shared) {
+  static std::map<std::array<int, 3>, bool> known;
+  int device = 0;
+  EMA_CUDA_CHECK(cudaGetDevice(&device));
+  const std::array<int, 3> key{device, blocks, shared};
+  if (auto it = known.find(key); it != known.end()) return it->second;
+  bool fits = false;
+  int supported = 0;
+  EMA_CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrClusterLaunch, device));
+  if (supported && blocks <= 16) {
+    if (blocks > 8) EMA_CUDA_CHECK(cudaFuncSetAttribute(k_panel<T, true>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    cudaLaunchConfig_t cfg{};
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = static_cast<unsigned>(blocks);
+    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+    cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+    cfg.blockDim = dim3(panel_threads);
+    cfg.dynamicSmemBytes = static_cast<std::size_t>(shared);
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    int clusters = 0;
+    // An error here means only that the size is not possible: ask nothing more of it.
+    fits = cudaOccupancyMaxActiveClusters(&clusters, k_panel<T, true>, &cfg) == cudaSuccess && clusters >= 1;
+    (void)cudaGetLastError();
+  }
+  known[key] = fits;
+  return fits;
 }
 
 }  // namespace
@@ -315,7 +385,8 @@ lookahead_resources& lookahead() {
 
 /// Factors the strips of panel [k0, k0 + kb) on `stream`; interchanges are applied inside the panel only.
 template <class T>
-void factor_panel(T* m, int n, int k0, int kb, const workspace<T>& ws, cublasHandle_t h, cudaStream_t stream, launch_laps& timed) {
+void factor_panel(T* m, int n, int k0, int kb, bool clusters, const workspace<T>& ws, cublasHandle_t h, cudaStream_t stream, launch_laps& timed,
+                  strip_counts& counts) {
   const int n1 = n + 1;
   for (int j0 = k0; j0 < k0 + kb; j0 += strip) {
     const int jb = std::min(strip, k0 + kb - j0);
@@ -330,11 +401,30 @@ void factor_panel(T* m, int n, int k0, int kb, const workspace<T>& ws, cublasHan
     long long ld = n1;
     int first = j0, width = jb, order = n;
     workspace<T> w = ws;
-    void* args[] = {&m, &ld, &order, &first, &width, &rpb, &w};
-    timed("strip", stream, [&] {
-      EMA_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(k_panel<T>), dim3(static_cast<unsigned>(blocks)), dim3(panel_threads), args,
-                                                 static_cast<std::size_t>(shared), stream));
-    });
+    const bool clustered = clusters && blocks > 1 && fits_a_cluster<T>(blocks, shared);
+    ++(blocks == 1 ? counts.one_block : clustered ? counts.cluster : counts.grid);
+    if (clustered) {
+      timed("strip", stream, [&] {
+        cudaLaunchConfig_t cfg{};
+        cudaLaunchAttribute attr{};
+        attr.id = cudaLaunchAttributeClusterDimension;
+        attr.val.clusterDim.x = static_cast<unsigned>(blocks);
+        attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+        cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+        cfg.blockDim = dim3(panel_threads);
+        cfg.dynamicSmemBytes = static_cast<std::size_t>(shared);
+        cfg.stream = stream;
+        cfg.attrs = &attr;
+        cfg.numAttrs = 1;
+        EMA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, k_panel<T, true>, m, ld, order, first, width, rpb, w));
+      });
+    } else {
+      void* args[] = {&m, &ld, &order, &first, &width, &rpb, &w};
+      timed("strip", stream, [&] {
+        EMA_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(k_panel<T, false>), dim3(static_cast<unsigned>(blocks)),
+                                                   dim3(panel_threads), args, static_cast<std::size_t>(shared), stream));
+      });
+    }
     const int done = j0 + jb, rest = k0 + kb - done;
     // The strip's interchanges reach the rest of its panel: its earlier strips' L (the panel's L21
     // feeds the updates right of the panel) and the columns still to be factored.
@@ -363,7 +453,9 @@ void update_columns(T* m, int n, int k0, int kb, int c0, int c1, const int* ipiv
 }
 
 template <class T>
-void factor(T* m, int n, int nb, const workspace<T>& ws, cudaStream_t stream, cuda::session* profiled) {
+strip_counts factor(T* m, int n, const launch& how, const workspace<T>& ws, cudaStream_t stream, cuda::session* profiled) {
+  const int nb = how.nb;
+  strip_counts counts;
   // Look-ahead (Strazdins; MAGMA's getrf): panel k + 1 is updated by panel k first, on the panel
   // stream, and factored there while the main stream updates the columns right of it. The column
   // sets are disjoint, so the two streams never touch the same element; every interchange of a
@@ -380,7 +472,7 @@ void factor(T* m, int n, int nb, const workspace<T>& ws, cudaStream_t stream, cu
   for (int k0 = 0; k0 < n; k0 += nb) {
     const int kb = std::min(nb, n - k0);
     const int next = k0 + kb, next_end = std::min(n, next + nb);
-    factor_panel(m, n, k0, kb, ws, la.blas, la.panel, timed);
+    factor_panel(m, n, k0, kb, how.cluster != 0, ws, la.blas, la.panel, timed, counts);
     EMA_CUDA_CHECK(cudaEventRecord(la.factored, la.panel));
     if (next < n) {
       if (k0 > 0) EMA_CUDA_CHECK(cudaStreamWaitEvent(la.panel, la.updated));  // panel k - 1's trailing update
@@ -392,6 +484,7 @@ void factor(T* m, int n, int nb, const workspace<T>& ws, cudaStream_t stream, cu
   }
   EMA_CUDA_CHECK(cudaEventRecord(la.factored, la.panel));
   EMA_CUDA_CHECK(cudaStreamWaitEvent(stream, la.factored));
+  return counts;
 }
 
 template <class T>
@@ -405,8 +498,8 @@ void substitute(T* m, int n, T* x, cudaStream_t) {
 
 template struct workspace<float>;
 template struct workspace<double>;
-template void factor<float>(float*, int, int, const workspace<float>&, cudaStream_t, cuda::session*);
-template void factor<double>(double*, int, int, const workspace<double>&, cudaStream_t, cuda::session*);
+template strip_counts factor<float>(float*, int, const launch&, const workspace<float>&, cudaStream_t, cuda::session*);
+template strip_counts factor<double>(double*, int, const launch&, const workspace<double>&, cudaStream_t, cuda::session*);
 template void substitute<float>(float*, int, float*, cudaStream_t);
 template void substitute<double>(double*, int, double*, cudaStream_t);
 

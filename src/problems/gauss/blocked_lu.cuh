@@ -9,10 +9,13 @@
 //   outer panels of nb columns (128, or 256 from n = 8192; `launch.nb`): after a panel,
 //     U12 = L11^-1 A12   (cuBLAS TRSM, b's column included)
 //     A22 -= L21 U12     (cuBLAS GEMM, the Θ(n^3) part);
-//   inside a panel, strips of 32 columns, each factored by one cooperative kernel (k_panel) that
-//   keeps the strip's rows in shared memory across the blocks of the grid and needs one grid-wide
-//   barrier per column (for the pivot search); then the strip's row interchanges are applied to
-//   every other column (k_swap_rows) and the rest of the panel is updated with TRSM and GEMM.
+//   inside a panel, strips of 32 columns, each factored by one kernel (k_panel) that keeps the
+//   strip's rows in registers across its blocks and needs one barrier of all its blocks per column
+//   (for the pivot search): where the blocks fit one thread-block cluster (Hopper, up to 16
+//   blocks), a cluster barrier with the candidates read from the other blocks' shared memory;
+//   else a cooperative launch, a grid-wide barrier and the candidates through global memory.
+//   Then the strip's row interchanges are applied to every other column (k_swap_rows) and the
+//   rest of the panel is updated with TRSM and GEMM.
 // Look-ahead: panel k + 1 receives panel k's update first and is factored on a second,
 // high-priority stream while the main stream applies panel k to the columns right of it, so the
 // latency-bound strips hide behind the flop-bound GEMMs. The strip comes into shared memory by
@@ -52,14 +55,20 @@ struct workspace {
 /// How many cooperative blocks k_panel may use at once on the current device.
 int max_panel_blocks();
 
-/// The outer blocking (core/launch.hpp): panels of nb columns, chosen from n.
+/// The outer blocking and the strip kernel's barrier (core/launch.hpp): panels of nb columns,
+/// chosen from n; clusters where the device has them and a strip's blocks fit one.
 struct launch {
   int nb = 128;
+  int cluster = 1;
   static constexpr launch_field fields[] = {
-      {"nb", "columns per outer panel (ema: 128, or 256 from n = 8192, where the GEMMs grow enough to hide the panels)", strip, 1024, strip}};
-  std::array<int*, 1> members() { return {&nb}; }
+      {"nb", "columns per outer panel (ema: 128, or 256 from n = 8192, where the GEMMs grow enough to hide the panels)", strip, 1024, strip},
+      {"cluster",
+       "1: a strip whose blocks fit one thread-block cluster synchronises them by the cluster's barrier, 0: always by a cooperative "
+       "grid-wide one (ema: 1; devices without clusters always use the grid)",
+       0, 1}};
+  std::array<int*, 2> members() { return {&nb, &cluster}; }
 };
-inline launch choose_launch(int n) { return {n >= 8192 ? 256 : 128}; }
+inline launch choose_launch(int n) { return {n >= 8192 ? 256 : 128, 1}; }
 
 /// Device time by kind of work, for tuning (EMA_GAUSS_PROFILE=1 in the environment makes the
 /// `cuda` variant record these as extra phases `profile_<kind>`): strip kernels, interchanges,
@@ -67,11 +76,17 @@ inline launch choose_launch(int n) { return {n >= 8192 ? 256 : 128}; }
 /// per launch).
 inline constexpr const char* profile_kinds[] = {"strip", "swap", "panel_update", "trailing_update"};
 
+/// How the strips were factored: by one block, by one thread-block cluster, by a cooperative grid
+/// (the variant notes them: `strips_one_block`, `strips_cluster`, `strips_grid`).
+struct strip_counts {
+  int one_block = 0, cluster = 0, grid = 0;
+};
+
 /// Factors the n x (n + 1) row-major [A|b] at `m` in place: on return the upper triangle holds U,
 /// the column n holds L^-1 P b, and *ws.info the first zero pivot's step + 1 (0: none). With
 /// `profiled`, each launch is a lap of its kind (profile_kinds) on that session's timeline.
 template <class T>
-void factor(T* m, int n, int nb, const workspace<T>& ws, cudaStream_t stream, cuda::session* profiled = nullptr);
+strip_counts factor(T* m, int n, const launch& how, const workspace<T>& ws, cudaStream_t stream, cuda::session* profiled = nullptr);
 
 /// Solves U x = c (c = column n of the factored matrix) into x[0, n).
 template <class T>

@@ -21,7 +21,7 @@ struct blocked_solver {
     const device_system<T> sys(gpu, in);
     const int n = static_cast<int>(in.n);
     const int blocks = blocked::max_panel_blocks();
-    const int nb = ctx.launch(blocked::choose_launch(n)).nb;
+    const auto how = ctx.launch(blocked::choose_launch(n));
     auto* scratch = gpu.alloc<unsigned char>(blocked::workspace<T>::bytes(in.n, blocks));
     T* x = gpu.alloc<T>(in.n);
     blocked::workspace<T> ws;
@@ -33,7 +33,10 @@ struct blocked_solver {
     static const bool profiling = std::getenv("EMA_GAUSS_PROFILE") != nullptr;
     {
       auto part = gpu.kernel_part("stage1");
-      blocked::factor(sys.data(), n, nb, ws, gpu.stream(), profiling ? &gpu : nullptr);
+      const auto strips = blocked::factor(sys.data(), n, how, ws, gpu.stream(), profiling ? &gpu : nullptr);
+      ctx.note("strips_one_block", strips.one_block);
+      ctx.note("strips_cluster", strips.cluster);
+      ctx.note("strips_grid", strips.grid);
     }
     {
       auto part = gpu.kernel_part("stage2");
@@ -59,12 +62,13 @@ output solve(const input& in, run_context& ctx) { return solve_typed<blocked_sol
 }  // namespace
 }  // namespace ema::gauss
 
-EMA_VARIANT(gauss_cuda, ema::gauss::kit::variant<&ema::gauss::solve>({
-                            .name = "cuda",
-                            .algorithm = "lu",
-                            .backend = ema::backend::cuda,
-                            .role = ema::variant_role::ours,
-                            .description = "blocked LU with partial pivoting: cooperative panel kernel, cuBLAS TRSM and GEMM",
-                            .provenance = "ours",
-                            .launch = ema::gauss::blocked::launch::fields,
-                        }));
+EMA_VARIANT(gauss_cuda,
+            ema::gauss::kit::variant<&ema::gauss::solve>({
+                .name = "cuda",
+                .algorithm = "lu",
+                .backend = ema::backend::cuda,
+                .role = ema::variant_role::ours,
+                .description = "blocked LU with partial pivoting: a panel kernel per strip (a cluster or a cooperative grid), cuBLAS TRSM and GEMM",
+                .provenance = "ours",
+                .launch = ema::gauss::blocked::launch::fields,
+            }));
