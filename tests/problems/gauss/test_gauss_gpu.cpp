@@ -30,47 +30,54 @@ TEST(GaussGpu, LargerSystemsAcrossSeveralPanelBlocks) {
       }
 }
 
-TEST(GaussGpu, ThePanelKernelsBlocksMeetAtAClustersBarrierWhereTheyFitOneAndAtTheGridsElse) {
-  // A strip of more rows than one block holds (1024 in float, 512 in double) runs on several
-  // blocks: one thread-block cluster where they fit one (up to 16 on a device with clusters),
-  // else a cooperative grid; `launch.cluster=0` always takes the grid. Both pick the same pivots
-  // and do the same arithmetic, so the answers are the same to the last bit. Orders: f32 3100 (4
-  // blocks at the first strip), f64 3100 (7), f64 5000 (10: a cluster past the portable 8), f64
-  // 9000 (18 at the first strips: the grid, then clusters as the strips shrink).
+/// A strip of more rows than one block holds (1024 in float, 512 in double) runs on several
+/// blocks: one thread-block cluster where they fit one (up to 8 always, up to 16 where the device
+/// allows), else a cooperative grid; `launch.cluster=0` always takes the grid. Both pick the same
+/// pivots and do the same arithmetic, so the answers are the same to the last bit.
+void clusters_and_grid_agree(const char* type, std::uint64_t n) {
   const auto& problem = find_problem("gauss");
   const auto& v = find_variant("gauss", "cuda");
   ASSERT_FALSE(gpu::query().devices.empty());
   const bool clusters = gpu::query().devices.front().cc_major >= 9;  // thread-block clusters: compute capability 9.0
-  for (auto [type, n] : {std::pair<const char*, std::uint64_t>{"f32", 3100}, {"f64", 3100}, {"f64", 5000}, {"f64", 9000}}) {
-    auto params = test::gauss_params({std::string("type=") + type, "matrix=general"});
-    auto w = problem.prepare({n, &params, 7, host_memory_kind::pinned});
-    std::map<std::string, std::string> residual;
-    for (const char* cluster : {"1", "0"}) {
-      const auto with = params.with("launch.cluster", cluster);
-      run_context ctx(n, with, 1);
-      ctx.begin_repetition();
-      const auto got = v.run(*w, ctx);
-      const std::string at = std::string(type) + " n=" + std::to_string(n) + " cluster=" + cluster;
-      EXPECT_TRUE(got.verified) << at << ": " << got.reason;
-      residual[cluster] = got.result_json;
-      const auto& notes = ctx.notes();
-      ASSERT_TRUE(notes.count("strips_cluster") && notes.count("strips_grid") && notes.count("strips_one_block")) << at;
-      const auto on_cluster = std::stoi(notes.at("strips_cluster")), on_grid = std::stoi(notes.at("strips_grid"));
-      const auto on_one = std::stoi(notes.at("strips_one_block"));
-      EXPECT_EQ(on_one + on_cluster + on_grid, static_cast<int>((n + 31) / 32)) << at << ": a strip is 32 columns";
-      EXPECT_GT(on_one, 0) << at << ": the last strips fit one block";
-      if (std::string(cluster) == "0" || !clusters) {
-        EXPECT_EQ(on_cluster, 0) << at;
-        EXPECT_GT(on_grid, 0) << at;
-      } else {
-        EXPECT_GT(on_cluster, 0) << at;
-        // Up to 8 blocks always fit a cluster; 9 to 16 where the device allows (it says so).
-        if (n == 3100) EXPECT_EQ(on_grid, 0) << at;
-        if (n == 9000) EXPECT_GT(on_grid, 0) << at << ": 18 blocks are more than a cluster holds";
-      }
+  const std::uint64_t rows_per_block = std::string(type) == "f32" ? 1024 : 512;
+  const auto first_blocks = (n + rows_per_block - 1) / rows_per_block;
+  auto params = test::gauss_params({std::string("type=") + type, "matrix=general"});
+  auto w = problem.prepare({n, &params, 7, host_memory_kind::pinned});
+  std::map<std::string, std::string> residual;
+  for (const char* cluster : {"1", "0"}) {
+    const auto with = params.with("launch.cluster", cluster);
+    run_context ctx(n, with, 1);
+    ctx.begin_repetition();
+    const auto got = v.run(*w, ctx);
+    const std::string at = std::string(type) + " n=" + std::to_string(n) + " cluster=" + cluster;
+    EXPECT_TRUE(got.verified) << at << ": " << got.reason;
+    residual[cluster] = got.result_json;
+    const auto& notes = ctx.notes();
+    ASSERT_TRUE(notes.count("strips_cluster") && notes.count("strips_grid") && notes.count("strips_one_block")) << at;
+    const auto on_cluster = std::stoi(notes.at("strips_cluster")), on_grid = std::stoi(notes.at("strips_grid"));
+    const auto on_one = std::stoi(notes.at("strips_one_block"));
+    EXPECT_EQ(on_one + on_cluster + on_grid, static_cast<int>((n + 31) / 32)) << at << ": a strip is 32 columns";
+    EXPECT_GT(on_one, 0) << at << ": the last strips fit one block";
+    if (std::string(cluster) == "0" || !clusters) {
+      EXPECT_EQ(on_cluster, 0) << at;
+      EXPECT_GT(on_grid, 0) << at;
+    } else {
+      EXPECT_GT(on_cluster, 0) << at;
+      if (first_blocks <= 8) EXPECT_EQ(on_grid, 0) << at << ": up to 8 blocks always fit a cluster";
+      if (first_blocks > 16) EXPECT_GT(on_grid, 0) << at << ": " << first_blocks << " blocks are more than a cluster holds";
     }
-    EXPECT_EQ(residual["1"], residual["0"]) << type << " n=" << n;
   }
+  EXPECT_EQ(residual["1"], residual["0"]) << type << " n=" << n;
+}
+
+TEST(GaussGpu, ThePanelKernelsBlocksMeetAtAClustersBarrierWhereTheyFitOne) {
+  clusters_and_grid_agree("f32", 2100);  // 3 blocks at the first strip
+  clusters_and_grid_agree("f64", 1100);  // 3
+}
+
+TEST(GaussGpu, ThePanelKernelsBlocksMeetAtTheGridsBarrierPastACluster) {
+  clusters_and_grid_agree("f64", 5000);  // 10 blocks: a cluster past the portable 8, where the device allows it
+  clusters_and_grid_agree("f64", 9000);  // 18 at the first strips: the grid, then clusters as the strips shrink
 }
 
 TEST(GaussGpu, SourceVariantsLaunchWhatTheirAlgorithmNeeds) {
