@@ -6,7 +6,7 @@
 // transposes (C^T -= U^T L^T) with the same memory.
 //
 // Two levels of blocking (Golub and van Loan, section 3.4; LAPACK's getrf/getf2 split):
-//   outer panels of nb columns (128, or 256 from n = 8192; `launch.nb`): after a panel,
+//   outer panels of nb columns (64 up to n = 4096, 128, 256 from n = 8192; `launch.nb`): after a panel,
 //     U12 = L11^-1 A12   (cuBLAS TRSM, b's column included)
 //     A22 -= L21 U12     (cuBLAS GEMM, the Θ(n^3) part);
 //   inside a panel, strips of 32 columns, each factored by one kernel (k_panel) that keeps the
@@ -61,14 +61,17 @@ struct launch {
   int nb = 128;
   int cluster = 1;
   static constexpr launch_field fields[] = {
-      {"nb", "columns per outer panel (ema: 128, or 256 from n = 8192, where the GEMMs grow enough to hide the panels)", strip, 1024, strip},
+      {"nb",
+       "columns per outer panel (ema: 64 up to n = 4096, where the panels are the critical path; 128; 256 from n = 8192, where the GEMMs grow "
+       "enough to hide the panels)",
+       strip, 1024, strip},
       {"cluster",
        "1: a strip whose blocks fit one thread-block cluster synchronises them by the cluster's barrier, 0: always by a cooperative "
        "grid-wide one (ema: 1; devices without clusters always use the grid)",
        0, 1}};
   std::array<int*, 2> members() { return {&nb, &cluster}; }
 };
-inline launch choose_launch(int n) { return {n >= 8192 ? 256 : 128, 1}; }
+inline launch choose_launch(int n) { return {n >= 8192 ? 256 : n > 4096 ? 128 : 64, 1}; }
 
 /// Device time by kind of work, for tuning (EMA_GAUSS_PROFILE=1 in the environment makes the
 /// `cuda` variant record these as extra phases `profile_<kind>`): strip kernels, interchanges,
