@@ -113,8 +113,9 @@ std::vector<double> class_residuals(const series& means, double a, double b) {
   return z;
 }
 
-/// Held-out errors of a class with up to two steps: each size left out, the rest split, the size
-/// predicted by the level of the stretch it falls in. Nullopt when a fold has no qualifying split.
+/// Held-out errors of a class with up to two steps: each size left out, the rest split (stretches
+/// of 2 sizes or more: a stretch of 3 with one held out leaves 2), the size predicted by the level
+/// of the stretch it falls in. Nullopt when a fold has no qualifying split.
 std::optional<std::vector<double>> stepped_errors(const series& means, double a, double b) {
   const auto z = class_residuals(means, a, b);
   const std::size_t m = z.size();
@@ -123,7 +124,7 @@ std::optional<std::vector<double>> stepped_errors(const series& means, double a,
     std::vector<double> rest, x;
     for (std::size_t k = 0; k < m; ++k)
       if (k != i) rest.push_back(z[k]), x.push_back(std::log(means.n[k]));
-    const auto sp = best_split(rest, 2, 3);
+    const auto sp = best_split(rest, 2, 2);
     if (!sp) return std::nullopt;
     // Which stretch the size falls in; a size in the gap where a step lies could belong to either
     // side (the data place the step only between the sizes measured), so it is predicted by the

@@ -35,7 +35,8 @@
 // Steps (issue 29, item 3): a cost that steps up at a cache's edge is not a log factor. Each coarse
 // class is also fitted with one or two steps up in its cost per unit (ln T = ln g(n) + a level per
 // stretch of sizes, each stretch at least 3 sizes, each step at least ×1.5), held out like the
-// rest; when such a fit predicts fine_gain times better than every class without steps, the set
+// rest (with one size held out, a stretch of 2 left counts: else the sizes past a step at the top
+// could never be predicted from their own level, and 3 sizes past it would not be enough); when such a fit predicts fine_gain times better than every class without steps, the set
 // is judged with steps ("Θ(n) in each of 3 regimes; ×1.9 at n ≈ 4.5e+05, ×2.3 at n ≈ 6e+06").
 //
 // A lower-order term: a cost made of a part that grows slowly and a part that grows fast — a GPU

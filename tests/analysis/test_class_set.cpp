@@ -128,6 +128,27 @@ TEST(ClassSet, ACostThatStepsUpAtACacheIsTheClassInEachRegimeNotALogFactor) {
   EXPECT_NEAR(set->answer().steps[1].factor, 2, 0.2);
 }
 
+TEST(ClassSet, AStepWithThreeSizesPastItIsAStep) {
+  // search `seq` on the 2-core VM (the main job at 72c91f7, devbox-main14): the median time of
+  // each size, ns an element, from 2^10 to 2^26 — flat at 0.35 to 2^23, ×1.85 from 2^24 as the
+  // array leaves the cache. Three sizes lie past the step. Each size held out, the two left past
+  // it are still a stretch of their own, so the step predicts them; a log factor does not.
+  const double per_element[] = {0.4316, 0.4336, 0.3453, 0.3672, 0.3489, 0.3491, 0.3482, 0.3464, 0.3452,
+                                0.3616, 0.3455, 0.3528, 0.3421, 0.3562, 0.6435, 0.6509, 0.6504};
+  series s;
+  for (int k = 10; k <= 26; ++k) {
+    const double n = std::exp2(k);
+    for (int r = 0; r < 3; ++r) s.add(n, per_element[k - 10] * 1e-9 * n * (1 + 0.003 * (r - 1)));
+  }
+  const auto set = weigh_classes(s, 0.006);
+  ASSERT_TRUE(set);
+  EXPECT_TRUE(set->stepped);
+  EXPECT_EQ(set->answer().cls.text(), "Θ(n)");
+  ASSERT_EQ(set->answer().steps.size(), 1u);
+  EXPECT_NEAR(set->answer().steps[0].factor, 1.85, 0.1);
+  EXPECT_TRUE(set->firm());
+}
+
 TEST(ClassSet, OneSizeAloneExcludesNothing) {
   // Θ(n) whose largest size ran 3 times slower (a step at the very top): n log n fits that point
   // better, but only that point tells them apart, so neither is excluded.

@@ -358,9 +358,9 @@ TEST(FitRealData, FirmVerdictsNameTheTrueClassAndTheRatesArePrinted) {
   // Where the analysis stands on this set (docs/fitting.md keeps the history): a change that
   // answers fewer series right, firm, or inside the interval is a regression to explain there.
   if (all.series == 1190) {
-    EXPECT_GE(all.firm_right, 286);
-    EXPECT_GE(all.first_right, 921);
-    EXPECT_GE(all.interval_holds, 1029);
+    EXPECT_GE(all.firm_right, 290);
+    EXPECT_GE(all.first_right, 924);
+    EXPECT_GE(all.interval_holds, 1030);
   }
   // Issue 29's targets that the set meets: the class shown first right for 70% of ema's own sweeps
   // and 55% of other tools' files, the interval holding the true exponent for 80% of ema's own.
