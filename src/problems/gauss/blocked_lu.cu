@@ -273,6 +273,23 @@ void enable_shared(int bytes) {
   }
 }
 
+/// A launch of k_panel's `blocks` blocks, `shared` bytes each, as one thread-block cluster; `attr`
+/// holds the cluster's shape and must outlive the launch.
+cudaLaunchConfig_t as_one_cluster(int blocks, int shared, cudaStream_t stream, cudaLaunchAttribute& attr) {
+  attr = {};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = static_cast<unsigned>(blocks);
+  attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+  cfg.blockDim = dim3(panel_threads);
+  cfg.dynamicSmemBytes = static_cast<std::size_t>(shared);
+  cfg.stream = stream;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
 /// Whether `blocks` blocks of k_panel with `shared` bytes each can run as one thread-block cluster
 /// on the current device (compute capability 9.0 and up; more than 8 only where the device allows
 /// a non-portable size). Asked once per device, block count and size of shared memory.
@@ -288,16 +305,8 @@ bool fits_a_cluster(int blocks, int shared) {
   EMA_CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrClusterLaunch, device));
   if (supported && blocks <= 16) {
     if (blocks > 8) EMA_CUDA_CHECK(cudaFuncSetAttribute(k_panel<T, true>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    cudaLaunchConfig_t cfg{};
     cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = static_cast<unsigned>(blocks);
-    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
-    cfg.gridDim = dim3(static_cast<unsigned>(blocks));
-    cfg.blockDim = dim3(panel_threads);
-    cfg.dynamicSmemBytes = static_cast<std::size_t>(shared);
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    const auto cfg = as_one_cluster(blocks, shared, nullptr, attr);
     int clusters = 0;
     // An error here means only that the size is not possible: ask nothing more of it.
     fits = cudaOccupancyMaxActiveClusters(&clusters, k_panel<T, true>, &cfg) == cudaSuccess && clusters >= 1;
@@ -405,17 +414,8 @@ void factor_panel(T* m, int n, int k0, int kb, bool clusters, const workspace<T>
     ++(blocks == 1 ? counts.one_block : clustered ? counts.cluster : counts.grid);
     if (clustered) {
       timed("strip", stream, [&] {
-        cudaLaunchConfig_t cfg{};
         cudaLaunchAttribute attr{};
-        attr.id = cudaLaunchAttributeClusterDimension;
-        attr.val.clusterDim.x = static_cast<unsigned>(blocks);
-        attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
-        cfg.gridDim = dim3(static_cast<unsigned>(blocks));
-        cfg.blockDim = dim3(panel_threads);
-        cfg.dynamicSmemBytes = static_cast<std::size_t>(shared);
-        cfg.stream = stream;
-        cfg.attrs = &attr;
-        cfg.numAttrs = 1;
+        const auto cfg = as_one_cluster(blocks, shared, stream, attr);
         EMA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, k_panel<T, true>, m, ld, order, first, width, rpb, w));
       });
     } else {
