@@ -57,7 +57,8 @@ __device__ void warp_argmax(T& best, int& pos, int& id) {
 ///    Clustered (the blocks are one thread-block cluster): the buffer is each block's own shared
 ///    memory, read by the others through the cluster (distributed shared memory), and the barrier
 ///    is the cluster's; else the buffer is the scratch in global memory and the barrier the
-///    cooperative grid's (about 1.8 us a column more, mostly the grid barrier and L2 round trips);
+///    cooperative grid's (beyond one block's step, about 1.5 us a column on the grid and 0.8 on a
+///    cluster: docs/perf-notes.md, gauss v9);
 ///  - every other candidate row is updated: 31 register FMAs against broadcast loads, then slides.
 template <class T, bool Clustered>
 __global__ void __launch_bounds__(panel_threads) k_panel(T* m, long long n1, int n, int j0, int jb, int rpb, workspace<T> ws) {
@@ -309,8 +310,9 @@ bool fits_a_cluster(int blocks, int shared) {
     const auto cfg = as_one_cluster(blocks, shared, nullptr, attr);
     int clusters = 0;
     // An error here means only that the size is not possible: ask nothing more of it.
-    fits = cudaOccupancyMaxActiveClusters(&clusters, k_panel<T, true>, &cfg) == cudaSuccess && clusters >= 1;
-    (void)cudaGetLastError();
+    const auto asked = cudaOccupancyMaxActiveClusters(&clusters, k_panel<T, true>, &cfg);
+    if (asked != cudaSuccess) (void)cudaGetLastError();  // clears this query's error, and only it
+    fits = asked == cudaSuccess && clusters >= 1;
   }
   known[key] = fits;
   return fits;
