@@ -454,8 +454,9 @@ void update_columns(T* m, int n, int k0, int kb, int c0, int c1, const int* ipiv
   });
 }
 
+/// The factorisation's launches issued on the streams as they come (factor() captures them).
 template <class T>
-strip_counts factor(T* m, int n, const launch& how, const workspace<T>& ws, cudaStream_t stream, cuda::session* profiled) {
+strip_counts issue(T* m, int n, const launch& how, const workspace<T>& ws, cudaStream_t stream, cuda::session* profiled) {
   const int nb = how.nb;
   strip_counts counts;
   // Look-ahead (Strazdins; MAGMA's getrf): panel k + 1 is updated by panel k first, on the panel
@@ -487,6 +488,66 @@ strip_counts factor(T* m, int n, const launch& how, const workspace<T>& ws, cuda
   EMA_CUDA_CHECK(cudaEventRecord(la.factored, la.panel));
   EMA_CUDA_CHECK(cudaStreamWaitEvent(stream, la.factored));
   return counts;
+}
+
+/// A captured factorisation and what it was captured for: the graph replays these pointers, this
+/// order and these settings, on this stream.
+struct captured {
+  const void* m = nullptr;
+  const void* scratch = nullptr;  // the workspace's first pointer; the rest are carved from it
+  int n = 0, blocks = 0, nb = 0, cluster = 0;
+  cudaStream_t stream = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  strip_counts counts;
+  bool same(const captured& o) const {
+    return m == o.m && scratch == o.scratch && n == o.n && blocks == o.blocks && nb == o.nb && cluster == o.cluster && stream == o.stream;
+  }
+};
+
+/// The launches of issue() captured in a CUDA graph and replayed: one graph per device and element
+/// type, captured again when anything it was captured for changes.
+template <class T>
+strip_counts replay(T* m, int n, const launch& how, const workspace<T>& ws, cudaStream_t stream) {
+  static std::map<int, captured> per_device;
+  int device = 0;
+  EMA_CUDA_CHECK(cudaGetDevice(&device));
+  captured want;
+  want.m = m, want.scratch = ws.ipiv, want.n = n, want.blocks = ws.max_blocks, want.nb = how.nb, want.cluster = how.cluster, want.stream = stream;
+  auto& have = per_device[device];
+  if (have.exec && have.same(want)) {
+    EMA_CUDA_CHECK(cudaGraphLaunch(have.exec, stream));
+    auto counts = have.counts;
+    counts.replayed = true;
+    return counts;
+  }
+  if (have.exec) EMA_CUDA_CHECK(cudaGraphExecDestroy(have.exec));
+  have = captured{};
+  (void)lookahead();  // the panel stream, its events and its cuBLAS handle exist before the capture
+  cudaGraph_t graph = nullptr;
+  // Relaxed: the first capture of a size also sets the strip kernel's shared memory and asks the
+  // device whether its blocks fit a cluster, calls that are not stream work.
+  EMA_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
+  try {
+    want.counts = issue(m, n, how, ws, stream, nullptr);
+  } catch (...) {
+    (void)cudaStreamEndCapture(stream, &graph);  // ends the capture on both streams; the error is the one thrown
+    if (graph) (void)cudaGraphDestroy(graph);
+    (void)cudaGetLastError();
+    throw;
+  }
+  EMA_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  const auto made = cudaGraphInstantiate(&want.exec, graph, 0);
+  EMA_CUDA_CHECK(cudaGraphDestroy(graph));
+  EMA_CUDA_CHECK(made);
+  have = want;
+  EMA_CUDA_CHECK(cudaGraphLaunch(have.exec, stream));
+  return have.counts;
+}
+
+template <class T>
+strip_counts factor(T* m, int n, const launch& how, const workspace<T>& ws, cudaStream_t stream, cuda::session* profiled) {
+  if (how.graph && !profiled) return replay(m, n, how, ws, stream);
+  return issue(m, n, how, ws, stream, profiled);
 }
 
 template <class T>

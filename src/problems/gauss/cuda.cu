@@ -37,6 +37,7 @@ struct blocked_solver {
       ctx.note("strips_one_block", strips.one_block);
       ctx.note("strips_cluster", strips.cluster);
       ctx.note("strips_grid", strips.grid);
+      ctx.note("graph_replayed", strips.replayed ? 1 : 0);  // 0: issued, or captured by this call
     }
     {
       auto part = gpu.kernel_part("stage2");

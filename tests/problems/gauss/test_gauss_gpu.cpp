@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "problems/gauss/gauss_singular.hpp"
@@ -78,6 +79,42 @@ TEST(GaussGpu, ThePanelKernelsBlocksMeetAtAClustersBarrierWhereTheyFitOne) {
 TEST(GaussGpu, ThePanelKernelsBlocksMeetAtTheGridsBarrierPastACluster) {
   clusters_and_grid_agree("f64", 5000);  // 10 blocks: a cluster past the portable 8, where the device allows it
   clusters_and_grid_agree("f64", 9000);  // 18 at the first strips: the grid, then clusters as the strips shrink
+}
+
+/// One run of gauss/cuda at order n with `settings` on top of the type's parameters: its result
+/// (the scaled residual) and whether its launches were a replayed graph.
+std::pair<std::string, std::string> lu_run(const char* type, std::uint64_t n, std::initializer_list<std::pair<const char*, const char*>> settings) {
+  const auto& problem = find_problem("gauss");
+  const auto& v = find_variant("gauss", "cuda");
+  auto params = test::gauss_params({std::string("type=") + type, "matrix=general"});
+  auto w = problem.prepare({n, &params, 7, host_memory_kind::pinned});
+  for (auto [key, value] : settings) params = params.with(key, value);
+  run_context ctx(n, params, 1);
+  ctx.begin_repetition();
+  const auto got = v.run(*w, ctx);
+  EXPECT_TRUE(got.verified) << type << " n=" << n << ": " << got.reason;
+  const auto& notes = ctx.notes();
+  EXPECT_TRUE(notes.count("graph_replayed")) << type << " n=" << n;
+  return {got.result_json, notes.count("graph_replayed") ? notes.at("graph_replayed") : "?"};
+}
+
+/// The factorisation's launches, captured in a CUDA graph once and replayed (launch.graph=1, the
+/// default), give the answer the same launches issued one by one give, to the last bit; a second
+/// run of the same order replays the graph (the runs allocate the same buffers in the same order,
+/// which cudaMalloc hands back at the same addresses); another order or setting captures anew.
+TEST(GaussGpu, TheFactorisationCapturedInAGraphAndReplayedGivesTheIssuedAnswer) {
+  for (auto [type, n, other] : {std::tuple{"f32", std::uint64_t{1100}, std::uint64_t{1000}}, {"f64", 1100, 1000}}) {
+    const auto issued = lu_run(type, n, {{"launch.graph", "0"}});
+    EXPECT_EQ(issued.second, "0") << type << ": launches issued one by one are no replay";
+    const auto captured = lu_run(type, n, {{"launch.graph", "1"}});
+    EXPECT_EQ(captured.second, "0") << type << ": the first run of a size captures";
+    const auto replayed = lu_run(type, n, {{"launch.graph", "1"}});
+    EXPECT_EQ(replayed.second, "1") << type << ": the same order again replays";
+    EXPECT_EQ(lu_run(type, n, {{"launch.graph", "1"}, {"launch.cluster", "0"}}).second, "0") << type << ": another setting captures anew";
+    EXPECT_EQ(lu_run(type, other, {{"launch.graph", "1"}}).second, "0") << type << ": another order captures anew";
+    EXPECT_EQ(captured.first, issued.first) << type << " n=" << n;
+    EXPECT_EQ(replayed.first, issued.first) << type << " n=" << n;
+  }
 }
 
 TEST(GaussGpu, SourceVariantsLaunchWhatTheirAlgorithmNeeds) {
