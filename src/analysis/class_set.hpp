@@ -71,6 +71,7 @@
 // whose class the largest sizes show (analyze.hpp).
 #pragma once
 
+#include <cmath>
 #include <algorithm>
 #include <functional>
 #include <optional>
@@ -172,6 +173,8 @@ inline bool excludes(const class_set& s, const theta_class& c) {
   return std::any_of(s.classes.begin(), s.classes.end(), [&](const judged_class& j) { return j.cls == c && j.excluded; });
 }
 
+/// Whether the slope of ln T steepens or flattens against the answer's along the range, beyond its noise.
+inline bool bends(const class_set& s) { return std::abs(s.bend) > std::max(0.1, 3 * s.bend_se); }
 inline bool steepens_at_top(const class_set& s) { return s.top_sizes && s.top_bend > std::max(0.1, 3 * s.top_bend_se); }
 
 /// σ of ln T between neighbouring sizes: each interior size against the line through its two

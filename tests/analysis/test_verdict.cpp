@@ -2,6 +2,8 @@
 // much the cost grows, the noise between sizes measured against n itself, a plain bⁿ not exotic,
 // and bases within 5% one class; one outlying size among many noted, not held against the class.
 #include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <random>
 
@@ -115,6 +117,61 @@ TEST(Verdict, TheScatterOfAnExponentialIsMeasuredAgainstNItself) {
   for (int n = 8; n <= 30; n += 2) s.add(n, std::exp2(n));
   EXPECT_LT(between_size_noise(s, true), 1e-9);
   EXPECT_GT(between_size_noise(s, false), 0.01);
+}
+
+/// Measured medians (n, seconds), 3 replicates each 0.4% apart.
+series medians(std::initializer_list<std::pair<double, double>> points) {
+  series s;
+  for (auto [n, t] : points)
+    for (int r = 0; r < 3; ++r) s.add(n, t * (1 + 0.004 * (r - 1)));
+  return s;
+}
+
+TEST(Verdict, AStepAtTheTopWithTheSameClassAndAPinnedExponentIsANoteNotADoubt) {
+  // gnu-parallel's sort on the H200 machine's 16 cores (h200-s4, total; the work n log n), 2^12 to 2^24: without the
+  // two largest sizes the fit is Θ(n log n) again but predicts them 12% off (a step as the keys
+  // leave the caches), while the exponent's interval stays near 1 and the slope does not steepen.
+  const auto a = analyze(medians({{4096, 2.699e-05},
+                                  {8192, 3.779e-05},
+                                  {16384, 9.776e-05},
+                                  {32768, 0.0002772},
+                                  {65536, 0.0005801},
+                                  {131072, 0.001169},
+                                  {262144, 0.002358},
+                                  {524288, 0.003908},
+                                  {1048576, 0.00817},
+                                  {2097152, 0.01649},
+                                  {4194304, 0.03492},
+                                  {8388608, 0.07319},
+                                  {16777216, 0.1521}}),
+                         {.bootstrap = 60, .work = {[](double n) { return n * std::log2(n); }}});
+  EXPECT_EQ(a.groups.best.theta().text(), "Θ(n log n)");
+  EXPECT_FALSE(says(a, "fitted without the largest sizes")) << fmt::format("{}", fmt::join(a.verdict.reasons, "\n"));
+  bool noted = false;
+  for (const auto& n : a.verdict.notes) noted = noted || n.find("a step at the top moves the cost, not its class") != std::string::npos;
+  EXPECT_TRUE(noted);
+  EXPECT_EQ(a.verdict.level, verdict_level::firm) << fmt::format("{}", fmt::join(a.verdict.reasons, "\n"));
+}
+
+TEST(Verdict, AStepAtTheTopWithAWideExponentStaysADoubt) {
+  // thrust's sort on the H200 (h200-s4, kernel): launch-bound to 2^20, so without the largest sizes
+  // the same class predicts them 88% off and the exponent's interval spans ~0.6 to ~1.3: the
+  // smaller sizes cannot show the growth, and the doubt stays.
+  const auto a = analyze(medians({{4096, 2.909e-05},
+                                  {8192, 6.902e-05},
+                                  {16384, 5.824e-05},
+                                  {32768, 7.222e-05},
+                                  {65536, 7.526e-05},
+                                  {131072, 6.531e-05},
+                                  {262144, 0.0001263},
+                                  {524288, 0.000115},
+                                  {1048576, 0.000122},
+                                  {2097152, 0.0001578},
+                                  {4194304, 0.0002265},
+                                  {8388608, 0.0003349},
+                                  {16777216, 0.0005132}}),
+                         {.bootstrap = 60});
+  EXPECT_NE(a.verdict.level, verdict_level::firm) << fmt::format("{}", fmt::join(a.verdict.reasons, "\n"));
 }
 
 }  // namespace
