@@ -537,9 +537,10 @@ strip_counts replay(T* m, int n, const launch& how, const workspace<T>& ws, cuda
   }
   EMA_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
   const auto made = cudaGraphInstantiate(&want.exec, graph, 0);
-  EMA_CUDA_CHECK(cudaGraphDestroy(graph));
+  const auto destroyed = cudaGraphDestroy(graph);  // the graph goes whether or not it instantiated
   EMA_CUDA_CHECK(made);
-  have = want;
+  have = want;  // kept before any later check can throw, so the next call destroys it
+  EMA_CUDA_CHECK(destroyed);
   EMA_CUDA_CHECK(cudaGraphLaunch(have.exec, stream));
   return have.counts;
 }

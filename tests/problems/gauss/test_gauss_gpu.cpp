@@ -31,29 +31,43 @@ TEST(GaussGpu, LargerSystemsAcrossSeveralPanelBlocks) {
       }
 }
 
+/// One run of gauss/cuda at order n with `settings` on top of the type's parameters, verified:
+/// its result (the scaled residual) and its notes.
+std::pair<std::string, std::map<std::string, std::string>> lu_run(const char* type, std::uint64_t n,
+                                                                  std::initializer_list<std::pair<const char*, const char*>> settings) {
+  const auto& problem = find_problem("gauss");
+  const auto& v = find_variant("gauss", "cuda");
+  auto params = test::gauss_params({std::string("type=") + type, "matrix=general"});
+  auto w = problem.prepare({n, &params, 7, host_memory_kind::pinned});
+  for (auto [key, value] : settings) params = params.with(key, value);
+  run_context ctx(n, params, 1);
+  ctx.begin_repetition();
+  const auto got = v.run(*w, ctx);
+  EXPECT_TRUE(got.verified) << type << " n=" << n << ": " << got.reason;
+  return {got.result_json, ctx.notes()};
+}
+
+/// Whether a run's launches were a replayed graph, as its note says ("?" where it has none).
+std::string replayed_note(const std::map<std::string, std::string>& notes) {
+  const auto it = notes.find("graph_replayed");
+  EXPECT_TRUE(it != notes.end());
+  return it != notes.end() ? it->second : "?";
+}
+
 /// A strip of more rows than one block holds (1024 in float, 512 in double) runs on several
 /// blocks: one thread-block cluster where they fit one (up to 8 always, up to 16 where the device
 /// allows), else a cooperative grid; `launch.cluster=0` always takes the grid. Both pick the same
 /// pivots and do the same arithmetic, so the answers are the same to the last bit.
 void clusters_and_grid_agree(const char* type, std::uint64_t n) {
-  const auto& problem = find_problem("gauss");
-  const auto& v = find_variant("gauss", "cuda");
   ASSERT_FALSE(gpu::query().devices.empty());
   const bool clusters = gpu::query().devices.front().cc_major >= 9;  // thread-block clusters: compute capability 9.0
   const std::uint64_t rows_per_block = std::string(type) == "f32" ? 1024 : 512;
   const auto first_blocks = (n + rows_per_block - 1) / rows_per_block;
-  auto params = test::gauss_params({std::string("type=") + type, "matrix=general"});
-  auto w = problem.prepare({n, &params, 7, host_memory_kind::pinned});
   std::map<std::string, std::string> residual;
   for (const char* cluster : {"1", "0"}) {
-    const auto with = params.with("launch.cluster", cluster);
-    run_context ctx(n, with, 1);
-    ctx.begin_repetition();
-    const auto got = v.run(*w, ctx);
+    const auto [result, notes] = lu_run(type, n, {{"launch.cluster", cluster}});
     const std::string at = std::string(type) + " n=" + std::to_string(n) + " cluster=" + cluster;
-    EXPECT_TRUE(got.verified) << at << ": " << got.reason;
-    residual[cluster] = got.result_json;
-    const auto& notes = ctx.notes();
+    residual[cluster] = result;
     ASSERT_TRUE(notes.count("strips_cluster") && notes.count("strips_grid") && notes.count("strips_one_block")) << at;
     const auto on_cluster = std::stoi(notes.at("strips_cluster")), on_grid = std::stoi(notes.at("strips_grid"));
     const auto on_one = std::stoi(notes.at("strips_one_block"));
@@ -81,23 +95,6 @@ TEST(GaussGpu, ThePanelKernelsBlocksMeetAtTheGridsBarrierPastACluster) {
   clusters_and_grid_agree("f64", 9000);  // 18 at the first strips: the grid, then clusters as the strips shrink
 }
 
-/// One run of gauss/cuda at order n with `settings` on top of the type's parameters: its result
-/// (the scaled residual) and whether its launches were a replayed graph.
-std::pair<std::string, std::string> lu_run(const char* type, std::uint64_t n, std::initializer_list<std::pair<const char*, const char*>> settings) {
-  const auto& problem = find_problem("gauss");
-  const auto& v = find_variant("gauss", "cuda");
-  auto params = test::gauss_params({std::string("type=") + type, "matrix=general"});
-  auto w = problem.prepare({n, &params, 7, host_memory_kind::pinned});
-  for (auto [key, value] : settings) params = params.with(key, value);
-  run_context ctx(n, params, 1);
-  ctx.begin_repetition();
-  const auto got = v.run(*w, ctx);
-  EXPECT_TRUE(got.verified) << type << " n=" << n << ": " << got.reason;
-  const auto& notes = ctx.notes();
-  EXPECT_TRUE(notes.count("graph_replayed")) << type << " n=" << n;
-  return {got.result_json, notes.count("graph_replayed") ? notes.at("graph_replayed") : "?"};
-}
-
 /// The factorisation's launches, captured in a CUDA graph once and replayed (launch.graph=1, the
 /// default), give the answer the same launches issued one by one give, to the last bit; a second
 /// run of the same order replays the graph (the runs allocate the same buffers in the same order,
@@ -105,13 +102,14 @@ std::pair<std::string, std::string> lu_run(const char* type, std::uint64_t n, st
 TEST(GaussGpu, TheFactorisationCapturedInAGraphAndReplayedGivesTheIssuedAnswer) {
   for (auto [type, n, other] : {std::tuple{"f32", std::uint64_t{1100}, std::uint64_t{1000}}, {"f64", 1100, 1000}}) {
     const auto issued = lu_run(type, n, {{"launch.graph", "0"}});
-    EXPECT_EQ(issued.second, "0") << type << ": launches issued one by one are no replay";
+    EXPECT_EQ(replayed_note(issued.second), "0") << type << ": launches issued one by one are no replay";
     const auto captured = lu_run(type, n, {{"launch.graph", "1"}});
-    EXPECT_EQ(captured.second, "0") << type << ": the first run of a size captures";
+    EXPECT_EQ(replayed_note(captured.second), "0") << type << ": the first run of a size captures";
     const auto replayed = lu_run(type, n, {{"launch.graph", "1"}});
-    EXPECT_EQ(replayed.second, "1") << type << ": the same order again replays";
-    EXPECT_EQ(lu_run(type, n, {{"launch.graph", "1"}, {"launch.cluster", "0"}}).second, "0") << type << ": another setting captures anew";
-    EXPECT_EQ(lu_run(type, other, {{"launch.graph", "1"}}).second, "0") << type << ": another order captures anew";
+    EXPECT_EQ(replayed_note(replayed.second), "1") << type << ": the same order again replays";
+    EXPECT_EQ(replayed_note(lu_run(type, n, {{"launch.graph", "1"}, {"launch.cluster", "0"}}).second), "0")
+        << type << ": another setting captures anew";
+    EXPECT_EQ(replayed_note(lu_run(type, other, {{"launch.graph", "1"}}).second), "0") << type << ": another order captures anew";
     EXPECT_EQ(captured.first, issued.first) << type << " n=" << n;
     EXPECT_EQ(replayed.first, issued.first) << type << " n=" << n;
   }
