@@ -216,6 +216,14 @@ analysis analyze(const series& data, const analysis_options& o) {
   for (int i = 0; i <= steps; ++i) band_sizes.push_back(sizes.front() * std::pow(sizes.back() / sizes.front(), static_cast<double>(i) / steps));
   a.uncertainty = bootstrap(r.regime, a.groups.best, o.bootstrap, o.seed, band_sizes);
   if (o.held_out) a.check = held_out(data, [&](const series& s) { return s.sizes().size() >= 3 ? best_equation(s, o) : equation{}; });
+  if (a.check && !a.check->points.empty() && !o.work.empty() && sizes.size() >= 2 && !a.below_work && !a.groups.best.theta().exp_base &&
+      !a.check->best.theta().exp_base && grows_as_work(a.groups.best, o.work, sizes.front(), sizes.back())) {
+    // The sizes the check fitted: the data's, up to the first size it held out.
+    const auto all = data.sizes();
+    const auto first_held = std::find(all.begin(), all.end(), a.check->points.front().n);
+    if (first_held != all.begin() && first_held != all.end())
+      a.check_below_work = below_work(a.check->best, o.work, all.front(), *std::prev(first_held)).has_value();
+  }
   if (o.held_out && sizes.size() >= 8) {
     const auto drop = std::max<std::size_t>(1, sizes.size() / 5);
     auto upper = o;

@@ -94,6 +94,11 @@ struct analysis {
   std::optional<work_floor> below_work;
   bootstrap_result uncertainty;
   std::optional<held_out_check> check;
+  /// Whether the best class without the largest sizes (`check`) grows slower than the work the
+  /// variant must do while the answer grows as the work: the smaller sizes are led by a fixed cost
+  /// the work outgrows, so the class changing without the largest sizes is expected, not a doubt
+  /// (issue 29). False where no work is known.
+  bool check_below_work = false;
   /// The best equation of the fitted regime without its smallest sizes (a fifth, at least one),
   /// when six or more remain: the class must not hinge on the sizes nearest a knee.
   std::optional<equation> without_smallest;

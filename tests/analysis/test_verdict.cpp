@@ -174,5 +174,75 @@ TEST(Verdict, AStepAtTheTopWithAWideExponentStaysADoubt) {
   EXPECT_NE(a.verdict.level, verdict_level::firm) << fmt::format("{}", fmt::join(a.verdict.reasons, "\n"));
 }
 
+/// cuSOLVER's LU on the H200 (h200-s3, kernel), n = 64 to 16384: launch- and latency-bound below
+/// n = 1024 (the time grows 7 times from 64 to 512), Θ(n³) only at the top.
+series cusolver_lu() {
+  return medians({{64, 0.0001318},
+                  {91, 0.000176},
+                  {128, 0.0002314},
+                  {181, 0.0003312},
+                  {256, 0.0004525},
+                  {362, 0.0007094},
+                  {512, 0.0009929},
+                  {1024, 0.002138},
+                  {2048, 0.004996},
+                  {4096, 0.01243},
+                  {8192, 0.03466},
+                  {16384, 0.1283}});
+}
+
+bool noted(const analysis& a, const std::string& what) {
+  for (const auto& n : a.verdict.notes)
+    if (n.find(what) != std::string::npos) return true;
+  return false;
+}
+
+TEST(Verdict, AClassBelowTheWorkWithoutTheLargestSizesIsANoteWhereTheAnswerGrowsAsTheWork) {
+  // Without its two largest sizes the fit is a class below the n³ flops (the fixed cost of the
+  // launches leads there); the answer, Θ(n³), grows as the work: the largest sizes show the class.
+  const auto a = analyze(cusolver_lu(), {.bootstrap = 60, .work = {[](double n) { return n * n * n; }}});
+  ASSERT_EQ(a.groups.best.theta().text(), "Θ(n³)");
+  ASSERT_TRUE(a.check);
+  EXPECT_NE(a.check->best.theta().text(), "Θ(n³)");
+  EXPECT_TRUE(a.check_below_work);
+  EXPECT_FALSE(says(a, "without the largest sizes")) << fmt::format("{}", fmt::join(a.verdict.reasons, "\n"));
+  EXPECT_TRUE(noted(a, "grows slower than the work the variant must do, while the answer grows as the work"));
+  EXPECT_EQ(a.verdict.level, verdict_level::firm) << fmt::format("{}", fmt::join(a.verdict.reasons, "\n"));
+}
+
+TEST(Verdict, AClassChangingWithoutTheLargestSizesStaysADoubtWithoutAWorkThatExplainsIt) {
+  // The same data with no work known: nothing says the smaller sizes are led by a fixed cost.
+  const auto a = analyze(cusolver_lu(), {.bootstrap = 60});
+  EXPECT_FALSE(a.check_below_work);
+  EXPECT_TRUE(says(a, "without the largest sizes the best class is")) << fmt::format("{}", fmt::join(a.verdict.reasons, "\n"));
+  EXPECT_NE(a.verdict.level, verdict_level::firm);
+  // With a work the answer outgrows (n², as if the flops were a matrix-vector product's), neither.
+  const auto b = analyze(cusolver_lu(), {.bootstrap = 60, .work = {[](double n) { return n * n; }}});
+  EXPECT_FALSE(b.check_below_work);
+  EXPECT_NE(b.verdict.level, verdict_level::firm);
+}
+
+TEST(Verdict, ALogFactorThatOnlyTheLargestSizesShowStaysADoubtWhereTheWorkIsLinear) {
+  // bfs `omp-listing` on the 2-core VM (devbox-main6, total; the work n + m, linear): over all
+  // sizes Θ(n log n), without the largest two Θ(n), the work's own class. The answer outgrows the
+  // work, so the smaller sizes may be the class and the largest a step: the doubt stays.
+  const auto a = analyze(medians({{1024, 0.0007748},
+                                  {2048, 0.001429},
+                                  {4096, 0.002545},
+                                  {8192, 0.005148},
+                                  {16384, 0.009515},
+                                  {32768, 0.02208},
+                                  {65536, 0.04478},
+                                  {131072, 0.1156},
+                                  {262144, 0.1999},
+                                  {524288, 0.4251},
+                                  {1048576, 0.9499}}),
+                         {.bootstrap = 60, .work = {[](double n) { return n; }}});
+  ASSERT_EQ(a.groups.best.theta().text(), "Θ(n log n)");
+  EXPECT_FALSE(a.check_below_work);
+  EXPECT_TRUE(says(a, "without the largest sizes the best class is Θ(n)")) << fmt::format("{}", fmt::join(a.verdict.reasons, "\n"));
+  EXPECT_NE(a.verdict.level, verdict_level::firm);
+}
+
 }  // namespace
 }  // namespace ema::fit
