@@ -187,6 +187,14 @@ void judge_misfit(judging& j) {
   const bool below_top = !j.regime.empty() && worst_n < j.regime.back();
   const bool at_bottom = !j.regime.empty() && worst_n <= j.regime.front();
   const bool one_outlier = !stepped && below_top && beyond == 1 && residuals.size() >= 8 && !residuals_trend(residuals);
+  // The size missed most, named where it is the one the best equation's own error was read at.
+  const bool at_top = !j.regime.empty() && worst_n >= j.regime.back();
+  const std::string which = worst_n > 0 && std::abs(worst_miss - best.max_rel_err) <= 1e-9 * std::max(1.0, best.max_rel_err)
+                                ? fmt::format(" (n = {}{})", format_size(worst_n),
+                                              at_bottom ? ", the smallest fitted"
+                                              : at_top  ? ", the largest"
+                                                        : "")
+                                : std::string();
   if (best.max_rel_err > severe && !residuals_trend(residuals))
     raise(verdict_level::tentative,
           fmt::format("the best equation misses a measured size by {}, far beyond the noise (σ = {}), but the misses keep no "
@@ -206,8 +214,8 @@ void judge_misfit(judging& j) {
                     at_bottom ? "a cost of lower order than the class's, or one busy moment of the machine, while the larger sizes set the class"
                               : "one outlying size, as a busy moment of the machine leaves"));
   else if (best.max_rel_err > mild)
-    raise(verdict_level::tentative,
-          fmt::format("the best equation misses a measured size by {}, above 4σ of the noise (σ = {})", percent(best.max_rel_err), percent(sigma)));
+    raise(verdict_level::tentative, fmt::format("the best equation misses a measured size by {}{}, above 4σ of the noise (σ = {})",
+                                                percent(best.max_rel_err), which, percent(sigma)));
 }
 
 /// The class set: the answer held-out prediction chose, the classes it could not exclude, the work, the bends.
