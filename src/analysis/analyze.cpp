@@ -313,6 +313,8 @@ nlohmann::json class_set_json(const class_set& cs) {
           {"noise", finite(cs.noise)},
           {"between_sizes", finite(cs.between)},
           {"replicates", finite(cs.replicates)},
+          {"scatter", {{"relative", finite(cs.scatter.relative)}, {"fixed", finite(cs.scatter.fixed)}}},
+          {"size_noise", cs.size_noise},
           {"bend", finite(cs.bend)},
           {"bend_se", finite(cs.bend_se)},
           {"stepped", cs.stepped},

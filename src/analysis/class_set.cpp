@@ -164,6 +164,53 @@ double between_size_noise(const series& data, bool semilog) {
   return count ? std::sqrt(sum / count) : nan;
 }
 
+std::optional<noise_model> between_size_noise_model(const series& data) {
+  const auto [x, y] = data.log_log();
+  const std::size_t m = x.size();
+  struct second_difference {
+    std::size_t i;
+    double w, d;  // the left neighbour's weight, the departure from the line through the neighbours
+  };
+  std::vector<second_difference> diffs;
+  for (std::size_t i = 1; i + 1 < m; ++i) {
+    const double span = x[i + 1] - x[i - 1];
+    if (!(span > 0)) continue;
+    const double w = (x[i + 1] - x[i]) / span;
+    diffs.push_back({i, w, y[i] - (w * y[i - 1] + (1 - w) * y[i + 1])});
+  }
+  if (diffs.empty()) return std::nullopt;
+  std::vector<double> t(m);
+  for (std::size_t k = 0; k < m; ++k) t[k] = std::exp(y[k]);
+  // Relative alone: the maximum-likelihood σ² is the mean of d² over its variance factor.
+  double relative2 = 0;
+  for (const auto& q : diffs) relative2 += q.d * q.d / (1 + q.w * q.w + (1 - q.w) * (1 - q.w));
+  relative2 /= static_cast<double>(diffs.size());
+  noise_model plain{std::sqrt(relative2), 0};
+  if (diffs.size() < 6 || !(relative2 > 0)) return plain;
+  // Minus twice the log-likelihood (less a constant) of a model.
+  auto deviance = [&](double rel2, double fixed2) {
+    double sum = 0;
+    for (const auto& q : diffs) {
+      auto var = [&](std::size_t k) { return rel2 + fixed2 / (t[k] * t[k]); };
+      const double v = var(q.i) + q.w * q.w * var(q.i - 1) + (1 - q.w) * (1 - q.w) * var(q.i + 1);
+      sum += std::log(v) + q.d * q.d / v;
+    }
+    return sum;
+  };
+  const double plain_deviance = deviance(relative2, 0);
+  const double quickest = *std::min_element(t.begin(), t.end());
+  double best = plain_deviance;
+  noise_model fitted = plain;
+  // A grid in logs: the relative part from 0.01% to 100%, the fixed part from 0.1% to 10 times the
+  // quickest size's value.
+  for (int a = 0; a <= 80; ++a)
+    for (int b = 0; b <= 80; ++b) {
+      const double rel = std::pow(10.0, -4 + a * 0.05), fixed = quickest * std::pow(10.0, -3 + b * 0.05);
+      if (const double d = deviance(rel * rel, fixed * fixed); d < best) best = d, fitted = {rel, fixed};
+    }
+  return plain_deviance - best >= 6 ? fitted : plain;
+}
+
 std::vector<off_size> off_neighbours(const series& data) {
   const auto [x, y] = data.log_log();
   const auto sizes = data.sizes();  // n itself: exp(ln n) need not give it back exactly
@@ -367,6 +414,32 @@ void use_alternatives(std::vector<candidate>& all, class_set& out, const class_s
   all = std::move(kept);
 }
 
+/// The evidence of held-out errors `e` against `against`'s (the chosen class's): Σ (e² − against²)
+/// over the sizes, each size's term over its σ², `skip` left out; all over the chosen class's own
+/// mean of against²/σ² where that exceeds 1 (a class that misses the sizes by more than their noise
+/// — a machine's steps and bends that no class follows — cannot exclude others by differences of
+/// the size of its own misses). With one σ for every size, Σ (e² − against²) / max(σ², its cv).
+double weighed_evidence(const std::vector<double>& e, const std::vector<double>& against, const std::vector<double>& sigma,
+                        std::size_t skip = SIZE_MAX) {
+  double sum = 0, own = 0;
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    const double v = sigma[i] * sigma[i];
+    own += against[i] * against[i] / v;
+    if (i != skip) sum += (e[i] * e[i] - against[i] * against[i]) / v;
+  }
+  return sum / std::max(1.0, own / static_cast<double>(e.size()));
+}
+
+/// σ of ln T at each size of `means`: the scatter at its value, the replicates' noise, 0.2%.
+std::vector<double> noise_at_sizes(const series& means, const noise_model& scatter, double replicates) {
+  std::vector<double> out(means.size());
+  for (std::size_t i = 0; i < means.size(); ++i) {
+    const double at = scatter.at(means.y[i]);
+    out[i] = std::max({std::isfinite(at) ? at : 0.0, std::isfinite(replicates) ? replicates : 0.0, 0.002});
+  }
+  return out;
+}
+
 /// The evidence between classes of a set, from their held-out errors.
 struct evidence_of {
   const class_set& set;
@@ -378,10 +451,7 @@ struct evidence_of {
   /// machine's steps and bends that no class of the lattice follows) cannot exclude others by
   /// differences of the same size as its own misses. `skip`: a size left out of the sum.
   double operator()(std::size_t k, std::size_t against, std::size_t skip = SIZE_MAX) const {
-    double s = 0;
-    for (std::size_t i = 0; i < errors[k].size(); ++i)
-      if (i != skip) s += errors[k][i] * errors[k][i] - errors[against][i] * errors[against][i];
-    return s / std::max(set.noise * set.noise, set.classes[against].cv);
+    return weighed_evidence(errors[k], errors[against], set.size_noise, skip);
   }
   /// Excluded by every size together (above `exclude`), and still by all but any one of them
   /// (above `without_one`): a class that one size alone (a step at the top, a slow outlier)
@@ -615,6 +685,9 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
   out.between = between_size_noise(regime);
   out.replicates = replicate_noise;
   out.noise = std::max({std::isfinite(out.between) ? out.between : 0.0, std::isfinite(replicate_noise) ? replicate_noise : 0.0, 0.002});
+  const auto model = between_size_noise_model(regime);
+  out.scatter = model ? *model : noise_model{out.noise, 0};
+  out.size_noise = noise_at_sizes(means, out.scatter, replicate_noise);
   auto all = fit_lattice(means, o);
   if (all.empty()) return std::nullopt;
   use_alternatives(all, out, o);

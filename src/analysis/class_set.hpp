@@ -22,6 +22,13 @@
 // second differences in log-log space (sizes run in separate processes, at different times, scatter
 // by 5-30% on a real machine; repetitions within one process see only a fraction of it). A step at
 // a cache's edge counts as scatter, so it widens the set rather than passing for a log factor.
+// Where the scatter is a fixed time beside a share of the value (launch and timer jitter: a GPU
+// kernel's microsecond sizes scatter by 20%, its millisecond sizes by 1%), each size has its own σ
+// (noise_model, between_size_noise_model) and its term in the sum is divided by its own σ², the
+// sum then by the chosen class's own mean of e²/σ² where that exceeds 1 (with one σ for all sizes,
+// the division by max(σ², its held-out error) above). The size that settles a rival is found with
+// the one σ (settling_size): nearer sizes found with each size's own were unsettled by the refit's
+// knee moving up.
 //
 // The chosen class goes from coarse to fine: the coarse class (1, log n, √n, n, n log n, n²,
 // n² log n, n³, n⁴) whose held-out error is least, unless a finer class excludes every coarse one
@@ -130,12 +137,28 @@ struct judged_class {
   std::optional<double> settle;  ///< the smallest size above the data where it differs enough from the answer
 };
 
+/// The scatter between sizes as a share of the time beside a fixed time (timer and launch jitter,
+/// which scatters the quickest sizes most): σ of ln T at a value T is √(relative² + (fixed / T)²).
+/// A GPU kernel's sizes of a few microseconds scatter by 20% where its sizes of milliseconds agree
+/// to 1%; one σ for both would weigh the quiet largest sizes, which carry what tells a class from
+/// its log factor, like the noisy smallest ones.
+struct noise_model {
+  double relative = 0;  ///< σ of ln T where the fixed part is negligible
+  double fixed = 0;     ///< in the values' unit; 0 where the data do not call for it
+  double at(double t) const { return std::sqrt(relative * relative + (t > 0 ? (fixed / t) * (fixed / t) : INFINITY)); }
+};
+
 struct class_set {
   std::vector<judged_class> classes;  ///< by held-out error, ascending
   std::size_t chosen = 0;             ///< index into classes
   double noise = 0;                   ///< σ of ln T at a size: the larger of the two below
   double between = 0;                 ///< the scatter between neighbouring sizes (NaN with fewer than 4)
   double replicates = 0;              ///< the replicates' noise (NaN when unmeasured)
+  /// The scatter between sizes as a share of the time beside a fixed time (between_size_noise_model).
+  noise_model scatter;
+  /// σ of ln T at each size, ascending: the larger of the scatter at its value and the replicates'
+  /// noise (at least 0.2%). The evidence weighs each size's held-out errors by it.
+  std::vector<double> size_noise;
   /// The classes not excluded, the chosen one left out: for a coarse answer the coarse ones; those
   /// the work excludes (below_work) are not among them.
   std::vector<std::size_t> rivals;
@@ -182,6 +205,13 @@ inline bool steepens_at_top(const class_set& s) { return s.top_sizes && s.top_be
 /// scaled by that difference's variance (Rice's estimator for uneven spacing). NaN with fewer than
 /// 3 sizes.
 double between_size_noise(const series& data, bool semilog = false);
+
+/// The noise model of a series' scatter between neighbouring sizes (as between_size_noise), by
+/// maximum likelihood: the second difference at each interior size is normal with the variance its
+/// three sizes' σ give it. The fixed part is used only where it raises the likelihood by more than
+/// chance would (twice the log-likelihood by 6 or more) and from 6 interior sizes; otherwise the
+/// model is relative alone, equal to between_size_noise. Nullopt with fewer than 3 sizes.
+std::optional<noise_model> between_size_noise_model(const series& means);
 
 /// A size whose measurement lies off both its neighbours (a disturbance, not the cost's growth).
 struct off_size {

@@ -229,6 +229,14 @@ void judge_classes(judging& j) {
   if (set && !(best.theta() == set->answer().eq.theta()))
     raise(verdict_level::tentative, fmt::format("held-out prediction chooses {}, not the best equation's class", set->answer().cls.text()));
 
+  // Where the scatter between sizes has a fixed part beside its share of the value, each size's
+  // evidence was weighed by its own σ (class_set.hpp, noise_model): say how far apart they are.
+  if (set && set->scatter.fixed > 0 && !set->size_noise.empty())
+    j.v.notes.push_back(
+        fmt::format("the sizes scatter by {} of the value beside a fixed part ({} at the smallest size of the regime, {} at "
+                    "the largest): each size is weighed by its own noise",
+                    percent(set->scatter.relative), percent(set->size_noise.front()), percent(set->size_noise.back())));
+
   // The classes the data cannot tell apart from the answer (class_set.hpp).
   if (set && !set->rivals.empty()) {
     std::string names;

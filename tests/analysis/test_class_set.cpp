@@ -44,6 +44,47 @@ TEST(ClassSet, TheNoiseBetweenSizesIsMeasuredFromNeighbours) {
   EXPECT_NEAR(between_size_noise(noisy), 0.10, 0.015);
 }
 
+TEST(ClassSet, TheNoiseModelFindsAFixedTimeBesideAShareOfTheTime) {
+  // A GPU kernel's shape: 2 µs of launch beside 1 ns an element, with 1% of the time beside 1 µs
+  // of jitter from size to size (one process a size); 2^8..2^30 in quarter octaves.
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> z(0, 1);
+  series kernel;
+  for (int k = 32; k <= 120; ++k) {
+    const double n = std::exp2(k / 4.0), t = 2e-6 + 1e-9 * n;
+    kernel.add(n, t * std::exp(std::hypot(0.01, 1e-6 / t) * z(rng)));
+  }
+  const auto model = between_size_noise_model(kernel);
+  ASSERT_TRUE(model);
+  EXPECT_NEAR(model->relative, 0.01, 0.004);
+  EXPECT_NEAR(model->fixed, 1e-6, 0.4e-6);
+  // The quickest sizes scatter by about half their time (0.5), the slowest by the 1%.
+  EXPECT_GT(model->at(2e-6), 0.3);
+  EXPECT_LT(model->at(1.0), 0.015);
+
+  // A share of the time alone (a CPU sweep whose every size scatters by 10%): no fixed part, and
+  // the model is the one σ between sizes.
+  std::normal_distribution<double> ten(0, 0.10);
+  series cpu;
+  for (int k = 32; k <= 120; ++k) {
+    const double n = std::exp2(k / 4.0);
+    cpu.add(n, 1e-9 * n * std::exp(ten(rng)));
+  }
+  const auto plain = between_size_noise_model(cpu);
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->fixed, 0);
+  EXPECT_NEAR(plain->relative, between_size_noise(cpu), 1e-12);
+  const auto set = weigh_classes(cpu, NAN);
+  ASSERT_TRUE(set);
+  for (double s : set->size_noise) EXPECT_DOUBLE_EQ(s, set->noise);
+
+  // Too few sizes to tell the two parts apart: one σ.
+  series short_one;
+  for (int k = 10; k <= 16; ++k) short_one.add(std::exp2(k), 2e-6 + 1e-9 * std::exp2(k) * (k % 2 ? 1.3 : 1.0));
+  ASSERT_TRUE(between_size_noise_model(short_one));
+  EXPECT_EQ(between_size_noise_model(short_one)->fixed, 0);
+}
+
 TEST(ClassSet, CleanDataExcludeEveryOtherCoarseClass) {
   const auto s = make([](double n) { return 1e-9 * n * std::log2(n); }, 0.01);
   const auto set = weigh_classes(s, 0.01 / std::sqrt(3.0));

@@ -217,7 +217,7 @@ constexpr std::size_t stride = sanitized ? 4 : 1;
 
 struct settle_tally {
   int held = 0, settled = 0, changed = 0;
-  std::vector<std::string> unsettled;
+  std::vector<std::string> unsettled, changed_class;
 };
 
 void settle_at_named_size(const fs::path& path, std::vector<std::string> args, const json& f, const test::temp_dir& dir, settle_tally& t) {
@@ -252,6 +252,9 @@ void settle_at_named_size(const fs::path& path, std::vector<std::string> args, c
   ++t.held;
   const bool same = g["best"]["theta"] == f["best"]["theta"];
   t.changed += !same;
+  if (!same)
+    t.changed_class.push_back(fmt::format("{}: {} became {} at n = {:.0f}", path.filename().string(), text_of(f["best"]["theta"], "text"),
+                                          text_of(g["best"]["theta"], "text"), n));
   if (same && text_of(g["verdict"], "level") == "firm")
     ++t.settled;
   else
@@ -358,7 +361,7 @@ TEST(FitRealData, FirmVerdictsNameTheTrueClassAndTheRatesArePrinted) {
   // Where the analysis stands on this set (docs/fitting.md keeps the history): a change that
   // answers fewer series right, firm, or inside the interval is a regression to explain there.
   if (all.series == 1324) {
-    EXPECT_GE(all.firm_right, 392);
+    EXPECT_GE(all.firm_right, 400);
     EXPECT_GE(all.first_right, 1020);
     EXPECT_GE(all.interval_holds, 1139);
   }
@@ -374,7 +377,7 @@ TEST(FitRealData, FirmVerdictsNameTheTrueClassAndTheRatesArePrinted) {
   // fitting again with it: 62 of 144).
   std::printf("settled by the size named: %d of %d\n", settles.settled, settles.held);
   EXPECT_GE(settles.held, 100);
-  EXPECT_EQ(settles.changed, 0);
+  EXPECT_EQ(settles.changed, 0) << fmt::format("{}", fmt::join(settles.changed_class, "\n"));
   EXPECT_GE(settles.settled, 0.6 * settles.held) << fmt::format("{}", fmt::join(settles.unsettled, "\n"));
 }
 

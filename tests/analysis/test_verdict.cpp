@@ -210,6 +210,38 @@ TEST(Verdict, AClassBelowTheWorkWithoutTheLargestSizesIsANoteWhereTheAnswerGrows
   EXPECT_EQ(a.verdict.level, verdict_level::firm) << fmt::format("{}", fmt::join(a.verdict.reasons, "\n"));
 }
 
+TEST(Verdict, QuietLargestSizesTellALogFactorThatTheQuickestSizesScatterHides) {
+  // search `cuda-seed` on the H100, kernel time (h100-b60-settled): 8-18 µs launch-bound sizes that
+  // scatter by 10-30% from size to size, then a scan whose sizes of 0.1-1 ms agree to 1-3%. One σ
+  // for all (4%) leaves Θ(n log n) beside Θ(n); the noise as a fixed time beside a share of the
+  // time weighs the quiet sizes as they are, and they exclude it.
+  const auto a = analyze(medians({{1024, 1.078e-05},
+                                  {2048, 8e-06},
+                                  {4096, 8.48e-06},
+                                  {8192, 8.768e-06},
+                                  {16384, 1.168e-05},
+                                  {32768, 9.6e-06},
+                                  {65536, 9.408e-06},
+                                  {131072, 1.078e-05},
+                                  {262144, 1.066e-05},
+                                  {524288, 1.155e-05},
+                                  {1048576, 1.773e-05},
+                                  {2097152, 2.55e-05},
+                                  {4194304, 4.637e-05},
+                                  {8388608, 8.902e-05},
+                                  {16777216, 0.0001709},
+                                  {33554432, 0.0003334},
+                                  {67108864, 0.0006551},
+                                  {134217728, 0.001285}}),
+                         {.bootstrap = 60, .work = {[](double n) { return n; }}});
+  ASSERT_TRUE(a.classes);
+  EXPECT_EQ(a.groups.best.theta().text(), "Θ(n)");
+  EXPECT_GT(a.classes->scatter.fixed, 0);
+  EXPECT_LT(a.classes->size_noise.back(), 0.5 * a.classes->noise);
+  EXPECT_TRUE(excludes(*a.classes, {.n = 1, .log = 1}));
+  EXPECT_EQ(a.verdict.level, verdict_level::firm) << fmt::format("{}", fmt::join(a.verdict.reasons, "\n"));
+}
+
 TEST(Verdict, AClassChangingWithoutTheLargestSizesStaysADoubtWithoutAWorkThatExplainsIt) {
   // The same data with no work known: nothing says the smaller sizes are led by a fixed cost.
   const auto a = analyze(cusolver_lu(), {.bootstrap = 60});
