@@ -198,6 +198,15 @@ std::optional<double> size_to_add(const variant_fit& f, added_size how) {
   if (how == added_size::settle) {
     if (!vd.next_size)
       fmt::print(stderr, "ema: {} {}: {}, and no size of the data's range would settle it\n", f.problem, f.variant, fit::to_string(vd.level));
+    // A size whose one run the best equation predicts to take longer than a point may (the budget,
+    // as for a tie breaker) would only run into the per-point timeout.
+    else if (f.unit == "s" && vd.predicted && std::isfinite(*vd.predicted) && *vd.predicted > f.budget) {
+      fmt::print(stderr,
+                 "ema: {} {}: the size that would settle it, n = {:.0f}, would take about {} a run (the best equation's prediction), "
+                 "beyond the {} a point may take: not run (--budget allows more)\n",
+                 f.problem, f.variant, *vd.next_size, format_time(*vd.predicted), format_time(f.budget));
+      return std::nullopt;
+    }
     return vd.next_size;
   }
   double n = INFINITY;

@@ -223,6 +223,28 @@ TEST(CliFit, SettleSkipsASizeThatWouldNotFitTheMemory) {
   EXPECT_EQ(after["fits"][0]["sizes"].size(), 4u);  // nothing added
 }
 
+// Nor a size whose one run the best equation predicts to take longer than a point may (the
+// budget, as for a tie breaker): it would only run into the per-point timeout. The times of the
+// test above, n² · 1e-12 s, predict about 4.4 ms at the size named (2^16): refused under a budget
+// of 1 ms.
+TEST(CliFit, SettleSkipsASizeThatWouldTakeLongerThanAPointMay) {
+  test::temp_dir dir;
+  const auto db = dir.file("t.db");
+  auto r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10..2^13", "--reps", "5", "--no-energy", "--db", db, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  test::exec_sql(db, R"(UPDATE experiments SET machine_json = json_set(machine_json, '$.host.caches',
+                   json('[{"level": 2, "type": "Unified", "size_bytes": 65536, "shared_cpu_list": "0"}]')))");
+  test::exec_sql(db,
+                 "UPDATE samples SET value = (SELECT n * n FROM points WHERE points.id = samples.point_id) * 1e-12 * (1 + 0.01 * rep) "
+                 "WHERE metric = 'total'");
+  r = ema({"fit", "--db", db, "--settle", "--budget", "0.001s", "--json"});
+  EXPECT_NE(r.err.find("the size that would settle it, n = 65536, would take about 4.3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ms a run (the best equation's prediction), beyond the 1 ms a point may take: not run"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no variant has a size that would settle it to run"), std::string::npos) << r.err;
+  const auto after = nlohmann::json::parse(ema({"fit", "--db", db, "--json"}).out);
+  EXPECT_EQ(after["fits"][0]["sizes"].size(), 4u);  // nothing added
+}
+
 TEST(CliRun, BudgetCalibratesAtLeastTwelveSizes) {
   test::temp_dir dir;
   auto db = dir.file("b.db"), json = dir.file("b.json");
