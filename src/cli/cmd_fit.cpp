@@ -198,15 +198,6 @@ std::optional<double> size_to_add(const variant_fit& f, added_size how) {
   if (how == added_size::settle) {
     if (!vd.next_size)
       fmt::print(stderr, "ema: {} {}: {}, and no size of the data's range would settle it\n", f.problem, f.variant, fit::to_string(vd.level));
-    // A size whose one run the best equation predicts to take longer than a point may (the budget,
-    // as for a tie breaker) would only run into the per-point timeout.
-    else if (f.unit == "s" && vd.predicted && std::isfinite(*vd.predicted) && *vd.predicted > f.budget) {
-      fmt::print(stderr,
-                 "ema: {} {}: the size that would settle it, n = {:.0f}, would take about {} a run (the best equation's prediction), "
-                 "beyond the {} a point may take: not run (--budget allows more)\n",
-                 f.problem, f.variant, *vd.next_size, format_time(*vd.predicted), format_time(f.budget));
-      return std::nullopt;
-    }
     return vd.next_size;
   }
   double n = INFINITY;
@@ -262,6 +253,18 @@ bool run_added_sizes(const common_options& common, std::int64_t experiment_id, c
       if (pt.record.problem == f.problem && pt.record.variant == f.variant) backend = pt.record.backend;
     if (const auto refusal = memory_refusal(memory_observed(stored, f), static_cast<double>(size), backend); !refusal.empty()) {
       fmt::print(stderr, "ema: {} {}: {}, n = {}, {}: not run\n", f.problem, f.variant, what, size, refusal);
+      continue;
+    }
+    // A size whose one run the best equation predicts to take longer than a point may (the budget,
+    // as for a tie breaker, and at most the experiment's per-point timeout) would only run into
+    // the timeout.
+    if (const auto& vd = f.analysis->verdict;
+        how == added_size::settle && f.unit == "s" && vd.predicted && std::isfinite(*vd.predicted) && *vd.predicted > std::min(f.budget, p.timeout)) {
+      fmt::print(stderr,
+                 "ema: {} {}: {}, n = {}, would take about {} a run (the best equation's prediction), beyond the {} a point may take{}: not run\n",
+                 f.problem, f.variant, what, size, format_time(*vd.predicted), format_time(std::min(f.budget, p.timeout)),
+                 f.budget < p.timeout ? fmt::format(" (--budget allows up to the experiment's per-point timeout, {})", format_time(p.timeout))
+                                      : std::string(" (the experiment's per-point timeout)"));
       continue;
     }
     fmt::print(stderr, "ema: {} {}: running {}, n = {}\n", f.problem, f.variant, what, size);

@@ -436,6 +436,8 @@ std::string settle_all_text(const std::vector<variant_fit>& fits, table_style st
   bool times = true;
   for (const auto& f : fits) {
     if (settle_text(f).empty() || !f.origin.experiment) continue;
+    // A size predicted to take longer than a point may is not run (`ema fit --settle` says so).
+    if (const auto& p = f.analysis->verdict.predicted; f.unit == "s" && p && *p > f.budget) continue;
     if (!first) first = &f;
     problems.insert(f.problem);
     ++count;
