@@ -164,6 +164,18 @@ TEST(CliFit, RunTieBreakerAddsThePointAndRefits) {
   EXPECT_EQ(j["fits"][0]["sizes"].size(), 6u);  // refitted with the new size
 }
 
+// search `seq` over 2^10..2^13 stored in `db`, its total times rewritten to n² · 1e-12 s and the
+// stored machine's last cache made 64 KiB: the verdict names 2^16 to settle it (the test below).
+void store_search_growing_as_n_squared(const std::string& db) {
+  auto r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10..2^13", "--reps", "5", "--no-energy", "--db", db, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  test::exec_sql(db, R"(UPDATE experiments SET machine_json = json_set(machine_json, '$.host.caches',
+                   json('[{"level": 2, "type": "Unified", "size_bytes": 65536, "shared_cpu_list": "0"}]')))");
+  test::exec_sql(db,
+                 "UPDATE samples SET value = (SELECT n * n FROM points WHERE points.id = samples.point_id) * 1e-12 * (1 + 0.01 * rep) "
+                 "WHERE metric = 'total'");
+}
+
 // "To settle it" is a command to paste (issue 31, item 5): `ema show` and `ema fit` print it,
 // the database's path quoted, and `ema fit --settle` measures the size each verdict names and
 // fits again. Four sizes leave search's verdict short of firm (too few sizes) with the next size
@@ -176,13 +188,7 @@ TEST(CliFit, RunTieBreakerAddsThePointAndRefits) {
 TEST(CliFit, SettleRunsTheSizeTheVerdictNamesAsThePrintedCommandSays) {
   test::temp_dir dir;
   const auto db = dir.file("my results.db");
-  auto r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10..2^13", "--reps", "5", "--no-energy", "--db", db, "-q"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  test::exec_sql(db, R"(UPDATE experiments SET machine_json = json_set(machine_json, '$.host.caches',
-                   json('[{"level": 2, "type": "Unified", "size_bytes": 65536, "shared_cpu_list": "0"}]')))");
-  test::exec_sql(db,
-                 "UPDATE samples SET value = (SELECT n * n FROM points WHERE points.id = samples.point_id) * 1e-12 * (1 + 0.01 * rep) "
-                 "WHERE metric = 'total'");
+  ASSERT_NO_FATAL_FAILURE(store_search_growing_as_n_squared(db));
   const auto fitted = nlohmann::json::parse(ema({"fit", "--db", db, "--json"}).out);
   ASSERT_TRUE(fitted["fits"][0]["verdict"]["next_size"].is_number()) << fitted["fits"][0]["verdict"].dump();
   const auto next = fitted["fits"][0]["verdict"]["next_size"].get<double>();
@@ -194,7 +200,7 @@ TEST(CliFit, SettleRunsTheSizeTheVerdictNamesAsThePrintedCommandSays) {
   auto text = ema({"fit", "--db", db});
   EXPECT_NE(text.out.find("to run it: ema fit 1 --db " + quoted + " --problem search --variants seq --settle"), std::string::npos) << text.out;
   // The command as printed, through a shell.
-  r = test::run_process({"/bin/sh", "-c", "\"$0\" fit 1 --db " + quoted + " --problem search --variants seq --settle --json", EMA_EXE});
+  auto r = test::run_process({"/bin/sh", "-c", "\"$0\" fit 1 --db " + quoted + " --problem search --variants seq --settle --json", EMA_EXE});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("running the size that would settle it"), std::string::npos) << r.err;
   const auto after = nlohmann::json::parse(r.out);
@@ -230,14 +236,8 @@ TEST(CliFit, SettleSkipsASizeThatWouldNotFitTheMemory) {
 TEST(CliFit, SettleSkipsASizeThatWouldTakeLongerThanAPointMay) {
   test::temp_dir dir;
   const auto db = dir.file("t.db");
-  auto r = ema({"run", "search", "--variants", "seq", "--sizes", "2^10..2^13", "--reps", "5", "--no-energy", "--db", db, "-q"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  test::exec_sql(db, R"(UPDATE experiments SET machine_json = json_set(machine_json, '$.host.caches',
-                   json('[{"level": 2, "type": "Unified", "size_bytes": 65536, "shared_cpu_list": "0"}]')))");
-  test::exec_sql(db,
-                 "UPDATE samples SET value = (SELECT n * n FROM points WHERE points.id = samples.point_id) * 1e-12 * (1 + 0.01 * rep) "
-                 "WHERE metric = 'total'");
-  r = ema({"fit", "--db", db, "--settle", "--budget", "0.001s", "--json"});
+  ASSERT_NO_FATAL_FAILURE(store_search_growing_as_n_squared(db));
+  auto r = ema({"fit", "--db", db, "--settle", "--budget", "0.001s", "--json"});
   EXPECT_NE(r.err.find("the size that would settle it, n = 65536, would take about 4.3"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("ms a run (the best equation's prediction), beyond the 1 ms a point may take (--budget allows up to the "
                        "experiment's per-point timeout, 300 s): not run"),

@@ -14,6 +14,7 @@ variant_fit unsettled(double next, double predicted) {
   f.variant = "seq";
   f.metric = "total";
   f.unit = "s";
+  f.budget = 300;  // what a point may take
   f.analysis.emplace();
   f.analysis->verdict.level = fit::verdict_level::tentative;
   f.analysis->verdict.next_size = next;
@@ -66,6 +67,12 @@ TEST(Settle, OneCommandSettlesEveryVariantOfAnExperiment) {
   a.origin.db = b.origin.db = "a`b.db";  // a backtick would end the code span: escaped text instead
   EXPECT_EQ(settle_all_text({a, b}, table_style::markdown).find('`'), settle_all_text({a, b}, table_style::markdown).find("\\`") + 1);
   EXPECT_EQ(settle_all_text({firm}, table_style::text), "");
+  // A size predicted to take longer than a point may is left out: `ema fit --settle` would not run it.
+  b.analysis->verdict.predicted = 301;
+  EXPECT_NE(settle_all_text({a, b}, table_style::text).find("for 1 variant (500 ms of runs predicted)"), std::string::npos)
+      << settle_all_text({a, b}, table_style::text);
+  a.analysis->verdict.predicted = 400;
+  EXPECT_EQ(settle_all_text({a, b}, table_style::text), "");
 }
 
 }  // namespace
