@@ -232,7 +232,12 @@ std::vector<off_size> off_neighbours(const series& data) {
   for (std::size_t i = 1; i + 1 < m; ++i) {
     if (std::abs(d[i]) < bar) continue;
     auto opposite = [&](std::size_t j) { return j == 0 || j + 1 == m || (d[j] * d[i] < 0 && std::abs(d[j]) >= 0.25 * std::abs(d[i])); };
-    if (opposite(i - 1) && opposite(i + 1)) out.push_back({sizes[i], std::expm1(d[i])});
+    // One displaced size moves each neighbour's departure the other way by about half its own; a
+    // step in cost between two sizes moves the pair beside it the two ways by as much each. A
+    // neighbour that departs the other way by three quarters of it or more is the other side of a
+    // step (the end of the range cannot say which, so it does not decide).
+    auto partner = [&](std::size_t j) { return j > 0 && j + 1 < m && d[j] * d[i] < 0 && std::abs(d[j]) >= 0.75 * std::abs(d[i]); };
+    if (opposite(i - 1) && opposite(i + 1) && !partner(i - 1) && !partner(i + 1)) out.push_back({sizes[i], std::expm1(d[i])});
   }
   return out;
 }
