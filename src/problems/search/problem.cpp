@@ -123,7 +123,7 @@ EMA_PROBLEM(search, ema::search::kit::problem({
                         .size_meaning = "number of 32-bit elements in the array",
                         .source = "001_9fea77a744af8951.txt (Algorithms 1 and 2, section 3.1)",
                         .params = ema::search::params,
-                        .default_sizes = "2^10..2^26",
+                        .default_sizes = "2^10..2^28",
                         .work = &ema::search::work,
                         .op_unit = "elements",
                         .validate = &ema::search::validate,
