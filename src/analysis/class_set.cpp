@@ -233,11 +233,19 @@ std::vector<off_size> off_neighbours(const series& data) {
     if (std::abs(d[i]) < bar) continue;
     auto opposite = [&](std::size_t j) { return j == 0 || j + 1 == m || (d[j] * d[i] < 0 && std::abs(d[j]) >= 0.25 * std::abs(d[i])); };
     // One displaced size moves each neighbour's departure the other way by about half its own; a
-    // step in cost between two sizes moves the pair beside it the two ways by as much each. A
-    // neighbour that departs the other way by three quarters of it or more is the other side of a
-    // step (the end of the range cannot say which, so it does not decide).
-    auto partner = [&](std::size_t j) { return j > 0 && j + 1 < m && d[j] * d[i] < 0 && std::abs(d[j]) >= 0.75 * std::abs(d[i]); };
-    if (opposite(i - 1) && opposite(i + 1) && !partner(i - 1) && !partner(i + 1)) out.push_back({sizes[i], std::expm1(d[i])});
+    // step in cost between two sizes moves the pair beside it the two ways by as much each, and the
+    // sizes beyond the pair far less. A neighbour j departing the other way by three quarters of it
+    // or more, with the sizes on either side of the pair (ends of the range included) within half
+    // of it, is the other side of a step. (Sizes displaced on either side of one, a zigzag, move
+    // the sizes beyond as much as the pair: no step.)
+    const double size = std::abs(d[i]);
+    auto quiet = [&](std::size_t k) { return k == 0 || k + 1 == m || std::abs(d[k]) < 0.5 * size; };
+    auto step_with = [&](std::size_t j) {
+      if (j == 0 || j + 1 == m || !(d[j] * d[i] < 0 && std::abs(d[j]) >= 0.75 * size)) return false;
+      const std::size_t lo = std::min(i, j), hi = std::max(i, j);
+      return quiet(lo - 1) && quiet(hi + 1);
+    };
+    if (opposite(i - 1) && opposite(i + 1) && !step_with(i - 1) && !step_with(i + 1)) out.push_back({sizes[i], std::expm1(d[i])});
   }
   return out;
 }

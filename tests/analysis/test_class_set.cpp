@@ -230,6 +230,13 @@ TEST(ClassSet, ASizeOffBothNeighboursIsNamedAStepIsNot) {
   // though the largest size, an end, cannot show that the step's upper side holds.
   EXPECT_TRUE(off_neighbours(make([](double n) { return 1e-9 * n * (n > 6e6 ? 7 : 1); }, 0.02)).empty());
   EXPECT_TRUE(off_neighbours(make([](double n) { return 1e-9 * n * (n > 3e6 ? 7 : 1); }, 0.02)).empty());
+  // Two sizes slow on either side of a normal one move the three the two ways by as much, but the
+  // sizes beyond them too: no step, and each is named.
+  off = off_neighbours(make([](double n) { return 1e-9 * n * (n == 32768 || n == 131072 ? 1.7 : 1); }, 0.02));
+  ASSERT_EQ(off.size(), 3u);
+  EXPECT_EQ(off[0].n, 32768);
+  EXPECT_EQ(off[1].n, 65536);
+  EXPECT_EQ(off[2].n, 131072);
   // Nor is a smooth growth, or the end of the range.
   EXPECT_TRUE(off_neighbours(make([](double n) { return 1e-9 * n * n; }, 0.02)).empty());
   EXPECT_TRUE(off_neighbours(make([](double n) { return 1e-9 * n * (n == 16777216 ? 3 : 1); }, 0.02)).empty());
