@@ -221,11 +221,12 @@ struct off_size {
 
 /// The sizes that lie off both neighbours: the size's departure from the line through its
 /// neighbours (log-log) is at least 25% and 5 times the typical (median) departure of the series,
-/// and both neighbours depart the other way, each by a quarter of it or more and less than three
-/// quarters, as one displaced size makes them do (by about half). A step in cost between two sizes
-/// moves the pair beside it the two ways by as much each and the sizes beyond far less, so a size
-/// whose neighbour departs the other way by three quarters of it or more, the sizes beyond the two
-/// within half of it, is beside a step (a cache's edge), not disturbed; a bend moves all alike. The first and last sizes have one neighbour and are never named.
+/// and both neighbours depart the other way, each by a quarter of it or more, as one displaced size
+/// makes them do (by about half). A step in cost between two sizes moves the pair beside it the two
+/// ways by as much each and the sizes beyond the pair far less: a size with a neighbour departing
+/// the other way by three quarters of it or more, the sizes beyond the two within half of it, is
+/// beside a step (a cache's edge), not disturbed, and is not named; a bend moves all alike. The
+/// first and last sizes have one neighbour and are never named.
 std::vector<off_size> off_neighbours(const series& data);
 
 /// The growth exponent of f from lo to hi, ln f(hi)/f(lo) over ln(hi/lo): NaN where f is not
