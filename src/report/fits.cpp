@@ -279,6 +279,7 @@ std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_requ
     f.metric = r.metric;
     f.unit = find_metric(r.metric).unit;
     f.budget = r.budget ? *r.budget : default_budget(v.experiment);
+    f.timeout = v.experiment.plan.value("timeout", 300.0);
     f.origin.experiment = v.experiment.id;
     f.origin.db = r.db;
     if (const int used = devices_used(g.backend, static_cast<int>(gpus.size())); used > 0) {
@@ -350,6 +351,7 @@ std::vector<variant_fit> fit_best_curves(const experiment_view& v, const fit_req
     f.metric = r.metric;
     f.unit = find_metric(r.metric).unit;
     f.budget = r.budget ? *r.budget : default_budget(v.experiment);
+    f.timeout = v.experiment.plan.value("timeout", 300.0);
     std::vector<std::string> counts;
     for (const auto& [value, count] : chosen) counts.push_back(fmt::format("{}={} at {} size{}", key, value, count, count == 1 ? "" : "s"));
     f.notes.push_back(fmt::format("each size at its best {}: {}", key, fmt::join(counts, ", ")));
@@ -436,8 +438,9 @@ std::string settle_all_text(const std::vector<variant_fit>& fits, table_style st
   bool times = true;
   for (const auto& f : fits) {
     if (settle_text(f).empty() || !f.origin.experiment) continue;
-    // A size predicted to take longer than a point may is not run (`ema fit --settle` says so).
-    if (const auto& p = f.analysis->verdict.predicted; f.unit == "s" && p && *p > f.budget) continue;
+    // A size predicted to take longer than a point may (the budget, never past the per-point
+    // timeout) is not run: `ema fit --settle` says so.
+    if (const auto& p = f.analysis->verdict.predicted; f.unit == "s" && p && *p > std::min(f.budget, f.timeout)) continue;
     if (!first) first = &f;
     problems.insert(f.problem);
     ++count;

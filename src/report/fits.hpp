@@ -4,6 +4,7 @@
 // `stat`); points of several input instances at one size are replicates.
 #pragma once
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -53,6 +54,9 @@ struct variant_fit {
   std::vector<std::string> notes;
   std::optional<double> resident_threads;  ///< the GPU's capacity, for CUDA variants
   double budget = 0;
+  /// The experiment's per-point timeout (seconds): `ema fit --settle` runs no size whose one run
+  /// is predicted past min(budget, timeout). Infinite for another tool's results.
+  double timeout = INFINITY;
   fit_origin origin;
 };
 

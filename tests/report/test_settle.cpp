@@ -73,6 +73,14 @@ TEST(Settle, OneCommandSettlesEveryVariantOfAnExperiment) {
       << settle_all_text({a, b}, table_style::text);
   a.analysis->verdict.predicted = 400;
   EXPECT_EQ(settle_all_text({a, b}, table_style::text), "");
+  // Nor past the experiment's per-point timeout where a larger budget was given (`--budget 10m`).
+  a.analysis->verdict.predicted = 120;
+  a.budget = b.budget = 600;
+  a.timeout = b.timeout = 60;
+  EXPECT_EQ(settle_all_text({a, b}, table_style::text), "");
+  a.timeout = b.timeout = 300;
+  EXPECT_NE(settle_all_text({a, b}, table_style::text).find("for 1 variant (120 s of runs predicted)"), std::string::npos)
+      << settle_all_text({a, b}, table_style::text);
 }
 
 }  // namespace
