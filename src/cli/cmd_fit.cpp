@@ -258,12 +258,11 @@ bool run_added_sizes(const common_options& common, std::int64_t experiment_id, c
     // A size whose one run the best equation predicts to take longer than a point may (the budget,
     // as for a tie breaker, and at most the experiment's per-point timeout) would only run into
     // the timeout.
-    if (const auto& vd = f.analysis->verdict;
-        how == added_size::settle && f.unit == "s" && vd.predicted && std::isfinite(*vd.predicted) && *vd.predicted > std::min(f.budget, p.timeout)) {
+    if (how == added_size::settle && settle_predicted_too_long(f)) {
       fmt::print(stderr,
                  "ema: {} {}: {}, n = {}, would take about {} a run (the best equation's prediction), beyond the {} a point may take{}: not run\n",
-                 f.problem, f.variant, what, size, format_time(*vd.predicted), format_time(std::min(f.budget, p.timeout)),
-                 f.budget < p.timeout ? fmt::format(" (--budget allows up to the experiment's per-point timeout, {})", format_time(p.timeout))
+                 f.problem, f.variant, what, size, format_time(*f.analysis->verdict.predicted), format_time(settle_limit(f)),
+                 f.budget < f.timeout ? fmt::format(" (--budget allows up to the experiment's per-point timeout, {})", format_time(f.timeout))
                                       : std::string(" (the experiment's per-point timeout)"));
       continue;
     }

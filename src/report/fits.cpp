@@ -63,9 +63,11 @@ std::function<double(double)> cost_model(const experiment_view& v, const std::st
   }
 }
 
+double point_timeout(const experiment_record& e) { return e.plan.value("timeout", 300.0); }
+
 double default_budget(const experiment_record& e) {
   if (e.plan.contains("budget") && e.plan["budget"].is_number()) return e.plan["budget"].get<double>();
-  return e.plan.value("timeout", 300.0);
+  return point_timeout(e);
 }
 
 }  // namespace
@@ -279,7 +281,7 @@ std::vector<variant_fit> fit_experiment(const experiment_view& v, const fit_requ
     f.metric = r.metric;
     f.unit = find_metric(r.metric).unit;
     f.budget = r.budget ? *r.budget : default_budget(v.experiment);
-    f.timeout = v.experiment.plan.value("timeout", 300.0);
+    f.timeout = point_timeout(v.experiment);
     f.origin.experiment = v.experiment.id;
     f.origin.db = r.db;
     if (const int used = devices_used(g.backend, static_cast<int>(gpus.size())); used > 0) {
@@ -351,7 +353,7 @@ std::vector<variant_fit> fit_best_curves(const experiment_view& v, const fit_req
     f.metric = r.metric;
     f.unit = find_metric(r.metric).unit;
     f.budget = r.budget ? *r.budget : default_budget(v.experiment);
-    f.timeout = v.experiment.plan.value("timeout", 300.0);
+    f.timeout = point_timeout(v.experiment);
     std::vector<std::string> counts;
     for (const auto& [value, count] : chosen) counts.push_back(fmt::format("{}={} at {} size{}", key, value, count, count == 1 ? "" : "s"));
     f.notes.push_back(fmt::format("each size at its best {}: {}", key, fmt::join(counts, ", ")));
@@ -438,9 +440,7 @@ std::string settle_all_text(const std::vector<variant_fit>& fits, table_style st
   bool times = true;
   for (const auto& f : fits) {
     if (settle_text(f).empty() || !f.origin.experiment) continue;
-    // A size predicted to take longer than a point may (the budget, never past the per-point
-    // timeout) is not run: `ema fit --settle` says so.
-    if (const auto& p = f.analysis->verdict.predicted; f.unit == "s" && p && *p > std::min(f.budget, f.timeout)) continue;
+    if (settle_predicted_too_long(f)) continue;  // `ema fit --settle` would not run it
     if (!first) first = &f;
     problems.insert(f.problem);
     ++count;

@@ -4,6 +4,7 @@
 // `stat`); points of several input instances at one size are replicates.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -59,6 +60,15 @@ struct variant_fit {
   double timeout = INFINITY;
   fit_origin origin;
 };
+
+/// The longest one run of the size a verdict names may be predicted to take for `ema fit --settle`
+/// to run it: the budget, never past the per-point timeout. Beyond it the run would only meet the
+/// timeout; `ema fit --settle` says so and `ema show`'s one command leaves it out.
+inline double settle_limit(const variant_fit& f) { return std::min(f.budget, f.timeout); }
+inline bool settle_predicted_too_long(const variant_fit& f) {
+  const auto& p = f.analysis ? f.analysis->verdict.predicted : std::nullopt;
+  return f.unit == "s" && p && std::isfinite(*p) && *p > settle_limit(f);
+}
 
 /// What to do to settle a fit whose verdict names a next size: for an experiment the command
 /// that measures it and fits again (`ema fit 3 --problem search --variants seq --settle`), for a
