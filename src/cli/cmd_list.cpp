@@ -21,6 +21,7 @@ action add_list(CLI::App& app) {
                              {"n", p->size_meaning},
                              {"source", p->source},
                              {"default_sizes", p->default_sizes},
+                             {"default_sizes_gpu", p->default_sizes_gpu ? p->default_sizes_gpu : p->default_sizes},
                              {"reference_variant", p->reference_variant ? p->reference_variant : ""}};
         for (const auto& s : p->params)
           pj["params"].push_back(
@@ -50,7 +51,8 @@ action add_list(CLI::App& app) {
       return exit_code::ok;
     }
     for (const auto* p : problems()) {
-      fmt::print("{} — {}\n  source: {}\n  n: {}\n  default sizes: {}\n", p->name, p->title, p->source, p->size_meaning, p->default_sizes);
+      fmt::print("{} — {}\n  source: {}\n  n: {}\n  default sizes: {}{}\n", p->name, p->title, p->source, p->size_meaning, p->default_sizes,
+                 p->default_sizes_gpu ? fmt::format(" (GPU variants: {})", p->default_sizes_gpu) : std::string());
       if (!p->params.empty()) fmt::print("  parameters:\n");
       for (const auto& s : p->params)
         fmt::print("    {}={}{}  {}{}\n", s.name, s.default_value, s.choices ? fmt::format(" ({})", s.choices) : std::string(), s.help,

@@ -117,6 +117,12 @@ struct problem_desc {
   const char* source = nullptr;        ///< the source document it follows
   std::span<const param_spec> params{};
   const char* default_sizes = nullptr;  ///< the plan of `ema run` without --sizes (the main job's)
+  /// The plan of its GPU variants (cuda, multi-gpu) without --sizes, where a GPU takes sizes the
+  /// CPU variants cannot afford: at the CPU plan's largest sizes a GPU sort or stencil is still
+  /// bound by its launches and fixed costs, and its class shows only past them (issue 29: search's
+  /// plan to 2^28 made three GPU scans firm on an H200 that were not at 2^26). nullptr:
+  /// default_sizes. Use default_plan() to read it.
+  const char* default_sizes_gpu = nullptr;
   /// The variant every speedup falls back on when a variant's own algorithm has none on the
   /// baseline's back end (registry.hpp, speedup_baseline): the source's sequential algorithm.
   const char* reference_variant = "seq";
@@ -237,6 +243,13 @@ struct variant_desc {
   /// points are recorded as skipped, never run.
   const char* (*not_applicable)(const param_set&, std::uint64_t n) = nullptr;
 };
+
+/// The sizes `ema run` gives the variant without --sizes: the problem's GPU plan for a GPU
+/// variant where it declares one (problem_desc::default_sizes_gpu), else its default plan.
+constexpr const char* default_plan(const problem_desc& p, const variant_desc& v) {
+  const bool gpu = v.backend == backend::cuda || v.backend == backend::multi_gpu;
+  return gpu && p.default_sizes_gpu ? p.default_sizes_gpu : p.default_sizes;
+}
 
 namespace detail {
 // Called only during constant evaluation of a registration: the throw makes a malformed

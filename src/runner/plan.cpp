@@ -390,13 +390,14 @@ struct problem_part {
   /// What each variant's launch settings, as overridden, cannot run: the command's error, not a
   /// point's failure (variant_desc::launch_refuses).
   void check_launches(std::span<const std::uint64_t> sizes) const {
-    for (const auto* v : vs) {
-      if (!v->launch_refuses) continue;
-      for (const auto& set : own.at(v))
-        for (const auto n : sizes)
-          if (const auto why = v->launch_refuses(set, n); !why.empty())
-            throw usage_error(fmt::format("{} {} at n = {}: {}", p.name, v->name, n, why));
-    }
+    for (const auto* v : vs) check_launches(*v, sizes);
+  }
+  /// The same for one variant at its own sizes.
+  void check_launches(const variant_desc& v, std::span<const std::uint64_t> sizes) const {
+    if (!v.launch_refuses) return;
+    for (const auto& set : own.at(&v))
+      for (const auto n : sizes)
+        if (const auto why = v.launch_refuses(set, n); !why.empty()) throw usage_error(fmt::format("{} {} at n = {}: {}", p.name, v.name, n, why));
   }
 };
 
@@ -413,20 +414,28 @@ void plan_tracks(plan& out, const problem_part& part, const plan_request& r) {
     for (const auto& set : part.own.at(v)) out.calibrated->tracks.push_back({p.name, v->name, set, start, largest, "", ""});
 }
 
-/// A fixed sweep's points for one problem, within the plan's limits of points and memory.
+/// A fixed sweep's points for one problem, within the plan's limits of points and memory. Without
+/// --sizes each variant runs its back end's default plan (default_plan: a GPU variant takes the
+/// problem's GPU plan where it declares one), so at the GPU plan's larger sizes only the GPU
+/// variants run.
 void plan_points(plan& out, const problem_part& part, const plan_request& r, std::uint64_t from_file) {
   const auto& p = part.p;
-  const auto sizes = r.sizes ? parse_sizes(*r.sizes) : from_file ? std::vector<std::uint64_t>{from_file} : parse_sizes(std::string(p.default_sizes));
+  const auto given = r.sizes ? parse_sizes(*r.sizes) : from_file ? std::vector<std::uint64_t>{from_file} : std::vector<std::uint64_t>{};
+  std::map<const variant_desc*, std::vector<std::uint64_t>> own_sizes;
+  for (const auto* v : part.vs) own_sizes[v] = given.empty() ? parse_sizes(default_plan(p, *v)) : given;
+  std::vector<std::uint64_t> sizes;  // every variant's, ascending
+  for (const auto& [v, ns] : own_sizes) sizes.insert(sizes.end(), ns.begin(), ns.end());
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   for (auto n : sizes) part.too_large(n, "size");
   part.validate(sizes);
-  double per_size = 0;
-  for (const auto* v : part.vs) per_size += static_cast<double>(part.own.at(v).size());
-  const double total = static_cast<double>(sizes.size()) * per_size * r.instances + static_cast<double>(out.points.size());
+  double total = static_cast<double>(out.points.size());
+  for (const auto* v : part.vs) total += static_cast<double>(own_sizes.at(v).size() * part.own.at(v).size()) * r.instances;
   if (total > static_cast<double>(max_plan_points))
     throw usage_error(
-        fmt::format("the plan would have more than {} points ({} sizes, {} variant and parameter sets, {} "
-                    "instances of {}); run fewer at a time",
-                    max_plan_points, sizes.size(), per_size, r.instances, p.name));
+        fmt::format("the plan would have more than {} points ({} sizes, {} variants with their parameter "
+                    "sets, {} instances of {}); run fewer at a time",
+                    max_plan_points, sizes.size(), part.vs.size(), r.instances, p.name));
   // And no more than this process can hold: planning takes about plan_point_bytes a point (the
   // points, their parameters, the stored plan's text), measured on a 750 000-point plan.
   if (const double left = static_cast<double>(memory_this_process_may_add()); total * plan_point_bytes > left)
@@ -434,7 +443,7 @@ void plan_points(plan& out, const problem_part& part, const plan_request& r, std
         fmt::format("the plan's {:.0f} points need about {} to plan and store, more than the {} this process may still "
                     "use (the machine's available memory, ulimit, control group); run fewer at a time",
                     total, format_bytes(total * plan_point_bytes), format_bytes(left)));
-  part.check_launches(sizes);
+  for (const auto* v : part.vs) part.check_launches(*v, own_sizes.at(v));
   // Sizes outermost (interleaved unless --order ascending), then parameter sets, then variants:
   // every variant at one setting side by side.
   for (auto n : run_order(sizes, r.order))
@@ -442,7 +451,7 @@ void plan_points(plan& out, const problem_part& part, const plan_request& r, std
       bool any = false;
       for (const auto* v : part.vs)
         if (const auto& sets = part.own.at(v); k < sets.size()) {
-          out.add(p.name, v->name, n, sets[k]);
+          if (const auto& ns = own_sizes.at(v); std::binary_search(ns.begin(), ns.end(), n)) out.add(p.name, v->name, n, sets[k]);
           any = true;
         }
       if (!any) break;

@@ -119,6 +119,7 @@ EMA_PROBLEM(fault, ema::fault::kit::problem({.title = "variants that fail on pur
                                              .source = "tests",
                                              .params = ema::fault::params,
                                              .default_sizes = "8",
+                                             .default_sizes_gpu = "8,32",
                                              .reference_variant = "ok",
                                              .work = &ema::fault::work}));
 EMA_VARIANT(fault_ok, ema::fault::kit::variant<&ema::fault::ok>({.name = "ok",

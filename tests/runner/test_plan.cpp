@@ -99,6 +99,26 @@ TEST(Plan, UnavailableVariantsAreLeftOutOnlyWhenNotNamed) {
   EXPECT_EQ(make_plan(r).points.size(), 1u);  // named: kept, and recorded as skipped when it runs
 }
 
+// Without --sizes a GPU variant runs its problem's GPU plan (problem_desc::default_sizes_gpu), so
+// at the sizes beyond the CPU plan only it runs; --sizes gives every variant the same sizes.
+TEST(Plan, AGpuVariantTakesTheProblemsGpuPlanWithoutSizes) {
+  plan_request r;
+  r.problems = {"fault"};
+  r.variants = {"ok", "gpu"};  // named: kept where no GPU can run it
+  r.order = size_order::ascending;
+  std::vector<std::pair<std::string, std::uint64_t>> got;
+  for (const auto& pt : make_plan(r).points) got.emplace_back(pt.variant, pt.n);
+  const std::vector<std::pair<std::string, std::uint64_t>> want = {{"ok", 8}, {"gpu", 8}, {"gpu", 32}};
+  EXPECT_EQ(got, want);
+  r.sizes = "8,16";
+  got.clear();
+  for (const auto& pt : make_plan(r).points) got.emplace_back(pt.variant, pt.n);
+  const std::vector<std::pair<std::string, std::uint64_t>> same = {{"ok", 8}, {"gpu", 8}, {"ok", 16}, {"gpu", 16}};
+  EXPECT_EQ(got, same);
+  EXPECT_STREQ(default_plan(find_problem("fault"), find_variant("fault", "gpu")), "8,32");
+  EXPECT_STREQ(default_plan(find_problem("fault"), find_variant("fault", "ok")), "8");
+}
+
 // A variant's former name (registry.hpp, renamed_variants) on the command line runs it under its
 // name now, with a note; naming it both ways is naming it twice.
 TEST(Plan, AFormerVariantNameRunsTheVariantNamedNowWithANote) {

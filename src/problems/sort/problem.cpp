@@ -179,6 +179,10 @@ EMA_PROBLEM(sort, ema::sort::kit::problem({
                       .source = "004_96c7929830a11cf7.txt (Algorithms 3 to 6: quicksort and mergesort in CUDA and OpenMP)",
                       .params = ema::sort::params,
                       .default_sizes = "2^12..2^22",  // 11 sizes an octave apart: enough for a verdict; merge-omp takes 3 s at 2^22 on 2 cores
+                      // A GPU sort of 2^22 keys takes about 1 ms on an H200, a third of it fixed costs (a 200 s
+                      // calibrated sweep there, growing them to 2^26-2^27, made 10 of 16 firm). merge-cuda, the
+                      // slowest, takes about 10 s a run at 2^25 (22 s at 2^26: minutes a point with its repetitions).
+                      .default_sizes_gpu = "2^12..2^25",
                       .reference_variant = "std-sort",
                       .work = &ema::sort::work,
                       .rate = {.name = "Mkeys/s", .of_bytes = false, .scale = 1e6, .meaning = "keys sorted"},
