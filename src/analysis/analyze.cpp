@@ -295,6 +295,7 @@ nlohmann::json class_set_json(const class_set& cs) {
     table.push_back({{"theta", c.cls.to_json()},
                      {"formula", c.eq.formula()},
                      {"held_out_mse", finite(c.cv)},
+                     {"max_rel_err", finite(c.eq.max_rel_err)},
                      {"evidence", finite(c.evidence)},
                      {"coarse", c.coarse},
                      {"excluded", c.excluded},

@@ -76,9 +76,13 @@ std::optional<true_class> csv_class(const fs::path& file) {
 
 struct tally {
   int series = 0, firm_right = 0, firm_wrong = 0, first_right = 0, polynomial = 0, interval_holds = 0;
+  /// Series whose true class's equation misses no size's mean in the regime by more than 10%, and
+  /// of them the firm and right ones (issue 29 asks for every one).
+  int fits_10 = 0, fits_10_firm = 0;
   void add(const tally& t) {
     series += t.series, firm_right += t.firm_right, firm_wrong += t.firm_wrong, first_right += t.first_right;
     polynomial += t.polynomial, interval_holds += t.interval_holds;
+    fits_10 += t.fits_10, fits_10_firm += t.fits_10_firm;
   }
 };
 
@@ -107,6 +111,15 @@ std::string judge(const json& fit, const true_class& want, tally& t, std::vector
     t.firm_wrong += !right;
     if (!right) wrong.push_back(fmt::format("{}: firm {}, true {}", name, text_of(theta, "text"), want.text));
   }
+  if (!want.base && fit.contains("classes") && fit["classes"].is_object())
+    for (const auto& c : fit["classes"].value("candidates", json::array()))
+      if (const auto& th = c.at("theta"); (!th.contains("exp") || th["exp"].is_null()) && th.value("n", -1.0) == want.n &&
+                                          th.value("log", -1.0) == want.log && c.value("max_rel_err", json()).is_number() &&
+                                          c["max_rel_err"].get<double>() <= 0.10) {
+        ++t.fits_10;
+        t.fits_10_firm += level == "firm" && right;
+        break;
+      }
   std::string interval = "-";
   if (!want.base && fit.contains("leading_exponent") && fit["leading_exponent"].is_object() &&
       text_of(fit["leading_exponent"], "what") == "exponent of n") {
@@ -343,11 +356,11 @@ TEST(FitRealData, FirmVerdictsNameTheTrueClassAndTheRatesArePrinted) {
     EXPECT_EQ(judged, static_cast<int>(m.at("classes").size())) << file << ": a benchmark of classes.json was not fitted";
   }
   tally all;
-  std::string table =
-      fmt::format("{:<10} {:>6} {:>10} {:>10} {:>12} {:>15}\n", "data", "series", "firm right", "firm wrong", "first right", "interval holds");
+  std::string table = fmt::format("{:<10} {:>6} {:>10} {:>10} {:>12} {:>15} {:>22}\n", "data", "series", "firm right", "firm wrong", "first right",
+                                  "interval holds", "fits in 10%: firm right");
   auto row = [](const std::string& name, const tally& t) {
-    return fmt::format("{:<10} {:>6} {:>10} {:>10} {:>12} {:>15}\n", name, t.series, t.firm_right, t.firm_wrong, t.first_right,
-                       fmt::format("{} of {}", t.interval_holds, t.polynomial));
+    return fmt::format("{:<10} {:>6} {:>10} {:>10} {:>12} {:>15} {:>22}\n", name, t.series, t.firm_right, t.firm_wrong, t.first_right,
+                       fmt::format("{} of {}", t.interval_holds, t.polynomial), fmt::format("{} of {}", t.fits_10_firm, t.fits_10));
   };
   for (const auto& [name, t] : groups) {
     table += row(name, t);
