@@ -182,7 +182,9 @@ EMA_PROBLEM(sort, ema::sort::kit::problem({
                       // A GPU sort of 2^22 keys takes about 1 ms on an H200, a third of it fixed costs (a 200 s
                       // calibrated sweep there, growing them to 2^26-2^27, made 10 of 16 firm). merge-cuda, the
                       // slowest, takes about 10 s a run at 2^25 (22 s at 2^26: minutes a point with its repetitions).
-                      .default_sizes_gpu = "2^12..2^25",
+                      // Half an octave apart from 2^20.5: their launch-bound start ends near 2-3M keys, and an
+                      // octave apart only 4-5 sizes lay past it (too few for a firm verdict).
+                      .default_sizes_gpu = "2^12..2^25,1482910..23726566*2",
                       .reference_variant = "std-sort",
                       .work = &ema::sort::work,
                       .rate = {.name = "Mkeys/s", .of_bytes = false, .scale = 1e6, .meaning = "keys sorted"},
