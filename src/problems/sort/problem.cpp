@@ -180,7 +180,7 @@ EMA_PROBLEM(sort, ema::sort::kit::problem({
                       .params = ema::sort::params,
                       .default_sizes = "2^12..2^22",  // 11 sizes an octave apart: enough for a verdict; merge-omp takes 3 s at 2^22 on 2 cores
                       // A GPU sort of 2^22 keys takes about 1 ms on an H200, a third of it fixed costs (a 200 s
-                      // calibrated sweep there, growing them to 2^26-2^27, made 10 of 16 firm). merge-cuda, the
+                      // calibrated sweep there, growing them to 2^26-2^27, made 8 of 16 firm). merge-cuda, the
                       // slowest, takes about 10 s a run at 2^25 (22 s at 2^26: minutes a point with its repetitions).
                       // Half an octave apart from 2^20.5: their launch-bound start ends near 2-3M keys, and an
                       // octave apart only 4-5 sizes lay past it (too few for a firm verdict).
