@@ -186,7 +186,10 @@ void judge_misfit(judging& j) {
   const bool stepped = a.classes && !a.classes->answer().steps.empty();
   const bool below_top = !j.regime.empty() && worst_n < j.regime.back();
   const bool at_bottom = !j.regime.empty() && worst_n <= j.regime.front();
-  const bool one_outlier = !stepped && below_top && beyond == 1 && residuals.size() >= 8 && !residuals_trend(residuals);
+  // At the smallest size the miss is what a lower-order cost leaves, and it bends the residuals of
+  // the sizes next to it as the fit leans toward it: the trend is read without that size.
+  const std::vector<double> rest = at_bottom && !residuals.empty() ? std::vector<double>(residuals.begin() + 1, residuals.end()) : residuals;
+  const bool one_outlier = !stepped && below_top && beyond == 1 && residuals.size() >= 8 && !residuals_trend(rest);
   // The size missed most, named where it is the one the best equation's own error was read at.
   const bool at_top = !j.regime.empty() && worst_n >= j.regime.back();
   const std::string which = worst_n > 0 && std::abs(worst_miss - best.max_rel_err) <= 1e-9 * std::max(1.0, best.max_rel_err)

@@ -79,10 +79,14 @@ struct tally {
   /// Series whose true class's equation misses no size's mean in the regime by more than 10%, and
   /// of them the firm and right ones (issue 29 asks for every one).
   int fits_10 = 0, fits_10_firm = 0;
+  /// Of those, the series where no other coarse class (class_set.hpp) fits within 10% too: where
+  /// the data tell the class from its neighbours at that tolerance, not only fit it.
+  int alone_10 = 0, alone_10_firm = 0;
   void add(const tally& t) {
     series += t.series, firm_right += t.firm_right, firm_wrong += t.firm_wrong, first_right += t.first_right;
     polynomial += t.polynomial, interval_holds += t.interval_holds;
     fits_10 += t.fits_10, fits_10_firm += t.fits_10_firm;
+    alone_10 += t.alone_10, alone_10_firm += t.alone_10_firm;
   }
 };
 
@@ -111,15 +115,23 @@ std::string judge(const json& fit, const true_class& want, tally& t, std::vector
     t.firm_wrong += !right;
     if (!right) wrong.push_back(fmt::format("{}: firm {}, true {}", name, text_of(theta, "text"), want.text));
   }
-  if (!want.base && fit.contains("classes") && fit["classes"].is_object())
-    for (const auto& c : fit["classes"].value("candidates", json::array()))
-      if (const auto& th = c.at("theta"); (!th.contains("exp") || th["exp"].is_null()) && th.value("n", -1.0) == want.n &&
-                                          th.value("log", -1.0) == want.log && c.value("max_rel_err", json()).is_number() &&
-                                          c["max_rel_err"].get<double>() <= 0.10) {
+  if (!want.base && fit.contains("classes") && fit["classes"].is_object()) {
+    const auto within_10 = [](const json& c) { return c.value("max_rel_err", json()).is_number() && c["max_rel_err"].get<double>() <= 0.10; };
+    const auto is_true = [&](const json& th) {
+      return (!th.contains("exp") || th["exp"].is_null()) && th.value("n", -1.0) == want.n && th.value("log", -1.0) == want.log;
+    };
+    const auto& candidates = fit["classes"].value("candidates", json::array());
+    for (const auto& c : candidates)
+      if (is_true(c.at("theta")) && within_10(c)) {
         ++t.fits_10;
         t.fits_10_firm += level == "firm" && right;
+        const bool alone = std::none_of(candidates.begin(), candidates.end(),
+                                        [&](const json& o) { return o.value("coarse", false) && !is_true(o.at("theta")) && within_10(o); });
+        t.alone_10 += alone;
+        t.alone_10_firm += alone && level == "firm" && right;
         break;
       }
+  }
   std::string interval = "-";
   if (!want.base && fit.contains("leading_exponent") && fit["leading_exponent"].is_object() &&
       text_of(fit["leading_exponent"], "what") == "exponent of n") {
@@ -356,11 +368,12 @@ TEST(FitRealData, FirmVerdictsNameTheTrueClassAndTheRatesArePrinted) {
     EXPECT_EQ(judged, static_cast<int>(m.at("classes").size())) << file << ": a benchmark of classes.json was not fitted";
   }
   tally all;
-  std::string table = fmt::format("{:<10} {:>6} {:>10} {:>10} {:>12} {:>15} {:>22}\n", "data", "series", "firm right", "firm wrong", "first right",
-                                  "interval holds", "fits in 10%: firm right");
+  std::string table = fmt::format("{:<10} {:>6} {:>10} {:>10} {:>12} {:>15} {:>22} {:>19}\n", "data", "series", "firm right", "firm wrong",
+                                  "first right", "interval holds", "fits in 10%: firm right", "alone in 10%: firm");
   auto row = [](const std::string& name, const tally& t) {
-    return fmt::format("{:<10} {:>6} {:>10} {:>10} {:>12} {:>15} {:>22}\n", name, t.series, t.firm_right, t.firm_wrong, t.first_right,
-                       fmt::format("{} of {}", t.interval_holds, t.polynomial), fmt::format("{} of {}", t.fits_10_firm, t.fits_10));
+    return fmt::format("{:<10} {:>6} {:>10} {:>10} {:>12} {:>15} {:>22} {:>19}\n", name, t.series, t.firm_right, t.firm_wrong, t.first_right,
+                       fmt::format("{} of {}", t.interval_holds, t.polynomial), fmt::format("{} of {}", t.fits_10_firm, t.fits_10),
+                       fmt::format("{} of {}", t.alone_10_firm, t.alone_10));
   };
   for (const auto& [name, t] : groups) {
     table += row(name, t);
@@ -375,10 +388,11 @@ TEST(FitRealData, FirmVerdictsNameTheTrueClassAndTheRatesArePrinted) {
   // answers fewer series right, firm, or inside the interval is a regression to explain there.
   // Series added or lost change the floors: fit the set, record its rates there and set them here.
   EXPECT_EQ(all.series, 1634) << "the real set changed: record its rates in docs/fitting.md and set the floors below";
-  EXPECT_GE(all.firm_right, 510);
+  EXPECT_GE(all.firm_right, 511);
   EXPECT_GE(all.first_right, 1286);
   EXPECT_GE(all.interval_holds, 1425);
-  EXPECT_GE(all.fits_10_firm, 270);  // of the 479 whose true class fits within 10% (issue 29 asks for all)
+  EXPECT_GE(all.fits_10_firm, 270);   // of the 479 whose true class fits within 10% (issue 29 asks for all)
+  EXPECT_GE(all.alone_10_firm, 125);  // of the 179 of them where no other coarse class does
   // Issue 29's targets that the set meets: the class shown first right for 70% of ema's own sweeps
   // and 55% of other tools' files, the interval holding the true exponent for 80% of ema's own.
   tally own, others;
