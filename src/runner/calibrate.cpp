@@ -100,6 +100,28 @@ double predict_bytes(const std::vector<observation>& obs, double n, double obser
 }
 
 std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured, int min_sizes, const size_snap& snap) {
+  return fill_sizes(measured, min_sizes, snap, [](double lo, double hi) { return std::log(hi / lo); });
+}
+
+gap_width cost_gap(const std::vector<observation>& obs) {
+  const double slope = recent_slope(
+      obs, [](const observation& o) { return o.run; }, 0, 4);
+  return [obs, slope](double lo, double hi) {
+    const auto run = [&](double n) {
+      return n <= obs.back().n ? interpolate(obs, n, &observation::run) : obs.back().run * std::pow(n / obs.back().n, slope);
+    };
+    const double a = run(lo), b = run(hi), in_n = std::log(hi / lo);
+    return a > 0 && b > 0 ? std::max(std::abs(std::log(b / a)), 0.25 * in_n) : in_n;
+  };
+}
+
+bool flat_at_top(const std::vector<observation>& obs) {
+  if (obs.size() < 2) return false;
+  const auto &a = obs[obs.size() - 2], &b = obs.back();
+  return a.run > 0 && b.run > 0 && b.n > a.n && std::log(b.run / a.run) < 0.5 * std::log(b.n / a.n);
+}
+
+std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured, int min_sizes, const size_snap& snap, const gap_width& width) {
   std::set<std::uint64_t> sizes(measured.begin(), measured.end());
   std::set<std::uint64_t> closed;  // the lower ends of gaps with no size the problem takes inside
   std::vector<std::uint64_t> added;
@@ -109,7 +131,7 @@ std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured
     for (auto it = sizes.begin(); it != sizes.end() && std::next(it) != sizes.end(); ++it) {
       const auto a = *it, b = *std::next(it);
       if (b - a < 2 || closed.count(a)) continue;
-      const double gap = std::log(static_cast<double>(b) / static_cast<double>(std::max<std::uint64_t>(a, 1)));
+      const double gap = width(static_cast<double>(std::max<std::uint64_t>(a, 1)), static_cast<double>(b));
       if (gap > widest) widest = gap, lo = a, hi = b;  // the first of equal gaps: the cheapest
     }
     if (hi == 0) break;
@@ -201,7 +223,9 @@ std::string point_refused(const std::vector<observation>& obs, double n, const g
 
 growth_step next_size(const std::vector<observation>& obs, const growth_limits& l, const cost_policy& policy) {
   growth_step s;
-  const auto next = size_after(static_cast<std::uint64_t>(obs.back().n), l, s.stop);
+  auto step = l;
+  if (flat_at_top(obs)) step.growth = std::max(l.growth, l.flat_growth);
+  const auto next = size_after(static_cast<std::uint64_t>(obs.back().n), step, s.stop);
   if (!next) return s;
   const double n = static_cast<double>(next);
   const auto n_text = format_size(n);
@@ -215,7 +239,7 @@ growth_step next_size(const std::vector<observation>& obs, const growth_limits& 
   // apart is not worth filling densely, so growth comes first.
   const int target = next >= 8 * sizes.front() ? l.min_sizes : std::min(l.min_sizes, 6);
   double fill = 0;
-  for (auto f : fill_sizes(sizes, target, l.snap)) fill += predict_wall(obs, static_cast<double>(f), policy);
+  for (auto f : fill_sizes(sizes, target, l.snap, cost_gap(obs))) fill += predict_wall(obs, static_cast<double>(f), policy);
   s.predicted_wall = one * policy.instances;
   // When even the cheapest point, repeated up to the sizes needed, does not fit what is left, no
   // range can be filled: then grow as wide as the share allows and fill what remains.

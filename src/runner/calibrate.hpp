@@ -13,6 +13,14 @@
 // extrapolated as a local power law of the last two points, slope clamped to [0, 4]) and the rest
 // (process start, input generation, reference answer: extrapolated the same way, slope clamped to
 // [0, 3]). Memory is extrapolated as a power law with an exponent of at least 1.
+//
+// A flat stretch tells nothing of the class (issue 29): where a point's run time grew less than
+// √n over the last step (a GPU kernel's launch-bound start, a thread pool's start-up), growth takes
+// `flat_growth` (4×) per step instead of `growth`, and the fill measures a gap by how much the run
+// time changes across it (at least a quarter of its width in log n) rather than by its width in
+// log n alone: the sizes go where the cost grows, which is where a class shows (the 60 s
+// calibrated GPU sorts on an H200 had 4-5 of their 13 sizes past the launch-bound start near
+// 2-3M keys, and "only 4 sizes above the knee" held their verdicts back).
 #pragma once
 
 #include <cstdint>
@@ -58,6 +66,20 @@ using size_snap = std::function<std::uint64_t(std::uint64_t)>;
 /// with no size the problem takes inside it is left (kron graphs: none between two powers of two).
 std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured, int min_sizes, const size_snap& snap = {});
 
+/// The width of the gap between two sizes (lo < hi) that the fill splits first where it is widest.
+using gap_width = std::function<double(double lo, double hi)>;
+
+/// The same with the gaps measured by `width` (fill_sizes above: ln(hi / lo)).
+std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured, int min_sizes, const size_snap& snap, const gap_width& width);
+
+/// A gap's width by how much the run time changes across it, |ln run(hi) − ln run(lo)|, and at
+/// least a quarter of its width in log n; run(n) interpolated in log-log space between the
+/// observations (ascending; at least one) and extrapolated past the last by the recent slope.
+gap_width cost_gap(const std::vector<observation>& obs);
+
+/// Whether the run time grew less than √n over the last step of `obs` (a flat stretch).
+bool flat_at_top(const std::vector<observation>& obs);
+
 /// The first sizes of `fill` (ascending) whose predicted points fit in `allowance` seconds.
 std::vector<std::uint64_t> affordable_fill(const std::vector<observation>& obs, const std::vector<std::uint64_t>& fill, double allowance,
                                            const cost_policy& policy);
@@ -70,6 +92,7 @@ struct growth_limits {
   double memory_fraction = 0.8;  ///< of what is free, the most a point may use
   std::uint64_t max_size = 0;    ///< 0: none
   double growth = 2;
+  double flat_growth = 4;  ///< the growth per step while the run time is flat (flat_at_top)
   int min_sizes = 12;
   size_snap snap;  ///< the size the problem takes nearest the one proposed; empty: every size
 };

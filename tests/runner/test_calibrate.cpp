@@ -1,5 +1,6 @@
 // The calibration's decisions: predicted wall time and memory from the points so far, the fill
-// that spreads at least 12 sizes evenly in log n, and each reason growth stops.
+// that spreads at least 12 sizes evenly in log n (or where the run time grows), a flat stretch
+// crossed faster, and each reason growth stops.
 #include <cmath>
 #include <gtest/gtest.h>
 
@@ -101,6 +102,32 @@ TEST(Calibrate, FillSpreadsSizesEvenlyInLogN) {
   EXPECT_TRUE(fill_sizes(doubling, 8).empty());
   EXPECT_EQ(fill_sizes({1, 2, 3}, 12).size(), 0u);  // no integer between them
   EXPECT_EQ(fill_sizes({1, 4}, 12), (std::vector<std::uint64_t>{2, 3}));
+}
+
+TEST(Calibrate, AFlatStretchIsCrossedFourTimesAStepAndFilledWhereTheRunTimeGrows) {
+  // A GPU sort's shape: runs flat at 50 µs (launches) to 2^20, then linear.
+  const auto run = [](double n) { return std::max(50e-6, 50e-6 * n / 1048576); };
+  std::vector<observation> obs;
+  for (int k = 12; k <= 24; k += k < 20 ? 2 : 1) obs.push_back(point(std::exp2(k), run(std::exp2(k))));
+  // Growth: 4x past a flat step, 2x past a growing one.
+  growth_limits l;
+  l.allowance = 1e9, l.timeout = 300, l.host_free = 1e12;
+  const std::vector<observation> flat(obs.begin(), obs.begin() + 3);  // 2^12, 2^14, 2^16
+  EXPECT_TRUE(flat_at_top(flat));
+  EXPECT_EQ(next_size(flat, l, policy()).next, std::optional<std::uint64_t>(1ull << 18));
+  EXPECT_FALSE(flat_at_top(obs));
+  EXPECT_EQ(next_size(obs, l, policy()).next, std::optional<std::uint64_t>(1ull << 25));
+  // The fill goes past the flat stretch: 2^12..2^20 in 4x steps and 2^21..2^24, to 12 sizes.
+  std::vector<std::uint64_t> sizes;
+  for (const auto& o : obs) sizes.push_back(static_cast<std::uint64_t>(o.n));
+  const auto added = fill_sizes(sizes, 12, {}, cost_gap(obs));
+  ASSERT_EQ(added.size(), 3u);
+  for (auto n : added) EXPECT_GT(n, 1u << 20) << n;
+  // By width in log n alone the fill splits the flat stretch's 4x gaps instead.
+  for (auto n : fill_sizes(sizes, 12)) EXPECT_LT(n, 1u << 20) << n;
+  // Past the flat stretch, a gap's width is the run time's change across it; inside it, a quarter of its width in log n.
+  EXPECT_NEAR(cost_gap(obs)(1 << 21, 1 << 22), std::log(2.0), 1e-9);
+  EXPECT_NEAR(cost_gap(obs)(1 << 12, 1 << 14), 0.25 * std::log(4.0), 1e-9);
 }
 
 growth_limits limits(double allowance) {

@@ -182,7 +182,7 @@ TEST(Sweep, CalibrationGrowsToTheLargestSizeThenFillsToTwelveSizes) {
   auto result = f.go();
   EXPECT_FALSE(result.interrupted);
   const auto sizes = f.sizes("ok");
-  EXPECT_EQ(sizes.size(), 12u);  // 8, 16, ..., 1024 and four midpoints
+  EXPECT_EQ(sizes.size(), 12u);  // a flat cost, crossed 4x a step: 8, 16, 64, 256, 1024 and seven midpoints
   EXPECT_EQ(*sizes.begin(), 8u);
   EXPECT_EQ(*sizes.rbegin(), 1024u);
   const auto stored = plan::from_json(f.db.experiment(f.id)->plan);  // the plan in the database grew too
@@ -190,8 +190,8 @@ TEST(Sweep, CalibrationGrowsToTheLargestSizeThenFillsToTwelveSizes) {
   EXPECT_NE(stored.calibrated->tracks[0].stopped.find("largest size"), std::string::npos) << stored.calibrated->tracks[0].stopped;
   int grow = 0, fill = 0;
   for (const auto& pt : stored.points) grow += pt.phase == "grow", fill += pt.phase == "fill";
-  EXPECT_EQ(grow, 8);
-  EXPECT_EQ(fill, 4);
+  EXPECT_EQ(grow, 5);
+  EXPECT_EQ(fill, 7);
   for (const auto& pt : f.db.points(f.id)) EXPECT_EQ(pt.samples.at("point_wall").size(), 1u);
   EXPECT_EQ(f.go().run, 0);  // a finished calibration has nothing left to do
 }
