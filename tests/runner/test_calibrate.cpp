@@ -125,6 +125,22 @@ TEST(Calibrate, AFlatStretchIsCrossedFourTimesAStepAndFilledWhereTheRunTimeGrows
   for (auto n : added) EXPECT_GT(n, 1u << 20) << n;
   // By width in log n alone the fill splits the flat stretch's 4x gaps instead.
   for (auto n : fill_sizes(sizes, 12)) EXPECT_LT(n, 1u << 20) << n;
+  // While the run time is flat, growth does not reserve for filling the range to 12 sizes: merge-path
+  // on an H200 (seed 33), 4096 and 8192 at 0.41 and 0.44 s a point, stopped at 8192 with a 4.52 s
+  // share when 2^15 with ten fills would take 5.06 s, and filled 4096..8192 with ten sizes.
+  observation a = point(4096, 30e-6), b = point(8192, 32e-6);
+  a.wall = 0.41, b.wall = 0.44;
+  growth_limits share = l;
+  share.allowance = 4.52;
+  const auto step = next_size({a, b}, share, policy());
+  EXPECT_EQ(step.next, std::optional<std::uint64_t>(1u << 15)) << step.stop;
+  // Where the run time grows, the fill to 12 is reserved as before: after three growing sizes of
+  // about 0.6 s a point, 2^15 and eight fills (5.6 s) do not fit 5.5 s.
+  share.allowance = 5.5;
+  const std::vector<observation> growing = {point(4096, 30e-6, 0.40), point(8192, 60e-6, 0.43), point(16384, 120e-6, 0.43)};
+  const auto held = next_size(growing, share, policy());
+  EXPECT_FALSE(held.next);
+  EXPECT_NE(held.stop.find("with the sizes it would need filled in"), std::string::npos) << held.stop;
   // Past the flat stretch, a gap's width is the run time's change across it; inside it, a quarter of its width in log n.
   EXPECT_NEAR(cost_gap(obs)(1 << 21, 1 << 22), std::log(2.0), 1e-9);
   EXPECT_NEAR(cost_gap(obs)(1 << 12, 1 << 14), 0.25 * std::log(4.0), 1e-9);
@@ -208,9 +224,10 @@ TEST(Calibrate, SizesAreOnesTheProblemTakes) {
 }
 
 TEST(Calibrate, ABudgetTooSmallForTwelveSizesGrowsAsWideAsItCan) {
-  // Points of about 1 s whatever the size (an energy window, a context): 12 of them cost 12 s.
+  // Points of about 1 s whatever the size (an energy window, a context): 12 of them cost 12 s. The
+  // runs inside grow with n (a flat run time would reserve for 6 sizes only, AFlatStretch... below).
   auto flat = [](double n) {
-    observation o = point(n, 1e-6);
+    observation o = point(n, 1e-9 * n);
     o.wall = 1.0;
     return o;
   };

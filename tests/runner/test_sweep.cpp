@@ -182,7 +182,9 @@ TEST(Sweep, CalibrationGrowsToTheLargestSizeThenFillsToTwelveSizes) {
   auto result = f.go();
   EXPECT_FALSE(result.interrupted);
   const auto sizes = f.sizes("ok");
-  EXPECT_EQ(sizes.size(), 12u);  // a flat cost, crossed 4x a step: 8, 16, 64, 256, 1024 and seven midpoints
+  // A cost of nanoseconds, flat but for the timer's noise: crossed 4x a step where a step reads flat
+  // (8, 16, 64, 256, 1024), 2x where the noise reads as growth; filled to 12 sizes either way.
+  EXPECT_EQ(sizes.size(), 12u);
   EXPECT_EQ(*sizes.begin(), 8u);
   EXPECT_EQ(*sizes.rbegin(), 1024u);
   const auto stored = plan::from_json(f.db.experiment(f.id)->plan);  // the plan in the database grew too
@@ -190,8 +192,9 @@ TEST(Sweep, CalibrationGrowsToTheLargestSizeThenFillsToTwelveSizes) {
   EXPECT_NE(stored.calibrated->tracks[0].stopped.find("largest size"), std::string::npos) << stored.calibrated->tracks[0].stopped;
   int grow = 0, fill = 0;
   for (const auto& pt : stored.points) grow += pt.phase == "grow", fill += pt.phase == "fill";
-  EXPECT_EQ(grow, 5);
-  EXPECT_EQ(fill, 7);
+  EXPECT_GE(grow, 5);
+  EXPECT_LE(grow, 8);
+  EXPECT_EQ(grow + fill, 12);
   for (const auto& pt : f.db.points(f.id)) EXPECT_EQ(pt.samples.at("point_wall").size(), 1u);
   EXPECT_EQ(f.go().run, 0);  // a finished calibration has nothing left to do
 }
