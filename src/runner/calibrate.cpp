@@ -132,7 +132,9 @@ std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured
       const auto a = *it, b = *std::next(it);
       if (b - a < 2 || closed.count(a)) continue;
       const double gap = width(static_cast<double>(std::max<std::uint64_t>(a, 1)), static_cast<double>(b));
-      if (gap > widest) widest = gap, lo = a, hi = b;  // the first of equal gaps: the cheapest
+      // The first of gaps within 10% of each other: the cheapest (a gap measured by the run time's
+      // change carries its noise, and the priciest of equal gaps would be split by chance).
+      if (gap > 1.1 * widest) widest = gap, lo = a, hi = b;
     }
     if (hi == 0) break;
     auto mid = static_cast<std::uint64_t>(std::llround(std::sqrt(static_cast<double>(lo) * static_cast<double>(hi))));
