@@ -104,6 +104,7 @@ std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured
 }
 
 gap_width cost_gap(const std::vector<observation>& obs) {
+  if (obs.empty()) return [](double lo, double hi) { return std::log(hi / lo); };
   const double slope = recent_slope(
       obs, [](const observation& o) { return o.run; }, 0, 4);
   return [obs, slope](double lo, double hi) {
@@ -225,8 +226,9 @@ std::string point_refused(const std::vector<observation>& obs, double n, const g
 
 growth_step next_size(const std::vector<observation>& obs, const growth_limits& l, const cost_policy& policy) {
   growth_step s;
+  const bool flat = flat_at_top(obs);
   auto step = l;
-  if (flat_at_top(obs)) step.growth = std::max(l.growth, l.flat_growth);
+  if (flat) step.growth = std::max(l.growth, l.flat_growth);
   const auto next = size_after(static_cast<std::uint64_t>(obs.back().n), step, s.stop);
   if (!next) return s;
   const double n = static_cast<double>(next);
@@ -241,7 +243,7 @@ growth_step next_size(const std::vector<observation>& obs, const growth_limits& 
   // apart is not worth filling densely, so growth comes first. So too while the run time is flat:
   // a flat stretch tells nothing of the class, and reserving for its fill stopped GPU sorts at
   // 2^13 (4096 and 8192 flat at 0.44 s a point, 10 fills to 12 sizes over a 5 s share, H200).
-  const int target = next >= 8 * sizes.front() && !flat_at_top(obs) ? l.min_sizes : std::min(l.min_sizes, 6);
+  const int target = next >= 8 * sizes.front() && !flat ? l.min_sizes : std::min(l.min_sizes, 6);
   double fill = 0;
   for (auto f : fill_sizes(sizes, target, l.snap, cost_gap(obs))) fill += predict_wall(obs, static_cast<double>(f), policy);
   s.predicted_wall = one * policy.instances;

@@ -74,7 +74,8 @@ std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured
 
 /// A gap's width by how much the run time changes across it, |ln run(hi) − ln run(lo)|, and at
 /// least a quarter of its width in log n; run(n) interpolated in log-log space between the
-/// observations (ascending; at least one) and extrapolated past the last by the recent slope.
+/// observations (ascending) and extrapolated past the last by the recent slope; with none, the
+/// width in log n.
 gap_width cost_gap(const std::vector<observation>& obs);
 
 /// Whether the run time grew less than √n over the last step of `obs` (a flat stretch).

@@ -454,8 +454,7 @@ class sweeper {
         } else {
           std::vector<std::uint64_t> sizes;
           for (const auto& o : obs) sizes.push_back(static_cast<std::uint64_t>(o.n));
-          const auto wanted =
-              obs.empty() ? fill_sizes(sizes, cal.min_sizes, snap_of(t)) : fill_sizes(sizes, cal.min_sizes, snap_of(t), cost_gap(obs));
+          const auto wanted = fill_sizes(sizes, cal.min_sizes, snap_of(t), cost_gap(obs));
           const auto fill =
               obs.empty() ? wanted : affordable_fill(obs, wanted, (cal.budget - reserve - spent_) / static_cast<double>(active.size()), policy());
           if (fill.size() < wanted.size())
