@@ -117,9 +117,15 @@ gap_width cost_gap(const std::vector<observation>& obs) {
 }
 
 bool flat_at_top(const std::vector<observation>& obs) {
-  if (obs.size() < 2) return false;
-  const auto &a = obs[obs.size() - 2], &b = obs.back();
-  return a.run > 0 && b.run > 0 && b.n > a.n && std::log(b.run / a.run) < 0.5 * std::log(b.n / a.n);
+  // Two steps: one point slowed by a busy machine reads as a flat step after it, and a growing
+  // cost taken 4x on that reading overshot its prediction by 4x (an 8 s search sweep spent its
+  // energy windows' share on 2^29).
+  if (obs.size() < 3) return false;
+  const auto flat_step = [](const observation& a, const observation& b) {
+    return a.run > 0 && b.run > 0 && b.n > a.n && std::log(b.run / a.run) < 0.5 * std::log(b.n / a.n);
+  };
+  const auto m = obs.size();
+  return flat_step(obs[m - 3], obs[m - 2]) && flat_step(obs[m - 2], obs[m - 1]);
 }
 
 std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured, int min_sizes, const size_snap& snap, const gap_width& width) {

@@ -15,7 +15,7 @@
 // [0, 3]). Memory is extrapolated as a power law with an exponent of at least 1.
 //
 // A flat stretch tells nothing of the class (issue 29): where a point's run time grew less than
-// √n over the last step (a GPU kernel's launch-bound start, a thread pool's start-up), growth takes
+// √n over each of the last two steps (a GPU kernel's launch-bound start, a thread pool's start-up), growth takes
 // `flat_growth` (4×) per step instead of `growth`, and the fill measures a gap by how much the run
 // time changes across it (at least a quarter of its width in log n) rather than by its width in
 // log n alone: the sizes go where the cost grows, which is where a class shows (the 60 s
@@ -78,7 +78,7 @@ std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured
 /// width in log n.
 gap_width cost_gap(const std::vector<observation>& obs);
 
-/// Whether the run time grew less than √n over the last step of `obs` (a flat stretch).
+/// Whether the run time grew less than √n over each of the last two steps of `obs` (a flat stretch).
 bool flat_at_top(const std::vector<observation>& obs);
 
 /// The first sizes of `fill` (ascending) whose predicted points fit in `allowance` seconds.

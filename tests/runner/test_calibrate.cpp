@@ -114,6 +114,7 @@ TEST(Calibrate, AFlatStretchIsCrossedFourTimesAStepAndFilledWhereTheRunTimeGrows
   l.allowance = 1e9, l.timeout = 300, l.host_free = 1e12;
   const std::vector<observation> flat(obs.begin(), obs.begin() + 3);  // 2^12, 2^14, 2^16
   EXPECT_TRUE(flat_at_top(flat));
+  EXPECT_FALSE(flat_at_top({obs[0], obs[1]}));  // one flat step is not yet a stretch
   EXPECT_EQ(next_size(flat, l, policy()).next, std::optional<std::uint64_t>(1ull << 18));
   EXPECT_FALSE(flat_at_top(obs));
   EXPECT_EQ(next_size(obs, l, policy()).next, std::optional<std::uint64_t>(1ull << 25));
@@ -127,13 +128,18 @@ TEST(Calibrate, AFlatStretchIsCrossedFourTimesAStepAndFilledWhereTheRunTimeGrows
   for (auto n : fill_sizes(sizes, 12)) EXPECT_LT(n, 1u << 20) << n;
   // While the run time is flat, growth does not reserve for filling the range to 12 sizes: merge-path
   // on an H200 (seed 33), 4096 and 8192 at 0.41 and 0.44 s a point, stopped at 8192 with a 4.52 s
-  // share when 2^15 with ten fills would take 5.06 s, and filled 4096..8192 with ten sizes.
-  observation a = point(4096, 30e-6), b = point(8192, 32e-6);
-  a.wall = 0.41, b.wall = 0.44;
+  // share when 2^15 with ten fills would take 5.06 s, and filled 4096..8192 with ten sizes. One flat
+  // step now doubles (a range of 4, filled to 6); after two, 4x with the fill to 6 reserved, where
+  // the fill to 12 (3.9 s) would not fit a 3.8 s share.
+  observation a = point(4096, 30e-6), b = point(8192, 32e-6), c = point(16384, 33e-6);
+  a.wall = 0.41, b.wall = 0.44, c.wall = 0.43;
   growth_limits share = l;
   share.allowance = 4.52;
-  const auto step = next_size({a, b}, share, policy());
-  EXPECT_EQ(step.next, std::optional<std::uint64_t>(1u << 15)) << step.stop;
+  auto step = next_size({a, b}, share, policy());
+  EXPECT_EQ(step.next, std::optional<std::uint64_t>(1u << 14)) << step.stop;
+  share.allowance = 3.8;
+  step = next_size({a, b, c}, share, policy());
+  EXPECT_EQ(step.next, std::optional<std::uint64_t>(1u << 16)) << step.stop;
   // Where the run time grows, the fill to 12 is reserved as before: after three growing sizes of
   // about 0.6 s a point, 2^15 and eight fills (5.6 s) do not fit 5.5 s.
   share.allowance = 5.5;
