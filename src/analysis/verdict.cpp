@@ -158,7 +158,10 @@ void judge_misfit(judging& j) {
   const auto& best = j.a.groups.best;
   const double sigma = j.sigma;
   const double lo = j.a.regime_from;
-  const double mild = std::max(4 * sigma, 0.02), severe = std::max(10 * sigma, 0.10);
+  // A miss counts from 4σ, and never below 5%: a miss smaller than what tells two classes apart
+  // (the class set excludes a rival only where it differs by max(4σ, 5%)) cannot say the class is
+  // wrong, and sizes past the caches agreeing to 0.4% still leave a page or a busy moment 3% off.
+  const double mild = std::max(4 * sigma, 0.05), severe = std::max(10 * sigma, 0.10);
   auto raise = [&j](verdict_level l, std::string why) { j.raise(l, std::move(why)); };
   // The best equation must describe the data within the noise. Scatter far beyond it that keeps
   // no trend along n (the residuals change sign as often as chance has them) is the machine's

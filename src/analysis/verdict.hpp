@@ -11,11 +11,12 @@
 //   inconclusive  no equation of the family describes the data within the noise, the regime has
 //                 too few sizes to fit at all, or the held-out check both misses and changes class.
 // Thresholds scale with the noise measured from the replicates (or from each point's repetitions),
-// never one fixed 5%: σ is the relative standard error of a fitted value (a size's mean of its
-// replicates, or a point's median of its repetitions), the median over the sizes, and the best
-// equation's error at a size counts as large beyond max(4σ, 2%) (tentative) or max(10σ, 10%)
-// (inconclusive). One size alone between the two, not the largest, among at least 8 whose misses
-// keep no trend, is an outlier the verdict notes and does not hold the class back for.
+// with a floor (5%, the least that tells two classes apart): σ is the relative standard error of
+// a fitted value (a size's mean of its replicates, or a point's median of its repetitions), the
+// median over the sizes, and the best equation's error at a size counts as large beyond
+// max(4σ, 5%) (tentative) or max(10σ, 10%) (inconclusive). One size alone between the two, not
+// the largest, among at least 8 whose misses keep no trend, is an outlier the verdict notes and
+// does not hold the class back for.
 #pragma once
 
 #include <nlohmann/json.hpp>
