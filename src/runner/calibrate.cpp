@@ -274,4 +274,12 @@ growth_step next_size(const std::vector<observation>& obs, const growth_limits& 
   return s;
 }
 
+std::uint64_t settle_step(double largest, std::uint64_t named, const growth_limits& limits) {
+  const double reach = largest * std::max(limits.growth, limits.flat_growth);
+  if (!(largest > 0) || static_cast<double>(named) <= reach) return named;
+  auto toward = static_cast<std::uint64_t>(std::llround(std::min(reach, 0x1p62)));
+  if (limits.snap) toward = limits.snap(toward);
+  return static_cast<double>(toward) > largest && toward < named ? toward : named;
+}
+
 }  // namespace ema

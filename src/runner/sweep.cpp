@@ -539,6 +539,7 @@ class sweeper {
     std::size_t track;
     std::uint64_t n;
     double cost;
+    std::string what;  ///< "n = X would settle it", or the size on the way to it
   };
 
   /// What settling track `i` wants this round: the size its total time's verdict names, where the
@@ -594,14 +595,29 @@ class sweeper {
       return std::nullopt;
     }
     if (obs.empty() || round == max_rounds) return std::nullopt;
+    // Toward the size named no further a round than growth steps (runner/calibrate.hpp, settle_step).
+    const auto named = n;
+    growth_limits way;
+    way.growth = cal.growth;
+    way.snap = snap_of(t);
+    if (const auto toward = settle_step(obs.back().n, n, way); toward != n) {
+      if (planned_sizes(t).count(toward)) {  // run before and not measured (it failed): the way is closed
+        t.settled += fmt::format("; n = {} would settle it, and n = {} on the way there did not run", format_size(static_cast<double>(n)),
+                                 format_size(static_cast<double>(toward)));
+        return std::nullopt;
+      }
+      n = toward;
+    }
+    const auto what = n == named ? fmt::format("n = {} would settle it", format_size(static_cast<double>(n)))
+                                 : fmt::format("n = {} (on the way to n = {}, which would settle it)", format_size(static_cast<double>(n)),
+                                               format_size(static_cast<double>(named)));
     const double cost = predict_wall(obs, static_cast<double>(n), policy()) * p_.instances;
     if (cost / p_.instances > p_.timeout)
-      t.settled += fmt::format("; n = {} would settle it but would take about {}, over the per-point timeout", format_size(static_cast<double>(n)),
-                               format_time(cost));
+      t.settled += fmt::format("; {} but would take about {}, over the per-point timeout", what, format_time(cost));
     else if (const auto refusal = memory_refusal(obs, static_cast<double>(n), backend_of(t)); !refusal.empty())
-      t.settled += fmt::format("; n = {} would settle it but {}", format_size(static_cast<double>(n)), refusal);
+      t.settled += fmt::format("; {} but {}", what, refusal);
     else
-      return settle_want{i, n, cost};
+      return settle_want{i, n, cost, what};
     return std::nullopt;
   }
 
@@ -627,8 +643,8 @@ class sweeper {
         auto& t = cal.tracks[w.track];
         const double share = left / static_cast<double>(wants.size() - k);
         if (w.cost > share) {
-          t.settled += fmt::format("; n = {} would settle it but would take about {}, over its share of the budget left ({})",
-                                   format_size(static_cast<double>(w.n)), format_time(w.cost), format_time(std::max(share, 0.0)));
+          t.settled += fmt::format("; {} but would take about {}, over its share of the budget left ({})", w.what, format_time(w.cost),
+                                   format_time(std::max(share, 0.0)));
           continue;
         }
         left -= w.cost;

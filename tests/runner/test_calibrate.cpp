@@ -248,5 +248,22 @@ TEST(Calibrate, ABudgetTooSmallForTwelveSizesGrowsAsWideAsItCan) {
   EXPECT_EQ(fill.size(), 2u);  // 1 s each: two fit in 2.5 s
 }
 
+TEST(Calibrate, TheSettlePhaseStepsTowardAFarSizeNoFurtherThanGrowthDoes) {
+  // A GPU stencil on an H200 (cuda-naive, 60 s): measured to 4096, its verdict named 32768; the
+  // point predicted within its 11 s timeout from the launch-bound sizes below timed out, its grid
+  // built and checked on the host. The settle phase goes 4x a round toward it.
+  growth_limits l;
+  EXPECT_EQ(settle_step(4096, 32768, l), 16384u);
+  EXPECT_EQ(settle_step(16384, 32768, l), 32768u);  // within reach: the size named
+  EXPECT_EQ(settle_step(4096, 8192, l), 8192u);
+  l.growth = 8;  // a plan that grows faster steps as far
+  EXPECT_EQ(settle_step(4096, 65536, l), 32768u);
+  // As the problem takes it: kron graphs run powers of two only.
+  growth_limits kron;
+  kron.snap = [](std::uint64_t n) { return std::uint64_t{1} << static_cast<int>(std::lround(std::log2(static_cast<double>(n)))); };
+  EXPECT_EQ(settle_step(1 << 20, 1u << 26, kron), 1u << 22);
+  EXPECT_EQ(settle_step(0, 1024, l), 1024u);  // nothing measured: nothing to step from
+}
+
 }  // namespace
 }  // namespace ema
