@@ -108,8 +108,9 @@ struct growth_step {
 growth_step next_size(const std::vector<observation>& obs, const growth_limits& limits, const cost_policy& policy);
 
 /// The size a settle round runs toward `named`, the size a verdict names, from `largest`, the
-/// largest size measured: `named` itself within `limits.flat_growth` times `largest`, else the size
-/// that far past it (as `limits.snap` takes it). Growth never steps further, and a cost
+/// largest size measured: `named` itself within the larger of `limits.growth` and
+/// `limits.flat_growth` times `largest`, else the size that far past it (as `limits.snap` takes
+/// it). Growth never steps further, and a cost
 /// extrapolated further hides what grows beneath a fixed start (a GPU stencil's grid built and
 /// checked on the host: 32768 predicted within an 11 s point timeout from 4096, on an H200, and
 /// timed out); the next round predicts from the point measured on the way.

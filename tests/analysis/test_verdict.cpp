@@ -116,10 +116,11 @@ TEST(Verdict, ASmallestSizeOffByALowerOrderCostIsNotedWhileTheSizesAboveItKeepNo
 }
 
 TEST(Verdict, AMissTooSmallToTellTwoClassesApartDoesNotHoldTheClassBack) {
-  // search `seq`'s total time in devbox-main21 (2-core VM, seconds, the median of each of two processes a size): Θ(n),
-  // the sizes past the caches agreeing to 0.4%, 2^26 and 2^28 a few percent off the line (pages,
-  // the machine). A miss under 5% cannot tell a class from its neighbour (the class set excludes a
-  // rival only where it differs by max(4σ, 5%)), so it holds nothing back; 4σ of 0.4% did.
+  // search `seq`'s total time in devbox-main21 (2-core VM, seconds, the median of each of two
+  // processes a size): Θ(n), the sizes past the caches agreeing to 0.4%, 2^26 and 2^28 a few
+  // percent off the line (pages, the machine). A miss under 5% cannot tell a class from its
+  // neighbour (the class set excludes a rival only where it differs by max(4σ, 5%)), so it holds
+  // nothing back; 4σ of 0.4% did.
   const std::vector<std::pair<double, std::vector<double>>> points = {
       {1024, {3.100000e-07, 3.010000e-07}},     {2048, {5.810000e-07, 5.810000e-07}},     {4096, {1.141000e-06, 1.141000e-06}},
       {8192, {2.253000e-06, 2.253000e-06}},     {16384, {7.050000e-06, 4.467000e-06}},    {32768, {8.903000e-06, 8.903000e-06}},
