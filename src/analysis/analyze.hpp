@@ -62,13 +62,16 @@ struct cache_residency {
   std::string cache;
   double cache_bytes = 0;
   double working_set = 0;  ///< at the largest size
-  double past = 0;         ///< the size whose working set is 4 times the cache (0: none)
+  double past = 0;         ///< the size whose working set is 4 times the cache (16 past twice it; 0: none)
   /// Whether the answer grows as the work the variant must do over the fitted sizes (within half a
   /// log factor's growth there): then the cost per unit of work is flat inside the cache, and
   /// leaving it changes that cost by a bounded factor, not the class — a note, not a reason.
   /// Where the answer grows faster than the work (a cost per operation rising as the data outgrow
   /// the caches passes for a log factor), or no work is known, the verdict stays tentative.
   bool as_work = false;
+  /// How many times the cache the largest working set may be and still count as resident where
+  /// the answer grows faster than the work (where it grows as the work: twice).
+  static constexpr double faster_window = 16;
 };
 
 struct knee_report {

@@ -345,9 +345,14 @@ void judge_limits(judging& j) {
   // memory's latency), which moves the cost, not its class (cache_residency::as_work).
   if (const auto& r = a.resident; r && !r->as_work)
     raise(verdict_level::tentative,
-          fmt::format("the largest working set ({}) is within twice the {} ({}): the class may describe cache-resident runs{}",
-                      bytes_text(r->working_set), r->cache, bytes_text(r->cache_bytes),
-                      r->past > 0 ? fmt::format("; n = {} would hold four times the {}", format_size(r->past), r->cache) : std::string()));
+          r->working_set <= 2 * r->cache_bytes
+              ? fmt::format("the largest working set ({}) is within twice the {} ({}): the class may describe cache-resident runs{}",
+                            bytes_text(r->working_set), r->cache, bytes_text(r->cache_bytes),
+                            r->past > 0 ? fmt::format("; n = {} would hold four times the {}", format_size(r->past), r->cache) : std::string())
+              : fmt::format("{} grows faster than the work the variant must do, and the largest working set ({}) is only {:.2g} times the "
+                            "{} ({}): a cost per operation still rising as the data leave the cache passes for a log factor{}",
+                            best.theta().text(), bytes_text(r->working_set), r->working_set / r->cache_bytes, r->cache, bytes_text(r->cache_bytes),
+                            r->past > 0 ? fmt::format("; n = {} would hold sixteen times the {}", format_size(r->past), r->cache) : std::string()));
   else if (r)
     j.v.notes.push_back(
         fmt::format("the largest working set ({}) is within twice the {} ({}), and the answer grows as the work the variant must "
