@@ -213,7 +213,7 @@ analysis analyze(const series& data, const analysis_options& o) {
     // the data leave the last cache: a random access hits it about as often as it holds the
     // working set, so the rise runs on well past its capacity (bfs `omp-listing` on the 2-core VM,
     // a 32 MiB L3: the time per vertex up 12% a doubling from 2^17 to 2^20, where the graph is
-    // 4.2 times the L3, was taken firm for Θ(n log n)). There the window is 16 times the cache.
+    // 4.5 times the L3, was taken firm for Θ(n log n)). There the window is 16 times the cache.
     const double window = as_work ? 2 : cache_residency::faster_window;
     if (ws <= window * last.bytes)
       a.resident =
