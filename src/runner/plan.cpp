@@ -407,6 +407,8 @@ void plan_tracks(plan& out, const problem_part& part, const plan_request& r) {
   if (!out.calibrated) out.calibrated = calibration{.budget = *r.budget};
   const auto start = r.start.value_or(parse_sizes(p.default_sizes).front());
   part.too_large(start, "--start");
+  if (r.max_size && start > *r.max_size)  // (a --start above it is refused with the request)
+    throw usage_error(fmt::format("--max-size {} is below {}'s first size, {} (--start sets another)", *r.max_size, p.name, start));
   const auto largest = p.max_size && r.max_size ? std::min(*r.max_size, p.max_size) : r.max_size.value_or(p.max_size);
   part.validate(std::span<const std::uint64_t>(&start, 1));
   part.check_launches(std::span<const std::uint64_t>(&start, 1));

@@ -263,6 +263,7 @@ TEST(Reliability, SizeListsAndOptionsAreBoundedAndFinite) {
       {"--min-reps", "10", "--max-reps", "2"},
       {"--min-time", "2", "--max-time", "1"},
       {"--budget", "1m", "--start", "4096", "--max-size", "16"},
+      {"--budget", "1m", "--max-size", "3"},  // below search's first size, 2^10
       {"--budget", "1m", "--start", "-1"},
       {"--budget", "inf"},
       {"--seed", "-1"},
