@@ -15,12 +15,12 @@
 // [0, 3]). Memory is extrapolated as a power law with an exponent of at least 1.
 //
 // A flat stretch tells nothing of the class (issue 29): where a point's run time grew less than
-// √n over each of the last two steps (a GPU kernel's launch-bound start, a thread pool's start-up), growth takes
-// `flat_growth` (4×) per step instead of `growth`, and the fill measures a gap by how much the run
-// time changes across it (at least a quarter of its width in log n) rather than by its width in
-// log n alone: the sizes go where the cost grows, which is where a class shows (the 60 s
-// calibrated GPU sorts on an H200 had 4-5 of their 13 sizes past the launch-bound start near
-// 2-3M keys, and "only 4 sizes above the knee" held their verdicts back).
+// √n over each of the last two steps (a GPU kernel's launch-bound start, a thread pool's
+// start-up), growth takes `flat_growth` (4×) per step instead of `growth`, and the fill measures a
+// gap by how much the run time changes across it (at least a quarter of its width in log n)
+// rather than by its width in log n alone: the sizes go where the cost grows, which is where a
+// class shows (the 60 s calibrated GPU sorts on an H200 had 4-5 of their 13 sizes past the
+// launch-bound start near 2-3M keys, and "only 4 sizes above the knee" held their verdicts back).
 #pragma once
 
 #include <cstdint>
@@ -110,10 +110,10 @@ growth_step next_size(const std::vector<observation>& obs, const growth_limits& 
 /// The size a settle round runs toward `named`, the size a verdict names, from `largest`, the
 /// largest size measured: `named` itself within the larger of `limits.growth` and
 /// `limits.flat_growth` times `largest`, else the size that far past it (as `limits.snap` takes
-/// it). Growth never steps further, and a cost
-/// extrapolated further hides what grows beneath a fixed start (a GPU stencil's grid built and
-/// checked on the host: 32768 predicted within an 11 s point timeout from 4096, on an H200, and
-/// timed out); the next round predicts from the point measured on the way.
+/// it). Growth never steps further, and a cost extrapolated further hides what grows beneath a
+/// fixed start (a GPU stencil's grid built and checked on the host: 32768 predicted within an 11 s
+/// point timeout from 4096, on an H200, and timed out); the next round predicts from the point
+/// measured on the way.
 std::uint64_t settle_step(double largest, std::uint64_t named, const growth_limits& limits);
 
 }  // namespace ema
