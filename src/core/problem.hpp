@@ -140,6 +140,11 @@ struct problem_desc {
   /// (comparisons, keys, edges) and the roofline has the memory roof alone.
   flop_model (*flops)(const param_set&) = nullptr;
   std::uint64_t max_size = 0;  ///< the largest n the problem can represent; 0: no limit but memory
+  /// The largest n it can build an input of with these parameters, where that is below max_size
+  /// (rqa's `system=logistic`: the source's orbit reaches 0 in double at step 15489530, and a
+  /// longer series is no longer chaotic); 0: max_size. A calibrated sweep grows no track past it;
+  /// a fixed plan's sizes past it are refused by validate. nullptr: max_size.
+  std::uint64_t (*largest_size)(const param_set&) = nullptr;
   /// Checks the parameters for the sizes a plan runs (every size of a fixed plan; a calibrated
   /// plan's first size) before anything is stored: value ranges, the size arithmetic they enter
   /// (never overflowing), input files read whole. Throws usage_error naming what is wrong; nullptr

@@ -57,17 +57,33 @@ bool parse_number(const std::string& f, double& v) {
 }  // namespace
 
 template <class T>
+T logistic_step(T v) {
+  return T(4) * v * (T(1) - v);
+}
+
+template <class T>
 std::vector<T> logistic_orbit(std::size_t n, T x0) {
   std::vector<T> x(n);
   T v = x0;
   for (auto& e : x) {
     e = v;
-    v = T(4) * v * (T(1) - v);
+    v = logistic_step(v);
   }
   return x;
 }
 template std::vector<float> logistic_orbit<float>(std::size_t, float);
 template std::vector<double> logistic_orbit<double>(std::size_t, double);
+
+std::optional<std::uint64_t> logistic_collapse_step() {
+  static const std::optional<std::uint64_t> at = []() -> std::optional<std::uint64_t> {
+    double v = 0.4;  // generate_series's "logistic"
+    constexpr std::uint64_t cap = std::uint64_t{1} << 28;
+    for (std::uint64_t i = 0; i < cap; ++i, v = logistic_step(v))
+      if (v == 0) return i;
+    return std::nullopt;
+  }();
+  return at;
+}
 
 std::vector<double> logistic_exact(std::size_t n, std::uint64_t seed) {
   // Bit j of theta_0 (j = 0 first, after the binary point) is bit 63 - j % 64 of word j / 64.
@@ -89,7 +105,7 @@ std::vector<double> logistic_exact(std::size_t n, std::uint64_t seed) {
 }
 
 std::vector<double> generate_series(const std::string& system, std::size_t n, std::uint64_t seed) {
-  if (system == "logistic") return logistic_orbit<double>(n, 0.4);
+  if (system == "logistic") return logistic_orbit<double>(n, 0.4);  // (logistic_collapse_step starts there too)
   if (system == "logistic-exact") return logistic_exact(n, seed);
   if (system == "noise") {
     std::vector<double> x(n);

@@ -33,6 +33,13 @@ std::vector<double> logistic_exact(std::size_t n, std::uint64_t seed);
 template <class T>
 std::vector<T> logistic_orbit(std::size_t n, T x0);
 
+/// The step at which the source's orbit ("logistic": r = 4 from 0.4, in double, as logistic_orbit
+/// computes it) first reaches exactly 0, its fixed point: 15489530 in IEEE double. No series of
+/// that system longer than this is chaotic (degenerate_orbit refuses it), so it bounds the sizes
+/// a sweep of it can run. Computed once (about 50 ms); nullopt when the orbit has not collapsed
+/// within 2^28 steps (a machine whose double rounds otherwise).
+std::optional<std::uint64_t> logistic_collapse_step();
+
 class text_file;
 
 /// Reads a series: one number per line, or CSV (comma-separated, a header line of names allowed)

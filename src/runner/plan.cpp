@@ -413,7 +413,10 @@ void plan_tracks(plan& out, const problem_part& part, const plan_request& r) {
   part.validate(std::span<const std::uint64_t>(&start, 1));
   part.check_launches(std::span<const std::uint64_t>(&start, 1));
   for (const auto* v : part.vs)
-    for (const auto& set : part.own.at(v)) out.calibrated->tracks.push_back({p.name, v->name, set, start, largest, "", ""});
+    for (const auto& set : part.own.at(v)) {
+      const auto own = p.largest_size ? p.largest_size(set) : 0;  // these parameters' (problem_desc::largest_size)
+      out.calibrated->tracks.push_back({p.name, v->name, set, start, own && (!largest || own < largest) ? own : largest, "", ""});
+    }
 }
 
 /// A fixed sweep's points for one problem, within the plan's limits of points and memory. Without

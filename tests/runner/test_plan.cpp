@@ -7,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "core/registry.hpp"
+#include "inputs/series.hpp"
 #include "measure/gpu.hpp"
 #include "measure/machine.hpp"
 #include "runner/plan.hpp"
@@ -385,6 +386,34 @@ TEST(Plan, BudgetMakesTracksInsteadOfPoints) {
   r.sizes.reset();
   r.budget.reset();
   EXPECT_NE(usage_of(r).find("give --budget"), std::string::npos);
+}
+
+TEST(Plan, ASweepOfTheSourcesLogisticOrbitEndsWhereTheOrbitCollapses) {
+  // rqa's `system=logistic` (r = 4 from 0.4 in double) reaches the fixed point 0 at step 15489530:
+  // a calibrated sweep grows no track past it (an H200 sweep ran 2^24 and 2^25, 5 points failed,
+  // exit 1), and a fixed plan past it is refused before anything runs.
+  ASSERT_EQ(logistic_collapse_step(), std::optional<std::uint64_t>(15489530));
+  plan_request r;
+  r.problems = {"rqa"};
+  r.variants = {"exact-seq"};
+  r.budget = 30;
+  auto p = make_plan(r);
+  ASSERT_EQ(p.calibrated->tracks.size(), 1u);
+  EXPECT_EQ(p.calibrated->tracks[0].max_size, 15489530u);
+  r.max_size = 1 << 20;  // a smaller --max-size stands
+  EXPECT_EQ(make_plan(r).calibrated->tracks[0].max_size, 1u << 20);
+  r.max_size.reset();
+  r.params = {"system=logistic-exact"};  // no end: the problem's own limit
+  EXPECT_EQ(make_plan(r).calibrated->tracks[0].max_size, (std::uint64_t{1} << 32) - 1);
+  r.params.clear();
+  r.start = 1 << 24;
+  EXPECT_NE(usage_of(r).find("past the end of system=logistic's orbit"), std::string::npos) << usage_of(r);
+  r.start.reset();
+  r.budget.reset();
+  r.sizes = "2^20,2^24";
+  EXPECT_NE(usage_of(r).find("n = 16777216 is past the end of system=logistic's orbit"), std::string::npos) << usage_of(r);
+  r.sizes = "15489530";
+  EXPECT_EQ(usage_of(r), "");
 }
 
 TEST(Plan, CalibrationAndExternalProgramsSurviveTheRoundTrip) {

@@ -128,6 +128,12 @@ void require_vectors(std::size_t n, std::size_t m, std::size_t tau) {
     throw usage_error(fmt::format("rqa: a series of {} values has no vector of dimension m = {} with delay tau = {}", n, m, tau));
 }
 
+// The source's orbit collapses onto 0 (inputs/series.hpp logistic_collapse_step): no longer series.
+std::uint64_t largest_size(const param_set& p) {
+  if (!p.text("input").empty() || p.text("system") != "logistic") return 0;
+  return logistic_collapse_step().value_or(0);
+}
+
 void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
   for (const auto& r : ranges) integer_in(p, "rqa", r.name, r.lo, r.hi);
   eps_of(p);
@@ -142,6 +148,10 @@ void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
       throw usage_error(fmt::format("{}: the series has {} values, but the point asks n = {} (run with --sizes {})", path, *length, n, *length));
     require_vectors(n, m, tau);
   }
+  if (const auto largest = largest_size(p); largest && !sizes.empty() && *std::max_element(sizes.begin(), sizes.end()) > largest)
+    throw usage_error(fmt::format("rqa: n = {} is past the end of system=logistic's orbit: from 0.4 in double it reaches the fixed point 0 "
+                                  "at step {}, and a longer series is no longer chaotic (system=logistic-exact has no end)",
+                                  *std::max_element(sizes.begin(), sizes.end()), largest));
 }
 
 std::uint64_t size_from_input(const param_set& p) {
@@ -223,6 +233,7 @@ EMA_PROBLEM(rqa, ema::rqa::kit::problem({
                      .op_unit = "cells",
                      .flops = &ema::rqa::flops,
                      .max_size = (std::uint64_t{1} << 32) - 1,  // N^2 cells are counted in 64 bits
+                     .largest_size = &ema::rqa::largest_size,
                      .validate = &ema::rqa::validate,
                      .size_from_input = &ema::rqa::size_from_input,
                      .test_sizes = ema::rqa::test_sizes,
