@@ -220,11 +220,12 @@ std::string point_refused(const std::vector<observation>& obs, double n, const g
     return fmt::format("a point at n = {} would take about {}, over the per-point timeout of {}", n_text, format_time(one), format_time(l.timeout));
   const double host = predict_bytes(obs, n, &observation::host_bytes);
   if (l.host_free > 0 && host > l.memory_fraction * l.host_free)
-    return fmt::format("a point at n = {} would need about {} of host memory; {} is free", n_text, format_bytes(host), format_bytes(l.host_free));
+    return fmt::format("a point at n = {} would need about {} of host memory, over {:.0f}% of the {} free", n_text, format_bytes(host),
+                       100 * l.memory_fraction, format_bytes(l.host_free));
   const double device = predict_bytes(obs, n, &observation::device_bytes);
   if (l.device_free > 0 && device > l.memory_fraction * l.device_free)
-    return fmt::format("a point at n = {} would need about {} of device memory; {} is free", n_text, format_bytes(device),
-                       format_bytes(l.device_free));
+    return fmt::format("a point at n = {} would need about {} of device memory, over {:.0f}% of the {} free", n_text, format_bytes(device),
+                       100 * l.memory_fraction, format_bytes(l.device_free));
   return "";
 }
 
@@ -280,6 +281,16 @@ std::uint64_t settle_step(double largest, std::uint64_t named, const growth_limi
   auto toward = static_cast<std::uint64_t>(std::llround(std::min(reach, 0x1p62)));
   if (limits.snap) toward = limits.snap(toward);
   return static_cast<double>(toward) > largest && toward < named ? toward : named;
+}
+
+std::vector<bool> settle_picks(std::span<const double> costs, double left) {
+  std::vector<bool> out(costs.size(), false);
+  for (std::size_t k = 0; k < costs.size(); ++k)
+    if (costs[k] <= left) {
+      out[k] = true;
+      left -= costs[k];
+    }
+  return out;
 }
 
 }  // namespace ema

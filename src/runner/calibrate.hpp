@@ -27,6 +27,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <span>
 #include <vector>
 
 #include "runner/plan.hpp"
@@ -115,5 +116,11 @@ growth_step next_size(const std::vector<observation>& obs, const growth_limits& 
 /// point timeout from 4096, on an H200, and timed out); the next round predicts from the point
 /// measured on the way.
 std::uint64_t settle_step(double largest, std::uint64_t named, const growth_limits& limits);
+
+/// Which of a settle round's points run, given their predicted costs in ascending order and the
+/// budget left: each in turn that fits what the ones before it left, which settles the most
+/// tracks the budget affords. (An equal share each left 16 s of an H200 gauss sweep's 120 s
+/// unspent: seven tracks wanted 6.7-98 s each, none fitted 16 s / 7, while the cheapest fitted 16 s.)
+std::vector<bool> settle_picks(std::span<const double> costs, double left);
 
 }  // namespace ema

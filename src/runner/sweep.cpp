@@ -164,12 +164,12 @@ std::string memory_refusal(const std::vector<observation>& obs, double n, const 
   const double host = predict_bytes(obs, n, &observation::host_bytes);
   const double host_free = static_cast<double>(available_memory_bytes());
   if (host_free > 0 && host > 0.8 * host_free)
-    return fmt::format("would need about {} of host memory; {} is free", format_bytes(host), format_bytes(host_free));
+    return fmt::format("would need about {} of host memory, over 80% of the {} free", format_bytes(host), format_bytes(host_free));
   const double device = predict_bytes(obs, n, &observation::device_bytes);
   if (device <= 0) return {};
   const double device_free = device_free_bytes(backend);
   if (device_free > 0 && device > 0.8 * device_free)
-    return fmt::format("would need about {} of device memory; {} is free", format_bytes(device), format_bytes(device_free));
+    return fmt::format("would need about {} of device memory, over 80% of the {} free", format_bytes(device), format_bytes(device_free));
   return {};
 }
 
@@ -634,17 +634,19 @@ class sweeper {
       for (std::size_t i = 0; i < cal.tracks.size(); ++i)
         if (auto w = wanted(i, round, reserve)) wants.push_back(*w);
       if (wants.empty()) break;
-      // The cheapest first, each with an equal share of what the ones before it left.
+      // The cheapest first, each that fits what the ones before it left (settle_picks).
       std::sort(wants.begin(), wants.end(), [](const settle_want& a, const settle_want& b) { return a.cost < b.cost; });
       const auto from = p_.points.size();
       double left = cal.budget - reserve - spent_;
+      std::vector<double> costs;
+      for (const auto& w : wants) costs.push_back(w.cost);
+      const auto picks = settle_picks(costs, left);
       for (std::size_t k = 0; k < wants.size(); ++k) {
         const auto& w = wants[k];
         auto& t = cal.tracks[w.track];
-        const double share = left / static_cast<double>(wants.size() - k);
-        if (w.cost > share) {
-          t.settled += fmt::format("; {} but would take about {}, over its share of the budget left ({})", w.what, format_time(w.cost),
-                                   format_time(std::max(share, 0.0)));
+        if (!picks[k]) {
+          t.settled +=
+              fmt::format("; {} but would take about {}, over the budget left ({})", w.what, format_time(w.cost), format_time(std::max(left, 0.0)));
           continue;
         }
         left -= w.cost;

@@ -265,5 +265,18 @@ TEST(Calibrate, TheSettlePhaseStepsTowardAFarSizeNoFurtherThanGrowthDoes) {
   EXPECT_EQ(settle_step(0, 1024, l), 1024u);  // nothing measured: nothing to step from
 }
 
+TEST(Calibrate, TheSettlePhaseSpendsWhatIsLeftOnTheCheapestPointsThatFit) {
+  // The H200 gauss sweep of 120 s (seed 48): 16 s left and seven tracks wanting 6.7-98 s each. An
+  // equal share each (2.3 s) ran none; the cheapest that fit run.
+  const std::vector<double> gauss = {6.73, 9.72, 15.2, 32.8, 36.8, 73.2, 98.5};
+  EXPECT_EQ(settle_picks(gauss, 16), (std::vector<bool>{true, false, false, false, false, false, false}));
+  EXPECT_EQ(settle_picks(gauss, 17), (std::vector<bool>{true, true, false, false, false, false, false}));
+  // In turn while they fit; nothing past the budget.
+  EXPECT_EQ(settle_picks(std::vector<double>{1, 5, 6}, 7), (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(settle_picks(std::vector<double>{3, 3, 3}, 9), (std::vector<bool>{true, true, true}));
+  EXPECT_EQ(settle_picks(std::vector<double>{1}, 0), (std::vector<bool>{false}));
+  EXPECT_TRUE(settle_picks({}, 5).empty());
+}
+
 }  // namespace
 }  // namespace ema
