@@ -271,10 +271,13 @@ int carry_out(database& db, std::int64_t experiment_id, plan& p, const common_op
     fmt::print(stderr, "ema: interrupted; experiment {} keeps its finished points (`ema run --resume {}` continues)\n", experiment_id, experiment_id);
     return exit_code::interrupted;
   }
-  fmt::print(stderr, "ema: experiment {} stored in {} ({} points run, {} failed, {} skipped{})\n", experiment_id, common.db, result.run,
+  fmt::print(stderr, "ema: experiment {} stored in {} ({} points run, {} failed, {} skipped{}{})\n", experiment_id, common.db, result.run,
              result.failed, result.skipped,
              result.growth_timeouts ? fmt::format("; {} track{} stopped growing at the point timeout, as planned", result.growth_timeouts,
                                                   result.growth_timeouts == 1 ? "" : "s")
+                                    : "",
+             result.settle_timeouts ? fmt::format("; {} settle point{} ran past the point timeout, beside the sizes measured", result.settle_timeouts,
+                                                  result.settle_timeouts == 1 ? "" : "s")
                                     : "");
   // Points a busy machine disturbed, with no quiet measurement of the same point (report/view.hpp).
   int busy = 0;

@@ -283,6 +283,10 @@ std::uint64_t settle_step(double largest, std::uint64_t named, const growth_limi
   return static_cast<double>(toward) > largest && toward < named ? toward : named;
 }
 
+bool timeout_as_planned(std::string_view phase, point_status status, bool smaller_ok) {
+  return status == point_status::timeout && smaller_ok && (phase == "grow" || phase == "settle");
+}
+
 std::vector<bool> settle_picks(std::span<const double> costs, double left) {
   std::vector<bool> out(costs.size(), false);
   for (std::size_t k = 0; k < costs.size(); ++k)

@@ -27,9 +27,11 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <span>
 #include <vector>
 
+#include "core/status.hpp"
 #include "runner/plan.hpp"
 
 namespace ema {
@@ -122,5 +124,12 @@ std::uint64_t settle_step(double largest, std::uint64_t named, const growth_limi
 /// tracks the budget affords. (An equal share each left 16 s of an H200 gauss sweep's 120 s
 /// unspent: seven tracks wanted 6.7-98 s each, none fitted 16 s / 7, while the cheapest fitted 16 s.)
 std::vector<bool> settle_picks(std::span<const double> costs, double left);
+
+/// Whether a point of a calibrated sweep that ended with `status` in `phase` ends its track as
+/// planned rather than failing: a timeout of a growth point ("grow": the way growth is meant to
+/// stop) or of a settle point ("settle": predicted within the timeout from the sizes measured, it
+/// was not) after the track measured a smaller size (`smaller_ok`). At a track's first size, in
+/// any other phase, or any other status, it is a failure: the variant gave nothing, or broke.
+bool timeout_as_planned(std::string_view phase, point_status status, bool smaller_ok);
 
 }  // namespace ema

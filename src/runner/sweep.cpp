@@ -257,8 +257,8 @@ class sweeper {
     spent_ += first_sample(r, "point_wall");
     ++result_.run;
     if (r.status == point_status::skipped) ++result_.skipped;
-    if (ends_growth_as_planned(pt, r))
-      ++result_.growth_timeouts;
+    if (ends_as_planned(pt, r))
+      ++(pt.phase == "settle" ? result_.settle_timeouts : result_.growth_timeouts);
     else if (is_failure(r.status))
       ++result_.failed;
     records_.emplace(r.ordinal, std::move(r));
@@ -270,15 +270,14 @@ class sweeper {
     return false;
   }
 
-  /// A growth point past the point timeout after its track measured a smaller size: the way a
-  /// calibrated track is meant to stop growing, not a failure. (At the track's first size it is a
-  /// failure: the variant gave nothing.)
-  bool ends_growth_as_planned(const plan_point& pt, const point_record& r) const {
-    if (pt.phase != "grow" || r.status != point_status::timeout) return false;
-    return std::any_of(records_.begin(), records_.end(), [&](const auto& kv) {
-      const auto& o = kv.second;
-      return o.status == point_status::ok && o.problem == r.problem && o.variant == r.variant && o.params_json == r.params_json && o.n < r.n;
-    });
+  /// A growth or settle point past the point timeout after its track measured a smaller size
+  /// (timeout_as_planned): how a calibrated track is meant to stop, not a failure.
+  bool ends_as_planned(const plan_point& pt, const point_record& r) const {
+    return timeout_as_planned(pt.phase, r.status, std::any_of(records_.begin(), records_.end(), [&](const auto& kv) {
+                                const auto& o = kv.second;
+                                return o.status == point_status::ok && o.problem == r.problem && o.variant == r.variant &&
+                                       o.params_json == r.params_json && o.n < r.n;
+                              }));
   }
 
   void run_worker_point(const plan_point& pt, double timeout, point_record& r, bool& stopped) {
@@ -494,6 +493,16 @@ class sweeper {
     return std::min(0.2 * cal.budget, metered * cal.energy_sizes * (p_.energy.window + 0.5) * p_.instances);
   }
 
+  // How a track's latest point at size n ended; nullopt where none has run.
+  std::optional<point_status> status_at(const track& t, std::uint64_t n) const {
+    std::optional<point_status> out;
+    const auto params = t.params.canonical_json();
+    for (const auto& pt : p_.points)
+      if (pt.n == n && of_track(pt, t, params))
+        if (auto it = records_.find(pt.ordinal); it != records_.end()) out = it->second.status;
+    return out;
+  }
+
   // The sizes of a track's points, every phase, planned or run.
   std::set<std::uint64_t> planned_sizes(const track& t) const {
     std::set<std::uint64_t> out;
@@ -591,7 +600,10 @@ class sweeper {
       return std::nullopt;
     }
     if (planned_sizes(t).count(n)) {
-      t.settled += fmt::format("; n = {}, which would settle it, is measured", format_size(static_cast<double>(n)));
+      if (const auto ended = status_at(t, n); ended && *ended != point_status::ok)
+        t.settled += fmt::format("; n = {} would settle it and ended {}", format_size(static_cast<double>(n)), to_string(*ended));
+      else
+        t.settled += fmt::format("; n = {}, which would settle it, is measured", format_size(static_cast<double>(n)));
       return std::nullopt;
     }
     if (obs.empty() || round == max_rounds) return std::nullopt;

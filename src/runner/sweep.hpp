@@ -36,6 +36,9 @@ struct sweep_result {
   /// Growth points of a calibrated sweep that ran past the point timeout: the way a track is meant
   /// to stop growing (calibration.md), stored as timeouts but not counted as failures.
   int growth_timeouts = 0;
+  /// Settle points past the point timeout after their track measured a smaller size: a cost the
+  /// sizes measured did not foretell, beside a range already measured; counted apart as growth's.
+  int settle_timeouts = 0;
   bool interrupted = false;
   std::string output_error;  ///< a file a point was asked to write could not be written: the sweep stopped there
 };

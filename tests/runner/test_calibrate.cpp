@@ -278,5 +278,18 @@ TEST(Calibrate, TheSettlePhaseSpendsWhatIsLeftOnTheCheapestPointsThatFit) {
   EXPECT_TRUE(settle_picks({}, 5).empty());
 }
 
+TEST(Calibrate, ATimeoutPastMeasuredSizesEndsGrowthOrSettlingAsPlanned) {
+  // A settle point predicted within the timeout from the sizes measured that ran past it (the H200
+  // stencil's 32768 from 4096) leaves the track's range measured: not a failure, as growth's is not.
+  EXPECT_TRUE(timeout_as_planned("grow", point_status::timeout, true));
+  EXPECT_TRUE(timeout_as_planned("settle", point_status::timeout, true));
+  EXPECT_FALSE(timeout_as_planned("settle", point_status::timeout, false));  // nothing smaller measured
+  EXPECT_FALSE(timeout_as_planned("grow", point_status::timeout, false));
+  EXPECT_FALSE(timeout_as_planned("settle", point_status::crashed, true));  // a crash is a failure anywhere
+  EXPECT_FALSE(timeout_as_planned("fill", point_status::timeout, true));    // a fill size lies within the range
+  EXPECT_FALSE(timeout_as_planned("energy", point_status::timeout, true));
+  EXPECT_FALSE(timeout_as_planned("grow", point_status::ok, true));
+}
+
 }  // namespace
 }  // namespace ema
