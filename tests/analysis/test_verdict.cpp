@@ -97,11 +97,12 @@ TEST(Verdict, OneOutlyingSizeAmongManyIsNotedAndDoesNotHoldTheClassBack) {
   EXPECT_EQ(a.verdict.to_json()["notes"].size(), 1u);
 }
 
-TEST(Verdict, ASmallestSizeOffByALowerOrderCostIsNotedWhileTheSizesAboveItKeepNoTrend) {
-  // sort gnu-parallel's total time in devbox-main8 (2-core VM, seconds, one value a size): the fit
-  // starts at 2^13, which lies 12.5% above Θ(n log n) (the threads' start-up); leaning toward it,
-  // the fit leaves 2^14 and 2^15 below the curve, so the signs of all ten residuals run in a trend
-  // while those of the nine above 2^13 do not. The trend is read without the smallest size.
+TEST(Verdict, SmallestSizesWhoseCostPerUnitStillRisesStartNoRegime) {
+  // sort gnu-parallel's total time in devbox-main8 (2-core VM, seconds, one value a size): per key
+  // and log n, 1.16 ns at 2^12, 1.76 at 2^13, 1.94 at 2^14, then 2.0 ± 3% to 2^22 (a parallel sort
+  // that sorts a small input on fewer threads). The quiet stretch at the top starts at 2^13, which
+  // Θ(n log n) fitted across it missed by 13% (a note: one size off at the bottom). The regime now
+  // starts past the rise (analyze.hpp, a rising start), and no size is off.
   const std::vector<std::pair<double, double>> points = {{4096, 5.6993e-05},       {8192, 1.871555e-04},     {16384, 4.442365e-04},
                                                          {32768, 1.013003e-03},    {65536, 2.132766e-03},    {131072, 4.531483e-03},
                                                          {262144, 9.675578e-03},   {524288, 1.9873385e-02},  {1048576, 4.2459148e-02},
@@ -111,8 +112,10 @@ TEST(Verdict, ASmallestSizeOffByALowerOrderCostIsNotedWhileTheSizesAboveItKeepNo
   const auto a = analyze(s, {.bootstrap = 40});
   EXPECT_EQ(a.groups.best.theta().text(), "Θ(n log n)");
   EXPECT_EQ(a.verdict.level, verdict_level::firm) << (a.verdict.reasons.empty() ? "" : a.verdict.reasons[0]);
-  ASSERT_EQ(a.verdict.notes.size(), 1u);
-  EXPECT_NE(a.verdict.notes[0].find("n = 2^13, the smallest size fitted, lies"), std::string::npos) << a.verdict.notes[0];
+  EXPECT_EQ(a.regime_from, 16384);
+  EXPECT_NE(a.regime.find("past a rising start: n ≥ 2^14"), std::string::npos) << a.regime;
+  EXPECT_NE(a.regime.find("n = 2^13 lies 13% under it"), std::string::npos) << a.regime;
+  EXPECT_TRUE(a.verdict.notes.empty()) << a.verdict.notes[0];
 }
 
 TEST(Verdict, AMissTooSmallToTellTwoClassesApartDoesNotHoldTheClassBack) {
