@@ -253,11 +253,17 @@ analysis analyze(const series& data, const analysis_options& o) {
   const auto sizes = r.regime.sizes();
   if (!o.work.empty() && sizes.size() >= 2 && !a.groups.best.theta().exp_base)
     a.below_work = below_work(a.groups.best, o.work, sizes.front(), sizes.back());
-  if (o.memory_bound && o.working_set && !o.caches.empty()) {
+  const bool as_work =
+      !a.below_work && sizes.size() >= 2 && !a.groups.best.theta().exp_base && grows_as_work(a.groups.best, o.work, sizes.front(), sizes.back());
+  // A cost bound by arithmetic over its work may still move its data as often as it works on it
+  // (gauss `cuda-kv1` launches a kernel over the whole matrix for each pivot: n³ bytes), so an
+  // answer growing faster than the work is read against the last cache whatever the work's ratio:
+  // its kernel time on the H200 was taken firm for Θ(n⁴) while the matrix (134 MiB at 4096) was
+  // 2.7 times the GPU's L2.
+  const bool faster_than_work = !o.work.empty() && !a.below_work && !as_work && sizes.size() >= 2 && !a.groups.best.theta().exp_base;
+  if ((o.memory_bound || faster_than_work) && o.working_set && !o.caches.empty()) {
     const auto& last = o.caches.back();
     const double ws = o.working_set(data.sizes().back());
-    const bool as_work =
-        !a.below_work && sizes.size() >= 2 && !a.groups.best.theta().exp_base && grows_as_work(a.groups.best, o.work, sizes.front(), sizes.back());
     // Where the answer grows faster than the work, the cost per operation may still be rising as
     // the data leave the last cache: a random access hits it about as often as it holds the
     // working set, so the rise runs on well past its capacity (bfs `omp-listing` on the 2-core VM,

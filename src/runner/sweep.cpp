@@ -614,8 +614,9 @@ class sweeper {
     way.snap = snap_of(t);
     if (const auto toward = settle_step(obs.back().n, n, way); toward != n) {
       if (planned_sizes(t).count(toward)) {  // run before and not measured (it failed): the way is closed
-        t.settled += fmt::format("; n = {} would settle it, and n = {} on the way there did not run", format_size(static_cast<double>(n)),
-                                 format_size(static_cast<double>(toward)));
+        const auto ended = status_at(t, toward);
+        t.settled += fmt::format("; n = {} would settle it, and n = {} on the way there {}", format_size(static_cast<double>(n)),
+                                 format_size(static_cast<double>(toward)), ended ? fmt::format("ended {}", to_string(*ended)) : "did not run");
         return std::nullopt;
       }
       n = toward;
