@@ -257,11 +257,13 @@ analysis analyze(const series& data, const analysis_options& o) {
       !a.below_work && sizes.size() >= 2 && !a.groups.best.theta().exp_base && grows_as_work(a.groups.best, o.work, sizes.front(), sizes.back());
   // A cost bound by arithmetic over its work may still move its data as often as it works on it
   // (gauss `cuda-kv1` launches a kernel over the whole matrix for each pivot: n³ bytes), so an
-  // answer growing faster than the work is read against the last cache whatever the work's ratio:
-  // its kernel time on the H200 was taken firm for Θ(n⁴) while the matrix (134 MiB at 4096) was
-  // 2.7 times the GPU's L2.
-  const bool faster_than_work = !o.work.empty() && !a.below_work && !as_work && sizes.size() >= 2 && !a.groups.best.theta().exp_base;
-  if ((o.memory_bound || faster_than_work) && o.working_set && !o.caches.empty()) {
+  // answer growing half a power of n or more faster than that work over the sizes is read against
+  // the last cache too: its kernel time on the H200 was taken firm for Θ(n⁴) while the matrix
+  // (64 MiB at 4096) was about the size of the GPU's 60 MiB L2. (A log factor's excess is the
+  // class set's to weigh: a cost per operation rising past a cache steps it up, by a bounded factor.)
+  const bool far_above_work = !o.work.empty() && !a.below_work && !as_work && sizes.size() >= 2 && !a.groups.best.theta().exp_base &&
+                              leading_growth(a.groups.best, sizes.front(), sizes.back()) >= work_growth(o.work, sizes.front(), sizes.back()) + 0.5;
+  if ((o.memory_bound || far_above_work) && o.working_set && !o.caches.empty()) {
     const auto& last = o.caches.back();
     const double ws = o.working_set(data.sizes().back());
     // Where the answer grows faster than the work, the cost per operation may still be rising as
