@@ -137,8 +137,8 @@ TEST(Regimes, ACacheResidentCostGrowingAsItsWorkIsANoteNotAReason) {
 // An answer growing faster than a compute-bound work is read against the last cache too: gauss
 // `cuda-kv1`'s kernel time on the H200 (h200-s49-gauss-b120, seconds, each point's median), which
 // launches a kernel over the whole matrix for each pivot, so it moves n³ bytes for its n³ flops.
-// Fitted Θ(n⁴) beside a Θ(n) term while the matrix (64 MiB at 4096) was within the 60 MiB L2 about
-// once: firm and wrong (its class is n³); now tentative, naming a size past the L2.
+// Fitted Θ(n⁴) beside a Θ(n) term while the matrix (64 MiB at 4096) was about the size of the
+// 60 MiB L2: firm and wrong (its class is n³); now tentative, naming a size past the L2.
 TEST(Regimes, AnAnswerFasterThanItsComputeBoundWorkIsReadAgainstTheLastCache) {
   const std::vector<std::pair<double, double>> points = {{64, 6.558400e-04},   {64, 7.412320e-04},   {91, 1.197248e-03},   {128, 1.646480e-03},
                                                          {256, 2.528096e-03},  {256, 3.423584e-03},  {512, 6.197088e-03},  {1024, 1.290982e-02},

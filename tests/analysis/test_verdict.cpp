@@ -99,8 +99,8 @@ TEST(Verdict, OneOutlyingSizeAmongManyIsNotedAndDoesNotHoldTheClassBack) {
 
 TEST(Verdict, SmallestSizesWhoseCostPerUnitStillRisesStartNoRegime) {
   // sort gnu-parallel's total time in devbox-main8 (2-core VM, seconds, one value a size): per key
-  // and log n, 1.16 ns at 2^12, 1.76 at 2^13, 1.94 at 2^14, then 2.0 ± 3% to 2^22 (a parallel sort
-  // that sorts a small input on fewer threads). The quiet stretch at the top starts at 2^13, which
+  // and log n, 1.16 ns at 2^12, 1.76 at 2^13, 1.94 at 2^14, then 2.0 ± 3% to 2^22 (what makes its
+  // smallest inputs cheaper the data do not say). The quiet stretch at the top starts at 2^13, which
   // Θ(n log n) fitted across it missed by 13% (a note: one size off at the bottom). The regime now
   // starts past the rise (analyze.hpp, a rising start), and no size is off.
   const std::vector<std::pair<double, double>> points = {{4096, 5.6993e-05},       {8192, 1.871555e-04},     {16384, 4.442365e-04},
