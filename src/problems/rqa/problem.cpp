@@ -148,11 +148,12 @@ void validate(const param_set& p, std::span<const std::uint64_t> sizes) {
       throw usage_error(fmt::format("{}: the series has {} values, but the point asks n = {} (run with --sizes {})", path, *length, n, *length));
     require_vectors(n, m, tau);
   }
-  if (const auto largest = largest_size(p); largest && !sizes.empty() && *std::max_element(sizes.begin(), sizes.end()) > largest)
+  const auto largest = largest_size(p);
+  if (const auto top = std::max_element(sizes.begin(), sizes.end()); largest && top != sizes.end() && *top > largest)
     throw usage_error(
         fmt::format("rqa: n = {} is past the end of system=logistic's orbit: from 0.4 in double it reaches the fixed point 0 "
                     "at step {}, and a longer series is no longer chaotic (system=logistic-exact has no end)",
-                    *std::max_element(sizes.begin(), sizes.end()), largest));
+                    *top, largest));
 }
 
 std::uint64_t size_from_input(const param_set& p) {
