@@ -59,7 +59,7 @@ struct track {
   std::uint64_t start = 1;     ///< the first size
   std::uint64_t max_size = 0;  ///< 0: no limit but memory and time
   std::string stopped;         ///< why it stopped growing; empty while it grows
-  std::string settled;         ///< the verdict of its total time once grown, and why it stays unsettled
+  std::string settled;         ///< the verdicts of its total (and kernel) time once grown, and why each stays unsettled
 };
 
 struct calibration {

@@ -5,6 +5,7 @@
 #include "runner/protocol.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <optional>
 #include <string_view>
@@ -512,11 +513,12 @@ class sweeper {
     return out;
   }
 
-  // The series `ema fit` would fit for a track's total time: each point that ran ok, the median of
-  // its runs; and the noise of a point (the median relative standard error of those medians).
+  // The series `ema fit` would fit for a track's `metric` (total, kernel): each point that ran ok,
+  // the median of its runs; and the noise of a point (the median relative standard error of those
+  // medians). Empty where the track's points report no samples of the metric.
   // Of the points measured twice, those `ema fit` sets aside (store/remeasured.hpp) are left out:
   // a busy stretch of growth measured again quiet by the energy window is fitted as `ema fit` will.
-  std::pair<fit::series, double> total_series(const track& t) const {
+  std::pair<fit::series, double> metric_series(const track& t, const std::string& metric) const {
     fit::series s;
     std::vector<double> errors;
     const auto params = t.params.canonical_json();
@@ -534,7 +536,7 @@ class sweeper {
       if (!of_track(pt, t, params) || aside.count(pt.ordinal)) continue;
       auto it = records_.find(pt.ordinal);
       if (it == records_.end() || it->second.status != point_status::ok) continue;
-      auto tot = it->second.samples.find("total");
+      auto tot = it->second.samples.find(metric);
       if (tot == it->second.samples.end() || tot->second.empty()) continue;
       const double m = median(tot->second);
       if (m > 0 && std::isfinite(m)) s.add(static_cast<double>(pt.n), m);
@@ -548,21 +550,23 @@ class sweeper {
     std::size_t track;
     std::uint64_t n;
     double cost;
-    std::string what;  ///< "n = X would settle it", or the size on the way to it
+    std::string what;        ///< "n = X would settle it", or the size on the way to it
+    std::size_t metric = 0;  ///< which of settle()'s metrics wants it
   };
 
-  /// What settling track `i` wants this round: the size its total time's verdict names, where the
-  /// verdict is not firm and the size is new and fits the timeout and the memory; else nothing, with
-  /// the track's `settled` saying why.
-  std::optional<settle_want> wanted(std::size_t i, int round, double reserve) {
+  /// What settling track `i` wants this round for its `metric`: the size that metric's verdict
+  /// names, where the verdict is not firm and the size is new and fits the timeout and the memory;
+  /// else nothing, with `said` saying why (left empty where no point reports the metric).
+  std::optional<settle_want> wanted(std::size_t i, const std::string& metric, int round, double reserve, std::string& said) {
     constexpr int max_rounds = 6;
     auto& cal = *p_.calibrated;
     auto& t = cal.tracks[i];
     std::string failure;
     const auto obs = growth_of(t, &failure, true);
-    const auto [data, noise] = total_series(t);
+    const auto [data, noise] = metric_series(t, metric);
+    if (data.size() == 0 && metric != "total") return std::nullopt;
     if (data.sizes().size() < 3) {
-      t.settled = "not fitted: fewer than 3 sizes ran ok";
+      said = "not fitted: fewer than 3 sizes ran ok";
       return std::nullopt;
     }
     fit::analysis_options o;
@@ -585,25 +589,25 @@ class sweeper {
     try {
       a = fit::analyze(data, o);
     } catch (const std::invalid_argument& e) {
-      t.settled = fmt::format("not fitted: {}", e.what());
+      said = fmt::format("not fitted: {}", e.what());
       return std::nullopt;
     }
     const auto& vd = a.verdict;
-    t.settled = fmt::format("{}, {}", fit::to_string(vd.level), a.groups.best.theta().text());
+    said = fmt::format("{}, {}", fit::to_string(vd.level), a.groups.best.theta().text());
     if (vd.level == fit::verdict_level::firm || !vd.next_size) return std::nullopt;
-    if (!vd.reasons.empty()) t.settled += fmt::format(" ({} reason{}: `ema fit` lists them)", vd.reasons.size(), vd.reasons.size() == 1 ? "" : "s");
+    if (!vd.reasons.empty()) said += fmt::format(" ({} reason{}: `ema fit` lists them)", vd.reasons.size(), vd.reasons.size() == 1 ? "" : "s");
     auto n = static_cast<std::uint64_t>(std::llround(std::min(*vd.next_size, 0x1p62)));
     if (const auto snap = snap_of(t)) n = snap(n);
     if (t.max_size && n > t.max_size) n = t.max_size;
     if (const auto snap = snap_of(t); snap && snap(n) != n) {  // the largest allowed is not a size it takes
-      t.settled += fmt::format("; n = {} would settle it, past the largest size allowed", format_size(static_cast<double>(n)));
+      said += fmt::format("; n = {} would settle it, past the largest size allowed", format_size(static_cast<double>(n)));
       return std::nullopt;
     }
     if (planned_sizes(t).count(n)) {
       if (const auto ended = status_at(t, n); ended && *ended != point_status::ok)
-        t.settled += fmt::format("; n = {} would settle it and ended {}", format_size(static_cast<double>(n)), to_string(*ended));
+        said += fmt::format("; n = {} would settle it and ended {}", format_size(static_cast<double>(n)), to_string(*ended));
       else
-        t.settled += fmt::format("; n = {}, which would settle it, is measured", format_size(static_cast<double>(n)));
+        said += fmt::format("; n = {}, which would settle it, is measured", format_size(static_cast<double>(n)));
       return std::nullopt;
     }
     if (obs.empty() || round == max_rounds) return std::nullopt;
@@ -615,8 +619,8 @@ class sweeper {
     if (const auto toward = settle_step(obs.back().n, n, way); toward != n) {
       if (planned_sizes(t).count(toward)) {  // run before and not measured (it failed): the way is closed
         const auto ended = status_at(t, toward);
-        t.settled += fmt::format("; n = {} would settle it, and n = {} on the way there {}", format_size(static_cast<double>(n)),
-                                 format_size(static_cast<double>(toward)), ended ? fmt::format("ended {}", to_string(*ended)) : "did not run");
+        said += fmt::format("; n = {} would settle it, and n = {} on the way there {}", format_size(static_cast<double>(n)),
+                            format_size(static_cast<double>(toward)), ended ? fmt::format("ended {}", to_string(*ended)) : "did not run");
         return std::nullopt;
       }
       n = toward;
@@ -626,26 +630,41 @@ class sweeper {
                                                format_size(static_cast<double>(named)));
     const double cost = predict_wall(obs, static_cast<double>(n), policy()) * p_.instances;
     if (cost / p_.instances > p_.timeout)
-      t.settled += fmt::format("; {} but would take about {}, over the per-point timeout", what, format_time(cost));
+      said += fmt::format("; {} but would take about {}, over the per-point timeout", what, format_time(cost));
     else if (const auto refusal = memory_refusal(obs, static_cast<double>(n), backend_of(t)); !refusal.empty())
-      t.settled += fmt::format("; {} but {}", what, refusal);
+      said += fmt::format("; {} but {}", what, refusal);
     else
       return settle_want{i, n, cost, what};
     return std::nullopt;
   }
 
   // Last, after growth and the energy windows, while the budget lasts: each track whose verdict on
-  // its total time is not firm runs the size that verdict names (analysis/verdict.hpp: the size
-  // that would exclude each class left beside the answer, the tie breaker's size, else four
-  // times the largest), round after round, until it is firm, the size is already measured, or the
-  // point would not fit the budget, the timeout or the memory. Each track's `settled` says how it
-  // ended.
+  // its total time or on its kernel time is not firm runs the size that verdict names
+  // (analysis/verdict.hpp: the size that would exclude each class left beside the answer, the tie
+  // breaker's size, else four times the largest), round after round, until it is firm, the size is
+  // already measured, or the point would not fit the budget, the timeout or the memory. Each
+  // track's `settled` says how each of its metrics ended. (The kernel time is a series of its own
+  // in `ema fit`: on an H200 a 90 s sort sweep left CUB's merge sort firm on its total time and
+  // tentative on its kernel time, "only 5 sizes above the knee at n ≈ 2.49M", with the size that
+  // settles it a 2 ms kernel.)
   bool settle(double reserve) {
     auto& cal = *p_.calibrated;
+    const std::array<std::string, 2> metrics{"total", "kernel"};
     for (int round = 0;; ++round) {
       std::vector<settle_want> wants;
+      std::vector<std::array<std::string, 2>> said(cal.tracks.size());
       for (std::size_t i = 0; i < cal.tracks.size(); ++i)
-        if (auto w = wanted(i, round, reserve)) wants.push_back(*w);
+        for (std::size_t m = 0; m < metrics.size(); ++m)
+          if (auto w = wanted(i, metrics[m], round, reserve, said[i][m])) {
+            w->metric = m;
+            const bool twice = std::any_of(wants.begin(), wants.end(), [&](const settle_want& o) { return o.track == i && o.n == w->n; });
+            if (!twice) wants.push_back(*w);
+          }
+      const auto tell = [&] {
+        for (std::size_t i = 0; i < cal.tracks.size(); ++i)
+          cal.tracks[i].settled = said[i][1].empty() ? said[i][0] : fmt::format("{}; its kernel time's fit: {}", said[i][0], said[i][1]);
+      };
+      tell();
       if (wants.empty()) break;
       // The cheapest first, each that fits what the ones before it left (settle_picks).
       std::sort(wants.begin(), wants.end(), [](const settle_want& a, const settle_want& b) { return a.cost < b.cost; });
@@ -658,13 +677,14 @@ class sweeper {
         const auto& w = wants[k];
         auto& t = cal.tracks[w.track];
         if (!picks[k]) {
-          t.settled +=
+          said[w.track][w.metric] +=
               fmt::format("; {} but would take about {}, over the budget left ({})", w.what, format_time(w.cost), format_time(std::max(left, 0.0)));
           continue;
         }
         left -= w.cost;
         p_.add(t.problem, t.variant, w.n, t.params, "settle");
       }
+      tell();
       save_plan();
       if (p_.points.size() == from) break;
       if (!run_new_points(from, point_timeout())) return false;

@@ -1,6 +1,7 @@
 // A problem whose variants misbehave on purpose — crash, abort, hang, run out of memory, throw,
 // answer wrongly, exit without answering — to test that every way a point can fail is isolated
 // and recorded. Linked only into tests and the test worker, never into ema.
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <csignal>
@@ -104,11 +105,20 @@ output cliff(const input& n, run_context&) {  // n microseconds, then from n = 4
   return n;
 }
 
+// n microseconds, with a kernel phase that stays at `knee` microseconds below n = knee and grows
+// like n above it: a GPU kernel's launch-bound start under a total time that grows throughout.
+output knee(const input& n, run_context& ctx) {
+  busy_for(n);
+  ctx.add_phase("kernel", 1e-6 * static_cast<double>(std::max<std::uint64_t>(n, static_cast<std::uint64_t>(ctx.params().integer("knee")))));
+  return n;
+}
+
 work_model work(std::uint64_t n, const param_set&) { return {static_cast<double>(n), static_cast<double>(n)}; }
 
 constexpr param_spec params[] = {{"mode", param_kind::choice, "a", "a test parameter", "a|b"},
                                  {"k", param_kind::integer, "1", "a tuning parameter only `launched` reads", nullptr, true},
-                                 {"check_us", param_kind::integer, "0", "microseconds the check takes"}};
+                                 {"check_us", param_kind::integer, "0", "microseconds the check takes"},
+                                 {"knee", param_kind::integer, "0", "the n below which `knee`'s kernel phase is flat"}};
 constexpr const char* launched_tuning[] = {"k"};
 
 }  // namespace
@@ -194,6 +204,11 @@ EMA_VARIANT(fault_busy, ema::fault::kit::variant<&ema::fault::busy>({.name = "bu
                                                                      .backend = ema::backend::seq,
                                                                      .role = ema::variant_role::ours,
                                                                      .description = "busy for n microseconds",
+                                                                     .provenance = "test"}));
+EMA_VARIANT(fault_knee, ema::fault::kit::variant<&ema::fault::knee>({.name = "knee",
+                                                                     .backend = ema::backend::seq,
+                                                                     .role = ema::variant_role::ours,
+                                                                     .description = "busy for n microseconds; a kernel phase flat below n = knee",
                                                                      .provenance = "test"}));
 EMA_VARIANT(fault_gpu, ema::fault::kit::variant<&ema::fault::ok>({.name = "gpu",
                                                                   .backend = ema::backend::cuda,

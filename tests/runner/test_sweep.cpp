@@ -2,6 +2,7 @@
 // the sweep goes on; a point that succeeds keeps every sample.
 #include <atomic>
 #include <chrono>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <set>
 #include <thread>
@@ -149,10 +150,12 @@ struct budget_fixture {
   std::int64_t id = 0;
   plan p;
 
-  budget_fixture(const std::vector<std::string>& variants, double budget, std::uint64_t start, std::uint64_t max_size) {
+  budget_fixture(const std::vector<std::string>& variants, double budget, std::uint64_t start, std::uint64_t max_size,
+                 std::vector<std::string> params = {}) {
     plan_request r;
     r.problems = {"fault"};
     r.variants = variants;
+    r.params = std::move(params);
     r.budget = budget;
     r.start = start;
     if (max_size) r.max_size = max_size;
@@ -239,6 +242,36 @@ TEST(Sweep, AGrowthPointPastTheTimeoutEndsItsTrackAsPlanned) {
   const auto r = first.go();
   EXPECT_EQ(r.failed, 1);
   EXPECT_EQ(r.growth_timeouts, 0);
+}
+
+// The settle phase settles a track's kernel time as well as its total time (`ema fit` fits each
+// apart): a kernel flat below n = 256 and linear above it, under a total time linear throughout,
+// ends the growth firm on the total (on a quiet machine) and tentative on the kernel ("only 5 sizes above the knee");
+// the sizes the kernel's verdict names inside its regime are run until it is firm. Before, the
+// settle phase read the total time alone: an H200 sort sweep left CUB's merge sort's kernel time
+// tentative with the size that settled it a 2 ms kernel.
+TEST(Sweep, TheSettlePhaseSettlesTheKernelTimeToo) {
+  budget_fixture f({"knee"}, 20, 4, 65536, {"knee=256"});
+  // Growth 4x a step whether a step reads flat or not, so that its sizes do not depend on the
+  // machine's load: 8 sizes, 4 to 2^16, and no fill (which may fall past the knee).
+  f.p.calibrated->growth = 4;
+  f.p.calibrated->min_sizes = 8;
+  EXPECT_EQ(f.go().failed, 0);
+  const auto stored = plan::from_json(f.db.experiment(f.id)->plan);
+  const auto& t = stored.calibrated->tracks[0];
+  EXPECT_NE(t.stopped.find("largest size"), std::string::npos) << t.stopped;
+  int settle = 0;
+  for (const auto& pt : stored.points)
+    if (pt.phase == "settle") {
+      ++settle;
+      EXPECT_GT(pt.n, 256u);  // inside the kernel's regime, past its knee
+      EXPECT_LT(pt.n, 65536u);
+    }
+  std::string sizes;
+  for (const auto& pt : stored.points) sizes += fmt::format(" {}:{}", pt.phase, pt.n);
+  EXPECT_GE(settle, 1) << sizes;
+  // (The total time is busy-waited and firm on a quiet machine; under load it may end tentative.)
+  EXPECT_NE(t.settled.find("; its kernel time's fit: firm, Θ(n)"), std::string::npos) << t.settled;
 }
 
 }  // namespace
