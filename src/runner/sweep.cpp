@@ -658,7 +658,10 @@ class sweeper {
           if (auto w = wanted(i, metrics[m], round, reserve, said[i][m])) {
             w->metric = m;
             const bool twice = std::any_of(wants.begin(), wants.end(), [&](const settle_want& o) { return o.track == i && o.n == w->n; });
-            if (!twice) wants.push_back(*w);
+            if (!twice)
+              wants.push_back(*w);
+            else
+              said[i][m] += fmt::format("; n = {} would settle it, as it would the total time's", format_size(static_cast<double>(w->n)));
           }
       const auto tell = [&] {
         for (std::size_t i = 0; i < cal.tracks.size(); ++i)
