@@ -128,6 +128,8 @@ void measurement_options::add_to(CLI::App& app) {
   app.add_option("--budget", budget, "choose the sizes by calibration to fit this time, e.g. 90s, 2m, 1h (instead of --sizes)");
   app.add_option("--start", start, "with --budget: the first size (default: the problem's smallest default size)");
   app.add_option("--max-size", max_size, "with --budget: the largest size to grow to");
+  app.add_option("--settle-share", settle_share,
+                 "with --budget: the share of the budget growth leaves for the sizes the verdicts name, from 0 to 0.5 (default 0.1)");
   app.add_option("--order", order,
                  "the order the sizes run in: interleaved (default: neighbouring sizes far apart in time, so a busy spell of the "
                  "machine scatters instead of bending the curve) or ascending");
@@ -147,6 +149,7 @@ void measurement_options::fill(plan_request& r) const {
   check_range(rse, "--rse", 0, 1, "");
   check_range(timeout, "--timeout", 0, 7 * 86400, " s (a week)");
   check_range(energy_window, "--energy-window", 0, 3600, " s (an hour)");
+  check_range(settle_share, "--settle-share", 0, 0.5, "", true);
   if (seed_text.empty() || seed_text.find_first_not_of("0123456789") != std::string::npos)
     throw usage_error(fmt::format("--seed must be a whole number from 0 to 2^64 - 1, got '{}'", seed_text));
   std::uint64_t seed = 0;
@@ -169,6 +172,7 @@ void measurement_options::fill(plan_request& r) const {
   };
   r.start = size_option(start, "--start");
   r.max_size = size_option(max_size, "--max-size");
+  r.settle_share = settle_share;
   if (order) {
     if (budget) throw usage_error("--order sets the order of the sizes of --sizes; a calibrated sweep (--budget) grows its sizes in turn");
     r.order = parse_size_order(*order);

@@ -16,10 +16,10 @@
 namespace ema::cli {
 
 /// --reps, --min-reps, ..., --timeout, --energy-window, --no-energy, --seed, --instances, and the
-/// calibration's --budget, --start and --max-size.
+/// calibration's --budget, --start, --max-size and --settle-share.
 struct measurement_options {
   std::optional<int> reps, min_reps, max_reps, warmup;
-  std::optional<double> min_time, max_time, rse, timeout, energy_window;
+  std::optional<double> min_time, max_time, rse, timeout, energy_window, settle_share;
   std::optional<std::string> budget;
   std::optional<std::string> start, max_size;  ///< sizes (2^10, 1e6, 4096), read by fill
   bool no_energy = false;

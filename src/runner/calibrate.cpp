@@ -260,6 +260,15 @@ growth_step next_size(const std::vector<observation>& obs, const growth_limits& 
   for (const auto& o : obs) cheapest = std::min(cheapest, o.wall);
   const bool attainable = static_cast<double>(target - static_cast<int>(obs.size())) * cheapest * policy.instances <= l.allowance;
   const double needed = s.predicted_wall + (attainable ? fill * policy.instances : 0.0);
+  // A range of less than a factor of 4 is one no fill makes worth fitting (a single size has no
+  // gap to fill at all): while the sizes so far span less, growth goes on as long as the next point
+  // alone fits. Reserving for the fill there stopped seven of fourteen GPU sorts at their first
+  // size in a 60 s sweep on an H200 (2^13 "would take about 2.63 s with the sizes it would need
+  // filled in", over a 2.58 s share, at 0.44 s a point).
+  if (needed > l.allowance && attainable && obs.back().n < 4 * obs.front().n && s.predicted_wall <= l.allowance) {
+    s.next = next;
+    return s;
+  }
   if (needed > l.allowance) {
     s.stop = attainable ? fmt::format(
                               "n = {} would take about {} with the sizes it would need filled in, over this "

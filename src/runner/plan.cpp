@@ -101,6 +101,7 @@ void check_sweep_shape(const plan_request& r) {
   if (r.budget && r.rounds > 1)
     throw usage_error("--rounds measures a fixed plan's points again; a calibrated sweep (--budget) settles its own verdicts: give one of them");
   if (!r.budget && (r.start || r.max_size)) throw usage_error("--start and --max-size shape a calibrated sweep; give --budget");
+  if (!r.budget && r.settle_share) throw usage_error("--settle-share shapes a calibrated sweep; give --budget");
   if (r.start && *r.start < 1) throw usage_error("--start must be at least 1");
   if (r.max_size && *r.max_size < 1) throw usage_error("--max-size must be at least 1");
   if (r.start && r.max_size && *r.start > *r.max_size)
@@ -404,7 +405,10 @@ struct problem_part {
 /// A calibrated sweep's tracks for one problem: every variant and parameter set from its start.
 void plan_tracks(plan& out, const problem_part& part, const plan_request& r) {
   const auto& p = part.p;
-  if (!out.calibrated) out.calibrated = calibration{.budget = *r.budget};
+  if (!out.calibrated) {
+    out.calibrated = calibration{.budget = *r.budget};
+    if (r.settle_share) out.calibrated->settle_share = *r.settle_share;
+  }
   const auto start = r.start.value_or(parse_sizes(p.default_sizes).front());
   part.too_large(start, "--start");
   if (r.max_size && start > *r.max_size)  // (a --start above it is refused with the request)
@@ -645,8 +649,11 @@ nlohmann::json plan::to_json(bool with_points) const {
                         {"stopped", t.stopped},
                         {"settled", t.settled}});
     out["budget"] = calibrated->budget;
-    out["calibration"] = {
-        {"min_sizes", calibrated->min_sizes}, {"growth", calibrated->growth}, {"energy_sizes", calibrated->energy_sizes}, {"tracks", tracks}};
+    out["calibration"] = {{"min_sizes", calibrated->min_sizes},
+                          {"growth", calibrated->growth},
+                          {"energy_sizes", calibrated->energy_sizes},
+                          {"settle_share", calibrated->settle_share},
+                          {"tracks", tracks}};
   }
   if (!input_cache_dir.empty()) out["input_cache"] = {{"dir", input_cache_dir}, {"cap", input_cache_cap}};
   if (!weak.empty()) out["weak"] = weak;
@@ -708,8 +715,9 @@ plan plan::from_json(const nlohmann::json& j) {
       for (std::size_t i = 0; i < p.points.size(); ++i)
         if (p.points[i].ordinal != static_cast<int>(i) || p.points[i].instance < 0) bad("numbers its points out of order");
     }
-    if (p.calibrated && !(std::isfinite(p.calibrated->budget) && p.calibrated->budget > 0 && p.calibrated->growth > 1 &&
-                          std::isfinite(p.calibrated->growth) && p.calibrated->min_sizes >= 1 && p.calibrated->min_sizes <= 1000))
+    if (p.calibrated &&
+        !(std::isfinite(p.calibrated->budget) && p.calibrated->budget > 0 && p.calibrated->growth > 1 && std::isfinite(p.calibrated->growth) &&
+          p.calibrated->min_sizes >= 1 && p.calibrated->min_sizes <= 1000 && p.calibrated->settle_share >= 0 && p.calibrated->settle_share <= 0.5))
       bad("has an impossible calibration");
     if (p.shard) {
       const auto& sh = *p.shard;
@@ -762,6 +770,7 @@ plan read_plan(const nlohmann::json& j) {
     c.min_sizes = cj.value("min_sizes", 12);
     c.growth = cj.value("growth", 2.0);
     c.energy_sizes = cj.value("energy_sizes", 5);
+    c.settle_share = cj.value("settle_share", 0.0);
     for (const auto& t : cj.at("tracks"))
       c.tracks.push_back({t.at("problem").get<std::string>(),
                           std::string(current_variant_name(t.at("problem").get<std::string>(), t.at("variant").get<std::string>())),

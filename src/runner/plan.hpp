@@ -67,6 +67,8 @@ struct calibration {
   int min_sizes = 12;
   double growth = 2;
   int energy_sizes = 5;  ///< with energy on: the kept sizes per variant measured with an energy window
+  /// The share of the budget growth leaves to the settle phase (a plan stored without it: none).
+  double settle_share = 0.1;
   std::vector<track> tracks;
 };
 
@@ -157,6 +159,7 @@ struct plan_request {
   int rounds = 1;                                ///< passes over the plan's points (`--rounds`)
   std::optional<double> budget;                  ///< seconds: calibrate the sizes instead of `sizes`
   std::optional<std::uint64_t> start, max_size;  ///< a calibrated sweep's first and largest size
+  std::optional<double> settle_share;            ///< a calibrated sweep's share kept for settling (calibration::settle_share)
   size_order order = size_order::interleaved;    ///< the order a fixed plan runs its sizes in
   /// `--weak LIST`: weak scaling. Each size of the list is a variant's size at the smallest count of
   /// its processor axis (threads, SMs, GPUs); at p processors it runs at weak_size(n0, p/p0).

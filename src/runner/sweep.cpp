@@ -408,12 +408,13 @@ class sweeper {
     return true;
   }
 
-  // Grows every track one size per round until each stops, then fills its range; then spends
-  // what is left on the sizes that settle the tracks' verdicts, and last on the energy windows,
-  // whose share was kept back from the start.
+  // Grows every track one size per round until each stops, then fills its range; then the
+  // energy windows and last the sizes that settle the tracks' verdicts, each with a share kept
+  // back from growth from the start (the settle phase also has what the windows leave).
   bool calibrate() {
     auto& cal = *p_.calibrated;
-    const double reserve = energy_reserve();
+    const double energy = energy_reserve();
+    const double reserve = energy + cal.settle_share * cal.budget;
     for (;;) {
       std::vector<std::size_t> active;
       for (std::size_t i = 0; i < cal.tracks.size(); ++i)
@@ -468,7 +469,7 @@ class sweeper {
     // The energy windows before the settle phase: their points are replicates of the time too, so
     // the verdicts the settle phase ends on are those `ema fit` then prints (settled first, the
     // energy points changed them after: a firm verdict in the sweep's story, tentative in `ema show`).
-    return measure_energy(reserve) && settle(0);
+    return measure_energy(energy) && settle(0);
   }
 
   // A point may take what is left of the budget, but at least 10 s (and never past the timeout).

@@ -178,6 +178,41 @@ TEST(Calibrate, GrowsWhileItsShareAllows) {
   EXPECT_NE(step.stop.find("share of the budget"), std::string::npos) << step.stop;
 }
 
+// A track whose sizes span less than a factor of 4 grows while the next point alone fits its
+// share, reserving for no fill: stopping leaves a range no fill makes worth fitting (a 60 s sort
+// sweep on an H200 stopped seven GPU sorts at their first size, 4096, at 0.44 s a point: 2^13
+// "would take about 2.63 s with the sizes it would need filled in", over a 2.58 s share).
+TEST(Calibrate, ARangeTooNarrowToFillGrowsWhileTheNextPointFits) {
+  // A GPU sort's launch-bound start: 0.44 s a point, nearly all of it process start and checking.
+  const auto gpu = [](double n, double wall) {
+    auto o = point(n, 1e-4, 0);
+    o.wall = wall;
+    return o;
+  };
+  std::vector<observation> obs = {gpu(4096, 0.44)};
+  auto step = next_size(obs, limits(2.58), policy());
+  ASSERT_TRUE(step.next) << step.stop;
+  EXPECT_EQ(*step.next, 8192u);
+  EXPECT_LT(step.predicted_wall, 0.8);
+  obs.push_back(gpu(8192, 0.44));
+  step = next_size(obs, limits(2.1), policy());
+  ASSERT_TRUE(step.next) << step.stop;
+  EXPECT_EQ(*step.next, 16384u);
+  // From a factor of 4 it reserves for the fill again: a cost that doubles a step, 2^15 at about
+  // 3.5 s and the eight sizes filling its range to 12, over a 5 s share (which affords nine points
+  // of the cheapest), stops it...
+  step = next_size({gpu(4096, 0.44), gpu(8192, 0.88), gpu(16384, 1.76)}, limits(5), policy());
+  EXPECT_FALSE(step.next);
+  EXPECT_NE(step.stop.find("with the sizes it would need filled in"), std::string::npos) << step.stop;
+  // ... where from 4096 and 8192 (2^14 at about 3.5 s with the three sizes filling to 6) it grows.
+  step = next_size({gpu(4096, 0.44), gpu(8192, 0.88)}, limits(4), policy());
+  ASSERT_TRUE(step.next) << step.stop;
+  EXPECT_EQ(*step.next, 16384u);
+  // ... and a next point that alone does not fit stops it at any width.
+  step = next_size({gpu(4096, 0.44)}, limits(0.3), policy());
+  EXPECT_FALSE(step.next);
+}
+
 TEST(Calibrate, StopsBeforeMemoryOrTimeoutOrTheLargestSize) {
   std::vector<observation> obs = {point(1000, 0.01), point(2000, 0.02)};
   auto l = limits(1e9);
