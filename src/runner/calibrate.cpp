@@ -265,11 +265,8 @@ growth_step next_size(const std::vector<observation>& obs, const growth_limits& 
   // alone fits. Reserving for the fill there stopped seven of fourteen GPU sorts at their first
   // size in a 60 s sweep on an H200 (2^13 "would take about 2.63 s with the sizes it would need
   // filled in", over a 2.58 s share, at 0.44 s a point).
-  if (needed > l.allowance && attainable && obs.back().n < 4 * obs.front().n && s.predicted_wall <= l.allowance) {
-    s.next = next;
-    return s;
-  }
-  if (needed > l.allowance) {
+  const bool narrow = obs.back().n < 4 * obs.front().n;
+  if (needed > l.allowance && !(attainable && narrow && s.predicted_wall <= l.allowance)) {
     s.stop = attainable ? fmt::format(
                               "n = {} would take about {} with the sizes it would need filled in, over this "
                               "variant's share of the budget left ({})",

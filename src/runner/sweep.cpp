@@ -557,13 +557,13 @@ class sweeper {
 
   /// What settling track `i` wants this round for its `metric`: the size that metric's verdict
   /// names, where the verdict is not firm and the size is new and fits the timeout and the memory;
-  /// else nothing, with `said` saying why (left empty where no point reports the metric).
-  std::optional<settle_want> wanted(std::size_t i, const std::string& metric, int round, double reserve, std::string& said) {
+  /// else nothing, with `said` saying why (left empty where no point reports the metric). `obs`:
+  /// the track's points as calibration reads them (growth_of).
+  std::optional<settle_want> wanted(std::size_t i, const std::vector<observation>& obs, const std::string& metric, int round, double reserve,
+                                    std::string& said) {
     constexpr int max_rounds = 6;
     auto& cal = *p_.calibrated;
     auto& t = cal.tracks[i];
-    std::string failure;
-    const auto obs = growth_of(t, &failure, true);
     const auto [data, noise] = metric_series(t, metric);
     if (data.size() == 0 && metric != "total") return std::nullopt;
     if (data.sizes().size() < 3) {
@@ -654,9 +654,11 @@ class sweeper {
     for (int round = 0;; ++round) {
       std::vector<settle_want> wants;
       std::vector<std::array<std::string, 2>> said(cal.tracks.size());
-      for (std::size_t i = 0; i < cal.tracks.size(); ++i)
+      for (std::size_t i = 0; i < cal.tracks.size(); ++i) {
+        std::string failure;
+        const auto obs = growth_of(cal.tracks[i], &failure, true);
         for (std::size_t m = 0; m < metrics.size(); ++m)
-          if (auto w = wanted(i, metrics[m], round, reserve, said[i][m])) {
+          if (auto w = wanted(i, obs, metrics[m], round, reserve, said[i][m])) {
             w->metric = m;
             const bool twice = std::any_of(wants.begin(), wants.end(), [&](const settle_want& o) { return o.track == i && o.n == w->n; });
             if (!twice)
@@ -664,6 +666,7 @@ class sweeper {
             else
               said[i][m] += fmt::format("; n = {} would settle it, as it would the total time's", format_size(static_cast<double>(w->n)));
           }
+      }
       const auto tell = [&] {
         for (std::size_t i = 0; i < cal.tracks.size(); ++i)
           cal.tracks[i].settled = said[i][1].empty() ? said[i][0] : fmt::format("{}; its kernel time's fit: {}", said[i][0], said[i][1]);
