@@ -45,6 +45,13 @@ int main(int argc, char** argv) {
   add("compare", "compare the same points of two experiments: ratios of medians with intervals, a verdict each",
       [&](CLI::App& s) { return ema::cli::add_compare(s, common); });
 
+  // An option given an empty value (`--settle-share ""`) is refused by every command: CLI11 reads
+  // an empty number as not given, so the default would run in its place unsaid.
+  const CLI::Validator given(
+      [](std::string& value) { return value.empty() ? std::string("an empty value: give one, or leave the option out") : std::string(); }, "");
+  for (auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    for (auto* opt : sub->get_options())
+      if (opt->get_expected_min() > 0) opt->check(given);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

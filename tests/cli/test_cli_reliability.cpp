@@ -271,6 +271,11 @@ TEST(Reliability, SizeListsAndOptionsAreBoundedAndFinite) {
       {"--variants", "seq,seq"},
       {"--variants", ""},
       {"--instances", "100000"},
+      // An empty value is refused, never read as the default (CLI11 reads an empty number as not given).
+      {"--energy-window", ""},
+      {"--reps", ""},
+      {"--budget", "1m", "--settle-share", ""},
+      {"--seed", ""},
       {"-p", "hit=first", "-p", "hit=first"},  // a value twice (two values make an axis)
   };
   for (const auto& extra : refused) {
@@ -282,6 +287,13 @@ TEST(Reliability, SizeListsAndOptionsAreBoundedAndFinite) {
     EXPECT_LT(std::chrono::duration<double>(clock_type::now() - start).count(), 10.0) << extra[0] << " " << extra.back();
   }
   EXPECT_FALSE(fs::exists(db)) << "a refused command stored something";
+  for (const std::vector<std::string> other : {std::vector<std::string>{"fit", "--db", db, "--metric", ""},
+                                               std::vector<std::string>{"report", "--db", db, "--html", ""},
+                                               std::vector<std::string>{"show", "--db", db, "--json", ""}}) {
+    auto r = ema(other);
+    EXPECT_EQ(r.exit_code, 2) << other[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("an empty value"), std::string::npos) << other[0] << ": " << r.err;
+  }
   // Huge factors end the range at once.
   auto r = ema({"run", "search", "--variants", "seq", "--sizes", "1..2^10*1e19", "--reps", "1", "--no-energy", "--db", db, "--json", "-", "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
