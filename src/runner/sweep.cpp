@@ -17,6 +17,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include "analysis/analyze.hpp"
@@ -444,10 +445,12 @@ class sweeper {
           l.min_sizes = cal.min_sizes;
           l.snap = snap_of(t);
           auto step = next_size(obs, l, policy());
-          if (step.next)
-            next = step.next;
-          else
+          if (!step.next)
             t.stopped = step.stop;
+          else if (auto firm = firm_twice(i, obs, reserve, step.predicted_wall))
+            t.stopped = *firm;
+          else
+            next = step.next;
         }
         const auto from = p_.points.size();
         if (next) {
@@ -470,6 +473,39 @@ class sweeper {
     // the verdicts the settle phase ends on are those `ema fit` then prints (settled first, the
     // energy points changed them after: a firm verdict in the sweep's story, tentative in `ema show`).
     return measure_energy(energy) && settle(0);
+  }
+
+  // Growth ends where a track's verdicts are firm and were firm on the same classes when it last
+  // looked, on its total time and on its kernel time where it has one: the budget the track would
+  // have grown with goes to the tracks not yet settled. It looks from 6 sizes over a range of 8x,
+  // and only before a growth point that would cost a hundredth of the budget or more (a fit takes
+  // about a tenth of a second: a cheap point is cheaper than the look). Twice, not once: in the
+  // real set's calibrated sweeps (tests/analysis/real), refitted after each growth step, a verdict
+  // firm once was firm and wrong in 1 of 125 series (a Thrust search kernel, firm Θ(n log n) at 19
+  // sizes, tentative at 20); firm at two steps in a row, in none of 69 (docs/calibration.md).
+  std::optional<std::string> firm_twice(std::size_t i, const std::vector<observation>& obs, double reserve, double next_cost) {
+    const auto& cal = *p_.calibrated;
+    const auto& t = cal.tracks[i];
+    if (obs.size() < 6 || obs.back().n < 8 * obs.front().n || next_cost < 0.01 * cal.budget) return std::nullopt;
+    std::vector<std::string> firm;
+    for (const char* metric : {"total", "kernel"}) {
+      std::string said;
+      const auto a = verdict_of(t, obs, metric, reserve, said);
+      if (!a && said.empty()) continue;  // no kernel time
+      if (!a || a->verdict.level != fit::verdict_level::firm) {
+        firm_at_last_look_.erase(i);
+        return std::nullopt;
+      }
+      firm.push_back(fmt::format("{} on its {} time", a->groups.best.theta().text(), metric));
+    }
+    const auto classes = fmt::format("{}", fmt::join(firm, " and "));
+    const auto last = firm_at_last_look_.find(i);
+    const bool twice = last != firm_at_last_look_.end() && last->second == classes;
+    firm_at_last_look_[i] = classes;
+    if (!twice) return std::nullopt;
+    return fmt::format(
+        "firm at n = {} and at the size before it, {}: grown no further, so that its share of the budget goes to the tracks not yet firm",
+        format_size(obs.back().n), classes);
   }
 
   // A point may take what is left of the budget, but at least 10 s (and never past the timeout).
@@ -555,15 +591,12 @@ class sweeper {
     std::size_t metric = 0;  ///< which of settle()'s metrics wants it
   };
 
-  /// What settling track `i` wants this round for its `metric`: the size that metric's verdict
-  /// names, where the verdict is not firm and the size is new and fits the timeout and the memory;
-  /// else nothing, with `said` saying why (left empty where no point reports the metric). `obs`:
-  /// the track's points as calibration reads them (growth_of).
-  std::optional<settle_want> wanted(std::size_t i, const std::vector<observation>& obs, const std::string& metric, int round, double reserve,
-                                    std::string& said) {
-    constexpr int max_rounds = 6;
-    auto& cal = *p_.calibrated;
-    auto& t = cal.tracks[i];
+  /// The analysis `ema fit` would make of track `t`'s `metric` from its points so far, weighed
+  /// against the budget left after `reserve` (the size it names, the cost of running it); none,
+  /// with `said` saying why, where it cannot be fitted (left empty where no point reports the metric).
+  std::optional<fit::analysis> verdict_of(const track& t, const std::vector<observation>& obs, const std::string& metric, double reserve,
+                                          std::string& said) {
+    const auto& cal = *p_.calibrated;
     const auto [data, noise] = metric_series(t, metric);
     if (data.size() == 0 && metric != "total") return std::nullopt;
     if (data.sizes().size() < 3) {
@@ -586,15 +619,28 @@ class sweeper {
     }
     o.groups.budget = std::max(0.0, cal.budget - reserve - spent_);
     o.groups.cost = [&obs, this](double n) { return predict_wall(obs, n, policy()) * p_.instances; };
-    fit::analysis a;
     try {
-      a = fit::analyze(data, o);
+      auto a = fit::analyze(data, o);
+      said = fmt::format("{}, {}", fit::to_string(a.verdict.level), a.groups.best.theta().text());
+      return a;
     } catch (const std::invalid_argument& e) {
       said = fmt::format("not fitted: {}", e.what());
       return std::nullopt;
     }
-    const auto& vd = a.verdict;
-    said = fmt::format("{}, {}", fit::to_string(vd.level), a.groups.best.theta().text());
+  }
+
+  /// What settling track `i` wants this round for its `metric`: the size that metric's verdict
+  /// names, where the verdict is not firm and the size is new and fits the timeout and the memory;
+  /// else nothing, with `said` saying why (left empty where no point reports the metric). `obs`:
+  /// the track's points as calibration reads them (growth_of).
+  std::optional<settle_want> wanted(std::size_t i, const std::vector<observation>& obs, const std::string& metric, int round, double reserve,
+                                    std::string& said) {
+    constexpr int max_rounds = 6;
+    auto& cal = *p_.calibrated;
+    auto& t = cal.tracks[i];
+    const auto a = verdict_of(t, obs, metric, reserve, said);
+    if (!a) return std::nullopt;
+    const auto& vd = a->verdict;
     if (vd.level == fit::verdict_level::firm || !vd.next_size) return std::nullopt;
     if (!vd.reasons.empty()) said += fmt::format(" ({} reason{}: `ema fit` lists them)", vd.reasons.size(), vd.reasons.size() == 1 ? "" : "s");
     auto n = static_cast<std::uint64_t>(std::llround(std::min(*vd.next_size, 0x1p62)));
@@ -768,6 +814,7 @@ class sweeper {
   std::string output_failure_;  ///< set by the point that could not write a file asked of it
   std::map<int, point_record> records_;
   double spent_ = 0;
+  std::map<std::size_t, std::string> firm_at_last_look_;  ///< of a track (its index), the classes it was firm on when growth last looked (firm_twice)
 };
 
 }  // namespace

@@ -274,5 +274,23 @@ TEST(Sweep, TheSettlePhaseSettlesTheKernelTimeToo) {
   EXPECT_NE(t.settled.find("; its kernel time's fit: firm, Θ(n)"), std::string::npos) << t.settled;
 }
 
+TEST(Sweep, GrowthEndsWhereATracksVerdictsAreFirmTwiceInARow) {
+  // Busy n microseconds, with a kernel phase of exactly n microseconds (knee=0): both linear, and
+  // firm once a few sizes span enough of n. Growth looks from 6 sizes over 8x, before points that
+  // cost a hundredth of the 40 s budget (about n = 2^16 here: 65 ms a run, 6 runs a point).
+  budget_fixture f({"knee"}, 40, 1024, std::uint64_t{1} << 24, {"knee=0"});
+  f.p.calibrated->growth = 2;
+  f.p.calibrated->min_sizes = 6;
+  EXPECT_EQ(f.go().failed, 0);
+  const auto stored = plan::from_json(f.db.experiment(f.id)->plan);
+  const auto& t = stored.calibrated->tracks[0];
+  EXPECT_NE(t.stopped.find("and at the size before it, Θ(n) on its total time and Θ(n) on its kernel time: grown no further"), std::string::npos)
+      << t.stopped;
+  // Without the look, growth runs on while the 36 s its share leaves last: to 2^20 or past it.
+  const auto sizes = f.sizes("knee");
+  EXPECT_LE(*sizes.rbegin(), std::uint64_t{1} << 19) << t.stopped;
+  EXPECT_GE(*sizes.rbegin(), std::uint64_t{1} << 16) << t.stopped;  // it looked twice: never before the first costly point
+}
+
 }  // namespace
 }  // namespace ema
