@@ -478,34 +478,43 @@ class sweeper {
   // Growth ends where a track's verdicts are firm and were firm on the same classes when it last
   // looked, on its total time and on its kernel time where it has one: the budget the track would
   // have grown with goes to the tracks not yet settled. It looks from 6 sizes over a range of 8x,
-  // and only before a growth point that would cost a hundredth of the budget or more (a fit takes
-  // about a tenth of a second: a cheap point is cheaper than the look). Twice, not once: in the
+  // before a growth point that would cost at least four looks (a look fits each time, about 0.03 s
+  // a fit on the 2-core VM); each look's time is charged to the budget. Twice, not once: in the
   // real set's calibrated sweeps (tests/analysis/real), refitted after each growth step, a verdict
-  // firm once was firm and wrong in 1 of 125 series (a Thrust search kernel, firm Θ(n log n) at 19
-  // sizes, tentative at 20); firm at two steps in a row, in none of 69 (docs/calibration.md).
+  // firm once was firm and wrong in 1 of 305 series (a Thrust search kernel, firm Θ(n log n) at 19
+  // sizes, tentative at 20); firm at two looks in a row, in none of 197 (docs/calibration.md).
   std::optional<std::string> firm_twice(std::size_t i, const std::vector<observation>& obs, double reserve, double next_cost) {
     const auto& cal = *p_.calibrated;
     const auto& t = cal.tracks[i];
-    if (obs.size() < 6 || obs.back().n < 8 * obs.front().n || next_cost < 0.01 * cal.budget) return std::nullopt;
+    if (obs.size() < 6 || obs.back().n < 8 * obs.front().n || next_cost < 4 * look_cost_) return std::nullopt;
+    const auto start = clock_type::now();
+    const auto firm = firm_classes(t, obs, reserve);
+    look_cost_ = std::chrono::duration<double>(clock_type::now() - start).count();
+    spent_ += look_cost_;
+    const auto last = firm_at_last_look_.find(i);
+    const bool twice = firm && last != firm_at_last_look_.end() && last->second == *firm;
+    if (firm)
+      firm_at_last_look_[i] = *firm;
+    else
+      firm_at_last_look_.erase(i);
+    if (!twice) return std::nullopt;
+    return fmt::format(
+        "firm at n = {} and at the size before it, {}: grown no further, so that its share of the budget goes to the tracks not yet firm",
+        format_size(obs.back().n), *firm);
+  }
+
+  // The classes of a track's verdicts where each is firm ("Θ(n) on its total time and Θ(n) on its
+  // kernel time"); none where one is not.
+  std::optional<std::string> firm_classes(const track& t, const std::vector<observation>& obs, double reserve) {
     std::vector<std::string> firm;
     for (const char* metric : {"total", "kernel"}) {
       std::string said;
       const auto a = verdict_of(t, obs, metric, reserve, said);
       if (!a && said.empty()) continue;  // no kernel time
-      if (!a || a->verdict.level != fit::verdict_level::firm) {
-        firm_at_last_look_.erase(i);
-        return std::nullopt;
-      }
+      if (!a || a->verdict.level != fit::verdict_level::firm) return std::nullopt;
       firm.push_back(fmt::format("{} on its {} time", a->groups.best.theta().text(), metric));
     }
-    const auto classes = fmt::format("{}", fmt::join(firm, " and "));
-    const auto last = firm_at_last_look_.find(i);
-    const bool twice = last != firm_at_last_look_.end() && last->second == classes;
-    firm_at_last_look_[i] = classes;
-    if (!twice) return std::nullopt;
-    return fmt::format(
-        "firm at n = {} and at the size before it, {}: grown no further, so that its share of the budget goes to the tracks not yet firm",
-        format_size(obs.back().n), classes);
+    return fmt::format("{}", fmt::join(firm, " and "));
   }
 
   // A point may take what is left of the budget, but at least 10 s (and never past the timeout).
@@ -814,6 +823,7 @@ class sweeper {
   std::string output_failure_;  ///< set by the point that could not write a file asked of it
   std::map<int, point_record> records_;
   double spent_ = 0;
+  double look_cost_ = 0.05;                               ///< seconds the last look at a growing track's verdicts took (firm_twice)
   std::map<std::size_t, std::string> firm_at_last_look_;  ///< of a track (its index), the classes it was firm on when growth last looked (firm_twice)
 };
 

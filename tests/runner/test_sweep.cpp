@@ -276,8 +276,8 @@ TEST(Sweep, TheSettlePhaseSettlesTheKernelTimeToo) {
 
 TEST(Sweep, GrowthEndsWhereATracksVerdictsAreFirmTwiceInARow) {
   // Busy n microseconds, with a kernel phase of exactly n microseconds (knee=0): both linear, and
-  // firm once a few sizes span enough of n. Growth looks from 6 sizes over 8x, before points that
-  // cost a hundredth of the 40 s budget (about n = 2^16 here: 65 ms a run, 6 runs a point).
+  // firm once a few sizes span enough of n. Growth looks from 6 sizes over 8x (from 2^15 here),
+  // before points that cost four looks or more (about 2^15 too: 33 ms a run, 6 runs a point).
   budget_fixture f({"knee"}, 40, 1024, std::uint64_t{1} << 24, {"knee=0"});
   f.p.calibrated->growth = 2;
   f.p.calibrated->min_sizes = 6;
@@ -289,7 +289,7 @@ TEST(Sweep, GrowthEndsWhereATracksVerdictsAreFirmTwiceInARow) {
   // Without the look, growth runs on while the 36 s its share leaves last: to 2^20 or past it.
   const auto sizes = f.sizes("knee");
   EXPECT_LE(*sizes.rbegin(), std::uint64_t{1} << 19) << t.stopped;
-  EXPECT_GE(*sizes.rbegin(), std::uint64_t{1} << 16) << t.stopped;  // it looked twice: never before the first costly point
+  EXPECT_GE(*sizes.rbegin(), std::uint64_t{1} << 16) << t.stopped;  // it looked twice, from 6 sizes
 }
 
 }  // namespace
