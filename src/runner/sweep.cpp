@@ -469,6 +469,11 @@ class sweeper {
         if (!run_new_points(from, point_timeout())) return false;
       }
     }
+    if (looks_)
+      p_.notes.push_back(
+          fmt::format("growth looked at the tracks' verdicts {} time{} ({} charged to the budget); {} track{} firm at two "
+                      "looks in a row grew no further",
+                      looks_, looks_ == 1 ? "" : "s", format_time(looked_), firm_stops_, firm_stops_ == 1 ? "" : "s"));
     // The energy windows before the settle phase: their points are replicates of the time too, so
     // the verdicts the settle phase ends on are those `ema fit` then prints (settled first, the
     // energy points changed them after: a firm verdict in the sweep's story, tentative in `ema show`).
@@ -491,6 +496,8 @@ class sweeper {
     const auto firm = firm_classes(t, obs, reserve);
     look_cost_ = std::chrono::duration<double>(clock_type::now() - start).count();
     spent_ += look_cost_;
+    looked_ += look_cost_;
+    ++looks_;
     const auto last = firm_at_last_look_.find(i);
     const bool twice = firm && last != firm_at_last_look_.end() && last->second == *firm;
     if (firm)
@@ -498,6 +505,7 @@ class sweeper {
     else
       firm_at_last_look_.erase(i);
     if (!twice) return std::nullopt;
+    ++firm_stops_;
     return fmt::format(
         "firm at n = {} and at the size before it, {}: grown no further, so that its share of the budget goes to the tracks not yet firm",
         format_size(obs.back().n), *firm);
@@ -730,26 +738,41 @@ class sweeper {
       if (wants.empty()) break;
       // The cheapest first, each that fits what the ones before it left (settle_picks).
       std::sort(wants.begin(), wants.end(), [](const settle_want& a, const settle_want& b) { return a.cost < b.cost; });
-      const auto from = p_.points.size();
       double left = cal.budget - reserve - spent_;
       std::vector<double> costs;
       for (const auto& w : wants) costs.push_back(w.cost);
       const auto picks = settle_picks(costs, left);
-      for (std::size_t k = 0; k < wants.size(); ++k) {
-        const auto& w = wants[k];
-        auto& t = cal.tracks[w.track];
+      for (std::size_t k = 0; k < wants.size(); ++k)
         if (!picks[k]) {
+          said[wants[k].track][wants[k].metric] += fmt::format("; {} but would take about {}, over the budget left ({})", wants[k].what,
+                                                               format_time(wants[k].cost), format_time(std::max(left, 0.0)));
+        } else {
+          left -= wants[k].cost;
+        }
+      // One point at a time, each with the timeout what is left of the budget allows then: the
+      // costs are predictions, and a round's points chosen together on them had run an H200 stencil
+      // sweep of 90 s to 114 s (a settle point of 23 s where 3.6 s was predicted, then the next
+      // allowed the 24 s the budget had left at the start of the round, and timed out).
+      bool ran = false;
+      for (std::size_t k = 0; k < wants.size(); ++k) {
+        if (!picks[k]) continue;
+        const auto& w = wants[k];
+        const auto& t = cal.tracks[w.track];
+        if (ran && spent_ >= cal.budget - reserve) {
           said[w.track][w.metric] +=
-              fmt::format("; {} but would take about {}, over the budget left ({})", w.what, format_time(w.cost), format_time(std::max(left, 0.0)));
+              fmt::format("; {}, not run: the points before it in its round took longer than predicted and spent the budget", w.what);
           continue;
         }
-        left -= w.cost;
+        const auto from = p_.points.size();
         p_.add(t.problem, t.variant, w.n, t.params, "settle");
+        tell();
+        save_plan();
+        if (!run_new_points(from, point_timeout())) return false;
+        ran = true;
       }
       tell();
       save_plan();
-      if (p_.points.size() == from) break;
-      if (!run_new_points(from, point_timeout())) return false;
+      if (!ran) break;
     }
     save_plan();
     return true;
@@ -824,6 +847,8 @@ class sweeper {
   std::map<int, point_record> records_;
   double spent_ = 0;
   double look_cost_ = 0.05;                               ///< seconds the last look at a growing track's verdicts took (firm_twice)
+  int looks_ = 0, firm_stops_ = 0;                        ///< looks at growing tracks' verdicts, and the tracks they stopped
+  double looked_ = 0;                                     ///< seconds those looks took
   std::map<std::size_t, std::string> firm_at_last_look_;  ///< of a track (its index), the classes it was firm on when growth last looked (firm_twice)
 };
 

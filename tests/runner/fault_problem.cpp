@@ -3,6 +3,7 @@
 // and recorded. Linked only into tests and the test worker, never into ema.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -107,7 +108,11 @@ output cliff(const input& n, run_context&) {  // n microseconds, then from n = 4
 
 // n microseconds, with a kernel phase that stays at `knee` microseconds below n = knee and grows
 // like n above it: a GPU kernel's launch-bound start under a total time that grows throughout.
+// With trap=1 it hangs at a size that is not a power of 4 (never one its growth 4x a step from a
+// power of 4 measures): a point far costlier than its track's points predicted.
 output knee(const input& n, run_context& ctx) {
+  if (const std::uint64_t size = n; ctx.params().integer("trap") && std::has_single_bit(size) && std::countr_zero(size) % 2 == 1)
+    for (;;) pause();
   busy_for(n);
   ctx.add_phase("kernel", 1e-6 * static_cast<double>(std::max<std::uint64_t>(n, static_cast<std::uint64_t>(ctx.params().integer("knee")))));
   return n;
@@ -118,7 +123,8 @@ work_model work(std::uint64_t n, const param_set&) { return {static_cast<double>
 constexpr param_spec params[] = {{"mode", param_kind::choice, "a", "a test parameter", "a|b"},
                                  {"k", param_kind::integer, "1", "a tuning parameter only `launched` reads", nullptr, true},
                                  {"check_us", param_kind::integer, "0", "microseconds the check takes"},
-                                 {"knee", param_kind::integer, "0", "the n below which `knee`'s kernel phase is flat"}};
+                                 {"knee", param_kind::integer, "0", "the n below which `knee`'s kernel phase is flat"},
+                                 {"trap", param_kind::integer, "0", "1: `knee` hangs at the powers of two that are not powers of 4"}};
 constexpr const char* launched_tuning[] = {"k"};
 
 }  // namespace

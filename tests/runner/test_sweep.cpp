@@ -290,6 +290,30 @@ TEST(Sweep, GrowthEndsWhereATracksVerdictsAreFirmTwiceInARow) {
   const auto sizes = f.sizes("knee");
   EXPECT_LE(*sizes.rbegin(), std::uint64_t{1} << 19) << t.stopped;
   EXPECT_GE(*sizes.rbegin(), std::uint64_t{1} << 16) << t.stopped;  // it looked twice, from 6 sizes
+  EXPECT_TRUE(std::any_of(stored.notes.begin(), stored.notes.end(), [](const std::string& s) {
+    return s.find("1 track firm at two looks in a row grew no further") != std::string::npos;
+  })) << fmt::format("{}", fmt::join(stored.notes, "; "));
+}
+
+TEST(Sweep, ASettleRoundStopsOnceItsPointsHaveSpentTheBudget) {
+  // Two tracks, each wanting n = 32768 to settle it (growth 4x a step measured 4 to 65536; the
+  // settle sizes of this plan are 32768, then 8192), where the variant hangs: the first settle point
+  // runs out what the budget has left, and the second, chosen with it on the same prediction, is
+  // not run (it was, with that timeout again: a 90 s H200 stencil sweep ran 114 s).
+  budget_fixture f({"knee"}, 12, 4, 65536, {"knee=256", "trap=1", "mode=a", "mode=b"});
+  f.p.calibrated->growth = 4;
+  f.p.calibrated->min_sizes = 8;
+  const auto result = f.go();
+  EXPECT_EQ(result.failed, 0);
+  EXPECT_EQ(result.settle_timeouts, 1);
+  double wall = 0;
+  int trapped = 0;
+  for (const auto& r : f.db.points(f.id)) {
+    wall += r.samples.at("point_wall").at(0);
+    trapped += r.n == 32768;
+  }
+  EXPECT_EQ(trapped, 1);
+  EXPECT_LT(wall, 12 + 1.0);
 }
 
 }  // namespace
