@@ -499,16 +499,16 @@ class sweeper {
     looked_ += look_cost_;
     ++looks_;
     const auto last = firm_at_last_look_.find(i);
-    const bool twice = firm && last != firm_at_last_look_.end() && last->second == *firm;
+    const bool twice = firm && last != firm_at_last_look_.end() && last->second.first == *firm;
+    const double before = twice ? last->second.second : 0;
     if (firm)
-      firm_at_last_look_[i] = *firm;
+      firm_at_last_look_[i] = {*firm, obs.back().n};
     else
       firm_at_last_look_.erase(i);
     if (!twice) return std::nullopt;
     ++firm_stops_;
-    return fmt::format(
-        "firm at n = {} and at the size before it, {}: grown no further, so that its share of the budget goes to the tracks not yet firm",
-        format_size(obs.back().n), *firm);
+    return fmt::format("firm at n = {} and at n = {}, {}: grown no further, so that its share of the budget goes to the tracks not yet firm",
+                       format_size(before), format_size(obs.back().n), *firm);
   }
 
   // The classes of a track's verdicts where each is firm ("Θ(n) on its total time and Θ(n) on its
@@ -750,9 +750,9 @@ class sweeper {
           left -= wants[k].cost;
         }
       // One point at a time, each with the timeout what is left of the budget allows then: the
-      // costs are predictions, and a round's points chosen together on them had run an H200 stencil
-      // sweep of 90 s to 114 s (a settle point of 23 s where 3.6 s was predicted, then the next
-      // allowed the 24 s the budget had left at the start of the round, and timed out).
+      // costs are predictions, and a round's points chosen together on them had an H200 stencil
+      // sweep of 90 s spend 114 s (a settle point took 23 s, longer than predicted, and the next was
+      // still allowed the 24 s the budget had left at the start of the round, and timed out).
       bool ran = false;
       for (std::size_t k = 0; k < wants.size(); ++k) {
         if (!picks[k]) continue;
@@ -846,10 +846,11 @@ class sweeper {
   std::string output_failure_;  ///< set by the point that could not write a file asked of it
   std::map<int, point_record> records_;
   double spent_ = 0;
-  double look_cost_ = 0.05;                               ///< seconds the last look at a growing track's verdicts took (firm_twice)
-  int looks_ = 0, firm_stops_ = 0;                        ///< looks at growing tracks' verdicts, and the tracks they stopped
-  double looked_ = 0;                                     ///< seconds those looks took
-  std::map<std::size_t, std::string> firm_at_last_look_;  ///< of a track (its index), the classes it was firm on when growth last looked (firm_twice)
+  double look_cost_ = 0.05;         ///< seconds the last look at a growing track's verdicts took (firm_twice)
+  int looks_ = 0, firm_stops_ = 0;  ///< looks at growing tracks' verdicts, and the tracks they stopped
+  double looked_ = 0;               ///< seconds those looks took
+  /// Of a track (its index), the classes it was firm on when growth last looked, and its largest size then (firm_twice).
+  std::map<std::size_t, std::pair<std::string, double>> firm_at_last_look_;
 };
 
 }  // namespace

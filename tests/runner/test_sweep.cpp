@@ -284,7 +284,8 @@ TEST(Sweep, GrowthEndsWhereATracksVerdictsAreFirmTwiceInARow) {
   EXPECT_EQ(f.go().failed, 0);
   const auto stored = plan::from_json(f.db.experiment(f.id)->plan);
   const auto& t = stored.calibrated->tracks[0];
-  EXPECT_NE(t.stopped.find("and at the size before it, Θ(n) on its total time and Θ(n) on its kernel time: grown no further"), std::string::npos)
+  EXPECT_NE(t.stopped.find("firm at n = 2^15 and at n = 2^16, Θ(n) on its total time and Θ(n) on its kernel time: grown no further"),
+            std::string::npos)
       << t.stopped;
   // Without the look, growth runs on while the 36 s its share leaves last: to 2^20 or past it.
   const auto sizes = f.sizes("knee");
@@ -299,7 +300,7 @@ TEST(Sweep, ASettleRoundStopsOnceItsPointsHaveSpentTheBudget) {
   // Two tracks, each wanting n = 32768 to settle it (growth 4x a step measured 4 to 65536; the
   // settle sizes of this plan are 32768, then 8192), where the variant hangs: the first settle point
   // runs out what the budget has left, and the second, chosen with it on the same prediction, is
-  // not run (it was, with that timeout again: a 90 s H200 stencil sweep ran 114 s).
+  // not run (it was, with that timeout again: a 90 s H200 stencil sweep spent 114 s).
   budget_fixture f({"knee"}, 12, 4, 65536, {"knee=256", "trap=1", "mode=a", "mode=b"});
   f.p.calibrated->growth = 4;
   f.p.calibrated->min_sizes = 8;
