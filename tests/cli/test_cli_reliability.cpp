@@ -287,9 +287,9 @@ TEST(Reliability, SizeListsAndOptionsAreBoundedAndFinite) {
     EXPECT_LT(std::chrono::duration<double>(clock_type::now() - start).count(), 10.0) << extra[0] << " " << extra.back();
   }
   EXPECT_FALSE(fs::exists(db)) << "a refused command stored something";
-  for (const std::vector<std::string> other : {std::vector<std::string>{"fit", "--db", db, "--metric", ""},
-                                               std::vector<std::string>{"report", "--db", db, "--html", ""},
-                                               std::vector<std::string>{"show", "--db", db, "--json", ""}}) {
+  for (const std::vector<std::string> other :
+       {std::vector<std::string>{"fit", "--db", db, "--metric", ""}, std::vector<std::string>{"report", "--db", db, "--html", ""},
+        std::vector<std::string>{"show", "--db", db, "--json", ""}}) {
     auto r = ema(other);
     EXPECT_EQ(r.exit_code, 2) << other[0] << ": " << r.err;
     EXPECT_NE(r.err.find("an empty value"), std::string::npos) << other[0] << ": " << r.err;
