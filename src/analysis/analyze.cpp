@@ -376,6 +376,7 @@ nlohmann::json class_set_json(const class_set& cs) {
           {"firm", cs.firm()},
           {"not_excluded", rivals},
           {"excluded_by_work", by_work},
+          {"finer", cs.finer ? cs.classes[*cs.finer].cls.to_json() : nlohmann::json(nullptr)},
           {"noise", finite(cs.noise)},
           {"between_sizes", finite(cs.between)},
           {"replicates", finite(cs.replicates)},

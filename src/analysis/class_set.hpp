@@ -185,8 +185,15 @@ struct class_set {
   /// leaving its latency-bound start, a parallel sort reaching its n log n) has not shown its class.
   double top_bend = 0, top_bend_se = 0;
   std::size_t top_sizes = 0;
+  /// Set where the answer is coarse and a finer class of the lattice growing slower than it (and
+  /// not slower than the work, where the answer is not) excludes it (the answer's
+  /// held-out errors exceed that class's by more than the noise explains, with any one size left
+  /// out too) without cutting the coarse classes' error fine_gain times: the data lie between two
+  /// coarse classes (a cost per element still creeping as the data outgrow a cache or the TLB), and
+  /// the coarse class chosen describes them no better than its neighbour would. Never firm.
+  std::optional<std::size_t> finer;
   const judged_class& answer() const { return classes.at(chosen); }
-  bool firm() const { return rivals.empty(); }
+  bool firm() const { return rivals.empty() && !finer; }
 };
 
 /// Whether the data steepen over the largest sizes against the answer's slope there beyond the

@@ -254,6 +254,17 @@ void judge_classes(judging& j) {
     raise(verdict_level::tentative, fmt::format("not excluded by held-out prediction within the noise (σ = {}): {}", percent(v.noise), names));
   }
 
+  // A finer class that excludes the coarse answer (class_set::finer): the data lie between coarse
+  // classes, and the one chosen is the nearer, not one they show.
+  if (set && set->finer) {
+    const auto& f = set->classes[*set->finer];
+    raise(verdict_level::tentative,
+          fmt::format("the data lie between coarse classes: {} predicts the held-out sizes {:.2g} times better than {} and excludes it "
+                      "(a cost per element still creeping over these sizes, as data outgrowing a cache or the TLB make it, passes for a "
+                      "fractional log factor); larger sizes tell whether it settles",
+                      f.cls.text(), set->answer().cv / f.cv, set->answer().cls.text()));
+  }
+
   // Where the work chose between classes the data cannot tell apart (class_set.hpp), the slower
   // ones are excluded by the work and the answer says so (answer_text); the faster ones left are
   // rivals above.

@@ -25,6 +25,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include "core/registry.hpp"
 #include "support/ema.hpp"
@@ -329,6 +330,11 @@ TEST(FitRealData, FirmVerdictsNameTheTrueClassAndTheRatesArePrinted) {
     std::ofstream(db, std::ios::binary) << unpacked.out;
     const auto name = path.filename().string();
     for (const char* metric : {"total", "kernel"}) {
+      // A CPU-only experiment has no kernel time: ema refuses the metric, naming those it has.
+      if (std::string_view(metric) == "kernel") {
+        const auto probe = test::run_ema({"fit", "--db", db, "--metric", metric, "--json"});
+        if (probe.exit_code == 2 && probe.err.find("has no samples of metric 'kernel'") != std::string::npos) continue;
+      }
       const auto doc = fit_json({"--db", db, "--metric", metric});
       ASSERT_TRUE(doc.is_object() && doc.contains("fits")) << name << " " << metric;
       auto& t = groups[group_of(name)];
@@ -387,12 +393,12 @@ TEST(FitRealData, FirmVerdictsNameTheTrueClassAndTheRatesArePrinted) {
   // Where the analysis stands on this set (docs/fitting.md keeps the history): a change that
   // answers fewer series right, firm, or inside the interval is a regression to explain there.
   // Series added or lost change the floors: fit the set, record its rates there and set them here.
-  EXPECT_EQ(all.series, 2447) << "the real set changed: record its rates in docs/fitting.md and set the floors below";
+  EXPECT_EQ(all.series, 2449) << "the real set changed: record its rates in docs/fitting.md and set the floors below";
   EXPECT_GE(all.firm_right, 751);
-  EXPECT_GE(all.first_right, 1918);
-  EXPECT_GE(all.interval_holds, 2101);
-  EXPECT_GE(all.fits_10_firm, 402);   // of the 767 whose true class fits within 10% (issue 29 asks for all)
-  EXPECT_GE(all.alone_10_firm, 177);  // of the 252 of them where no other coarse class does
+  EXPECT_GE(all.first_right, 1919);
+  EXPECT_GE(all.interval_holds, 2103);
+  EXPECT_GE(all.fits_10_firm, 402);   // of the 768 whose true class fits within 10% (issue 29 asks for all)
+  EXPECT_GE(all.alone_10_firm, 177);  // of the 253 of them where no other coarse class does
   // Issue 29's targets that the set meets: the class shown first right for 70% of ema's own sweeps
   // and 55% of other tools' files, the interval holding the true exponent for 80% of ema's own.
   tally own, others;
