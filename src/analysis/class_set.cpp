@@ -710,23 +710,6 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
   choose(out, ev, means, o);
   if (!out.stepped && !out.two_term) work_beside_answer(out, errors, ev, means, o);
   measure_bends(out, means);
-  // A finer class that excludes a coarse answer from below: the data lie between the answer and a
-  // slower coarse class (class_set::finer). Not a class slower than the work, where the answer is
-  // not: the work excludes it (a comparison sort's Θ(n log^0.5 n) is a parallel start, not a class).
-  if (out.classes[out.chosen].coarse) {
-    const double lo = means.n.front(), hi = means.n.back(), floor = work_growth_of(o, means);
-    const double answer_growth = class_growth(out.classes[out.chosen].cls, lo, hi);
-    const bool meets_work = !(std::isfinite(floor) && answer_growth < floor - 0.02);
-    for (std::size_t k = 0; k < out.classes.size() && out.classes[k].cv < out.classes[out.chosen].cv; ++k) {
-      const double g = class_growth(out.classes[k].cls, lo, hi);
-      if (out.classes[k].coarse || !(g < answer_growth) || (meets_work && std::isfinite(floor) && g < floor - 0.02)) continue;
-      if (ev.excluded(out.chosen, k)) {
-        out.finer = k;
-        break;
-      }
-    }
-  }
-
   // Every other class: its evidence against the answer, whether excluded, and where not, the size
   // at which it would differ from the answer by max(4σ, 5%) (for the rivals of a set judged
   // plainly, replaced below by the size that settles them); a rival of a coarse answer is coarse.
@@ -738,6 +721,18 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
   const double floor = work_growth_of(o, means), lo = means.n.front(), hi = means.n.back();
   auto below_floor = [&](const theta_class& c) { return std::isfinite(floor) && class_growth(c, lo, hi) < floor - 0.02; };
   const bool answer_meets_work = !below_floor(chosen.cls);
+  // A finer class that excludes a coarse answer from below: the data lie between the answer and a
+  // slower coarse class (class_set::finer). Not a class slower than the work, where the answer is
+  // not: the work excludes it (a comparison sort's Θ(n log^0.5 n) is a parallel start, not a class).
+  if (chosen.coarse)
+    for (std::size_t k = 0; k < out.classes.size() && out.classes[k].cv < chosen.cv; ++k) {
+      const auto& c = out.classes[k];
+      if (c.coarse || !(class_growth(c.cls, lo, hi) < class_growth(chosen.cls, lo, hi)) || (answer_meets_work && below_floor(c.cls))) continue;
+      if (ev.excluded(out.chosen, k)) {
+        out.finer = k;
+        break;
+      }
+    }
   for (std::size_t k = 0; k < out.classes.size(); ++k) {
     auto& c = out.classes[k];
     if (k == out.chosen) continue;
