@@ -4,6 +4,7 @@
 #include <chrono>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -284,8 +285,11 @@ TEST(Sweep, GrowthEndsWhereATracksVerdictsAreFirmTwiceInARow) {
   EXPECT_EQ(f.go().failed, 0);
   const auto stored = plan::from_json(f.db.experiment(f.id)->plan);
   const auto& t = stored.calibrated->tracks[0];
-  EXPECT_NE(t.stopped.find("firm at n = 2^15 and at n = 2^16, Θ(n) on its total time and Θ(n) on its kernel time: grown no further"),
-            std::string::npos)
+  // The two looks are 2^15 and 2^16 on a release build; where fits are slower (ASan) a look costs
+  // more, growth looks only before points that cost four looks, and the second look may come a
+  // size later (2^15 and 2^17 in CI's ASan run).
+  EXPECT_TRUE(std::regex_search(t.stopped, std::regex("firm at n = 2\\^1[5-8] and at n = 2\\^1[6-9], Θ\\(n\\) on its total time and "
+                                                      "Θ\\(n\\) on its kernel time: grown no further")))
       << t.stopped;
   // Without the look, growth runs on while the 36 s its share leaves last: to 2^20 or past it.
   const auto sizes = f.sizes("knee");
