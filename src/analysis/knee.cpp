@@ -54,6 +54,7 @@ std::optional<knee> find_knee(const series& data, const knee_options& o) {
   if (std::isnan(best_b)) return std::nullopt;
   const double below = bent.coef[1], above = bent.coef[1] + bent.coef[2];
   if (std::abs(below) > o.max_slope_below || bent.coef[2] < o.min_bend) return std::nullopt;
+  if (std::abs(below) > o.slow_below && (bent.coef[2] < o.min_bend_after_slow || above > o.max_slope_after_slow)) return std::nullopt;
   const double residual = bent.sse / (m - 4);
   const double f_stat = residual > 0 ? (straight.sse - bent.sse) / 2 / residual : INFINITY;
   if (!(f_stat >= o.min_f)) return std::nullopt;
