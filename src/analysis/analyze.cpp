@@ -213,11 +213,13 @@ core_result core(const series& d, const analysis_options& o) {
   if (k) {
     knee_report kr{*k, {}, r.g.best.theta()};
     // Below the knee the metric is flat or grows slowly (|slope| <= 0.5): its class is one of the
-    // lattice's up to √n times a power of log n.
+    // lattice's up to √n times a power of log n; below a linear start (a launch a step, knee.hpp),
+    // up to n.
     const auto below = d.within(0, k->n);
     if (below.sizes().size() >= 2) {
       auto slow = o;
-      slow.family = {.max_n_exponent = 0.5, .max_log_exponent = o.family.max_log_exponent, .exponential = false, .free_exponents = false};
+      const double top = std::abs(k->slope_below) > o.knee.slow_below ? 1.0 : 0.5;
+      slow.family = {.max_n_exponent = top, .max_log_exponent = o.family.max_log_exponent, .exponential = false, .free_exponents = false};
       kr.below = fit_groups(below, slow).best.theta();
     } else {
       kr.below.n = std::round(k->slope_below * 2) / 2;

