@@ -45,14 +45,15 @@ TEST(Knee, NoneInPowerLawsSlowBendsOrExponentials) {
 // flat, or the slope must rise by 1.5 at least, and no more than to 5 (an exponential's slope
 // rises without end).
 TEST(Knee, ALinearLaunchBoundStartThenCubic) {
-  auto k = find_knee(make([](double n) { return n * std::max(10.0, n * n / 1e5); }));
+  const auto launches_then_cubic = make([](double n) { return n * std::max(10.0, n * n / 1e5); });
+  auto k = find_knee(launches_then_cubic);
   ASSERT_TRUE(k);
   EXPECT_NEAR(std::log2(k->n), 0.5 * std::log2(1e6), 0.3);  // n² / 1e5 = 10 at n = 1000
   EXPECT_NEAR(k->slope_below, 1, 0.1);
   EXPECT_NEAR(k->slope_above, 3, 0.1);
   knee_options old;  // before: a knee only above a start of slope 0.5 at most
   old.max_slope_below = 0.5;
-  EXPECT_FALSE(find_knee(make([](double n) { return n * std::max(10.0, n * n / 1e5); }), old));
+  EXPECT_FALSE(find_knee(launches_then_cubic, old));
 
   const auto linear_then_quadratic = make([](double n) { return n * std::max(10.0, n / 1e3); });
   EXPECT_FALSE(find_knee(linear_then_quadratic));
