@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Thins the samples of a real-set database: a point's repetitions of one metric beyond KEEP are
+cut to KEEP of them, chosen by rank (the samples at evenly spaced quantiles, so the median, the
+spread and the tails stay what they were), kept in their repetition order and renumbered 0..KEEP-1.
+
+Why: GPU variants at small sizes run a kernel in microseconds, so a calibrated sweep repeats such a
+point up to 2,000 times; those repetitions were a third of the set's samples and most of the bytes
+the GPU machine must copy with the tree (64 MiB in all). The fit reads a point's repetitions for
+its median and for the standard error of its mean; chosen by rank, KEEP of them give the same
+median, and the standard error grows as 1/sqrt(KEEP), still below the noise between sizes that the
+verdicts judge by wherever KEEP is in the hundreds. tests/analysis/real/README.md records
+the run of the set before and after each thinning (every series' line under EMA_REAL_DUMP).
+
+Usage: thin_samples.py KEEP DB [DB ...]   (plain SQLite files; compress them with xz -9e after)
+"""
+import sqlite3
+import sys
+
+
+def thin(path: str, keep: int) -> tuple[int, int]:
+    db = sqlite3.connect(path)
+    before = db.execute("SELECT count(*) FROM samples").fetchone()[0]
+    groups = db.execute(
+        "SELECT point_id, metric, count(*) FROM samples GROUP BY point_id, metric HAVING count(*) > ?", (keep,)
+    ).fetchall()
+    for point, metric, count in groups:
+        rows = db.execute(
+            "SELECT rep, value FROM samples WHERE point_id=? AND metric=? ORDER BY rep", (point, metric)
+        ).fetchall()
+        by_rank = sorted(rows, key=lambda r: (r[1], r[0]))
+        kept = {by_rank[((2 * i + 1) * count) // (2 * keep)][0] for i in range(keep)}
+        db.execute("DELETE FROM samples WHERE point_id=? AND metric=?", (point, metric))
+        db.executemany(
+            "INSERT INTO samples(point_id, metric, rep, value) VALUES (?, ?, ?, ?)",
+            [(point, metric, i, v) for i, (_, v) in enumerate(r for r in rows if r[0] in kept)],
+        )
+    db.commit()
+    after = db.execute("SELECT count(*) FROM samples").fetchone()[0]
+    db.execute("VACUUM")
+    db.close()
+    return before, after
+
+
+def main() -> int:
+    if len(sys.argv) < 3 or not sys.argv[1].isdigit() or int(sys.argv[1]) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    keep = int(sys.argv[1])
+    for path in sys.argv[2:]:
+        before, after = thin(path, keep)
+        print(f"{path}: {before} -> {after} samples")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
