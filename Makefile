@@ -44,12 +44,13 @@ install: configure
 test: test-deps build
 	ctest --test-dir $(BUILD) -j $(JOBS) --output-on-failure
 
-# The CPU tests again under AddressSanitizer + UndefinedBehaviorSanitizer (preset asan, no CUDA).
+# The CPU tests again under AddressSanitizer + UndefinedBehaviorSanitizer (preset asan, no CUDA);
+# not those labelled `source`, which test the sources alone and run no code of ema's.
 test-asan: export ASAN_OPTIONS = allocator_may_return_null=1:detect_leaks=1:handle_segv=0:handle_sigbus=0:handle_sigfpe=0
 test-asan: test-deps
 	cmake --preset asan $(if $(WERROR),-DEMA_WERROR=ON,-DEMA_WERROR=OFF)
 	cmake --build build/asan -j $(JOBS)
-	ctest --test-dir build/asan -j $(JOBS) -L cpu --output-on-failure
+	ctest --test-dir build/asan -j $(JOBS) -L cpu -LE source --output-on-failure
 
 # Formats the C++ and CUDA sources with .clang-format (the test sources_follow_clang_format checks them).
 format:

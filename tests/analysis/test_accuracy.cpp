@@ -14,6 +14,15 @@ namespace {
 
 constexpr int per_class = 40;
 
+/// Under AddressSanitizer (CI's second run) every other series of a class is fitted, and the
+/// source's literal rule is not run: the same code paths at half the sanitised run's time (the
+/// two tests took it four minutes of CPU); the release build fits them all.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int stride = 2;
+#else
+constexpr int stride = 1;
+#endif
+
 bool same_class(const fit::theta_class& got, const fit::theta_class& want) {
   if (got.n != want.n || got.log != want.log || got.exp_base.has_value() != want.exp_base.has_value()) return false;
   if (!want.exp_base) return true;
@@ -39,6 +48,7 @@ tally run_set(fit::best_rule rule, bool judged = false) {
     std::string wrong;
     for (int i = 0; i < per_class; ++i) {
       const auto s = test::make_synthetic(c, seed++);
+      if (i % stride) continue;
       const auto a = fit::analyze(s.data, o);
       const auto theta = a.groups.best.theta();
       const bool class_ok = same_class(theta, c.theta);
@@ -69,10 +79,11 @@ tally run_set(fit::best_rule rule, bool judged = false) {
           break;
       }
     }
-    t.total += per_class;
+    const int fitted = per_class / stride;
+    t.total += fitted;
     t.exact += ok;
-    if (c.knee) t.knees += per_class, t.knees_found += located;
-    t.report += fmt::format("{:<12} {:>4}/{}  {:>13}  {}\n", c.name, ok, per_class, c.knee ? fmt::format("{}/{}", located, per_class) : "", wrong);
+    if (c.knee) t.knees += fitted, t.knees_found += located;
+    t.report += fmt::format("{:<12} {:>4}/{}  {:>13}  {}\n", c.name, ok, fitted, c.knee ? fmt::format("{}/{}", located, fitted) : "", wrong);
   }
   t.report += fmt::format("overall      {:.1f}% exact ({}/{}); knees found in series with no overhead: {}\n", 100.0 * t.exact / t.total, t.exact,
                           t.total, t.false_knees);
@@ -87,6 +98,7 @@ TEST(FitAccuracy, BestClassExactForAtLeast95PercentOfSyntheticSeries) {
   EXPECT_GE(t.exact, static_cast<int>(std::ceil(0.95 * t.total))) << t.report;
   EXPECT_GE(t.knees_found, static_cast<int>(std::ceil(0.95 * t.knees))) << t.report;
   EXPECT_EQ(t.false_knees, 0) << t.report;
+  if (stride > 1) return;
   const auto literal = run_set(fit::best_rule::ema);
   std::printf("best equation by the source's literal rule (fewest coefficients, then least error):\n%s", literal.report.c_str());
 }
