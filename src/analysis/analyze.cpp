@@ -327,7 +327,14 @@ std::string answer_text(const analysis& a) {
       const double s = std::exp(best.log_term(n)) / best(n);
       return s < 0.01 ? std::string("under 1%") : fmt::format("{:.0f}%", 100 * s);
     };
-    if (!sizes.empty())
+    // Less a lower term (a base case cheaper per unit than the class's levels): how much it takes
+    // off the leading term's value.
+    auto off = [&](double n) { return fmt::format("{:.0f}%", 100 * std::abs(best.lower_term(n)) / std::exp(best.log_term(n))); };
+    if (!sizes.empty() && best.form.lower_less)
+      out += fmt::format(" less a {} term (a base case cheaper per unit than the {} levels: {} off the leading term at n = {}, {} at n = {})",
+                         lower.text(), best.theta().text(), off(sizes.front()), format_size(sizes.front()), off(sizes.back()),
+                         format_size(sizes.back()));
+    else if (!sizes.empty())
       out += fmt::format(" beside a {} term (the {} term {} of the cost at n = {}, {} at n = {})", lower.text(), best.theta().text(),
                          share(sizes.front()), format_size(sizes.front()), share(sizes.back()), format_size(sizes.back()));
   }

@@ -588,6 +588,56 @@ void work_beside_answer(class_set& out, std::vector<std::vector<double>>& errors
   if (!out.by_work) out.by_work = lead;
 }
 
+/// The work's class less a lower term (class_set.hpp, "The work's class less a lower term"): where
+/// the answer grows faster than the work over the sizes, the slowest coarse class at the work's
+/// growth is fitted again as a0 · g(n) − d · h(n) (+ c), h the coarse class just below g, both
+/// terms carrying 5% of the value at three sizes or more and the fit positive at every size; when
+/// that fit predicts the held-out sizes better than the answer and the data do not tell it from
+/// the answer, it is the answer. The answer's class stays beside it as a rival where the data do
+/// not exclude it: a cost above the work is possible (a cache's creep), so never excluded by the
+/// work, and the verdict is then not firm.
+void work_under_answer(class_set& out, std::vector<std::vector<double>>& errors, const evidence_of& ev, const series& means,
+                       const class_set_options& o) {
+  const double lo = means.n.front(), hi = means.n.back(), floor = work_growth_of(o, means);
+  const auto lead = out.chosen;
+  const auto& answer = out.classes[lead];
+  auto growth = [&](std::size_t k) { return class_growth(out.classes[k].cls, lo, hi); };
+  if (!std::isfinite(floor) || answer.cls.n < 1 || !(growth(lead) > floor + 0.02) || means.size() < o.two_term_sizes || lo < 2) return;
+  std::optional<std::size_t> at_work;
+  for (std::size_t k = 0; k < out.classes.size(); ++k)
+    if (out.classes[k].coarse && !(growth(k) < floor - 0.02) && (!at_work || growth(k) < growth(*at_work))) at_work = k;
+  if (!at_work || !(growth(*at_work) < growth(lead))) return;
+  const auto g = out.classes[*at_work].cls;
+  // h: the coarse class just below g.
+  std::optional<std::pair<double, double>> h;
+  for (const auto& [a, b] : coarse_classes)
+    if (a < g.n || (a == g.n && b < g.log)) h = std::pair{a, b};
+  if (!h) return;
+  std::optional<std::pair<equation, std::vector<double>>> best;
+  double best_cv = INFINITY;
+  for (bool c : {false, true}) {
+    const shape s{.a1 = g.n, .a5 = g.log, .constant = c, .lower = true, .l1 = h->first, .l5 = h->second, .lower_less = true};
+    if (s.coefficient_count() >= static_cast<int>(means.size())) continue;
+    auto whole = fit_shape(means, equation::of(s));
+    if (!whole || !(whole->a0 > 0) || !(whole->d > 0) || !identified(*whole, means.n)) continue;
+    if (std::any_of(means.n.begin(), means.n.end(), [&](double n) { return !((*whole)(n) > 0); })) continue;
+    auto e = held_out_errors(means, s);
+    if (!e) continue;
+    if (const double cv = mean_square(*e); cv < best_cv) best_cv = cv, best.emplace(*whole, std::move(*e));
+  }
+  if (!best || !(best_cv < answer.cv)) return;
+  const auto saved = errors[*at_work];
+  errors[*at_work] = best->second;
+  if (ev.told_apart(*at_work, lead)) {
+    errors[*at_work] = saved;
+    return;
+  }
+  auto& w = out.classes[*at_work];
+  w.eq = best->first;
+  w.cv = best_cv;
+  out.chosen = *at_work;
+}
+
 /// How the data's slope departs from the answer's along the range and over the largest sizes
 /// (class_set::bend, top_bend), from 8 sizes.
 void measure_bends(class_set& out, const series& means) {
@@ -709,6 +759,7 @@ std::optional<class_set> weigh_classes(const series& regime, double replicate_no
   const evidence_of ev{out, errors, o};
   choose(out, ev, means, o);
   if (!out.stepped && !out.two_term) work_beside_answer(out, errors, ev, means, o);
+  if (!out.stepped && !out.two_term) work_under_answer(out, errors, ev, means, o);
   measure_bends(out, means);
   // Every other class: its evidence against the answer, whether excluded, and where not, the size
   // at which it would differ from the answer by max(4σ, 5%) (for the rivals of a set judged

@@ -76,6 +76,16 @@
 // merge sort's per-key overhead, Θ(n), beside its n log n comparisons), and the answer's class is
 // excluded by the work. Not for a sublinear answer: that is a launch- or latency-bound start,
 // whose class the largest sizes show (analyze.hpp).
+//
+// The work's class less a lower term: where the answer grows faster than the work (a merge sort
+// whose leaves are sorted in a cache, each level then costing a key more than a leaf level did:
+// T = a · n log2(n/leaf) + b · n, a line in log n per key that meets zero above n = 1, passes for
+// Θ(n log² n)), the slowest coarse class at the work's growth is fitted again as
+// a0 · g(n) − d · h(n) (+ c), h the coarse class just below g, both terms 5% of the value at three
+// sizes or more and the fit positive at every size; when that fit predicts the held-out sizes
+// better than the answer and the data do not tell it from the answer, it is the answer. The
+// faster class stays beside it where the data leave it (a cost above the work is possible), so the
+// verdict is firm only where the data exclude every other coarse class.
 #pragma once
 
 #include <cmath>

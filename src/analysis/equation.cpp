@@ -74,7 +74,8 @@ theta_class parse_theta(const std::string& text) {
 
 std::string shape::key() const {
   return fmt::format("{}{:g}|{}{:g}|{}|{:g},{:g}|{}{}", free_a1 ? "f" : "", free_a1 ? 0.0 : a1, free_a5 ? "f" : "", free_a5 ? 0.0 : a5, exp_term,
-                     exp_term ? a3 : 0.0, exp_term ? a4 : 0.0, constant, lower ? fmt::format("|+{:g},{:g}", l1, l5) : std::string()) +
+                     exp_term ? a3 : 0.0, exp_term ? a4 : 0.0, constant,
+                     lower ? fmt::format("|{}{:g},{:g}", lower_less ? '-' : '+', l1, l5) : std::string()) +
          (free_half != 0.5 ? fmt::format("|~{:g}", free_half) : std::string());
 }
 
@@ -98,7 +99,7 @@ double equation::log_term(double n) const {
 
 double equation::lower_term(double n) const {
   if (!form.lower) return 0;
-  return d * std::pow(n, form.l1) * (form.l5 != 0 ? std::pow(std::log2(n), form.l5) : 1.0);
+  return (form.lower_less ? -d : d) * std::pow(n, form.l1) * (form.l5 != 0 ? std::pow(std::log2(n), form.l5) : 1.0);
 }
 
 double equation::operator()(double n) const { return (form.constant ? c : 0.0) + lower_term(n) + std::exp(log_term(n)); }
@@ -114,7 +115,7 @@ std::string equation::formula() const {
         fmt::format(" · {}^{}", std::abs(a2 - 1) < 0.01 ? fmt::format("{:.10g}", a2) : fmt::format("{:.4g}", a2), arg == "n" ? arg : "(" + arg + ")");
   }
   if (form.lower) {
-    s += fmt::format(" + {:.3e}", d);
+    s += fmt::format(" {} {:.3e}", form.lower_less ? "-" : "+", d);
     if (form.l1 != 0) s += form.l1 == 1 ? " · n" : " · n^" + exponent_text(form.l1, false);
     if (form.l5 != 0) s += form.l5 == 1 ? " · log2(n)" : " · log2(n)^" + exponent_text(form.l5, false);
   }

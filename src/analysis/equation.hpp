@@ -48,6 +48,10 @@ struct shape {
   /// leading term's).
   bool lower = false;
   double l1 = 0, l5 = 0;
+  /// The lower-order term is subtracted, − d · n^l1 · log2(n)^l5: a base case cheaper per unit than
+  /// the leading term's levels (a merge sort whose leaves are sorted in a cache at a fraction of a
+  /// merge level's cost a key: T = a · n log2(n/leaf) + b · n = a · n log n − d · n).
+  bool lower_less = false;
 
   /// Fitted values: a0, the free exponents, a2, c, d.
   int coefficient_count() const { return 1 + free_a1 + free_a5 + exp_term + constant + lower; }

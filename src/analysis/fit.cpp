@@ -233,7 +233,7 @@ bool identified(const equation& e, const std::vector<double>& sizes) {
   for (double n : sizes) {
     const double t = std::exp(e.log_term(n)), value = e(n);
     leading += t >= 0.05 * value;
-    lower += e.lower_term(n) >= 0.05 * value;
+    lower += std::abs(e.lower_term(n)) >= 0.05 * value;
   }
   if (leading < 3 || (e.form.lower && lower < 3)) return false;
   return !e.form.constant || e.c >= 0.01 * e(sizes.front());

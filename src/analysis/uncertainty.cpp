@@ -92,7 +92,7 @@ bootstrap_result bootstrap(const series& data, const equation& best, int resampl
     if (centre->form.lower) {
       auto unit = *centre;
       unit.d = 1;
-      if (const double h = unit.lower_term(sizes.front()); h > 0 && !(centre->d * h > 1e-6 * least)) centre->d = 0.01 * least / h;
+      if (const double h = std::abs(unit.lower_term(sizes.front())); h > 0 && !(centre->d * h > 1e-6 * least)) centre->d = 0.01 * least / h;
     }
   }
   auto leading = [&](const equation& e) { return exp_lead ? e.a2 : e.a1; };
