@@ -4,7 +4,7 @@ cut to KEEP of them, chosen by rank (the samples at evenly spaced quantiles, so 
 spread and the tails stay what they were), kept in their repetition order and renumbered 0..KEEP-1.
 
 Why: GPU variants at small sizes run a kernel in microseconds, so a calibrated sweep repeats such a
-point up to 2,000 times; those repetitions were a third of the set's samples and most of the bytes
+point up to 2,000 times; those beyond 512 were 45% of the set's samples and a third of the bytes
 the GPU machine must copy with the tree (64 MiB in all). The fit reads a point's repetitions for
 its median and for the standard error of its mean; chosen by rank, KEEP of them give the same
 median, and the standard error grows as 1/sqrt(KEEP), still below the noise between sizes that the
@@ -13,12 +13,20 @@ the run of the set before and after each thinning (every series' line under EMA_
 
 Usage: thin_samples.py KEEP DB [DB ...]   (plain SQLite files; compress them with xz -9e after)
 """
+import os
 import sqlite3
 import sys
 
 
 def thin(path: str, keep: int) -> tuple[int, int]:
-    db = sqlite3.connect(path)
+    if not os.path.isfile(path):
+        raise ValueError(f"{path}: no such file (a plain SQLite database of ema's, decompressed)")
+    db = sqlite3.connect(f"file:{path}?mode=rw", uri=True)
+    try:
+        db.execute("SELECT point_id, metric, rep, value FROM samples LIMIT 1")
+    except sqlite3.DatabaseError as e:
+        db.close()
+        raise ValueError(f"{path}: not an ema database with a samples table ({e})") from None
     before = db.execute("SELECT count(*) FROM samples").fetchone()[0]
     groups = db.execute(
         "SELECT point_id, metric, count(*) FROM samples GROUP BY point_id, metric HAVING count(*) > ?", (keep,)
@@ -47,7 +55,11 @@ def main() -> int:
         return 2
     keep = int(sys.argv[1])
     for path in sys.argv[2:]:
-        before, after = thin(path, keep)
+        try:
+            before, after = thin(path, keep)
+        except ValueError as e:
+            print(f"thin_samples.py: {e}", file=sys.stderr)
+            return 1
         print(f"{path}: {before} -> {after} samples")
     return 0
 
