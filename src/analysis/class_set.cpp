@@ -593,9 +593,9 @@ void work_beside_answer(class_set& out, std::vector<std::vector<double>>& errors
 /// growth is fitted again as a0 · g(n) − d · h(n) (+ c), h the coarse class just below g, both
 /// terms carrying 5% of the value at three sizes or more and the fit positive at every size; when
 /// that fit predicts the held-out sizes better than the answer and the data do not tell it from
-/// the answer, it is the answer. The answer's class stays beside it as a rival where the data do
-/// not exclude it: a cost above the work is possible (a cache's creep), so never excluded by the
-/// work, and the verdict is then not firm.
+/// the answer, it is the answer. The answer's class stays beside it, never excluded by the work (a
+/// cost above the work is possible: a cache's creep): a rival where it is coarse and the data do
+/// not exclude it; a finer class is no rival of a coarse answer, here as everywhere in the set.
 void work_under_answer(class_set& out, std::vector<std::vector<double>>& errors, const evidence_of& ev, const series& means,
                        const class_set_options& o) {
   const double lo = means.n.front(), hi = means.n.back(), floor = work_growth_of(o, means);
