@@ -536,6 +536,44 @@ void choose(class_set& out, const evidence_of& ev, const series& means, const cl
   if (const auto pick = at_work ? at_work : toward) out.chosen = *pick, out.by_work = lead;
 }
 
+/// The work's coarse class g fitted with a lower-order term n^l1 · log^l5 n beside it (subtracted
+/// where `less`), with and without c: the fit whose held-out errors are least, where both terms carry
+/// 5% of the value at three sizes or more (`identified`) and the fit is positive at every size.
+struct term_fit {
+  equation eq;
+  std::vector<double> errors;
+  double cv = INFINITY;
+};
+std::optional<term_fit> work_class_with_term(const series& means, const theta_class& g, double l1, double l5, bool less) {
+  std::optional<term_fit> best;
+  for (bool c : {false, true}) {
+    const shape s{.a1 = g.n, .a5 = g.log, .constant = c, .lower = true, .l1 = l1, .l5 = l5, .lower_less = less};
+    if (s.coefficient_count() >= static_cast<int>(means.size())) continue;
+    auto whole = fit_shape(means, equation::of(s));
+    if (!whole || !(whole->a0 > 0) || !(whole->d > 0) || !identified(*whole, means.n)) continue;
+    if (std::any_of(means.n.begin(), means.n.end(), [&](double n) { return !((*whole)(n) > 0); })) continue;
+    auto e = held_out_errors(means, s);
+    if (!e) continue;
+    if (const double cv = mean_square(*e); cv < (best ? best->cv : INFINITY)) best = term_fit{*whole, std::move(*e), cv};
+  }
+  return best;
+}
+
+/// Makes class `at`, fitted as `fit`, the answer in place of `lead` where the data do not tell the
+/// two apart (with the fit's held-out errors); false, and nothing changed, where they do.
+bool adopt(class_set& out, std::vector<std::vector<double>>& errors, const evidence_of& ev, std::size_t at, std::size_t lead, term_fit&& fit) {
+  const auto saved = errors[at];
+  errors[at] = fit.errors;
+  if (ev.told_apart(at, lead)) {
+    errors[at] = saved;
+    return false;
+  }
+  out.classes[at].eq = std::move(fit.eq);
+  out.classes[at].cv = fit.cv;
+  out.chosen = at;
+  return true;
+}
+
 /// The work's class with the answer's beside it (class_set.hpp, "The work's class beside a lower
 /// term"): where the answer grows slower than the work and the data exclude every class at the
 /// work's growth fitted alone, the slowest of those classes is fitted again as a0 · g(n) + d · h(n)
@@ -560,32 +598,11 @@ void work_beside_answer(class_set& out, std::vector<std::vector<double>>& errors
   for (std::size_t k = 0; k < out.classes.size(); ++k)
     if (out.classes[k].coarse && !(growth(k) < floor - 0.02) && (!at_work || growth(k) < growth(*at_work))) at_work = k;
   if (!at_work) return;
-  const auto g = out.classes[*at_work].cls;
-  std::optional<std::pair<equation, std::vector<double>>> best;
-  double best_cv = INFINITY;
-  for (bool c : {false, true}) {
-    const shape s{.a1 = g.n, .a5 = g.log, .constant = c, .lower = true, .l1 = answer.cls.n, .l5 = answer.cls.log};
-    if (s.coefficient_count() >= static_cast<int>(means.size())) continue;
-    auto whole = fit_shape(means, equation::of(s));
-    if (!whole || !(whole->a0 > 0) || !(whole->d > 0) || !identified(*whole, means.n)) continue;
-    auto e = held_out_errors(means, s);
-    if (!e) continue;
-    if (const double cv = mean_square(*e); cv < best_cv) best_cv = cv, best.emplace(*whole, std::move(*e));
-  }
+  auto best = work_class_with_term(means, out.classes[*at_work].cls, answer.cls.n, answer.cls.log, false);
   // It must predict the held-out sizes better than the answer does: a term the data do not need
   // (a clean Θ(n), fitted beside an n log n term) only adds scatter held out.
-  if (!best || !(best_cv < answer.cv)) return;
-  const auto saved = errors[*at_work];
-  errors[*at_work] = best->second;
-  if (ev.told_apart(*at_work, lead)) {
-    errors[*at_work] = saved;
-    return;
-  }
-  auto& w = out.classes[*at_work];
-  w.eq = best->first;
-  w.cv = best_cv;
-  out.chosen = *at_work;
-  if (!out.by_work) out.by_work = lead;
+  if (!best || !(best->cv < answer.cv)) return;
+  if (adopt(out, errors, ev, *at_work, lead, std::move(*best)) && !out.by_work) out.by_work = lead;
 }
 
 /// The work's class less a lower term (class_set.hpp, "The work's class less a lower term"): where
@@ -613,29 +630,8 @@ void work_under_answer(class_set& out, std::vector<std::vector<double>>& errors,
   for (const auto& [a, b] : coarse_classes)
     if (a < g.n || (a == g.n && b < g.log)) h = std::pair{a, b};
   if (!h) return;
-  std::optional<std::pair<equation, std::vector<double>>> best;
-  double best_cv = INFINITY;
-  for (bool c : {false, true}) {
-    const shape s{.a1 = g.n, .a5 = g.log, .constant = c, .lower = true, .l1 = h->first, .l5 = h->second, .lower_less = true};
-    if (s.coefficient_count() >= static_cast<int>(means.size())) continue;
-    auto whole = fit_shape(means, equation::of(s));
-    if (!whole || !(whole->a0 > 0) || !(whole->d > 0) || !identified(*whole, means.n)) continue;
-    if (std::any_of(means.n.begin(), means.n.end(), [&](double n) { return !((*whole)(n) > 0); })) continue;
-    auto e = held_out_errors(means, s);
-    if (!e) continue;
-    if (const double cv = mean_square(*e); cv < best_cv) best_cv = cv, best.emplace(*whole, std::move(*e));
-  }
-  if (!best || !(best_cv < answer.cv)) return;
-  const auto saved = errors[*at_work];
-  errors[*at_work] = best->second;
-  if (ev.told_apart(*at_work, lead)) {
-    errors[*at_work] = saved;
-    return;
-  }
-  auto& w = out.classes[*at_work];
-  w.eq = best->first;
-  w.cv = best_cv;
-  out.chosen = *at_work;
+  auto best = work_class_with_term(means, g, h->first, h->second, true);
+  if (best && best->cv < answer.cv) adopt(out, errors, ev, *at_work, lead, std::move(*best));
 }
 
 /// How the data's slope departs from the answer's along the range and over the largest sizes
