@@ -54,13 +54,13 @@ double interpolate(const std::vector<observation>& obs, double n, double observa
 
 }  // namespace
 
-double predict_wall(const std::vector<observation>& obs, double n, const cost_policy& policy) {
+namespace {
+
+/// A point's wall time `ratio` times past the last of `obs`, its run time growing with
+/// `run_slope` and the rest with the slope the points so far show.
+double wall_past(const std::vector<observation>& obs, double ratio, double run_slope, const cost_policy& policy) {
   const auto& last = obs.back();
-  if (n <= last.n) return interpolate(obs, n, &observation::wall);
   const int warmup = policy.reps.warmup;
-  const double ratio = n / last.n;
-  const double run_slope = recent_slope(
-      obs, [](const observation& o) { return o.run; }, 0, 4);
   const double other_slope = recent_slope(
       obs, [warmup](const observation& o) { return other_of(o, warmup); }, 0, 3);
   const double run = last.run * std::pow(ratio, run_slope);
@@ -77,6 +77,16 @@ double predict_wall(const std::vector<observation>& obs, double n, const cost_po
   // The window: at least its length and one run, then up to a counter period (about a run more).
   const double runs = warmup * run + timed + (energy > 0 ? std::max(energy, run) + run : 0);
   return other_of(last, warmup) * std::pow(ratio, other_slope) + runs;
+}
+
+}  // namespace
+
+double predict_wall(const std::vector<observation>& obs, double n, const cost_policy& policy) {
+  const auto& last = obs.back();
+  if (n <= last.n) return interpolate(obs, n, &observation::wall);
+  const double run_slope = recent_slope(
+      obs, [](const observation& o) { return o.run; }, 0, 4);
+  return wall_past(obs, n / last.n, run_slope, policy);
 }
 
 double predict_bytes(const std::vector<observation>& obs, double n, double observation::*bytes) {
@@ -116,16 +126,32 @@ gap_width cost_gap(const std::vector<observation>& obs) {
   };
 }
 
+namespace {
+
+bool flat_step(const observation& a, const observation& b) {
+  return a.run > 0 && b.run > 0 && b.n > a.n && std::log(b.run / a.run) < 0.5 * std::log(b.n / a.n);
+}
+
+}  // namespace
+
 bool flat_at_top(const std::vector<observation>& obs) {
   // Two steps: one point slowed by a busy machine reads as a flat step after it, and a growing
   // cost taken 4x on that reading overshot its prediction by 4x (an 8 s search sweep spent its
   // energy windows' share on 2^29).
   if (obs.size() < 3) return false;
-  const auto flat_step = [](const observation& a, const observation& b) {
-    return a.run > 0 && b.run > 0 && b.n > a.n && std::log(b.run / a.run) < 0.5 * std::log(b.n / a.n);
-  };
   const auto m = obs.size();
   return flat_step(obs[m - 3], obs[m - 2]) && flat_step(obs[m - 2], obs[m - 1]);
+}
+
+std::size_t rising_from(const std::vector<observation>& obs) {
+  std::size_t k = 0;
+  while (k + 1 < obs.size() && flat_step(obs[k], obs[k + 1])) ++k;
+  // Flat to the top is no flat start: the whole range is the class (Θ(1), say) and is filled; nor
+  // is a rise above it by less than twice its highest run time (a microsecond run's jitter).
+  if (k < 2 || k + 1 >= obs.size()) return 0;
+  double flat = 0, after = 0;
+  for (std::size_t i = 0; i < obs.size(); ++i) (i <= k ? flat : after) = std::max(i <= k ? flat : after, obs[i].run);
+  return after >= 2 * flat ? k : 0;
 }
 
 std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured, int min_sizes, const size_snap& snap, const gap_width& width) {
@@ -233,24 +259,50 @@ std::string point_refused(const std::vector<observation>& obs, double n, const g
 
 growth_step next_size(const std::vector<observation>& obs, const growth_limits& l, const cost_policy& policy) {
   growth_step s;
-  const bool flat = flat_at_top(obs);
+  // Level from the start: three sizes or more over 4x, every run within twice the smallest
+  // (launches, not work). Two doubling steps at a microsecond run's jitter read as growing (cub-merge
+  // at 0.12 and 0.17 ms, H200, seed 74) where the level of the whole start does not.
+  double lowest = obs.front().run, highest = 0;
+  for (const auto& o : obs) lowest = std::min(lowest, o.run), highest = std::max(highest, o.run);
+  const bool level = obs.size() >= 3 && obs.back().n >= 4 * obs.front().n && lowest > 0 && highest <= 2 * lowest;
+  const bool flat = level || flat_at_top(obs);
   auto step = l;
   if (flat) step.growth = std::max(l.growth, l.flat_growth);
-  const auto next = size_after(static_cast<std::uint64_t>(obs.back().n), step, s.stop);
+  auto next = size_after(static_cast<std::uint64_t>(obs.back().n), step, s.stop);
   if (!next) return s;
+  // Across a level start, the longest step (up to max_flat_growth) that costs a point no more than
+  // twice the last were the run time to grow as n² from here, and that fits the timeout and memory.
+  // Once the run time has risen (the ramp), steps are short again: the sizes past it are the ones a
+  // verdict counts, and long steps there left GPU sorts of a 60 s sweep 4 sizes above their knee
+  // (H200, seeds 70-71).
+  for (double g = 2 * step.growth; level && g <= l.max_flat_growth; g *= 2) {
+    auto longer = step;
+    longer.growth = g;
+    std::string none;
+    const auto far = size_after(static_cast<std::uint64_t>(obs.back().n), longer, none);
+    double cost = 0;
+    if (!far || far <= next || wall_past(obs, static_cast<double>(far) / obs.back().n, 2, policy) > 2 * obs.back().wall ||
+        !point_refused(obs, static_cast<double>(far), l, policy, cost).empty())
+      break;
+    next = far;
+  }
   const double n = static_cast<double>(next);
   const auto n_text = format_size(n);
   double one = 0;
   if (s.stop = point_refused(obs, n, l, policy, one); !s.stop.empty()) return s;
+  // The sizes the range will need, counted from the end of a flat start (rising_from; the flat
+  // sizes below stay to show where it ends, and are not filled): min_sizes once it spans a factor
+  // of 8, and until then 6, what a verdict needs at the least (analysis/verdict.hpp): a range too
+  // narrow to tell log factors apart is not worth filling densely, so growth comes first. So too
+  // while the run time is flat: a flat stretch tells nothing of the class, and reserving for its
+  // fill stopped GPU sorts at 2^13 (4096 and 8192 flat at 0.44 s a point, 10 fills to 12 sizes over
+  // a 5 s share, H200).
+  const std::size_t rise = flat ? 0 : rising_from(obs);
+  const double from = obs[rise].n;
   std::vector<std::uint64_t> sizes;
-  for (const auto& o : obs) sizes.push_back(static_cast<std::uint64_t>(o.n));
+  for (std::size_t i = rise; i < obs.size(); ++i) sizes.push_back(static_cast<std::uint64_t>(obs[i].n));
   sizes.push_back(next);
-  // The sizes the range will need: min_sizes once it spans a factor of 8, and until then 6, what a
-  // verdict needs at the least (analysis/verdict.hpp): a range too narrow to tell log factors
-  // apart is not worth filling densely, so growth comes first. So too while the run time is flat:
-  // a flat stretch tells nothing of the class, and reserving for its fill stopped GPU sorts at
-  // 2^13 (4096 and 8192 flat at 0.44 s a point, 10 fills to 12 sizes over a 5 s share, H200).
-  const int target = next >= 8 * sizes.front() && !flat ? l.min_sizes : std::min(l.min_sizes, 6);
+  const int target = static_cast<double>(next) >= 8 * from && !flat ? l.min_sizes : std::min(l.min_sizes, 6);
   double fill = 0;
   for (auto f : fill_sizes(sizes, target, l.snap, cost_gap(obs))) fill += predict_wall(obs, static_cast<double>(f), policy);
   s.predicted_wall = one * policy.instances;
@@ -258,14 +310,14 @@ growth_step next_size(const std::vector<observation>& obs, const growth_limits& 
   // range can be filled: then grow as wide as the share allows and fill what remains.
   double cheapest = obs.front().wall;
   for (const auto& o : obs) cheapest = std::min(cheapest, o.wall);
-  const bool attainable = static_cast<double>(target - static_cast<int>(obs.size())) * cheapest * policy.instances <= l.allowance;
+  const bool attainable = static_cast<double>(target - static_cast<int>(obs.size() - rise)) * cheapest * policy.instances <= l.allowance;
   const double needed = s.predicted_wall + (attainable ? fill * policy.instances : 0.0);
   // A range of less than a factor of 4 is one no fill makes worth fitting (a single size has no
   // gap to fill at all): while the sizes so far span less, growth goes on as long as the next point
   // alone fits. Reserving for the fill there stopped seven of fourteen GPU sorts at their first
   // size in a 60 s sweep on an H200 (2^13 "would take about 2.63 s with the sizes it would need
   // filled in", over a 2.58 s share, at 0.44 s a point).
-  const bool narrow = obs.back().n < 4 * obs.front().n;
+  const bool narrow = obs.back().n < 4 * from;
   if (needed > l.allowance && !(attainable && narrow && s.predicted_wall <= l.allowance)) {
     s.stop = attainable ? fmt::format(
                               "n = {} would take about {} with the sizes it would need filled in, over this "

@@ -23,6 +23,16 @@
 // rather than by its width in log n alone: the sizes go where the cost grows, which is where a
 // class shows (the 60 s calibrated GPU sorts on an H200 had 4-5 of their 13 sizes past the
 // launch-bound start near 2-3M keys, and "only 4 sizes above the knee" held their verdicts back).
+//
+// Past the ramp by itself (issue 29): a GPU point's wall time is its process, its context and at
+// least 0.2 s of timed runs (the repetition policy's min_time), whatever a run takes while runs are
+// short, so a flat stretch costs a point a step however far the step goes. While the track is
+// flat from its start (every run within twice the smallest), where a step of up to
+// `max_flat_growth` (16×) costs, even were the run time to grow as n² from the last size, at most
+// twice the last point's wall time, growth takes the largest such step (powers of 2 from
+// `flat_growth`); once the run time has risen, the usual steps. And the sizes a track needs (`min_sizes`) are counted from the end of its flat
+// start (rising_from: the last size of a leading stretch of two flat steps or more), so the fill
+// and the reserve for it go where the class shows; the flat sizes stay to show the knee.
 #pragma once
 
 #include <cstdint>
@@ -86,6 +96,12 @@ gap_width cost_gap(const std::vector<observation>& obs);
 /// Whether the run time grew less than √n over each of the last two steps of `obs` (a flat stretch).
 bool flat_at_top(const std::vector<observation>& obs);
 
+/// Where `obs` (ascending) stop being flat: the index of the last size of the leading stretch in
+/// which every step grew the run time less than √n, where that stretch holds two steps or more
+/// and the run time past it rises to twice its highest (a launch-bound start); else 0 (flat to
+/// the top is a class, Θ(1), not a start). The sizes from it on are those that show the class.
+std::size_t rising_from(const std::vector<observation>& obs);
+
 /// The first sizes of `fill` (ascending) whose predicted points fit in `allowance` seconds.
 std::vector<std::uint64_t> affordable_fill(const std::vector<observation>& obs, const std::vector<std::uint64_t>& fill, double allowance,
                                            const cost_policy& policy);
@@ -98,7 +114,8 @@ struct growth_limits {
   double memory_fraction = 0.8;  ///< of what is free, the most a point may use
   std::uint64_t max_size = 0;    ///< 0: none
   double growth = 2;
-  double flat_growth = 4;  ///< the growth per step while the run time is flat (flat_at_top)
+  double flat_growth = 4;       ///< the growth per step while the run time is flat (flat_at_top)
+  double max_flat_growth = 16;  ///< ... up to this where the step costs a point no more (see above)
   int min_sizes = 12;
   size_snap snap;  ///< the size the problem takes nearest the one proposed; empty: every size
 };

@@ -456,13 +456,18 @@ class sweeper {
         if (next) {
           p_.add(t.problem, t.variant, *next, t.params, "grow");
         } else {
+          // min_sizes from the end of a flat start on (rising_from): the flat sizes below it show
+          // where it ends and are not filled.
+          const auto below = obs.empty() ? 0 : rising_from(obs);
           std::vector<std::uint64_t> sizes;
-          for (const auto& o : obs) sizes.push_back(static_cast<std::uint64_t>(o.n));
+          for (std::size_t k = below; k < obs.size(); ++k) sizes.push_back(static_cast<std::uint64_t>(obs[k].n));
           const auto wanted = fill_sizes(sizes, cal.min_sizes, snap_of(t), cost_gap(obs));
           const auto fill =
               obs.empty() ? wanted : affordable_fill(obs, wanted, (cal.budget - reserve - spent_) / static_cast<double>(active.size()), policy());
           if (fill.size() < wanted.size())
-            t.stopped += fmt::format("; the budget afforded {} of the {} sizes that fill the range to {}", fill.size(), wanted.size(), cal.min_sizes);
+            t.stopped +=
+                fmt::format("; the budget afforded {} of the {} sizes that fill the range to {}{}", fill.size(), wanted.size(), cal.min_sizes,
+                            below ? fmt::format(" past its flat start (up to n = {})", format_size(obs[below].n)) : std::string());
           for (auto n : fill) p_.add(t.problem, t.variant, n, t.params, "fill");
         }
         save_plan();

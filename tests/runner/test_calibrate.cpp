@@ -109,13 +109,14 @@ TEST(Calibrate, AFlatStretchIsCrossedFourTimesAStepAndFilledWhereTheRunTimeGrows
   const auto run = [](double n) { return std::max(50e-6, 50e-6 * n / 1048576); };
   std::vector<observation> obs;
   for (int k = 12; k <= 24; k += k < 20 ? 2 : 1) obs.push_back(point(std::exp2(k), run(std::exp2(k))));
-  // Growth: 4x past a flat step, 2x past a growing one.
+  // Growth: past a flat stretch 4x, or up to 16x where even a run time growing as n² would cost
+  // a point no more than twice (here runs of 50 µs: 16x costs nothing more); 2x past a growing step.
   growth_limits l;
   l.allowance = 1e9, l.timeout = 300, l.host_free = 1e12;
   const std::vector<observation> flat(obs.begin(), obs.begin() + 3);  // 2^12, 2^14, 2^16
   EXPECT_TRUE(flat_at_top(flat));
   EXPECT_FALSE(flat_at_top({obs[0], obs[1]}));  // one flat step is not yet a stretch
-  EXPECT_EQ(next_size(flat, l, policy()).next, std::optional<std::uint64_t>(1ull << 18));
+  EXPECT_EQ(next_size(flat, l, policy()).next, std::optional<std::uint64_t>(1ull << 20));
   EXPECT_FALSE(flat_at_top(obs));
   EXPECT_EQ(next_size(obs, l, policy()).next, std::optional<std::uint64_t>(1ull << 25));
   // The fill goes past the flat stretch: 2^12..2^20 in 4x steps and 2^21..2^24, to 12 sizes.
@@ -129,8 +130,8 @@ TEST(Calibrate, AFlatStretchIsCrossedFourTimesAStepAndFilledWhereTheRunTimeGrows
   // While the run time is flat, growth does not reserve for filling the range to 12 sizes: merge-path
   // on an H200 (seed 33), 4096 and 8192 at 0.41 and 0.44 s a point, stopped at 8192 with a 4.52 s
   // share when 2^15 with ten fills would take 5.06 s, and filled 4096..8192 with ten sizes. One flat
-  // step now doubles (a range of 4, filled to 6); after two, 4x with the fill to 6 reserved, where
-  // the fill to 12 (3.9 s) would not fit a 3.8 s share.
+  // step now doubles (a range of 4, filled to 6); after two, a long step (16x: runs of 33 µs) with
+  // the fill to 6 reserved, where the fill to 12 (3.9 s) would not fit a 3.8 s share.
   observation a = point(4096, 30e-6), b = point(8192, 32e-6), c = point(16384, 33e-6);
   a.wall = 0.41, b.wall = 0.44, c.wall = 0.43;
   growth_limits share = l;
@@ -139,7 +140,7 @@ TEST(Calibrate, AFlatStretchIsCrossedFourTimesAStepAndFilledWhereTheRunTimeGrows
   EXPECT_EQ(step.next, std::optional<std::uint64_t>(1u << 14)) << step.stop;
   share.allowance = 3.8;
   step = next_size({a, b, c}, share, policy());
-  EXPECT_EQ(step.next, std::optional<std::uint64_t>(1u << 16)) << step.stop;
+  EXPECT_EQ(step.next, std::optional<std::uint64_t>(1u << 18)) << step.stop;
   // Where the run time grows, the fill to 12 is reserved as before: after three growing sizes of
   // about 0.6 s a point, 2^15 and eight fills (5.6 s) do not fit 5.5 s.
   share.allowance = 5.5;
@@ -158,6 +159,69 @@ growth_limits limits(double allowance) {
   l.timeout = 300;
   l.host_free = 1e12;
   return l;
+}
+
+// Past the ramp by itself: a GPU point's wall is its process and at least 0.2 s of timed runs
+// while runs are short, so a flat stretch is crossed in the longest step (to 16x) that would cost a
+// point no more than twice the last, were the run time to grow as n² from there; and the 12 sizes
+// a track needs are counted from the end of its flat start.
+TEST(Calibrate, AFlatStretchOfShortRunsIsCrossedInOneLongStepAndTheSizesCountFromItsEnd) {
+  // cub-merge's total time on an H200 (60 s sort sweep, seed 60): 0.14-0.17 ms a run to 2^16,
+  // 0.4 s a point.
+  const auto gpu = [](double n, double run) {
+    auto o = point(n, run, 0.2);
+    o.wall = 0.41;
+    return o;
+  };
+  std::vector<observation> obs = {gpu(4096, 0.136e-3), gpu(8192, 0.171e-3), gpu(16384, 0.166e-3)};
+  growth_limits l = limits(100);
+  // Even quadratic from 0.17 ms, 16x (256x the run time: 42 ms) costs 5 runs of 42 ms: 0.46 s.
+  auto step = next_size(obs, l, policy());
+  ASSERT_TRUE(step.next) << step.stop;
+  EXPECT_EQ(*step.next, 1u << 18);
+  // Level, though a step reads as growing (0.12 to 0.17 ms over a doubling: jitter): the whole
+  // start lies within twice its smallest run.
+  step = next_size({gpu(4096, 0.119e-3), gpu(8192, 0.117e-3), gpu(16384, 0.171e-3)}, l, policy());
+  ASSERT_TRUE(step.next) << step.stop;
+  EXPECT_EQ(*step.next, 1u << 18);
+  // Runs of 2 ms: 16x would be 0.5 s a run, 8x 128 ms (0.97 s a point with the warm-up, over
+  // twice 0.41 s), so the 4x step of a flat stretch.
+  std::vector<observation> longer = {gpu(4096, 2e-3), gpu(8192, 2.1e-3), gpu(16384, 2.2e-3)};
+  step = next_size(longer, l, policy());
+  ASSERT_TRUE(step.next) << step.stop;
+  EXPECT_EQ(*step.next, 1u << 16);
+  // A long step never past the memory: 16x would need 80% of what is free; 8x fits.
+  l.host_free = 1.25 * (1e6 + 4.0 * (1u << 17)) + 1;
+  step = next_size(obs, l, policy());
+  ASSERT_TRUE(step.next) << step.stop;
+  EXPECT_EQ(*step.next, 1u << 17);
+  // The flat start ends at 2^18; from there the cost grows. The sizes count from 2^18: with 2^18
+  // and 2^19 measured, the range is narrow (2x past the start), so growth goes on while the next
+  // point alone fits, where counted from 4096 (a range of 128x) it reserved for 12 sizes.
+  obs.push_back(gpu(1 << 18, 0.4e-3));
+  // The run time has risen (0.4 ms, three times the smallest): the top is still flat (2.4x over
+  // 16x), but the step is the flat stretch's 4x, no longer: the sizes past the ramp are the ones
+  // a verdict counts.
+  step = next_size(obs, limits(100), policy());
+  ASSERT_TRUE(step.next) << step.stop;
+  EXPECT_EQ(*step.next, 1u << 20);
+  obs.push_back(gpu(1 << 19, 0.9e-3));
+  EXPECT_EQ(rising_from(obs), 3u);
+  EXPECT_EQ(rising_from({obs[0], obs[1]}), 0u);          // one flat step is no flat start
+  EXPECT_EQ(rising_from({obs[0], obs[1], obs[2]}), 0u);  // nor is flat to the top: that is Θ(1)
+  EXPECT_EQ(rising_from({point(1000, 0.1), point(2000, 0.2), point(4000, 0.4)}), 0u);
+  step = next_size(obs, limits(0.5), policy());
+  ASSERT_TRUE(step.next) << step.stop;
+  EXPECT_EQ(*step.next, 1u << 20);
+  // Growth reserves for the fill to 12 sizes from 2^18: with 2^18..2^21 measured (0.41-0.6 s a
+  // point), 2^22 and the seven fills (4.2 s) do not fit 3.5 s, where counted from 4096 (two
+  // fills, 1.7 s) they did.
+  obs.push_back(gpu(1 << 20, 1.8e-3));
+  obs.push_back(gpu(1 << 21, 3.6e-3));
+  obs[4].wall = 0.45, obs[5].wall = 0.5, obs[6].wall = 0.6;
+  step = next_size(obs, limits(3.5), policy());
+  EXPECT_FALSE(step.next);
+  EXPECT_NE(step.stop.find("with the sizes it would need filled in"), std::string::npos) << step.stop;
 }
 
 TEST(Calibrate, GrowsWhileItsShareAllows) {
