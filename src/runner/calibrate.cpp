@@ -317,7 +317,10 @@ growth_step next_size(const std::vector<observation>& obs, const growth_limits& 
   // alone fits. Reserving for the fill there stopped seven of fourteen GPU sorts at their first
   // size in a 60 s sweep on an H200 (2^13 "would take about 2.63 s with the sizes it would need
   // filled in", over a 2.58 s share, at 0.44 s a point).
-  const bool narrow = obs.back().n < 4 * from;
+  // Nor is a level start: filling it adds sizes that show no class (thrust-sort, level at 0.12-0.15
+  // ms over 2^12..2^14 on an H200, stopped there reserving for two fills and filled 2^12..2^13
+  // with three, seed 76); it grows while the next point alone fits.
+  const bool narrow = obs.back().n < 4 * from || level;
   if (needed > l.allowance && !(attainable && narrow && s.predicted_wall <= l.allowance)) {
     s.stop = attainable ? fmt::format(
                               "n = {} would take about {} with the sizes it would need filled in, over this "

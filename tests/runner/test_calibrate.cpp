@@ -184,6 +184,13 @@ TEST(Calibrate, AFlatStretchOfShortRunsIsCrossedInOneLongStepAndTheSizesCountFro
   step = next_size({gpu(4096, 0.119e-3), gpu(8192, 0.117e-3), gpu(16384, 0.171e-3)}, l, policy());
   ASSERT_TRUE(step.next) << step.stop;
   EXPECT_EQ(*step.next, 1u << 18);
+  // A level start reserves for no fill: growth goes on while the next point alone fits its share
+  // (thrust-sort at 0.12-0.15 ms, 0.36-0.39 s a point: it stopped at 2^14 reserving for two fills).
+  std::vector<observation> thrust = {gpu(4096, 0.119e-3), gpu(8192, 0.151e-3), gpu(16384, 0.155e-3)};
+  thrust[0].wall = 0.36, thrust[1].wall = 0.38, thrust[2].wall = 0.39;  // 2^18 and two fills: about 1.16 s
+  step = next_size(thrust, limits(1.15), policy());
+  ASSERT_TRUE(step.next) << step.stop;
+  EXPECT_EQ(*step.next, 1u << 18);
   // Runs of 2 ms: 16x would be 0.5 s a run, 8x 128 ms (0.97 s a point with the warm-up, over
   // twice 0.41 s), so the 4x step of a flat stretch.
   std::vector<observation> longer = {gpu(4096, 2e-3), gpu(8192, 2.1e-3), gpu(16384, 2.2e-3)};
