@@ -150,7 +150,8 @@ std::size_t rising_from(const std::vector<observation>& obs) {
   // is a rise above it by less than twice its highest run time (a microsecond run's jitter).
   if (k < 2 || k + 1 >= obs.size()) return 0;
   double flat = 0, after = 0;
-  for (std::size_t i = 0; i < obs.size(); ++i) (i <= k ? flat : after) = std::max(i <= k ? flat : after, obs[i].run);
+  for (std::size_t i = 0; i <= k; ++i) flat = std::max(flat, obs[i].run);
+  for (std::size_t i = k + 1; i < obs.size(); ++i) after = std::max(after, obs[i].run);
   return after >= 2 * flat ? k : 0;
 }
 

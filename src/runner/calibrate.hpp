@@ -26,13 +26,14 @@
 //
 // Past the ramp by itself (issue 29): a GPU point's wall time is its process, its context and at
 // least 0.2 s of timed runs (the repetition policy's min_time), whatever a run takes while runs are
-// short, so a flat stretch costs a point a step however far the step goes. While the track is
-// flat from its start (every run within twice the smallest), where a step of up to
-// `max_flat_growth` (16×) costs, even were the run time to grow as n² from the last size, at most
-// twice the last point's wall time, growth takes the largest such step (powers of 2 from
-// `flat_growth`); once the run time has risen, the usual steps. And the sizes a track needs (`min_sizes`) are counted from the end of its flat
-// start (rising_from: the last size of a leading stretch of two flat steps or more), so the fill
-// and the reserve for it go where the class shows; the flat sizes stay to show the knee.
+// short, so a flat stretch costs a point a step however far the step goes. While a track is level
+// from its start (three sizes or more over 4x, every run within twice the smallest), growth takes
+// the largest step of up to `max_flat_growth` (16x; powers of 2 from `flat_growth`) that would
+// cost at most twice the last point's wall time were the run time to grow as n² from the last
+// size, and reserves for no fill (a level range shows no class); once the run time has risen, the
+// usual steps. And the sizes a track needs (`min_sizes`) are counted from the end of its flat
+// start (rising_from), so the fill and the reserve for it go where the class shows; the flat sizes
+// stay, unfilled, to show the knee (docs/calibration.md, "Past the launch ramp by itself").
 #pragma once
 
 #include <cstdint>
