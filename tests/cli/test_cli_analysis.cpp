@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "runner/plan.hpp"
 #include "support/db.hpp"
 #include "support/fake_powercap.hpp"
 #include "support/process.hpp"
@@ -279,6 +280,24 @@ TEST(CliRun, BudgetCalibratesAtLeastTwelveSizes) {
   r = ema({"run", "search", "--budget", "soon", "--db", db});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("duration 'soon'"), std::string::npos) << r.err;
+}
+
+// A calibrated sweep trades its points' timed runs against sizes: it repeats a point for at least
+// 0.05 s (repetition_policy::calibrated_min_time) where a fixed plan repeats for 0.2 s; --min-time
+// still prevails. The stored plan says which (docs/calibration.md, "Shorter repetitions").
+TEST(CliRun, ACalibratedSweepRepeatsAPointForLessTimeUnlessTold) {
+  test::temp_dir dir;
+  auto min_time_of = [&](const std::vector<std::string>& extra, const std::string& name) {
+    std::vector<std::string> args = {"run", "search", "--variants", "seq", "--no-energy", "--db", dir.file(name)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = ema(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(test::query_text(dir.file(name), "SELECT plan_json FROM experiments"))["repetitions"]["min_time"].get<double>();
+  };
+  EXPECT_EQ(min_time_of({"--budget", "2s", "--max-size", "2^12"}, "calibrated.db"), repetition_policy::calibrated_min_time);
+  EXPECT_EQ(min_time_of({"--budget", "2s", "--max-size", "2^12", "--min-time", "0.2"}, "told.db"), 0.2);
+  EXPECT_EQ(min_time_of({"--sizes", "2^10", "--reps", "1"}, "fixed.db"), repetition_policy{}.min_time);
+  EXPECT_GT(repetition_policy{}.min_time, repetition_policy::calibrated_min_time);
 }
 
 // A calibrated sweep measures its energy windows before it settles its verdicts (their points are
