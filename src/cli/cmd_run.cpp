@@ -230,7 +230,8 @@ plan plan_of(const run_options& o) {
   }
   o.measure.fill(r);
   auto p = make_plan(r);  // validates everything before the database is touched
-  if (p.calibrated) p.reps.min_time = repetition_policy::calibrated_min_time;  // --min-time, applied next, prevails
+  // A calibrated sweep's own minimum of timed runs; --min-time, applied next, prevails.
+  if (p.calibrated) p.reps.min_time = repetition_policy::calibrated_min_time;
   o.measure.apply(p);
   if (p.points.empty() && (!p.calibrated || p.calibrated->tracks.empty())) throw usage_error("the plan has no points");
   return p;

@@ -113,7 +113,7 @@ void measurement_options::add_to(CLI::App& app) {
   app.add_option("--reps", reps, "exactly N timed repetitions per point (default: adaptive)");
   app.add_option("--min-reps", min_reps, "adaptive: at least N repetitions (default 5)");
   app.add_option("--max-reps", max_reps, "adaptive: at most N repetitions (default 2000)");
-  app.add_option("--min-time", min_time, "adaptive: repeat for at least S seconds (default 0.2)");
+  app.add_option("--min-time", min_time, "adaptive: repeat for at least S seconds (default 0.2; 0.05 with --budget)");
   app.add_option("--max-time", max_time, "adaptive: stop repeating after S seconds (default 1)");
   app.add_option("--rse", rse, "adaptive: stop once the median's relative standard error is below X (default 0.01)");
   app.add_option("--warmup", warmup, "untimed runs before timing (default 1)");
