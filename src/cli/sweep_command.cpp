@@ -186,6 +186,8 @@ void measurement_options::apply(plan& p) const {
   if (warmup) p.reps.warmup = *warmup;
   if (min_time) p.reps.min_time = *min_time;
   if (max_time) p.reps.max_time = *max_time;
+  // A --max-time below the default minimum lowers the minimum with it (--min-time is at most --max-time).
+  if (!min_time) p.reps.min_time = std::min(p.reps.min_time, p.reps.max_time);
   if (rse) p.reps.target_rse = *rse;
   if (timeout) p.timeout = *timeout;
   if (energy_window) p.energy.window = *energy_window;

@@ -69,7 +69,8 @@ double wall_past(const std::vector<observation>& obs, double ratio, double run_s
   if (r.fixed) {
     timed = *r.fixed * run;
   } else {
-    const double observed = std::clamp(last.timed_runs * last.run, r.min_time, r.max_time);
+    // max_time wins where a stored plan's min_time is above it, as in repetition_policy::satisfied.
+    const double observed = std::min(std::max(last.timed_runs * last.run, r.min_time), r.max_time);
     timed = std::max(r.min_reps * run, observed);
   }
   // An energy window only where the variant had a meter to read (its last point had a window).

@@ -297,6 +297,9 @@ TEST(CliRun, ACalibratedSweepRepeatsAPointForLessTimeUnlessTold) {
   EXPECT_EQ(min_time_of({"--budget", "2s", "--max-size", "2^12"}, "calibrated.db"), repetition_policy::calibrated_min_time);
   EXPECT_EQ(min_time_of({"--budget", "2s", "--max-size", "2^12", "--min-time", "0.2"}, "told.db"), 0.2);
   EXPECT_EQ(min_time_of({"--sizes", "2^10", "--reps", "1"}, "fixed.db"), repetition_policy{}.min_time);
+  // A --max-time below the minimum lowers the minimum with it.
+  EXPECT_EQ(min_time_of({"--budget", "2s", "--max-size", "2^12", "--max-time", "0.03"}, "short.db"), 0.03);
+  EXPECT_EQ(min_time_of({"--sizes", "2^10", "--max-time", "0.1"}, "short-fixed.db"), 0.1);
   EXPECT_GT(repetition_policy{}.min_time, repetition_policy::calibrated_min_time);
 }
 
