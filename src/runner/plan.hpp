@@ -30,8 +30,8 @@ struct repetition_policy {
   /// runs are a cost traded against sizes: a point whose runs are short costs its process (on the
   /// H200 0.17 s with a CUDA context) and min_time, so 0.2 s of runs halved the points of a
   /// budget's GPU tracks for a median whose own error is far below what sizes scatter by between
-  /// processes. Measured in paired 60 s sort sweeps on an H200 (docs/calibration.md, "Shorter
-  /// repetitions where the budget is the limit").
+  /// processes. Measured in paired calibrated sweeps of sort, stencil, gauss and search on an H200
+  /// (docs/calibration.md, "Shorter repetitions where the budget is the limit").
   static constexpr double calibrated_min_time = 0.05;
 
   nlohmann::json to_json() const;
