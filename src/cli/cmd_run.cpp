@@ -38,11 +38,12 @@ struct run_options {
   std::optional<std::string> variants;
   std::optional<std::string> sizes;
   std::vector<std::string> params;
-  std::optional<std::string> threads;  ///< --threads LIST: `--param launch.omp_threads=LIST`
-  std::optional<std::string> sms;      ///< --sms LIST: `--param launch.sms=LIST`
-  std::optional<std::string> gpus;     ///< --gpus LIST: `--param launch.gpus=LIST`
-  std::optional<std::string> bind;     ///< --bind LIST: `--param launch.omp_bind=LIST`
-  std::optional<std::string> weak;     ///< --weak LIST: weak scaling from these sizes
+  std::optional<std::string> threads;    ///< --threads LIST: `--param launch.omp_threads=LIST`
+  std::optional<std::string> sms;        ///< --sms LIST: `--param launch.sms=LIST`
+  std::optional<std::string> gpus;       ///< --gpus LIST: `--param launch.gpus=LIST`
+  std::optional<std::string> bind;       ///< --bind LIST: `--param launch.omp_bind=LIST`
+  std::optional<std::string> weak;       ///< --weak LIST: weak scaling from these sizes
+  std::optional<std::string> processes;  ///< --processes point|track|auto
   measurement_options measure;
   output_options out;
   cache_options cache;
@@ -120,6 +121,7 @@ std::string plan_option_given(const run_options& o) {
                                                 {o.gpus.has_value(), "--gpus"},
                                                 {o.bind.has_value(), "--bind"},
                                                 {o.weak.has_value(), "--weak"},
+                                                {o.processes.has_value(), "--processes"},
                                                 {o.measure.rounds != 1, "--rounds"}};
   for (const auto& [yes, name] : given)
     if (yes) return name;
@@ -233,6 +235,14 @@ plan plan_of(const run_options& o) {
   // A calibrated sweep's own minimum of timed runs; --min-time, applied next, prevails.
   if (p.calibrated) p.reps.min_time = repetition_policy::calibrated_min_time;
   o.measure.apply(p);
+  // Which points share a worker process: by default, a calibrated sweep keeps one per GPU track.
+  const std::string processes = o.processes.value_or("auto");
+  if (processes == "auto")
+    p.processes = p.calibrated ? process_policy::gpu_track : process_policy::point;
+  else if (const auto policy = process_policy_from(processes))
+    p.processes = *policy;
+  else
+    throw usage_error(fmt::format("--processes must be point, track, gpu-track or auto, got '{}'", processes));
   if (p.points.empty() && (!p.calibrated || p.calibrated->tracks.empty())) throw usage_error("the plan has no points");
   return p;
 }
@@ -317,6 +327,10 @@ void register_run_options(CLI::App& app, run_options& o, common_options& common)
                  "streaming multiprocessors of every single-GPU CUDA variant, a processor axis on one GPU through CUDA green contexts: "
                  "8..128*2, 132 (the same as --param launch.sms=LIST; counts the device can split off)");
   o.measure.add_to(app);
+  app.add_option("--processes", o.processes,
+                 "which points share a worker process: point (each its own), track (a variant's sizes one process while they go well), "
+                 "gpu-track (so for the variants that use a GPU, point for the rest) or auto (default: gpu-track with --budget, point "
+                 "otherwise)");
   app.add_option("--db", common.db, "results database")->capture_default_str();
   o.out.add_to(app);
   o.cache.add_to(app, true);

@@ -12,6 +12,7 @@
 int main(int argc, char** argv) {
   // Internal entry points of the child processes (not shown in --help).
   if (argc == 2 && std::string_view(argv[1]) == "__worker") return ema::worker_main();
+  if (argc == 3 && std::string_view(argv[1]) == "__worker" && std::string_view(argv[2]) == "--serve") return ema::worker_serve();
   if (argc == 2 && std::string_view(argv[1]) == "__probe") return ema::probe_main();
 
   CLI::App app{"ema: empirical analysis of parallel algorithms on CPU and GPU", "ema"};

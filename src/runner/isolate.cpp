@@ -9,7 +9,9 @@
 #include <ctime>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <optional>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdexcept>
 #include <sys/prctl.h>
@@ -348,6 +350,24 @@ class line_keeper {
   bool skipping_ = false;
 };
 
+/// write(2) to a pipe whose reader may have gone (a command that ended before reading its input):
+/// EPIPE, without the SIGPIPE that would end ema.
+ssize_t write_quietly(int fd, const void* data, std::size_t size) {
+  sigset_t pipe_signal, before;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, &before);
+  const auto k = write(fd, data, size);
+  const int error = errno;
+  if (k < 0 && error == EPIPE && !sigismember(&before, SIGPIPE)) {
+    const timespec now{0, 0};
+    sigtimedwait(&pipe_signal, nullptr, &now);  // the SIGPIPE this write raised, taken before it is unblocked
+  }
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  errno = error;
+  return k;
+}
+
 double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
@@ -383,10 +403,11 @@ class supervisor {
  public:
   using clock = std::chrono::steady_clock;
 
-  supervisor(const isolation& how, const std::string& input, pid_t guard, fd_pair& in, fd_pair& answer, fd_pair& err, fd_pair& report,
-             clock::time_point start)
+  supervisor(const isolation& how, std::string input, pid_t guard, fd_pair& in, fd_pair& answer, fd_pair& err, fd_pair& report,
+             clock::time_point start, bool framed = false)
       : how_(how),
-        input_(input),
+        input_(std::move(input)),
+        framed_(framed),
         guard_(guard),
         in_(in.w),
         answer_(answer.r),
@@ -394,21 +415,57 @@ class supervisor {
         report_(report.r),
         start_(start),
         deadline_(start + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(how.timeout))),
-        lines_(how) {
+        asked_at_(start),
+        lines_(how),
+        stop_(how.stop) {
     // The input is small (a point's specification), but write it without blocking forever.
     fcntl(in_, F_SETFL, O_NONBLOCK);
   }
 
-  /// Polls until every pipe has closed (or a holder of one escaped the command's end).
+  /// Polls until every pipe has closed (or a holder of one escaped the command's end); framed, until
+  /// an answer frame has come whole, or the command has ended.
   void run() {
-    while (answer_ >= 0 || err_ >= 0 || report_ >= 0) {
+    while ((answer_ >= 0 || err_ >= 0 || report_ >= 0) && !answered_) {
       const auto now = clock::now();
       if (ended_ && seconds_between(ended_at_, now) > drain_grace) break;  // a holder escaped: stop waiting on it
       watch(now);
-      if (in_ >= 0 && written_ == input_.size()) close_fd(in_);
+      if (!framed_ && in_ >= 0 && written_ == input_.size()) close_fd(in_);
       if (!poll_once()) break;
     }
   }
+
+  /// A session's next request: written whole before its answer is read; the deadline and the stop
+  /// flag count from now.
+  void request(std::string input, double timeout, const std::atomic<bool>* stop) {
+    input_ = std::move(input);
+    written_ = 0;
+    stop_ = stop;
+    const auto now = clock::now();
+    deadline_ = now + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(timeout));
+    asked_at_ = now;
+    answered_ = false;
+    out_.answer.clear();
+    out_.stderr_tail.clear();
+    out_.output_bytes = 0;
+  }
+  /// The answer of the request run() has just seen through; the command still runs.
+  child_outcome answer() {
+    child_outcome a;
+    a.answered = true;
+    a.answer = std::move(out_.answer);
+    a.stderr_tail = std::move(out_.stderr_tail);
+    if (a.stderr_tail.size() > tail_keep) a.stderr_tail.erase(0, a.stderr_tail.size() - tail_keep);
+    a.output_bytes = out_.output_bytes;
+    a.wall = seconds_between(asked_at_, clock::now());
+    out_ = child_outcome{};
+    return a;
+  }
+  bool answered() const { return answered_; }
+  bool running() const { return !ended_ && !killed_ && report_ >= 0; }
+  /// EOF on the command's stdin (a serving worker then exits).
+  void close_input() { close_fd(in_); }
+  /// Asks the guard to end the command now.
+  void kill_now() { stop_child(); }
 
   /// Closes what is open, ends the guard where the loop broke early, and reaps it.
   child_outcome finish() {
@@ -425,7 +482,7 @@ class supervisor {
     }
     if (final_.ended) {
       const int status = final_.wait_status;
-      out_.wall = static_cast<double>(final_.wall_ns) * 1e-9;
+      out_.wall = framed_ ? seconds_between(asked_at_, clock::now()) : static_cast<double>(final_.wall_ns) * 1e-9;
       out_.user = static_cast<double>(final_.user_us) * 1e-6;
       out_.sys = static_cast<double>(final_.sys_us) * 1e-6;
       out_.max_rss_kib = final_.max_rss_kib;
@@ -438,7 +495,7 @@ class supervisor {
     } else {
       // The guard itself was killed (by us, past its grace, or by someone else): the command went
       // with it (PR_SET_PDEATHSIG), by SIGKILL.
-      out_.wall = seconds_between(start_, clock::now());
+      out_.wall = seconds_between(framed_ ? asked_at_ : start_, clock::now());
       out_.signal = WIFSIGNALED(guard_status) ? WTERMSIG(guard_status) : SIGKILL;
     }
     if (out_.stderr_tail.size() > tail_keep) out_.stderr_tail.erase(0, out_.stderr_tail.size() - tail_keep);
@@ -451,7 +508,7 @@ class supervisor {
   /// within its grace is killed from here, with the command's process group.
   void watch(clock::time_point now) {
     if (!killed_) {
-      if (how_.stop && how_.stop->load()) {
+      if (stop_ && stop_->load()) {
         out_.interrupted = true;
         stop_child();
       } else if (now > deadline_) {
@@ -471,14 +528,14 @@ class supervisor {
     int nfds = 0;
     for (int fd : {answer_, err_, report_})
       if (fd >= 0) fds[nfds++] = {fd, POLLIN, 0};
-    if (in_ >= 0) fds[nfds++] = {in_, POLLOUT, 0};
+    if (in_ >= 0 && written_ < input_.size()) fds[nfds++] = {in_, POLLOUT, 0};
     const int rc = poll(fds, static_cast<nfds_t>(nfds), 100);
     if (rc < 0 && errno != EINTR) return false;
     for (int i = 0; i < nfds && rc > 0; ++i) {
       if (!fds[i].revents) continue;
       const int fd = fds[i].fd;
       if (fd == in_) {
-        const auto k = write(in_, input_.data() + written_, input_.size() - written_);
+        const auto k = write_quietly(in_, input_.data() + written_, input_.size() - written_);
         if (k > 0) written_ += static_cast<std::size_t>(k);
         if (k < 0 && errno != EAGAIN) close_fd(in_);
         continue;
@@ -527,7 +584,9 @@ class supervisor {
       keep_tail(out_.stderr_tail, buf_, size);
     } else {
       out_.output_bytes += size;
-      if (how_.channel == answer_channel::fd3) {
+      if (framed_) {
+        frame_bytes(size);
+      } else if (how_.channel == answer_channel::fd3) {
         if (out_.answer.size() + size > how_.answer_limit)
           problem(fmt::format("its answer on file descriptor 3 exceeded {} MiB", how_.answer_limit >> 20));
         else
@@ -537,6 +596,28 @@ class supervisor {
         if (auto why = lines_.feed(buf_, size, out_.answer); !why.empty()) problem(why);
       }
     }
+  }
+
+  /// A session's answer bytes: a frame's length line, then its payload, whole once all has come.
+  /// Bytes no request asked for, a malformed length or one over the limit end the command.
+  void frame_bytes(std::size_t size) {
+    if (answered_ || (!input_.empty() && written_ < input_.size())) return problem("it wrote on file descriptor 3 before it was asked");
+    frame_.append(buf_, size);
+    const auto nl = frame_.find('\n');
+    if (nl == std::string::npos) {
+      if (frame_.size() > 20) problem("its answer frame does not start with its length and a newline");
+      return;
+    }
+    std::size_t length = 0;
+    if (nl == 0 || nl > 19 || frame_.find_first_not_of("0123456789") != nl)
+      return problem("its answer frame does not start with its length and a newline");
+    for (std::size_t i = 0; i < nl; ++i) length = length * 10 + static_cast<std::size_t>(frame_[i] - '0');
+    if (length > how_.answer_limit) return problem(fmt::format("its answer on file descriptor 3 exceeded {} MiB", how_.answer_limit >> 20));
+    if (frame_.size() - nl - 1 < length) return;
+    if (frame_.size() - nl - 1 > length) return problem("it wrote on file descriptor 3 past its answer frame");
+    out_.answer = frame_.substr(nl + 1);
+    frame_.clear();
+    answered_ = true;
   }
 
   void stop_child() {
@@ -554,13 +635,16 @@ class supervisor {
   }
 
   const isolation& how_;
-  const std::string& input_;
+  std::string input_;
+  bool framed_;
   pid_t guard_;
   int &in_, &answer_, &err_, &report_;
-  clock::time_point start_, deadline_, ended_at_{}, killed_at_{};
+  clock::time_point start_, deadline_, asked_at_, ended_at_{}, killed_at_{};
   line_keeper lines_;
+  const std::atomic<bool>* stop_;
   child_outcome out_;
-  std::string report_bytes_;
+  std::string report_bytes_, frame_;
+  bool answered_ = false;
   guard_report final_{};
   pid_t command_ = 0;
   std::size_t written_ = 0;
@@ -593,9 +677,18 @@ bool startup_cpus(cpu_set_t& set) {
 
 }  // namespace
 
-child_outcome run_isolated(const std::vector<std::string>& argv, const std::string& input, const isolation& how) {
-  if (argv.empty()) throw std::runtime_error("run_isolated: no command");
+namespace {
+
+/// A command started under its guard: the guard's pid, ema's ends of the pipes, the start.
+struct spawned {
+  pid_t guard = -1;
   fd_pair in, answer, err, report;
+  std::chrono::steady_clock::time_point start;
+};
+
+/// Forks the guard, which starts `argv` (runner/isolate.hpp: how the two are arranged).
+void spawn(const std::vector<std::string>& argv, const isolation& how, spawned& sp) {
+  if (argv.empty()) throw std::runtime_error("run_isolated: no command");
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -620,26 +713,88 @@ child_outcome run_isolated(const std::vector<std::string>& argv, const std::stri
 
   cpu_set_t cpus;
   const bool rebind = startup_cpus(cpus);
-  const auto start = std::chrono::steady_clock::now();
+  sp.start = std::chrono::steady_clock::now();
   const pid_t ema_pid = getpid();
   const pid_t guard = fork();
-  if (guard < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
+  if (guard < 0) {
+    for (fd_pair* p : {&sp.in, &sp.answer, &sp.err, &sp.report}) close_fd(p->r), close_fd(p->w);
+    throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
+  }
   if (guard == 0) {
     if (rebind) sched_setaffinity(0, sizeof cpus, &cpus);  // the guard, and the command it forks
-    close(in.w);
-    close(answer.r);
-    close(err.r);
-    close(report.r);
-    guard_main(ema_pid, args.data(), envp.empty() ? nullptr : envp.data(), cwd, in.r, answer.w, answer_to, err.w, report.w);
+    close(sp.in.w);
+    close(sp.answer.r);
+    close(sp.err.r);
+    close(sp.report.r);
+    guard_main(ema_pid, args.data(), envp.empty() ? nullptr : envp.data(), cwd, sp.in.r, sp.answer.w, answer_to, sp.err.w, sp.report.w);
   }
   setpgid(guard, guard);
-  close_fd(in.r);
-  close_fd(answer.w);
-  close_fd(err.w);
-  close_fd(report.w);
-  supervisor s(how, input, guard, in, answer, err, report, start);
+  sp.guard = guard;
+  close_fd(sp.in.r);
+  close_fd(sp.answer.w);
+  close_fd(sp.err.w);
+  close_fd(sp.report.w);
+}
+
+}  // namespace
+
+child_outcome run_isolated(const std::vector<std::string>& argv, const std::string& input, const isolation& how) {
+  spawned sp;
+  spawn(argv, how, sp);
+  supervisor s(how, input, sp.guard, sp.in, sp.answer, sp.err, sp.report, sp.start);
   s.run();
   return s.finish();
+}
+
+std::string frame(const std::string& payload) { return fmt::format("{}\n{}", payload.size(), payload); }
+
+struct worker_session::impl {
+  isolation how;
+  spawned sp;
+  std::optional<supervisor> sup;
+  bool ended = false;
+};
+
+worker_session::worker_session(const std::vector<std::string>& argv, const isolation& how) : impl_(std::make_unique<impl>()) {
+  if (how.channel != answer_channel::fd3) throw std::runtime_error("worker_session: the answer channel must be file descriptor 3");
+  impl_->how = how;
+  spawn(argv, impl_->how, impl_->sp);
+  auto& sp = impl_->sp;
+  impl_->sup.emplace(impl_->how, std::string(), sp.guard, sp.in, sp.answer, sp.err, sp.report, sp.start, true);
+}
+
+worker_session::~worker_session() { end(); }
+
+bool worker_session::alive() const { return !impl_->ended && impl_->sup->running(); }
+
+int worker_session::requests() const { return requests_; }
+
+child_outcome worker_session::exchange(const std::string& request, double timeout, const std::atomic<bool>* stop) {
+  if (impl_->ended) throw std::logic_error("worker_session: a request after the session ended");
+  auto& sup = *impl_->sup;
+  ++requests_;
+  sup.request(frame(request), timeout, stop);
+  sup.run();
+  if (sup.answered()) return sup.answer();
+  impl_->ended = true;  // the command ended, or is being ended: how, as run_isolated reports it
+  return sup.finish();
+}
+
+void worker_session::end(double grace) {
+  if (impl_->ended) return;
+  impl_->ended = true;
+  auto& sup = *impl_->sup;
+  sup.close_input();
+  // A grace to exit on EOF; past it, the guard ends the command and everything under it.
+  sup.request(std::string(), grace, nullptr);
+  sup.run();
+  if (!sup.answered()) {
+    (void)sup.finish();
+    return;
+  }
+  sup.kill_now();  // it answered a request no one sent: end it anyway
+  sup.run();
+  (void)sup.finish();
 }
 
 }  // namespace ema

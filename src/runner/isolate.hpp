@@ -15,7 +15,9 @@
 
 #include <atomic>
 #include <cstddef>
+#include <memory>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 namespace ema {
@@ -23,9 +25,12 @@ namespace ema {
 struct child_outcome {
   bool exited = false;  ///< exited normally (exit_code valid)
   int exit_code = 0;
-  int signal = 0;                ///< the signal that ended it, when it did not exit
-  bool timed_out = false;        ///< killed by us at the deadline
-  bool interrupted = false;      ///< killed by us because `stop` was raised
+  int signal = 0;            ///< the signal that ended it, when it did not exit
+  bool timed_out = false;    ///< killed by us at the deadline
+  bool interrupted = false;  ///< killed by us because `stop` was raised
+  /// A worker_session's command answered and is still running: `answer` holds its answer frame,
+  /// `wall` the seconds from the request to the answer, and exited/signal/usage are not set.
+  bool answered = false;
   std::string answer;            ///< fd 3 (whole, up to answer_limit); or the kept lines of stdout
   std::string stdout_tail;       ///< the last few KiB of standard output (stdout channel)
   std::string stderr_tail;       ///< the last few KiB of stderr
@@ -64,6 +69,38 @@ child_outcome run_isolated(const std::vector<std::string>& argv, const std::stri
 /// The same with a timeout, a stop flag and a channel.
 child_outcome run_isolated(const std::vector<std::string>& argv, const std::string& input, double timeout_seconds,
                            const std::atomic<bool>* stop = nullptr, answer_channel channel = answer_channel::fd3);
+
+/// A worker kept running between requests (`ema __worker --serve`), under the same guard as
+/// run_isolated: each request is a frame written on its stdin, each answer a frame it writes on
+/// file descriptor 3. A frame is its length in bytes as decimal digits, a newline, and that many
+/// bytes (write_frame, read_frame). The timeout and the stop flag hold per request; past either,
+/// or when the command ends or its answer breaks a limit, the command and everything under it are
+/// killed as with run_isolated and the session has ended (alive() is false).
+class worker_session {
+ public:
+  /// Starts `argv` (argv[0] the executable) with `how`'s environment and folder; its channel must be
+  /// fd3 and its timeout is not used (each request has its own). std::runtime_error when it cannot start.
+  worker_session(const std::vector<std::string>& argv, const isolation& how);
+  ~worker_session();  ///< end(): a running command gets EOF, a grace, then SIGKILL
+  worker_session(const worker_session&) = delete;
+  worker_session& operator=(const worker_session&) = delete;
+
+  /// Sends one request and waits for its answer frame (`answered`), the command's end (how it
+  /// ended, as run_isolated reports it), `timeout` seconds or `stop`. Only while alive().
+  child_outcome exchange(const std::string& request, double timeout, const std::atomic<bool>* stop = nullptr);
+  bool alive() const;
+  int requests() const;  ///< requests sent so far
+  /// Ends the command: EOF on its stdin and up to `grace` seconds to exit, then it is killed.
+  void end(double grace = 2.0);
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+  int requests_ = 0;
+};
+
+/// A frame: `payload`'s length in decimal, a newline, the payload.
+std::string frame(const std::string& payload);
 
 /// The end of a child's output for a reason: trailing blank space dropped, at most `keep` bytes
 /// (from the end, "…" before), as valid UTF-8 whatever bytes the child wrote.

@@ -638,6 +638,7 @@ nlohmann::json plan::to_json(bool with_points) const {
                         {"instances", instances},
                         {"notes", notes}};
   if (rounds > 1) out["rounds"] = rounds;
+  if (processes != process_policy::point) out["processes"] = std::string(to_string(processes));
   if (calibrated) {
     nlohmann::json tracks = nlohmann::json::array();
     for (const auto& t : calibrated->tracks)
@@ -683,6 +684,24 @@ nlohmann::json plan::to_json(bool with_points) const {
 
 namespace {
 plan read_plan(const nlohmann::json& j);
+}
+
+std::string_view to_string(process_policy p) {
+  switch (p) {
+    case process_policy::point:
+      return "point";
+    case process_policy::track:
+      return "track";
+    case process_policy::gpu_track:
+      return "gpu-track";
+  }
+  return "point";
+}
+
+std::optional<process_policy> process_policy_from(std::string_view text) {
+  for (auto p : {process_policy::point, process_policy::track, process_policy::gpu_track})
+    if (to_string(p) == text) return p;
+  return std::nullopt;
 }
 
 plan plan::from_json(const nlohmann::json& j) {
@@ -758,6 +777,11 @@ plan read_plan(const nlohmann::json& j) {
   p.notes = j.value("notes", std::vector<std::string>{});
   p.instances = j.value("instances", 1);
   p.rounds = j.value("rounds", 1);
+  if (j.contains("processes")) {
+    const auto policy = process_policy_from(j.at("processes").get<std::string>());
+    if (!policy) throw database_error("the stored plan has an unknown process policy; it was changed by hand or is damaged");
+    p.processes = *policy;
+  }
   p.weak = j.value("weak", std::vector<std::uint64_t>{});
   if (j.contains("input_cache")) {
     p.input_cache_dir = j.at("input_cache").at("dir").get<std::string>();

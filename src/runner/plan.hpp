@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/params.hpp"
@@ -45,6 +46,17 @@ struct energy_policy {
   bool enabled = true;
   double window = 1.0;  ///< seconds of back-to-back runs per energy sample, at least
 };
+
+/// Which points share a worker process (`ema run --processes`; docs/measurement.md "A process per
+/// point or per track"): every point its own (the default of a fixed plan); each track's points one
+/// process, kept while its points succeed (`track`); or so for the tracks that use a GPU and one
+/// process per point for the rest (`gpu-track`, the default of a calibrated sweep: a GPU point's
+/// own process cost 0.16-0.21 s on the H200, its CUDA context most of it, a CPU point's 0.02 s).
+enum class process_policy { point, track, gpu_track };
+
+std::string_view to_string(process_policy p);
+/// "point", "track" or "gpu-track"; nullopt otherwise.
+std::optional<process_policy> process_policy_from(std::string_view text);
 
 struct plan_point {
   int ordinal = 0;
@@ -121,11 +133,12 @@ struct plan {
   energy_policy energy;
   double timeout = 300;  ///< seconds per point, generation included
   std::uint64_t seed = 1;
-  int instances = 1;                         ///< inputs per size, each with its own seed (`--instances`)
-  int rounds = 1;                            ///< passes over the fixed plan's points (`--rounds`, add_rounds)
-  std::optional<calibration> calibrated;     ///< `--budget`: sizes chosen while running
-  std::optional<external_program> external;  ///< `ema exec`
-  std::vector<std::string> notes;            ///< e.g. variants left out because they cannot run here
+  int instances = 1;                                 ///< inputs per size, each with its own seed (`--instances`)
+  int rounds = 1;                                    ///< passes over the fixed plan's points (`--rounds`, add_rounds)
+  process_policy processes = process_policy::point;  ///< stored where it is not `point`
+  std::optional<calibration> calibrated;             ///< `--budget`: sizes chosen while running
+  std::optional<external_program> external;          ///< `ema exec`
+  std::vector<std::string> notes;                    ///< e.g. variants left out because they cannot run here
   /// `ema run`'s input cache for the problems that keep built inputs (problem_desc::cached_inputs):
   /// the folder (absolute; "" for none: `--no-cache`, or no such problem) and its cap in bytes.
   std::string input_cache_dir;

@@ -76,6 +76,8 @@ nlohmann::json to_json(const point_answer& a) {
   nlohmann::json j = {{"status", a.status},   {"reason", a.reason}, {"verified", a.verified},      {"result", a.result},
                       {"samples", a.samples}, {"notes", a.notes},   {"unavailable", a.unavailable}};
   if (a.output_error) j["output_error"] = *a.output_error;
+  if (a.cpu_seconds) j["cpu_seconds"] = *a.cpu_seconds;
+  if (!a.retire.empty()) j["retire"] = a.retire;
   return j;
 }
 
@@ -89,6 +91,8 @@ point_answer answer_from_json(const nlohmann::json& j) {
   a.notes = object_field(j, "notes");
   a.unavailable = field<std::map<std::string, std::string>>(j, "unavailable", std::map<std::string, std::string>{});
   if (j.contains("output_error")) a.output_error = field<std::string>(j, "output_error");
+  if (j.contains("cpu_seconds")) a.cpu_seconds = field<double>(j, "cpu_seconds");
+  a.retire = field<std::string>(j, "retire", std::string());
   return a;
 }
 

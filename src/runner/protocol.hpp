@@ -48,6 +48,10 @@ struct point_answer {
   nlohmann::json notes = nlohmann::json::object();
   std::map<std::string, std::string> unavailable;
   std::optional<std::string> output_error;
+  /// A serving worker's (`ema __worker --serve`): the CPU seconds this point took in it, and why the
+  /// process must not serve another point ("" when it may).
+  std::optional<double> cpu_seconds;
+  std::string retire;
 };
 
 nlohmann::json to_json(const point_spec& s);

@@ -75,8 +75,8 @@ void note_host_load(point_record& r, const std::optional<host_load>& load) {
   r.notes_json = json_text(notes);
 }
 
-void interpret_child(const child_outcome& child, double timeout, point_record& r, std::string* output_failure) {
-  r.samples["host_peak_rss"] = {static_cast<double>(child.max_rss_kib) * 1024.0};
+void interpret_child(const child_outcome& child, double timeout, point_record& r, std::string* output_failure, point_answer* answer_out) {
+  if (!child.answered) r.samples["host_peak_rss"] = {static_cast<double>(child.max_rss_kib) * 1024.0};  // a kept worker's answer has its own
   if (!child.output_problem.empty()) {
     r.status = point_status::failed;
     r.reason = with_stderr("the worker was stopped: " + child.output_problem, child.stderr_tail);
@@ -87,7 +87,7 @@ void interpret_child(const child_outcome& child, double timeout, point_record& r
     r.reason = with_stderr(fmt::format("exceeded the per-point timeout of {:g} s", timeout), child.stderr_tail);
     return;
   }
-  if (!child.exited) {
+  if (!child.exited && !child.answered) {
     const double rss = static_cast<double>(child.max_rss_kib) * 1024.0;
     if (child.signal == SIGKILL && rss > 0.5 * static_cast<double>(total_memory_bytes())) {
       r.status = point_status::oom;
@@ -99,9 +99,11 @@ void interpret_child(const child_outcome& child, double timeout, point_record& r
     return;
   }
   const auto j = nlohmann::json::parse(child.answer, nullptr, false);
-  if (child.exit_code != 0 || j.is_discarded() || !j.is_object()) {
+  if ((!child.answered && child.exit_code != 0) || j.is_discarded() || !j.is_object()) {
     r.status = point_status::crashed;
-    r.reason = with_stderr(fmt::format("the worker exited with code {} without an answer", child.exit_code), child.stderr_tail);
+    r.reason = with_stderr(child.answered ? std::string("the worker's answer is not a JSON object")
+                                          : fmt::format("the worker exited with code {} without an answer", child.exit_code),
+                           child.stderr_tail);
     return;
   }
   point_answer answer;
@@ -120,6 +122,7 @@ void interpret_child(const child_outcome& child, double timeout, point_record& r
   r.notes_json = answer.notes.dump();
   r.unavailable_json = nlohmann::json(answer.unavailable).dump();
   for (auto& [metric, values] : answer.samples) r.samples[metric] = std::move(values);
+  if (answer_out) *answer_out = std::move(answer);
 }
 
 namespace {
@@ -320,14 +323,69 @@ class sweeper {
     // An OpenMP variant's placement (core/launch.hpp openmp_bind_name): read by the runtime as the worker starts.
     if (const auto bind = spec.params.find(fmt::format("{}{}", launch_prefix, openmp_bind_name)); bind != spec.params.end())
       how.env = bind_environment(bind->second, std::getenv("OMP_PLACES") != nullptr);
-    auto child = run_isolated({settings_.worker, "__worker"}, to_json(spec).dump(), how);
+    const auto request = to_json(spec).dump();
+    const bool keep = keeps_process(*v, pt);
+    auto child = keep ? kept_worker(pt, how).exchange(request, timeout, settings_.stop) : run_isolated({settings_.worker, "__worker"}, request, how);
     if (child.interrupted) {
       stopped = true;
       return;
     }
-    interpret_child(child, timeout, r, &output_failure_);
+    point_answer answer;
+    interpret_child(child, timeout, r, &output_failure_, &answer);
+    if (keep) {
+      // A kept worker serves its track's next point only after a point that went well.
+      const auto key = track_key(pt);
+      if (!child.answered || r.status != point_status::ok || !answer.retire.empty()) kept_.erase(key);
+      // Out of memory beside other kept workers, whose contexts and caches hold memory: measured
+      // again alone, in a fresh process, every kept worker ended first.
+      if (r.status == point_status::oom && !kept_.empty()) {
+        const auto first = r.reason;
+        kept_.clear();
+        r.samples.clear();
+        child = run_isolated({settings_.worker, "__worker"}, request, how);
+        if (child.interrupted) {
+          stopped = true;
+          return;
+        }
+        interpret_child(child, timeout, r, &output_failure_, &answer);
+        auto notes = nlohmann::json::parse(r.notes_json.empty() ? "{}" : r.notes_json, nullptr, false);
+        if (!notes.is_object()) notes = nlohmann::json::object();
+        notes["measured_alone"] = fmt::format("out of memory beside other kept workers ({}); measured again in a fresh process", first);
+        r.notes_json = notes.dump();
+        child.answered = false;
+      }
+    }
     r.samples["point_wall"] = {child.wall};
-    note_host_load(r, meter.finish(child.wall, child.user + child.sys));
+    const double cpu = child.answered && answer.cpu_seconds ? *answer.cpu_seconds : child.user + child.sys;
+    note_host_load(r, meter.finish(child.wall, cpu));
+  }
+
+  /// Whether a point runs in its track's kept worker (plan::processes). Not a multi-GPU variant's
+  /// (a context on every device it may use) nor one on a share of a GPU's SMs (a green context is
+  /// made current for the rest of its process).
+  bool keeps_process(const variant_desc& v, const plan_point& pt) const {
+    if (p_.processes == process_policy::point) return false;
+    if (p_.processes == process_policy::gpu_track && !uses_gpu(v.backend)) return false;
+    if (v.backend == backend::multi_gpu) return false;
+    return !pt.params.values().count(fmt::format("{}{}", launch_prefix, sm_field.name));
+  }
+
+  static std::string track_key(const plan_point& pt) { return pt.problem + '\n' + pt.variant + '\n' + pt.params.canonical_json(); }
+
+  /// The track's kept worker, started where none is alive; the one used longest ago ends first
+  /// where more than max_kept would be alive.
+  worker_session& kept_worker(const plan_point& pt, const isolation& how) {
+    const auto key = track_key(pt);
+    auto it = kept_.find(key);
+    if (it != kept_.end() && !it->second.session->alive()) kept_.erase(it), it = kept_.end();
+    if (it == kept_.end()) {
+      while (kept_.size() >= max_kept)
+        kept_.erase(std::min_element(kept_.begin(), kept_.end(), [](const auto& a, const auto& b) { return a.second.used < b.second.used; }));
+      it =
+          kept_.emplace(key, kept{std::make_unique<worker_session>(std::vector<std::string>{settings_.worker, "__worker", "--serve"}, how), 0}).first;
+    }
+    it->second.used = ++uses_;
+    return *it->second.session;
   }
 
   void progress(const plan_point& pt) {
@@ -837,6 +895,16 @@ class sweeper {
     const auto* v = lookup_variant(t.problem, t.variant);
     return v ? std::string(to_string(v->backend)) : std::string();
   }
+
+  /// Worker processes kept for their track's next point (plan::processes), by track_key. At most
+  /// max_kept are alive: each idle one holds its CUDA context (about 0.5 GB of device memory).
+  struct kept {
+    std::unique_ptr<worker_session> session;
+    std::uint64_t used = 0;
+  };
+  static constexpr std::size_t max_kept = 8;
+  std::map<std::string, kept> kept_;
+  std::uint64_t uses_ = 0;
 
   database& db_;
   std::int64_t experiment_;

@@ -14,6 +14,7 @@
 
 #include "measure/host_load.hpp"
 #include "runner/isolate.hpp"
+#include "runner/protocol.hpp"
 #include "runner/calibrate.hpp"
 #include "runner/plan.hpp"
 #include "store/database.hpp"
@@ -47,9 +48,11 @@ struct sweep_result {
 /// grows and fills its tracks until they stop. `p` and the stored plan gain the points it adds.
 sweep_result run_sweep(database& db, std::int64_t experiment_id, plan& p, const nlohmann::json& idle, const sweep_settings& settings);
 
-/// Turns how a worker child ended into a point record's status, reason, samples and verdict;
-/// `output_failure`, where given, gets the message of a file the point could not write.
-void interpret_child(const child_outcome& child, double timeout, point_record& record, std::string* output_failure = nullptr);
+/// Turns how a worker child ended (or, for a kept worker, answered) into a point record's status,
+/// reason, samples and verdict; `output_failure`, where given, gets the message of a file the point
+/// could not write, and `answer`, where given, the worker's answer as read (its defaults where none).
+void interpret_child(const child_outcome& child, double timeout, point_record& record, std::string* output_failure = nullptr,
+                     point_answer* answer = nullptr);
 
 /// Adds to a point's notes what the machine did while it ran (measure/host_load.hpp): `host_load`,
 /// and `disturbed` with the reason where other processes or the hypervisor took the CPUs it needed.

@@ -1,8 +1,13 @@
 #include "runner/worker.hpp"
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <fcntl.h>
+#include <fstream>
+#include <optional>
+#include <sys/resource.h>
 #include <fmt/format.h>
 #include <iostream>
 #include <iterator>
@@ -21,6 +26,7 @@
 #include "measure/gpu.hpp"
 #include "measure/probe.hpp"
 #include "measure/stats.hpp"
+#include "runner/isolate.hpp"
 #include "runner/plan.hpp"
 
 namespace ema {
@@ -39,6 +45,20 @@ void write_answer(const nlohmann::json& answer) {
   while (left) {
     auto k = write(fd, p, left);
     if (k <= 0) break;
+    p += k;
+    left -= static_cast<std::size_t>(k);
+  }
+}
+
+// A serving worker's answer: one frame on fd 3 (runner/isolate.hpp frame).
+void write_answer_frame(const nlohmann::json& answer) {
+  const auto text = frame(json_text(answer));
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left) {
+    const auto k = write(3, p, left);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) std::_Exit(3);  // ema has gone: nothing is left to answer
     p += k;
     left -= static_cast<std::size_t>(k);
   }
@@ -302,6 +322,105 @@ int worker_main() {
   }
   write_answer(to_json(run_point(spec)));
   return 0;
+}
+
+namespace {
+
+/// Reads exactly `size` bytes of stdin; false at EOF or an error before they came.
+bool read_exactly(char* to, std::size_t size) {
+  while (size) {
+    const auto k = read(0, to, size);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    to += k;
+    size -= static_cast<std::size_t>(k);
+  }
+  return true;
+}
+
+/// The next request frame on stdin (runner/isolate.hpp frame): nullopt at EOF before it starts;
+/// std::runtime_error for a malformed or cut one.
+std::optional<std::string> read_request() {
+  std::string digits;
+  for (char c;;) {
+    if (!read_exactly(&c, 1)) {
+      if (digits.empty()) return std::nullopt;
+      throw std::runtime_error("the request frame ends inside its length");
+    }
+    if (c == '\n') break;
+    if (c < '0' || c > '9' || digits.size() >= 9) throw std::runtime_error("a request frame does not start with its length and a newline");
+    digits += c;
+  }
+  if (digits.empty()) throw std::runtime_error("a request frame does not start with its length and a newline");
+  std::string body(std::stoul(digits), '\0');
+  if (!read_exactly(body.data(), body.size())) throw std::runtime_error("the request frame ends before its length");
+  return body;
+}
+
+/// Resets this process's peak resident memory to its current size (Linux's clear_refs "5"); why
+/// not, where it cannot.
+std::string reset_peak_rss() {
+  const int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return fmt::format("its peak memory cannot be reset (/proc/self/clear_refs: {})", std::strerror(errno));
+  const bool ok = write(fd, "5", 1) == 1;
+  const int error = errno;
+  close(fd);
+  return ok ? std::string() : fmt::format("its peak memory cannot be reset (/proc/self/clear_refs: {})", std::strerror(error));
+}
+
+/// This process's peak resident memory (VmHWM) in bytes; nullopt where /proc cannot be read.
+std::optional<double> peak_rss_bytes() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) * 1024.0;
+  return std::nullopt;
+}
+
+double cpu_seconds_now() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+}  // namespace
+
+int worker_serve() {
+  if (fcntl(3, F_GETFD) == -1) {
+    std::cerr << "ema worker: --serve answers on file descriptor 3, which is not open\n";
+    return 2;
+  }
+  for (int served = 0;;) {
+    std::optional<std::string> request;
+    try {
+      request = read_request();
+    } catch (const std::exception& e) {
+      std::cerr << "ema worker: " << e.what() << "\n";
+      return 2;
+    }
+    if (!request) return 0;
+    const auto j = nlohmann::json::parse(*request, nullptr, false);
+    point_spec spec;
+    try {
+      if (j.is_discarded()) throw std::invalid_argument("it is not JSON");
+      spec = spec_from_json(j);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "ema worker: the point specification: " << e.what() << "\n";
+      return 2;
+    }
+    // The first point's peak is the process's own from its start, reset or not.
+    const auto unreset = reset_peak_rss();
+    const double cpu_before = cpu_seconds_now();
+    auto answer = run_point(spec);
+    answer.cpu_seconds = cpu_seconds_now() - cpu_before;
+    ++served;
+    if (const auto peak = peak_rss_bytes())
+      answer.samples["host_peak_rss"] = {*peak};
+    else
+      answer.retire = "its peak memory cannot be read (/proc/self/status)";
+    if (!unreset.empty() && answer.retire.empty()) answer.retire = unreset;
+    answer.notes["worker"] = {{"pid", static_cast<std::int64_t>(getpid())}, {"point", served}};
+    write_answer_frame(to_json(answer));
+  }
 }
 
 int probe_main() {

@@ -303,6 +303,31 @@ TEST(CliRun, ACalibratedSweepRepeatsAPointForLessTimeUnlessTold) {
   EXPECT_GT(repetition_policy{}.min_time, repetition_policy::calibrated_min_time);
 }
 
+// `--processes`: a calibrated sweep keeps one worker per GPU track unless told; a fixed plan runs
+// each point in its own process unless told; the choice is stored with the plan (a resume keeps it).
+TEST(CliRun, TheProcessPolicyIsChosenByTheSweepOrTheOptionAndStored) {
+  test::temp_dir dir;
+  auto processes_of = [&](const std::vector<std::string>& extra, const std::string& name) {
+    std::vector<std::string> args = {"run", "search", "--variants", "seq", "--no-energy", "--db", dir.file(name)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = ema(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(test::query_text(dir.file(name), "SELECT plan_json FROM experiments")).value("processes", "point");
+  };
+  EXPECT_EQ(processes_of({"--budget", "2s", "--max-size", "2^12"}, "calibrated.db"), "gpu-track");
+  EXPECT_EQ(processes_of({"--budget", "2s", "--max-size", "2^12", "--processes", "point"}, "told.db"), "point");
+  EXPECT_EQ(processes_of({"--sizes", "2^10,2^11", "--reps", "1"}, "fixed.db"), "point");
+  EXPECT_EQ(processes_of({"--sizes", "2^10,2^11", "--reps", "1", "--processes", "track"}, "kept.db"), "track");
+  // The kept worker served both sizes of the fixed plan's one track.
+  EXPECT_EQ(test::query_text(dir.file("kept.db"), "SELECT COUNT(DISTINCT json_extract(notes_json, '$.worker.pid')) FROM points"), "1");
+  for (const char* bad : {"fresh", "", "Track"}) {
+    const auto r = ema({"run", "search", "--sizes", "2^10", "--processes", bad, "--db", dir.file("bad.db")});
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_NE(r.err.find("--processes"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("bad.db")));
+  }
+}
+
 // A calibrated sweep measures its energy windows before it settles its verdicts (their points are
 // replicates of the time): the verdict the sweep's story ends on is the one `ema fit` prints after
 // it. With the energy last, a verdict the settle phase had ended firm was tentative once the energy

@@ -1,4 +1,5 @@
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -150,6 +151,76 @@ TEST(Isolate, RunsInTheFolderItIsGiven) {
   r = run_isolated({"/bin/sh", "-c", "pwd"}, "", how);
   EXPECT_EQ(r.exit_code, 127);
   EXPECT_NE(r.stderr_tail.find("cannot enter the working directory"), std::string::npos) << r.stderr_tail;
+}
+
+// A kept worker (worker_session): one process answers request after request, each a frame, and
+// the process is the same; a request past its timeout kills it, as run_isolated's would.
+// The shell server answers each request with "<pid> <request>" in a frame (ASCII only: ${#}
+// counts characters).
+const char* echo_server = R"(while IFS= read -r len; do body=$(head -c "$len"); a="$$ $body"; printf '%s\n%s' "${#a}" "$a" >&3; )"
+                          R"(case "$body" in sleep) sleep 60;; exit) exit 5;; junk) echo junk >&3;; esac; done)";
+
+TEST(Isolate, AKeptWorkerAnswersRequestAfterRequestInOneProcess) {
+  worker_session w({"/bin/sh", "-c", echo_server}, isolation{});
+  ASSERT_TRUE(w.alive());
+  auto a = w.exchange("first", 10);
+  ASSERT_TRUE(a.answered) << a.stderr_tail << a.output_problem;
+  const auto pid = a.answer.substr(0, a.answer.find(' '));
+  EXPECT_EQ(a.answer, pid + " first");
+  auto b = w.exchange("{\"second\": 2}", 10);
+  ASSERT_TRUE(b.answered);
+  EXPECT_EQ(b.answer, pid + " {\"second\": 2}");  // the same process
+  EXPECT_GE(b.wall, 0.0);
+  EXPECT_LT(b.wall, 5.0);
+  EXPECT_EQ(w.requests(), 2);
+  EXPECT_TRUE(w.alive());
+  w.end();
+  EXPECT_FALSE(w.alive());
+}
+
+TEST(Isolate, AKeptWorkerPastItsTimeoutIsKilledAndTheSessionEnds) {
+  worker_session w({"/bin/sh", "-c", echo_server}, isolation{});
+  const auto start = std::chrono::steady_clock::now();
+  auto a = w.exchange("sleep", 10);  // answers, then sleeps before its next read
+  ASSERT_TRUE(a.answered);
+  auto b = w.exchange("next", 0.5);
+  EXPECT_FALSE(b.answered);
+  EXPECT_TRUE(b.timed_out);
+  EXPECT_FALSE(w.alive());
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 8.0);
+}
+
+TEST(Isolate, AKeptWorkerThatExitsBetweenRequestsReportsHowItEnded) {
+  worker_session w({"/bin/sh", "-c", echo_server}, isolation{});
+  ASSERT_TRUE(w.exchange("exit", 10).answered);  // answers, then exits 5
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  auto b = w.exchange("next", 10);  // written to a pipe no one reads: no SIGPIPE for ema
+  EXPECT_FALSE(b.answered);
+  EXPECT_TRUE(b.exited);
+  EXPECT_EQ(b.exit_code, 5);
+  EXPECT_FALSE(w.alive());
+}
+
+TEST(Isolate, AKeptWorkerThatWritesPastItsAnswerIsStopped) {
+  worker_session w({"/bin/sh", "-c", echo_server}, isolation{});
+  auto a = w.exchange("junk", 10);  // its frame, then bytes no request asked for
+  auto b = a.answered ? w.exchange("next", 10) : a;
+  EXPECT_FALSE(b.answered);
+  EXPECT_FALSE(b.output_problem.empty());
+  EXPECT_FALSE(w.alive());
+  worker_session bad({"/bin/sh", "-c", "read -r len; echo 'not a frame' >&3; sleep 60"}, isolation{});
+  auto c = bad.exchange("x", 10);
+  EXPECT_FALSE(c.answered);
+  EXPECT_NE(c.output_problem.find("does not start with its length"), std::string::npos) << c.output_problem;
+}
+
+TEST(Isolate, EndingAKeptWorkerThatIgnoresEofKillsIt) {
+  worker_session w({"/bin/sh", "-c", "trap '' TERM; sleep 60"}, isolation{});
+  const auto start = std::chrono::steady_clock::now();
+  w.end(0.3);
+  EXPECT_FALSE(w.alive());
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 6.0);
+  EXPECT_EQ(frame("abc"), "3\nabc");
 }
 
 }  // namespace

@@ -320,5 +320,73 @@ TEST(Sweep, ASettleRoundStopsOnceItsPointsHaveSpentTheBudget) {
   EXPECT_EQ(trapped, 1);
 }
 
+// `--processes track`: a track's points share one kept worker while they go well; a point that
+// fails ends its worker and the next point starts a fresh one; out of memory beside other kept
+// workers is measured again alone; every point keeps its own peak memory.
+TEST(Sweep, AKeptWorkerServesItsTracksPointsUntilOneFails) {
+  fixture f;
+  auto sweep = [&](std::int64_t id, const std::vector<std::string>& variants) {
+    plan_request r;
+    r.problems = {"fault"};
+    r.variants = variants;
+    r.sizes = "8,16,32";
+    auto p = make_plan(r);
+    p.timeout = 1;
+    p.reps.min_time = 0.01;
+    p.reps.max_time = 0.05;
+    p.energy.enabled = false;
+    p.processes = process_policy::track;
+    sweep_settings s;
+    s.worker = EMA_FAULT_WORKER;
+    run_sweep(f.db, id, p, nlohmann::json::object(), s);
+    std::map<std::string, std::vector<point_record>> by_variant;
+    for (auto& pt : f.db.points(id)) by_variant[pt.variant].push_back(pt);
+    return by_variant;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  auto by_variant = sweep(f.id, {"ok", "wrong", "crash", "hang"});
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 20.0);
+  ASSERT_EQ(by_variant["ok"].size(), 3u);
+  std::set<std::int64_t> pids, served;
+  for (const auto& pt : by_variant["ok"]) {
+    EXPECT_EQ(pt.status, point_status::ok);
+    EXPECT_EQ(pt.samples.at("host_peak_rss").size(), 1u);
+    EXPECT_GT(pt.samples.at("host_peak_rss")[0], 0);
+    const auto worker = nlohmann::json::parse(pt.notes_json)["worker"];
+    pids.insert(worker["pid"].get<std::int64_t>());
+    served.insert(worker["point"].get<std::int64_t>());
+  }
+  EXPECT_EQ(pids.size(), 1u);                            // one process
+  EXPECT_EQ(served, (std::set<std::int64_t>{1, 2, 3}));  // its first, second and third point
+  pids.clear();
+  for (const auto& pt : by_variant["wrong"]) {
+    EXPECT_EQ(pt.status, point_status::unverified);
+    const auto worker = nlohmann::json::parse(pt.notes_json)["worker"];
+    EXPECT_EQ(worker["point"], 1);  // a fresh process after each failure
+    pids.insert(worker["pid"].get<std::int64_t>());
+  }
+  EXPECT_EQ(pids.size(), 3u);
+  for (const auto& pt : by_variant["crash"]) {
+    EXPECT_EQ(pt.status, point_status::crashed);
+    EXPECT_NE(pt.reason.find("signal 11"), std::string::npos) << pt.reason;
+  }
+  ASSERT_EQ(by_variant["hang"].size(), 3u);
+  for (const auto& pt : by_variant["hang"]) EXPECT_EQ(pt.status, point_status::timeout) << pt.reason;
+
+  // Out of memory beside the ok track's kept worker: measured again alone, in a fresh process.
+  const auto second = f.db.create_experiment({});
+  by_variant = sweep(second, {"ok", "oom"});
+  int alone = 0;
+  for (const auto& pt : by_variant["oom"]) {
+    EXPECT_EQ(pt.status, point_status::oom);
+    const auto notes = nlohmann::json::parse(pt.notes_json);
+    if (notes.contains("measured_alone")) {
+      ++alone;
+      EXPECT_FALSE(notes.contains("worker"));  // its own process: no kept worker's notes
+    }
+  }
+  EXPECT_GT(alone, 0);
+}
+
 }  // namespace
 }  // namespace ema
