@@ -360,11 +360,13 @@ class sweeper {
     note_host_load(r, meter.finish(child.wall, cpu));
   }
 
-  /// Whether a point runs in its track's kept worker (plan::processes). Not a multi-GPU variant's
+  /// Whether a point runs in its track's kept worker (plan::processes). Not a point measured again
+  /// (`--rerun-noisy`, a round of `--rounds`: a fresh process is what they promise), a multi-GPU variant's
   /// (a context on every device it may use) nor one on a share of a GPU's SMs (a green context is
   /// made current for the rest of its process).
   bool keeps_process(const variant_desc& v, const plan_point& pt) const {
     if (p_.processes == process_policy::point) return false;
+    if (pt.phase == "rerun" || round_of(pt.phase)) return false;  // measured again, each in a fresh process (--rerun-noisy, --rounds)
     if (p_.processes == process_policy::gpu_track && !uses_gpu(v.backend)) return false;
     if (v.backend == backend::multi_gpu) return false;
     return !pt.params.values().count(fmt::format("{}{}", launch_prefix, sm_field.name));

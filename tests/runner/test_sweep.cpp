@@ -386,6 +386,30 @@ TEST(Sweep, AKeptWorkerServesItsTracksPointsUntilOneFails) {
     }
   }
   EXPECT_GT(alone, 0);
+
+  // Points measured again (--rerun-noisy's, a round of --rounds) run each in a fresh process.
+  plan_request r;
+  r.problems = {"fault"};
+  r.variants = {"ok"};
+  r.sizes = "8";
+  plan again = make_plan(r);
+  const auto params = again.points.at(0).params;  // the problem's parameters, defaults filled in
+  again.points.clear();
+  again.reps.min_time = 0.01;
+  again.reps.max_time = 0.05;
+  again.energy.enabled = false;
+  again.processes = process_policy::track;
+  for (const char* phase : {"rerun", "rerun", "round 2"}) again.add("fault", "ok", 8, params, phase);
+  const auto third = f.db.create_experiment({});
+  sweep_settings s;
+  s.worker = EMA_FAULT_WORKER;
+  run_sweep(f.db, third, again, nlohmann::json::object(), s);
+  const auto measured = f.db.points(third);
+  ASSERT_EQ(measured.size(), 3u);
+  for (const auto& pt : measured) {
+    EXPECT_EQ(pt.status, point_status::ok) << pt.reason;
+    EXPECT_FALSE(nlohmann::json::parse(pt.notes_json).contains("worker")) << pt.notes_json;
+  }
 }
 
 }  // namespace
