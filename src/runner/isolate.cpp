@@ -461,7 +461,12 @@ class supervisor {
     return a;
   }
   bool answered() const { return answered_; }
-  bool running() const { return !ended_ && !killed_ && report_ >= 0; }
+  bool running() const { return !ended_ && !killed_ && report_ >= 0 && !final_.ended; }
+  /// Reads what has come without waiting (a command that ended between requests: the guard's report).
+  void look() {
+    for (int i = 0; i < 4 && running(); ++i)
+      if (!poll_once(0)) break;
+  }
   /// EOF on the command's stdin (a serving worker then exits).
   void close_input() { close_fd(in_); }
   /// Asks the guard to end the command now.
@@ -523,13 +528,13 @@ class supervisor {
   }
 
   /// One poll of the open pipes, 100 ms at most; false on a poll error.
-  bool poll_once() {
+  bool poll_once(int wait_ms = 100) {
     pollfd fds[4];
     int nfds = 0;
     for (int fd : {answer_, err_, report_})
       if (fd >= 0) fds[nfds++] = {fd, POLLIN, 0};
     if (in_ >= 0 && written_ < input_.size()) fds[nfds++] = {in_, POLLOUT, 0};
-    const int rc = poll(fds, static_cast<nfds_t>(nfds), 100);
+    const int rc = poll(fds, static_cast<nfds_t>(nfds), wait_ms);
     if (rc < 0 && errno != EINTR) return false;
     for (int i = 0; i < nfds && rc > 0; ++i) {
       if (!fds[i].revents) continue;
@@ -765,7 +770,11 @@ worker_session::worker_session(const std::vector<std::string>& argv, const isola
 
 worker_session::~worker_session() { end(); }
 
-bool worker_session::alive() const { return !impl_->ended && impl_->sup->running(); }
+bool worker_session::alive() {
+  if (impl_->ended) return false;
+  impl_->sup->look();
+  return impl_->sup->running();
+}
 
 int worker_session::requests() const { return requests_; }
 

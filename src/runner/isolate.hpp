@@ -88,7 +88,8 @@ class worker_session {
   /// Sends one request and waits for its answer frame (`answered`), the command's end (how it
   /// ended, as run_isolated reports it), `timeout` seconds or `stop`. Only while alive().
   child_outcome exchange(const std::string& request, double timeout, const std::atomic<bool>* stop = nullptr);
-  bool alive() const;
+  /// Whether the command still runs, as far as can be seen now (what it or its guard wrote is read first).
+  bool alive();
   int requests() const;  ///< requests sent so far
   /// Ends the command: EOF on its stdin and up to `grace` seconds to exit, then it is killed.
   void end(double grace = 2.0);

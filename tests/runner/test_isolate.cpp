@@ -193,7 +193,8 @@ TEST(Isolate, AKeptWorkerPastItsTimeoutIsKilledAndTheSessionEnds) {
 TEST(Isolate, AKeptWorkerThatExitsBetweenRequestsReportsHowItEnded) {
   worker_session w({"/bin/sh", "-c", echo_server}, isolation{});
   ASSERT_TRUE(w.exchange("exit", 10).answered);  // answers, then exits 5
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(w.alive());          // seen before a request is sent: ema starts a fresh worker instead
   auto b = w.exchange("next", 10);  // written to a pipe no one reads: no SIGPIPE for ema
   EXPECT_FALSE(b.answered);
   EXPECT_TRUE(b.exited);
