@@ -374,15 +374,18 @@ class sweeper {
 
   static std::string track_key(const plan_point& pt) { return pt.problem + '\n' + pt.variant + '\n' + pt.params.canonical_json(); }
 
-  /// The track's kept worker, started where none is alive; the one used longest ago ends first
-  /// where more than max_kept would be alive.
+  /// The track's kept worker, started where none is alive. Where kept_limit are alive already,
+  /// the one used last ends: growth visits the tracks round-robin, and with more tracks than room
+  /// the one used longest ago is the next one due (ending it ended every worker before its next
+  /// point in a 60 s sort sweep's nine GPU tracks under a limit of 8), while the one used last is
+  /// due only after all the others.
   worker_session& kept_worker(const plan_point& pt, const isolation& how) {
     const auto key = track_key(pt);
     auto it = kept_.find(key);
     if (it != kept_.end() && !it->second.session->alive()) kept_.erase(it), it = kept_.end();
     if (it == kept_.end()) {
-      while (kept_.size() >= max_kept)
-        kept_.erase(std::min_element(kept_.begin(), kept_.end(), [](const auto& a, const auto& b) { return a.second.used < b.second.used; }));
+      while (kept_.size() >= kept_limit())
+        kept_.erase(std::max_element(kept_.begin(), kept_.end(), [](const auto& a, const auto& b) { return a.second.used < b.second.used; }));
       it =
           kept_.emplace(key, kept{std::make_unique<worker_session>(std::vector<std::string>{settings_.worker, "__worker", "--serve"}, how), 0}).first;
     }
@@ -898,13 +901,22 @@ class sweeper {
     return v ? std::string(to_string(v->backend)) : std::string();
   }
 
-  /// Worker processes kept for their track's next point (plan::processes), by track_key. At most
-  /// max_kept are alive: each idle one holds its CUDA context (about 0.5 GB of device memory).
+  /// Worker processes kept for their track's next point (plan::processes), by track_key.
   struct kept {
     std::unique_ptr<worker_session> session;
     std::uint64_t used = 0;
   };
-  static constexpr std::size_t max_kept = 8;
+  /// How many kept workers may be alive: each idle one holds its CUDA context, about 0.5 GB of
+  /// device memory, and together they may hold a tenth of the smallest GPU's memory (28 on a
+  /// 141 GB H200, 3 on a 16 GB card), at least 2 and at most 32; 32 on a machine without a GPU.
+  std::size_t kept_limit() const {
+    constexpr double context_bytes = 0.5e9;
+    double smallest = 0;
+    for (const auto& d : gpu::query().devices)
+      if (smallest == 0 || static_cast<double>(d.memory_bytes) < smallest) smallest = static_cast<double>(d.memory_bytes);
+    if (smallest == 0) return 32;
+    return static_cast<std::size_t>(std::clamp(0.1 * smallest / context_bytes, 2.0, 32.0));
+  }
   std::map<std::string, kept> kept_;
   std::uint64_t uses_ = 0;
 
