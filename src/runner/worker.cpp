@@ -352,7 +352,11 @@ std::optional<std::string> read_request() {
     digits += c;
   }
   if (digits.empty()) throw std::runtime_error("a request frame does not start with its length and a newline");
-  std::string body(std::stoul(digits), '\0');
+  constexpr std::size_t most = std::size_t{64} << 20;  // a point's specification is a few KiB
+  const auto length = std::stoul(digits);
+  if (length > most)
+    throw std::runtime_error(fmt::format("a request frame of {} bytes is over the {} MiB a specification may take", length, most >> 20));
+  std::string body(length, '\0');
   if (!read_exactly(body.data(), body.size())) throw std::runtime_error("the request frame ends before its length");
   return body;
 }
