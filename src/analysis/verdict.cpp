@@ -252,6 +252,20 @@ void judge_classes(judging& j) {
                            c.settle ? fmt::format(" (n = {} would tell)", format_size(*c.settle)) : std::string(" (no size tells)"));
     }
     raise(verdict_level::tentative, fmt::format("not excluded by held-out prediction within the noise (σ = {}): {}", percent(v.noise), names));
+    // The other ways to tell them, at the sizes measured: less noise, or more sizes in the same
+    // range. A class's evidence is a sum over the sizes of its held-out errors' excess over the
+    // answer's, in units of σ² (class_set.hpp): at σ' it would be about (σ/σ')² times as large, with
+    // k times as many sizes (each with its own scatter) about k times, were the answer right. The
+    // factor the class that needs most needs, where it is at most 8: more and no rerun of these
+    // sizes would reach it. (A GPU kernel's scatter between sizes repeats from one round of the
+    // same sizes to the next, a correlation of 0.9-1.0 on an H200: measuring again does not lower
+    // it, more sizes do; docs/fitting.md, 2026-12-03 (evening).)
+    double need = 0;
+    for (auto k : set->rivals) need = std::max(need, class_set_options{}.exclude / std::max(set->classes[k].evidence, 1e-9));
+    if (need > 1 && need <= 8 && std::isfinite(v.noise))
+      v.notes.push_back(fmt::format("with the same range, about {:.2g} times as many sizes, or σ ≈ {} (it is {} now), would exclude {}", need,
+                                    percent(v.noise / std::sqrt(need)), percent(v.noise),
+                                    set->rivals.size() == 1 ? set->classes[set->rivals.front()].cls.text() : std::string("every class left")));
   }
 
   // A finer class that excludes the coarse answer (class_set::finer): the data lie between coarse

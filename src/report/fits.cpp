@@ -525,7 +525,11 @@ std::string fit_answer(const variant_fit& f, const fit::analysis& a, table_style
   if (vd.next_size) {
     out += fmt::format("{}  to settle it: run n = {} (the best equation predicts {} there)\n", ind, format_size(*vd.next_size),
                        vd.predicted ? format_value(*vd.predicted, f.unit) : std::string("?"));
-    if (const auto how = settle_text(f); !how.empty())
+    if (const auto how = settle_text(f); !how.empty() && f.origin.experiment && settle_predicted_too_long(f))
+      // `ema fit --settle` would refuse it (cmd_fit.cpp): a command that runs nothing is no way to settle it.
+      out += fmt::format("{}  to run it: not with `ema fit --settle`: one run is predicted to take {}, past the {} a point may take here\n", ind,
+                         format_time(*vd.predicted), format_time(settle_limit(f)));
+    else if (!how.empty())
       out += fmt::format("{}  to run it: {}\n", ind, f.origin.experiment ? code_text(how, style) : stored_text(how, style));
   }
   return out;

@@ -300,6 +300,38 @@ TEST(Verdict, AClassChangingWithoutTheLargestSizesStaysADoubtWithoutAWorkThatExp
   EXPECT_NE(b.verdict.level, verdict_level::firm);
 }
 
+// A class left beside the answer that the sizes measured would exclude with a few times as many
+// sizes over the same range, or with less noise: the verdict says how many times as many, and the
+// σ that would do as well (the evidence is a sum over the sizes in units of σ², so 10 / evidence of
+// the class that needs most, where that is at most 8). Linear costs at 6% between sizes, drawn
+// with 40 seeds: each verdict that leaves Θ(n log n) beside Θ(n) notes the factor where it is at
+// most 8, and only there (a class whose sum is past the threshold but not without one size is
+// left by the one-size rule, which more sizes of the same kind do not change).
+TEST(Verdict, AClassLeftBesideTheAnswerNamesHowManySizesOrHowLittleNoiseWouldExcludeIt) {
+  int noted = 0, beyond = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    const auto a =
+        analyze(make([](double n) { return 1e-9 * n; }, {1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072}, 0.06, seed), {.bootstrap = 20});
+    if (!a.classes || a.classes->rivals.empty() || a.groups.best.theta().text() != "Θ(n)") continue;
+    double need = 0;
+    for (auto k : a.classes->rivals) need = std::max(need, 10 / std::max(a.classes->classes[k].evidence, 1e-9));
+    const auto note = std::find_if(a.verdict.notes.begin(), a.verdict.notes.end(),
+                                   [](const std::string& n) { return n.find("times as many sizes") != std::string::npos; });
+    if (need <= 1) continue;  // excluded on the sum but not without its one largest term (class_set.hpp): no count of sizes says
+    if (need <= 8) {
+      ++noted;
+      ASSERT_NE(note, a.verdict.notes.end()) << "seed " << seed << ", " << need << " times";
+      EXPECT_NE(note->find(fmt::format("about {:.2g} times as many sizes", need)), std::string::npos) << *note;
+      EXPECT_NE(note->find(fmt::format("σ ≈ {}", percent(a.verdict.noise / std::sqrt(need)))), std::string::npos) << *note;
+    } else {
+      ++beyond;
+      EXPECT_EQ(note, a.verdict.notes.end()) << "seed " << seed << ": " << *note;
+    }
+  }
+  EXPECT_GT(noted, 0);
+  EXPECT_GT(beyond, 0);
+}
+
 TEST(Verdict, ALogFactorThatOnlyTheLargestSizesShowStaysADoubtWhereTheWorkIsLinear) {
   // bfs `omp-listing` on the 2-core VM (devbox-main6, total; the work n + m, linear): over all
   // sizes Θ(n log n), without the largest two Θ(n), the work's own class. The answer outgrows the
