@@ -81,7 +81,8 @@ nlohmann::json verdict::to_json() const {
           {"notes", notes},
           {"noise", std::isfinite(noise) ? nlohmann::json(noise) : nlohmann::json(nullptr)},
           {"next_size", next_size ? nlohmann::json(*next_size) : nlohmann::json(nullptr)},
-          {"predicted", predicted ? nlohmann::json(*predicted) : nlohmann::json(nullptr)}};
+          {"predicted", predicted ? nlohmann::json(*predicted) : nlohmann::json(nullptr)},
+          {"more_sizes", more_sizes ? nlohmann::json(*more_sizes) : nlohmann::json(nullptr)}};
 }
 
 double replicate_noise(const std::vector<double>& n, const std::vector<double>& y) {
@@ -262,10 +263,12 @@ void judge_classes(judging& j) {
     // it, more sizes do; docs/fitting.md, 2026-12-03 (evening).)
     double need = 0;
     for (auto k : set->rivals) need = std::max(need, class_set_options{}.exclude / std::max(set->classes[k].evidence, 1e-9));
-    if (need > 1 && need <= 8 && std::isfinite(v.noise))
-      v.notes.push_back(fmt::format("with the same range, about {:.2g} times as many sizes, or σ ≈ {} (it is {} now), would exclude {}", need,
+    if (need > 1 && need <= 8 && std::isfinite(v.noise)) {
+      v.more_sizes = need;
+      v.notes.push_back(fmt::format("with the same range, about {:.1f} times as many sizes, or σ ≈ {} (it is {} now), would exclude {}", need,
                                     percent(v.noise / std::sqrt(need)), percent(v.noise),
                                     set->rivals.size() == 1 ? set->classes[set->rivals.front()].cls.text() : std::string("every class left")));
+    }
   }
 
   // A finer class that excludes the coarse answer (class_set::finer): the data lie between coarse

@@ -42,7 +42,10 @@ struct verdict {
   double noise = 0;                  ///< σ: the relative standard error of a fitted value (NaN: unmeasured)
   std::optional<double> next_size;   ///< what would settle it: the next size to run ...
   std::optional<double> predicted;   ///< ... and the best equation's value there
-  /// {"level", "reasons", "notes", "noise", "next_size", "predicted"}
+  /// Or: how many times as many sizes over the fitted regime would exclude the classes left
+  /// beside the answer, where that is at most 8 (`ema fit --more-sizes` measures them)
+  std::optional<double> more_sizes;
+  /// {"level", "reasons", "notes", "noise", "next_size", "predicted", "more_sizes"}
   nlohmann::json to_json() const;
 };
 

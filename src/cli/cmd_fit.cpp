@@ -34,7 +34,7 @@ struct fit_options {
   std::vector<std::string> from;  ///< --from FORMAT FILE
   double threshold = 0.05;
   int bootstrap = 200;
-  bool json = false, all_equations = false, run_tie_breaker = false, settle = false, across_machines = false;
+  bool json = false, all_equations = false, run_tie_breaker = false, settle = false, more_sizes = false, across_machines = false;
 };
 
 fit_request make_request(const fit_options& o) {
@@ -76,9 +76,9 @@ void print(const std::vector<variant_fit>& fits, const nlohmann::json& source, c
 }
 
 void refuse_with_file(const fit_options& o, const char* option) {
-  if (o.experiment || o.run_tie_breaker || o.settle || !o.variants.empty() || !o.problems.empty())
-    throw usage_error(
-        fmt::format("{} fits the file alone; give no experiment, --variants, --problem, --run-tie-breaker or --settle with it", option));
+  if (o.experiment || o.run_tie_breaker || o.settle || o.more_sizes || !o.variants.empty() || !o.problems.empty())
+    throw usage_error(fmt::format(
+        "{} fits the file alone; give no experiment, --variants, --problem, --run-tie-breaker, --settle or --more-sizes with it", option));
 }
 
 int fit_csv(const fit_options& o, fit_request r) {
@@ -281,6 +281,60 @@ bool run_added_sizes(const common_options& common, std::int64_t experiment_id, c
   return true;
 }
 
+// Adds, for each variant whose verdict says how many times as many sizes over its fitted regime
+// would exclude the classes left beside the answer (analysis/verdict.hpp, more_sizes), that many
+// between the regime's sizes (the geometric midpoints of the widest gaps in log n, as a calibrated
+// sweep fills its range: runner/calibrate.hpp fill_sizes, each the nearest size the problem's
+// inputs can have) and runs them; false when there were none to run. Inside the range measured,
+// no point needs more memory or time than one already run.
+bool run_more_sizes(const common_options& common, std::int64_t experiment_id, const std::vector<variant_fit>& fits) {
+  constexpr int most_added = 48;  // a variant's points at most, whatever the factor asks
+  auto db = database::open_write(common.db);
+  auto [record, p, claim] = reopen_experiment(db, experiment_id);
+  const auto before = p.points.size();
+  for (const auto& f : fits) {
+    if (!f.analysis) continue;
+    const auto& a = *f.analysis;
+    if (a.verdict.level == fit::verdict_level::firm) continue;
+    if (!a.verdict.more_sizes) {
+      fmt::print(stderr, "ema: {} {}: {}; more sizes over the same range would not settle it{}\n", f.problem, f.variant,
+                 fit::to_string(a.verdict.level), a.verdict.next_size ? " (--settle runs the size it names)" : "");
+      continue;
+    }
+    param_map values;
+    auto pj = nlohmann::json::parse(f.params_json, nullptr, false);
+    if (pj.is_object())
+      for (const auto& [k, v] : pj.items()) values[k] = v.get<std::string>();
+    const auto params = param_set::from_map(values);
+    const auto* problem = p.external ? nullptr : lookup_problem(f.problem);
+    size_snap snap;
+    if (problem && problem->size_near) snap = [&](std::uint64_t n) { return problem->size_near(params, n); };
+    std::vector<std::uint64_t> regime;
+    for (double n : a.data.sizes())
+      if (n >= a.regime_from) regime.push_back(static_cast<std::uint64_t>(std::llround(n)));
+    const auto want = static_cast<int>(std::ceil(static_cast<double>(regime.size()) * *a.verdict.more_sizes));
+    const auto added = fill_sizes(regime, std::min(want, static_cast<int>(regime.size()) + most_added), snap);
+    if (added.empty()) {
+      fmt::print(stderr, "ema: {} {}: no size its inputs can have lies between those of its regime\n", f.problem, f.variant);
+      continue;
+    }
+    fmt::print(stderr, "ema: {} {}: running {} more sizes between n = {} and n = {} ({} in the regime, about {:.1f} times as many asked)\n",
+               f.problem, f.variant, added.size(), format_size(static_cast<double>(regime.front())), format_size(static_cast<double>(regime.back())),
+               regime.size() + added.size(), *a.verdict.more_sizes);
+    for (auto n : added) p.add(f.problem, f.variant, n, params, "more-sizes");
+  }
+  if (p.points.size() == before) {
+    db.set_experiment_state(experiment_id, record.state);
+    fmt::print(stderr, "ema: no variant has more sizes to run\n");
+    return false;
+  }
+  db.set_experiment_plan(experiment_id, p.to_json());
+  output_options quiet;
+  quiet.quiet = true;
+  carry_out(db, experiment_id, p, common, quiet);
+  return true;
+}
+
 }  // namespace
 
 action add_fit(CLI::App& app, common_options& common) {
@@ -315,6 +369,9 @@ action add_fit(CLI::App& app, common_options& common) {
   app.add_flag("--settle", o->settle,
                "run, for each variant whose verdict is not firm, the size its verdict names to settle it, store it in the experiment and "
                "refit");
+  app.add_flag("--more-sizes", o->more_sizes,
+               "run, for each variant whose verdict says how many times as many sizes over the same range would exclude the classes "
+               "left, that many between its sizes, store them in the experiment and refit");
   app.add_flag("--across-machines", o->across_machines,
                "fit one curve through points that ran on unlike machines (merged shards); refused by default");
   return [o, &common] {
@@ -342,9 +399,11 @@ action add_fit(CLI::App& app, common_options& common) {
       auto best = fit_best_curves(*view, r, *o->best_of);
       fits.insert(fits.end(), std::make_move_iterator(best.begin()), std::make_move_iterator(best.end()));
     };
-    if (o->run_tie_breaker && o->settle) throw usage_error("give --run-tie-breaker or --settle, not both: each adds a size per variant");
-    if (o->run_tie_breaker || o->settle) {
-      if (run_added_sizes(common, view->experiment.id, fits, o->settle ? added_size::settle : added_size::tie_breaker)) {
+    if (int(o->run_tie_breaker) + int(o->settle) + int(o->more_sizes) > 1)
+      throw usage_error("give one of --run-tie-breaker, --settle and --more-sizes: each adds sizes to the experiment and fits again");
+    if (o->run_tie_breaker || o->settle || o->more_sizes) {
+      if (o->more_sizes ? run_more_sizes(common, view->experiment.id, fits)
+                        : run_added_sizes(common, view->experiment.id, fits, o->settle ? added_size::settle : added_size::tie_breaker)) {
         auto db = database::open_read(common.db);
         view = load_experiment(db, view->experiment.id);
         fits = fit_experiment(*view, r);

@@ -321,7 +321,7 @@ TEST(Verdict, AClassLeftBesideTheAnswerNamesHowManySizesOrHowLittleNoiseWouldExc
     if (need <= 8) {
       ++noted;
       ASSERT_NE(note, a.verdict.notes.end()) << "seed " << seed << ", " << need << " times";
-      EXPECT_NE(note->find(fmt::format("about {:.2g} times as many sizes", need)), std::string::npos) << *note;
+      EXPECT_NE(note->find(fmt::format("about {:.1f} times as many sizes", need)), std::string::npos) << *note;
       EXPECT_NE(note->find(fmt::format("σ ≈ {}", percent(a.verdict.noise / std::sqrt(need)))), std::string::npos) << *note;
     } else {
       ++beyond;

@@ -212,6 +212,38 @@ TEST(CliFit, SettleRunsTheSizeTheVerdictNamesAsThePrintedCommandSays) {
   EXPECT_EQ(ema({"fit", "--csv", db, "--settle"}).exit_code, 2);
 }
 
+// `ema fit --more-sizes` (issue 29, item 2: a verdict names what would settle it as a command):
+// where a verdict says how many times as many sizes over its regime would exclude the classes left
+// beside the answer, that many are measured between its sizes, in the same experiment, and the fit
+// runs again. radix-omp's total in the golden database's experiment 2 (2^16..2^22, four sizes)
+// leaves Θ(n log n) beside Θ(n) and asks for about 2.2 times as many: nine.
+TEST(CliFit, MoreSizesMeasuresBetweenTheRegimesSizesAsManyAsTheVerdictAsks) {
+  test::temp_dir dir;
+  const auto db = dir.file("golden.db");
+  std::filesystem::copy_file(EMA_GOLDEN_DB, db);
+  std::filesystem::permissions(db, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
+  const std::vector<std::string> which = {"fit", "2", "--db", db, "--problem", "sort", "--variants", "radix-omp", "--json"};
+  const auto before = nlohmann::json::parse(ema(which).out)["fits"][0];
+  ASSERT_TRUE(before["verdict"]["more_sizes"].is_number()) << before["verdict"].dump();
+  const double more = before["verdict"]["more_sizes"].get<double>();
+  const auto sizes = before["sizes"].get<std::vector<double>>();
+  ASSERT_EQ(sizes.size(), 4u);
+  EXPECT_NE(ema({"fit", "2", "--db", db, "--problem", "sort", "--variants", "radix-omp"}).out.find("times as many sizes"), std::string::npos);
+  auto args = which;
+  args.push_back("--more-sizes");
+  const auto r = ema(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("sort radix-omp: running"), std::string::npos) << r.err;
+  const auto after = nlohmann::json::parse(r.out)["fits"][0]["sizes"].get<std::vector<double>>();
+  EXPECT_EQ(after.size(), static_cast<std::size_t>(std::ceil(4 * more))) << nlohmann::json(after).dump();
+  for (double n : sizes) EXPECT_NE(std::find(after.begin(), after.end(), n), after.end()) << n;
+  EXPECT_EQ(after.front(), sizes.front());
+  EXPECT_EQ(after.back(), sizes.back());  // between them, none beyond
+  // With another way of adding sizes, or a file, it is refused.
+  EXPECT_EQ(ema({"fit", "--db", db, "--more-sizes", "--settle"}).exit_code, 2);
+  EXPECT_EQ(ema({"fit", "--csv", db, "--more-sizes"}).exit_code, 2);
+}
+
 // `ema fit --settle` does not run a size its smaller points' memory predicts would not fit (issue
 // 31, item 5): here every stored point claims a petabyte per element, so the next size would need
 // far more than any machine has; nothing is run and the reason is named.
