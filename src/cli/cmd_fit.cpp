@@ -1,10 +1,13 @@
 // `ema fit`: fits EMA's equation family to every variant of a stored experiment (or to a CSV of
 // data from elsewhere, or to Google Benchmark's, nvbench's or hyperfine's JSON) and prints the groups of equations, the knee, the interval of the leading
-// exponent and the held-out check; `--run-tie-breaker` runs the tie-breaker sizes and refits.
+// exponent and the held-out check; `--run-tie-breaker`, `--settle` and `--more-sizes` measure the sizes
+// that would settle the verdicts (a tie breaker, the size a verdict names, more sizes inside the
+// regime) in the same experiment and refit.
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
 #include <optional>
+#include <string_view>
 
 #include "analysis/series_csv.hpp"
 #include "inputs/tool_results.hpp"
@@ -228,11 +231,37 @@ std::vector<observation> memory_observed(const experiment_view& v, const variant
   return obs;
 }
 
+// A fit's parameters as the plan takes them.
+param_set params_of(const variant_fit& f) {
+  param_map values;
+  auto pj = nlohmann::json::parse(f.params_json, nullptr, false);
+  if (pj.is_object())
+    for (const auto& [k, v] : pj.items()) values[k] = v.get<std::string>();
+  return param_set::from_map(values);
+}
+
+// Runs the points added to a reopened experiment since it had `before`, stored in its plan; where
+// none was added, puts its state back and says `none` on stderr. False then.
+bool run_additions(database& db, std::int64_t experiment_id, reopened_experiment& r, std::size_t before, const common_options& common,
+                   std::string_view none) {
+  if (r.p.points.size() == before) {
+    db.set_experiment_state(experiment_id, r.record.state);
+    fmt::print(stderr, "ema: no variant has {} to run\n", none);
+    return false;
+  }
+  db.set_experiment_plan(experiment_id, r.p.to_json());
+  output_options quiet;
+  quiet.quiet = true;
+  carry_out(db, experiment_id, r.p, common, quiet);
+  return true;
+}
+
 // Adds, for each variant whose verdict is not firm, the size `how` chooses to the experiment and
 // runs it, where the memory its smaller points used predicts it fits; false when there was none to run.
 bool run_added_sizes(const common_options& common, std::int64_t experiment_id, const std::vector<variant_fit>& fits, added_size how) {
   auto db = database::open_write(common.db);
-  auto [record, p, claim] = reopen_experiment(db, experiment_id);
+  auto reopened = reopen_experiment(db, experiment_id);
+  auto& p = reopened.p;
   const auto before = p.points.size();
   const char* what = how == added_size::settle ? "the size that would settle it" : "the tie breaker";
   const auto stored = load_experiment(db, experiment_id);
@@ -240,11 +269,7 @@ bool run_added_sizes(const common_options& common, std::int64_t experiment_id, c
     if (!f.analysis) continue;
     const auto n = size_to_add(f, how);
     if (!n) continue;
-    param_map values;
-    auto pj = nlohmann::json::parse(f.params_json, nullptr, false);
-    if (pj.is_object())
-      for (const auto& [k, v] : pj.items()) values[k] = v.get<std::string>();
-    const auto params = param_set::from_map(values);
+    const auto params = params_of(f);
     auto size = static_cast<std::uint64_t>(std::llround(*n));
     if (const auto* problem = p.external ? nullptr : lookup_problem(f.problem); problem && problem->size_near)
       size = problem->size_near(params, size);  // the nearest size its inputs can have (kron graphs: a power of two)
@@ -269,16 +294,8 @@ bool run_added_sizes(const common_options& common, std::int64_t experiment_id, c
     fmt::print(stderr, "ema: {} {}: running {}, n = {}\n", f.problem, f.variant, what, size);
     p.add(f.problem, f.variant, size, params, how == added_size::settle ? "settle" : "tie-breaker");
   }
-  if (p.points.size() == before) {
-    db.set_experiment_state(experiment_id, record.state);
-    fmt::print(stderr, "ema: no variant has {} to run\n", how == added_size::settle ? "a size that would settle it" : "a feasible tie breaker");
-    return false;
-  }
-  db.set_experiment_plan(experiment_id, p.to_json());
-  output_options quiet;
-  quiet.quiet = true;
-  carry_out(db, experiment_id, p, common, quiet);
-  return true;
+  return run_additions(db, experiment_id, reopened, before, common,
+                       how == added_size::settle ? "a size that would settle it" : "a feasible tie breaker");
 }
 
 // Adds, for each variant whose verdict says how many times as many sizes over its fitted regime
@@ -290,7 +307,8 @@ bool run_added_sizes(const common_options& common, std::int64_t experiment_id, c
 bool run_more_sizes(const common_options& common, std::int64_t experiment_id, const std::vector<variant_fit>& fits) {
   constexpr int most_added = 48;  // a variant's points at most, whatever the factor asks
   auto db = database::open_write(common.db);
-  auto [record, p, claim] = reopen_experiment(db, experiment_id);
+  auto reopened = reopen_experiment(db, experiment_id);
+  auto& p = reopened.p;
   const auto before = p.points.size();
   for (const auto& f : fits) {
     if (!f.analysis) continue;
@@ -301,11 +319,7 @@ bool run_more_sizes(const common_options& common, std::int64_t experiment_id, co
                  fit::to_string(a.verdict.level), a.verdict.next_size ? " (--settle runs the size it names)" : "");
       continue;
     }
-    param_map values;
-    auto pj = nlohmann::json::parse(f.params_json, nullptr, false);
-    if (pj.is_object())
-      for (const auto& [k, v] : pj.items()) values[k] = v.get<std::string>();
-    const auto params = param_set::from_map(values);
+    const auto params = params_of(f);
     const auto* problem = p.external ? nullptr : lookup_problem(f.problem);
     size_snap snap;
     if (problem && problem->size_near) snap = [&](std::uint64_t n) { return problem->size_near(params, n); };
@@ -323,16 +337,7 @@ bool run_more_sizes(const common_options& common, std::int64_t experiment_id, co
                regime.size() + added.size(), *a.verdict.more_sizes);
     for (auto n : added) p.add(f.problem, f.variant, n, params, "more-sizes");
   }
-  if (p.points.size() == before) {
-    db.set_experiment_state(experiment_id, record.state);
-    fmt::print(stderr, "ema: no variant has more sizes to run\n");
-    return false;
-  }
-  db.set_experiment_plan(experiment_id, p.to_json());
-  output_options quiet;
-  quiet.quiet = true;
-  carry_out(db, experiment_id, p, common, quiet);
-  return true;
+  return run_additions(db, experiment_id, reopened, before, common, "more sizes");
 }
 
 }  // namespace
