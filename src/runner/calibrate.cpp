@@ -347,7 +347,7 @@ std::uint64_t settle_step(double largest, std::uint64_t named, const growth_limi
 }
 
 bool timeout_as_planned(std::string_view phase, point_status status, bool smaller_ok) {
-  return status == point_status::timeout && smaller_ok && (phase == "grow" || phase == "settle");
+  return status == point_status::timeout && smaller_ok && (phase == "grow" || phase == "settle" || phase == "more-sizes");
 }
 
 std::vector<bool> settle_picks(std::span<const double> costs, double left) {

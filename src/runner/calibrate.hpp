@@ -147,8 +147,8 @@ std::vector<bool> settle_picks(std::span<const double> costs, double left);
 
 /// Whether a point of a calibrated sweep that ended with `status` in `phase` ends its track as
 /// planned rather than failing: a timeout of a growth point ("grow": the way growth is meant to
-/// stop) or of a settle point ("settle": predicted within the timeout from the sizes measured, it
-/// was not) after the track measured a smaller size (`smaller_ok`). At a track's first size, in
+/// stop) or of a settle point ("settle", "more-sizes": predicted within the timeout from the sizes
+/// measured, it was not) after the track measured a smaller size (`smaller_ok`). At a track's first size, in
 /// any other phase, or any other status, it is a failure: the variant gave nothing, or broke.
 bool timeout_as_planned(std::string_view phase, point_status status, bool smaller_ok);
 

@@ -66,7 +66,9 @@ struct plan_point {
   std::uint64_t seed = 0;
   int instance = 0;  ///< which of the `instances` inputs of (problem, n, parameters)
   /// How a calibrated sweep chose it: "grow", "fill", "settle" (the verdict's next size),
-  /// "energy" (an energy window at a kept size) or "tie-breaker" (`ema fit`); "rerun"
+  /// "more-sizes" (sizes between the regime's, where the verdict says how many would settle it;
+  /// also `ema fit --more-sizes`), "energy" (an energy window at a kept size) or "tie-breaker"
+  /// (`ema fit`); "rerun"
   /// (`--rerun-noisy`); "round K" (`--rounds`: the K-th measurement of a plan point, K from 2);
   /// empty otherwise.
   std::string phase;

@@ -263,7 +263,7 @@ class sweeper {
     ++result_.run;
     if (r.status == point_status::skipped) ++result_.skipped;
     if (ends_as_planned(pt, r))
-      ++(pt.phase == "settle" ? result_.settle_timeouts : result_.growth_timeouts);
+      ++(pt.phase == "settle" || pt.phase == "more-sizes" ? result_.settle_timeouts : result_.growth_timeouts);
     else if (is_failure(r.status))
       ++result_.failed;
     records_.emplace(r.ordinal, std::move(r));
@@ -674,6 +674,8 @@ class sweeper {
     double cost;
     std::string what;        ///< "n = X would settle it", or the size on the way to it
     std::size_t metric = 0;  ///< which of settle()'s metrics wants it
+    /// More sizes inside the fitted regime in place of `n` (more_sizes_want), the first to run first.
+    std::vector<std::uint64_t> between;
   };
 
   /// The analysis `ema fit` would make of track `t`'s `metric` from its points so far, weighed
@@ -726,21 +728,28 @@ class sweeper {
     const auto a = verdict_of(t, obs, metric, reserve, said);
     if (!a) return std::nullopt;
     const auto& vd = a->verdict;
-    if (vd.level == fit::verdict_level::firm || !vd.next_size) return std::nullopt;
+    if (vd.level == fit::verdict_level::firm) return std::nullopt;
     if (!vd.reasons.empty()) said += fmt::format(" ({} reason{}: `ema fit` lists them)", vd.reasons.size(), vd.reasons.size() == 1 ? "" : "s");
+    // Where the size named cannot run, more sizes inside the regime, where the verdict says how
+    // many would settle it (more_sizes_want).
+    const auto instead = [&]() -> std::optional<settle_want> {
+      if (obs.empty() || round == max_rounds) return std::nullopt;
+      return more_sizes_want(i, *a, obs, reserve, said);
+    };
+    if (!vd.next_size) return instead();
     auto n = static_cast<std::uint64_t>(std::llround(std::min(*vd.next_size, 0x1p62)));
     if (const auto snap = snap_of(t)) n = snap(n);
     if (t.max_size && n > t.max_size) n = t.max_size;
     if (const auto snap = snap_of(t); snap && snap(n) != n) {  // the largest allowed is not a size it takes
       said += fmt::format("; n = {} would settle it, past the largest size allowed", format_size(static_cast<double>(n)));
-      return std::nullopt;
+      return instead();
     }
     if (planned_sizes(t).count(n)) {
       if (const auto ended = status_at(t, n); ended && *ended != point_status::ok)
         said += fmt::format("; n = {} would settle it and ended {}", format_size(static_cast<double>(n)), to_string(*ended));
       else
         said += fmt::format("; n = {}, which would settle it, is measured", format_size(static_cast<double>(n)));
-      return std::nullopt;
+      return instead();
     }
     if (obs.empty() || round == max_rounds) return std::nullopt;
     // Toward the size named no further a round than growth steps (runner/calibrate.hpp, settle_step).
@@ -753,7 +762,7 @@ class sweeper {
         const auto ended = status_at(t, toward);
         said += fmt::format("; n = {} would settle it, and n = {} on the way there {}", format_size(static_cast<double>(n)),
                             format_size(static_cast<double>(toward)), ended ? fmt::format("ended {}", to_string(*ended)) : "did not run");
-        return std::nullopt;
+        return instead();
       }
       n = toward;
     }
@@ -761,13 +770,68 @@ class sweeper {
                                  : fmt::format("n = {} (on the way to n = {}, which would settle it)", format_size(static_cast<double>(n)),
                                                format_size(static_cast<double>(named)));
     const double cost = predict_wall(obs, static_cast<double>(n), policy()) * p_.instances;
+    const double left = cal.budget - reserve - spent_;
     if (cost / p_.instances > p_.timeout)
       said += fmt::format("; {} but would take about {}, over the per-point timeout", what, format_time(cost));
     else if (const auto refusal = memory_refusal(obs, static_cast<double>(n), backend_of(t)); !refusal.empty())
       said += fmt::format("; {} but {}", what, refusal);
+    else if (cost > left && vd.more_sizes)
+      said += fmt::format("; {} but would take about {}, over the budget left ({})", what, format_time(cost), format_time(std::max(left, 0.0)));
     else
       return settle_want{i, n, cost, what};
-    return std::nullopt;
+    return instead();
+  }
+
+  /// Where track `i`'s verdict `a` says how many times as many sizes over the same range would
+  /// exclude the classes left beside its answer (analysis/verdict.hpp, more_sizes), those sizes
+  /// between the regime's (runner/calibrate.hpp fill_sizes: the geometric midpoints of the widest
+  /// gaps, as the problem takes them), as many of them as the budget left affords, the first to run
+  /// first; none where none lies between or none is affordable, with `said` saying so. `ema fit
+  /// --more-sizes` does the same after a sweep. Inside the range measured no point needs more time
+  /// or memory than one run already. (Measured on an H200: a GPU kernel's scatter between sizes
+  /// repeats from one round of the same sizes to the next, so more sizes, not the same ones again,
+  /// raise the evidence; cub-radix's kernel went from tentative at every other size to firm with
+  /// all 17. docs/fitting.md, 2026-12-03.)
+  std::optional<settle_want> more_sizes_want(std::size_t i, const fit::analysis& a, const std::vector<observation>& obs, double reserve,
+                                             std::string& said) {
+    constexpr int most_added = 24;  // a metric's sizes at most in one round
+    const auto& t = p_.calibrated->tracks[i];
+    if (!a.verdict.more_sizes) return std::nullopt;
+    std::vector<std::uint64_t> regime;
+    for (double n : a.data.sizes())
+      if (n >= a.regime_from) regime.push_back(static_cast<std::uint64_t>(std::llround(n)));
+    if (regime.size() < 2) return std::nullopt;
+    // The sizes planned in the regime's range, run or not (one that failed is not proposed again).
+    auto taken = regime;
+    for (auto n : planned_sizes(t))
+      if (n > regime.front() && n < regime.back()) taken.push_back(n);
+    std::sort(taken.begin(), taken.end());
+    taken.erase(std::unique(taken.begin(), taken.end()), taken.end());
+    const auto asked = static_cast<int>(std::ceil(static_cast<double>(regime.size()) * *a.verdict.more_sizes)) - static_cast<int>(regime.size());
+    const auto proposed = fill_sizes(taken, static_cast<int>(taken.size()) + std::min(std::max(asked, 1), most_added), snap_of(t));
+    const auto range =
+        fmt::format("between n = {} and n = {}", format_size(static_cast<double>(regime.front())), format_size(static_cast<double>(regime.back())));
+    if (proposed.empty()) {
+      said +=
+          fmt::format("; about {:.1f} times as many sizes would settle it, and no size its inputs can have lies {}", *a.verdict.more_sizes, range);
+      return std::nullopt;
+    }
+    const double left = p_.calibrated->budget - reserve - spent_;
+    settle_want w{i, proposed.front(), 0, ""};
+    for (auto n : proposed) {
+      const double c = predict_wall(obs, static_cast<double>(n), policy()) * p_.instances;
+      if (w.cost + c > left) break;
+      w.cost += c;
+      w.between.push_back(n);
+    }
+    if (w.between.empty()) {
+      said += fmt::format("; about {:.1f} times as many sizes {} would settle it, but the budget left ({}) affords none", *a.verdict.more_sizes,
+                          range, format_time(std::max(left, 0.0)));
+      return std::nullopt;
+    }
+    w.what = fmt::format("{} more size{} {} (about {:.1f} times as many would settle it)", w.between.size(), w.between.size() == 1 ? "" : "s", range,
+                         *a.verdict.more_sizes);
+    return w;
   }
 
   // Last, after growth and the energy windows, while the budget lasts: each track whose verdict on
@@ -791,11 +855,17 @@ class sweeper {
         for (std::size_t m = 0; m < metrics.size(); ++m)
           if (auto w = wanted(i, obs, metrics[m], round, reserve, said[i][m])) {
             w->metric = m;
-            const bool twice = std::any_of(wants.begin(), wants.end(), [&](const settle_want& o) { return o.track == i && o.n == w->n; });
-            if (!twice)
+            const auto same = std::find_if(wants.begin(), wants.end(), [&](const settle_want& o) {
+              return o.track == i && (o.between.empty() == w->between.empty()) && (o.between.empty() ? o.n == w->n : true);
+            });
+            if (same == wants.end())
               wants.push_back(*w);
-            else
+            else if (w->between.empty())
               said[i][m] += fmt::format("; n = {} would settle it, as it would the total time's", format_size(static_cast<double>(w->n)));
+            else {  // both metrics want more sizes between: the more of the two
+              said[i][m] += fmt::format("; more sizes between would settle it, as they would the total time's");
+              if (w->between.size() > same->between.size()) *same = *w;
+            }
           }
       }
       const auto tell = [&] {
@@ -834,16 +904,25 @@ class sweeper {
               fmt::format("; {}, not run: the points before it in its round took longer than predicted and spent the budget", w.what);
           continue;
         }
-        const auto from = p_.points.size();
-        p_.add(t.problem, t.variant, w.n, t.params, "settle");
-        tell();
-        save_plan();
-        const double timeout = point_timeout();
-        if (!run_new_points(from, timeout)) return false;
-        ran = true;
-        if (const auto it = records_.find(p_.points[from].ordinal);
-            it != records_.end() && it->second.status == point_status::timeout && timeout < p_.timeout)
-          spent_all = true;
+        said[w.track][w.metric] += fmt::format("; {}", w.what);
+        const auto sizes = w.between.empty() ? std::vector<std::uint64_t>{w.n} : w.between;
+        for (std::size_t j = 0; j < sizes.size(); ++j) {
+          if (j > 0 && (spent_all || spent_ >= cal.budget - reserve)) {
+            said[w.track][w.metric] +=
+                fmt::format(", of which {} not run: the points before them took longer than predicted and spent the budget", sizes.size() - j);
+            break;
+          }
+          const auto from = p_.points.size();
+          p_.add(t.problem, t.variant, sizes[j], t.params, w.between.empty() ? "settle" : "more-sizes");
+          tell();
+          save_plan();
+          const double timeout = point_timeout();
+          if (!run_new_points(from, timeout)) return false;
+          ran = true;
+          if (const auto it = records_.find(p_.points[from].ordinal);
+              it != records_.end() && it->second.status == point_status::timeout && timeout < p_.timeout)
+            spent_all = true;
+        }
       }
       tell();
       save_plan();

@@ -6,6 +6,7 @@
 #include <bit>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <new>
@@ -110,11 +111,22 @@ output cliff(const input& n, run_context&) {  // n microseconds, then from n = 4
 // like n above it: a GPU kernel's launch-bound start under a total time that grows throughout.
 // With trap=1 it hangs at a size that is not a power of 4 (never one its growth 4x a step from a
 // power of 4 measures): a point far costlier than its track's points predicted.
+// With scatter=S the kernel phase departs from that by a fixed pseudo-random S% at each size (a
+// GPU kernel's scatter between sizes, which repeats from one round of the same sizes to the next).
+double departure(std::uint64_t n) {  // in [-1, 1), a function of n alone
+  std::uint32_t x = static_cast<std::uint32_t>((n + 2) * 2654435761u);
+  x ^= x >> 15;
+  x *= 2246822519u;
+  x ^= x >> 13;
+  return static_cast<double>(x) / 0x1p32 * 2 - 1;
+}
+
 output knee(const input& n, run_context& ctx) {
   if (const std::uint64_t size = n; ctx.params().integer("trap") && std::has_single_bit(size) && std::countr_zero(size) % 2 == 1)
     for (;;) pause();
   busy_for(n);
-  ctx.add_phase("kernel", 1e-6 * static_cast<double>(std::max<std::uint64_t>(n, static_cast<std::uint64_t>(ctx.params().integer("knee")))));
+  const double scatter = 1 + 0.01 * static_cast<double>(ctx.params().integer("scatter")) * departure(n);
+  ctx.add_phase("kernel", 1e-6 * scatter * static_cast<double>(std::max<std::uint64_t>(n, static_cast<std::uint64_t>(ctx.params().integer("knee")))));
   return n;
 }
 
@@ -124,7 +136,8 @@ constexpr param_spec params[] = {{"mode", param_kind::choice, "a", "a test param
                                  {"k", param_kind::integer, "1", "a tuning parameter only `launched` reads", nullptr, true},
                                  {"check_us", param_kind::integer, "0", "microseconds the check takes"},
                                  {"knee", param_kind::integer, "0", "the n below which `knee`'s kernel phase is flat"},
-                                 {"trap", param_kind::integer, "0", "1: `knee` hangs at the powers of two that are not powers of 4"}};
+                                 {"trap", param_kind::integer, "0", "1: `knee` hangs at the powers of two that are not powers of 4"},
+                                 {"scatter", param_kind::integer, "0", "`knee`'s kernel phase departs by this percent, fixed at each size"}};
 constexpr const char* launched_tuning[] = {"k"};
 
 }  // namespace

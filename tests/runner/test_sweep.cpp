@@ -275,6 +275,32 @@ TEST(Sweep, TheSettlePhaseSettlesTheKernelTimeToo) {
   EXPECT_NE(t.settled.find("; its kernel time's fit: firm, Θ(n)"), std::string::npos) << t.settled;
 }
 
+// Where the size a verdict names lies past the largest size allowed and the verdict says how many
+// times as many sizes over the same range would exclude the classes left beside its answer, the
+// settle phase runs that many between the regime's sizes. The kernel phase here departs from n
+// microseconds by a fixed 20% at each size (a GPU kernel's scatter between sizes, which repeats
+// round to round): its 7 sizes 2^10..2^16 leave Θ(n log n) beside Θ(n), "about 3.9 times as many
+// sizes" would exclude it, and with the sizes between it is firm.
+TEST(Sweep, TheSettlePhaseRunsMoreSizesInsideTheRegimeWhereTheSizeNamedIsPastTheLargest) {
+  budget_fixture f({"knee"}, 30, 1024, 65536, {"scatter=20"});
+  f.p.calibrated->growth = 2;
+  f.p.calibrated->min_sizes = 7;  // no fill: growth's 7 sizes, 2^10 to 2^16
+  EXPECT_EQ(f.go().failed, 0);
+  const auto stored = plan::from_json(f.db.experiment(f.id)->plan);
+  const auto& t = stored.calibrated->tracks[0];
+  std::string sizes;
+  int between = 0;
+  for (const auto& pt : stored.points) {
+    sizes += fmt::format(" {}:{}", pt.phase, pt.n);
+    if (pt.phase != "more-sizes") continue;
+    EXPECT_GT(pt.n, 1024u);
+    EXPECT_LT(pt.n, 65536u);
+    between += !std::has_single_bit(pt.n);
+  }
+  EXPECT_GE(between, 18) << sizes;
+  EXPECT_NE(t.settled.find("; its kernel time's fit: firm, Θ(n)"), std::string::npos) << t.settled << "\n" << sizes;
+}
+
 TEST(Sweep, GrowthEndsWhereATracksVerdictsAreFirmTwiceInARow) {
   // Busy n microseconds, with a kernel phase of exactly n microseconds (knee=0): both linear, and
   // firm once a few sizes span enough of n. Growth looks from 6 sizes over 8x (from 2^15 here),
