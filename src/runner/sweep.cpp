@@ -875,7 +875,11 @@ class sweeper {
               said[i][m] += fmt::format("; n = {} would settle it, as it would the total time's", format_size(static_cast<double>(w->n)));
             else {  // both metrics want more sizes between: the more of the two
               said[i][m] += fmt::format("; more sizes between would settle it, as they would the total time's");
-              if (w->between.size() > same->between.size()) *same = *w;
+              if (w->between.size() > same->between.size()) {  // told with the total time's, as it comes first
+                const auto metric = same->metric;
+                *same = *w;
+                same->metric = metric;
+              }
             }
           }
       }
