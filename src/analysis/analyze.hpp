@@ -105,6 +105,16 @@ struct analysis {
   /// The best equation of the fitted regime without its smallest sizes (a fifth, at least one),
   /// when six or more remain: the class must not hinge on the sizes nearest a knee.
   std::optional<equation> without_smallest;
+  /// Where the answer grows faster than the work and the working set leaves the last cache inside
+  /// the regime with six sizes or more over 8× past it: the best equation of those sizes alone, the
+  /// cache and the first size past it (a cost per operation that steps up as the data leave the
+  /// cache passes for a log factor over a range across the step).
+  struct past_cache_fit {
+    equation best;
+    std::string cache;
+    double from = 0;
+  };
+  std::optional<past_cache_fit> past_cache;
   fit::verdict verdict;  ///< how far the best equation can be trusted (verdict.hpp)
   /// Sizes whose measurement lies off both neighbours (class_set.hpp): a disturbance to measure
   /// again (`ema run --rerun-noisy`), named in the notes.

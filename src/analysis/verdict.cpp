@@ -358,6 +358,11 @@ void judge_checks(judging& j) {
 
   // Nor may it hinge on the smallest sizes of the regime (the transition out of a flat stretch
   // bends the curve like a log factor does).
+  if (const auto& p = a.past_cache; p && !same_class(p->best.theta(), best.theta()))
+    raise(verdict_level::tentative,
+          fmt::format("past the {} edge alone (n ≥ {}) the best class is {}: a cost per operation that steps up as the data leave the {} "
+                      "passes for a log factor across the step",
+                      p->cache, format_size(p->from), p->best.theta().text(), p->cache));
   if (a.without_smallest && !same_class(a.without_smallest->theta(), best.theta()))
     raise(verdict_level::tentative, fmt::format("without the smallest sizes of the regime the best class is {}", a.without_smallest->theta().text()));
 }
