@@ -326,8 +326,7 @@ bool run_more_sizes(const common_options& common, std::int64_t experiment_id, co
     std::vector<std::uint64_t> regime;
     for (double n : a.data.sizes())
       if (n >= a.regime_from) regime.push_back(static_cast<std::uint64_t>(std::llround(n)));
-    const auto want = static_cast<int>(std::ceil(static_cast<double>(regime.size()) * *a.verdict.more_sizes));
-    const auto added = fill_sizes(regime, std::min(want, static_cast<int>(regime.size()) + most_added), snap);
+    const auto added = more_sizes(regime, *a.verdict.more_sizes, most_added, snap);
     if (added.empty()) {
       fmt::print(stderr, "ema: {} {}: no size its inputs can have lies between those of its regime\n", f.problem, f.variant);
       continue;

@@ -114,6 +114,18 @@ std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured
   return fill_sizes(measured, min_sizes, snap, [](double lo, double hi) { return std::log(hi / lo); });
 }
 
+std::vector<std::uint64_t> more_sizes(const std::vector<std::uint64_t>& regime, double factor, int most, const size_snap& snap,
+                                      const std::vector<std::uint64_t>& taken) {
+  if (regime.size() < 2 || most <= 0) return {};
+  auto have = regime;
+  for (auto n : taken)
+    if (n > regime.front() && n < regime.back()) have.push_back(n);
+  std::sort(have.begin(), have.end());
+  have.erase(std::unique(have.begin(), have.end()), have.end());
+  const auto asked = static_cast<int>(std::ceil(static_cast<double>(regime.size()) * factor)) - static_cast<int>(regime.size());
+  return fill_sizes(have, static_cast<int>(have.size()) + std::min(std::max(asked, 1), most), snap);
+}
+
 gap_width cost_gap(const std::vector<observation>& obs) {
   if (obs.empty()) return [](double lo, double hi) { return std::log(hi / lo); };
   const double slope = recent_slope(

@@ -82,6 +82,13 @@ using size_snap = std::function<std::uint64_t(std::uint64_t)>;
 /// with no size the problem takes inside it is left (kron graphs: none between two powers of two).
 std::vector<std::uint64_t> fill_sizes(const std::vector<std::uint64_t>& measured, int min_sizes, const size_snap& snap = {});
 
+/// The sizes to add between those of a fitted regime (`regime`, ascending) so that it has about
+/// `factor` times as many (analysis/verdict.hpp, more_sizes), at most `most`, by fill_sizes above;
+/// none equal to one of `taken` (sizes planned already, run or not: one that failed is not proposed
+/// again). `ema fit --more-sizes` and a calibrated sweep's settle phase both add them.
+std::vector<std::uint64_t> more_sizes(const std::vector<std::uint64_t>& regime, double factor, int most, const size_snap& snap,
+                                      const std::vector<std::uint64_t>& taken = {});
+
 /// The width of the gap between two sizes (lo < hi) that the fill splits first where it is widest.
 using gap_width = std::function<double(double lo, double hi)>;
 

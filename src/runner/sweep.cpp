@@ -812,14 +812,9 @@ class sweeper {
     for (double n : a.data.sizes())
       if (n >= a.regime_from) regime.push_back(static_cast<std::uint64_t>(std::llround(n)));
     if (regime.size() < 2) return std::nullopt;
-    // The sizes planned in the regime's range, run or not (one that failed is not proposed again).
-    auto taken = regime;
-    for (auto n : planned_sizes(t))
-      if (n > regime.front() && n < regime.back()) taken.push_back(n);
-    std::sort(taken.begin(), taken.end());
-    taken.erase(std::unique(taken.begin(), taken.end()), taken.end());
-    const auto asked = static_cast<int>(std::ceil(static_cast<double>(regime.size()) * *a.verdict.more_sizes)) - static_cast<int>(regime.size());
-    const auto proposed = fill_sizes(taken, static_cast<int>(taken.size()) + std::min(std::max(asked, 1), most_added - already), snap_of(t));
+    const auto planned = planned_sizes(t);
+    const auto proposed =
+        more_sizes(regime, *a.verdict.more_sizes, most_added - already, snap_of(t), std::vector<std::uint64_t>(planned.begin(), planned.end()));
     const auto range =
         fmt::format("between n = {} and n = {}", format_size(static_cast<double>(regime.front())), format_size(static_cast<double>(regime.back())));
     if (proposed.empty()) {
