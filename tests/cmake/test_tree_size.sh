@@ -3,12 +3,13 @@
 # git does not ignore, 64 MiB in all with what a call carries. A binary built here (5.1 MB of xz)
 # and the device kit (1.7 MB) must still fit beside it, so the tree is held under LIMIT MiB (54 by
 # default: on 2026-12-03 a tree of 58.7 MiB with 5 MiB carried, 63.7 by this count, was refused,
-# so the copy counts more than these bytes). Most of it is the real set's databases (tests/analysis/real/README.md says how they
-# were thinned when they outgrew it). Not run (77) outside a git work tree, as an unpacked tarball.
+# so the copy counts more than these bytes). Most of it is the real set's databases
+# (tests/analysis/real/README.md says how they were thinned when they outgrew it). Not run (77) outside a git work tree, as an unpacked tarball.
 # Usage: test_tree_size.sh SOURCE_DIR [LIMIT_MIB]
 set -eu
 src=$1
 limit=${2:-54}
+case $limit in '' | *[!0-9]*) echo "test_tree_size.sh: the limit must be a whole number of MiB, not '$limit'"; exit 2 ;; esac
 command -v git >/dev/null 2>&1 || { echo "skipped: no git"; exit 77; }
 [ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$src" && pwd -P)" ] || { echo "skipped: $src is not a git work tree's top"; exit 77; }
 bytes=$(cd "$src" && git ls-files -z --cached --others --exclude-standard | xargs -0 -r stat -c %s -- 2>/dev/null | awk '{s += $1} END {print s + 0}')
