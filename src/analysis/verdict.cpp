@@ -356,13 +356,15 @@ void judge_checks(judging& j) {
       raise(verdict_level::tentative, fmt::format("fitted without the largest sizes, it predicts them {} off", percent(c->max_rel_err)));
   }
 
-  // Nor may it hinge on the smallest sizes of the regime (the transition out of a flat stretch
-  // bends the curve like a log factor does).
+  // Nor may it rest on a step at the last cache's edge: the sizes past it, fitted alone, must give
+  // the same class (analysis::past_cache).
   if (const auto& p = a.past_cache; p && !same_class(p->best.theta(), best.theta()))
     raise(verdict_level::tentative,
           fmt::format("past the {} edge alone (n ≥ {}) the best class is {}: a cost per operation that steps up as the data leave the {} "
                       "passes for a log factor across the step",
                       p->cache, format_size(p->from), p->best.theta().text(), p->cache));
+  // Nor may it hinge on the smallest sizes of the regime (the transition out of a flat stretch
+  // bends the curve like a log factor does).
   if (a.without_smallest && !same_class(a.without_smallest->theta(), best.theta()))
     raise(verdict_level::tentative, fmt::format("without the smallest sizes of the regime the best class is {}", a.without_smallest->theta().text()));
 }
