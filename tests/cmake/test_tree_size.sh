@@ -7,7 +7,9 @@
 # (tests/analysis/real/README.md says how they were thinned when they outgrew it). Not run (77) outside a git work tree, as an unpacked tarball.
 # Usage: test_tree_size.sh SOURCE_DIR [LIMIT_MIB]
 set -eu
+[ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: test_tree_size.sh SOURCE_DIR [LIMIT_MIB]"; exit 2; }
 src=$1
+[ -d "$src" ] || { echo "test_tree_size.sh: '$src' is not a directory"; exit 2; }
 limit=${2:-54}
 case $limit in '' | *[!0-9]*) echo "test_tree_size.sh: the limit must be a whole number of MiB, not '$limit'"; exit 2 ;; esac
 command -v git >/dev/null 2>&1 || { echo "skipped: no git"; exit 77; }
