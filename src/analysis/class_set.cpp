@@ -63,7 +63,7 @@ double mean_square(const std::vector<double>& e) {
 }
 
 /// The best split of z (ascending in x) into stretches of at least `min_len`, each at its mean,
-/// with up to `max_steps` steps, every one up by at least ln 1.5: the start of each stretch after
+/// with up to `max_steps` steps, every one up by at least ×`min_step`: the start of each stretch after
 /// the first, and the levels. Nullopt when no split with at least one step qualifies.
 struct split {
   std::vector<std::size_t> starts;  ///< index of each stretch's first element, the first stretch excluded
@@ -71,7 +71,7 @@ struct split {
   double sse = INFINITY;
 };
 
-std::optional<split> best_split(const std::vector<double>& z, int max_steps, std::size_t min_len) {
+std::optional<split> best_split(const std::vector<double>& z, int max_steps, std::size_t min_len, double min_step) {
   const std::size_t m = z.size();
   std::vector<double> s1(m + 1, 0), s2(m + 1, 0);
   for (std::size_t i = 0; i < m; ++i) s1[i + 1] = s1[i] + z[i], s2[i + 1] = s2[i] + z[i] * z[i];
@@ -80,7 +80,7 @@ std::optional<split> best_split(const std::vector<double>& z, int max_steps, std
     const double k = static_cast<double>(b - a), t = s1[b] - s1[a];
     return std::max(0.0, s2[b] - s2[a] - t * t / k);
   };
-  const double rise = std::log(1.5);
+  const double rise = std::log(min_step);
   std::optional<split> best;
   auto consider = [&](std::vector<std::size_t> starts) {
     std::vector<std::size_t> edges{0};
@@ -116,7 +116,7 @@ std::vector<double> class_residuals(const series& means, double a, double b) {
 /// Held-out errors of a class with up to two steps: each size left out, the rest split (stretches
 /// of 2 sizes or more: a stretch of 3 with one held out leaves 2), the size predicted by the level
 /// of the stretch it falls in. Nullopt when a fold has no qualifying split.
-std::optional<std::vector<double>> stepped_errors(const series& means, double a, double b) {
+std::optional<std::vector<double>> stepped_errors(const series& means, double a, double b, double min_step) {
   const auto z = class_residuals(means, a, b);
   const std::size_t m = z.size();
   std::vector<double> e(m);
@@ -124,7 +124,7 @@ std::optional<std::vector<double>> stepped_errors(const series& means, double a,
     std::vector<double> rest, x;
     for (std::size_t k = 0; k < m; ++k)
       if (k != i) rest.push_back(z[k]), x.push_back(std::log(means.n[k]));
-    const auto sp = best_split(rest, 2, 2);
+    const auto sp = best_split(rest, 2, 2, min_step);
     if (!sp) return std::nullopt;
     // Which stretch the size falls in; a size in the gap where a step lies could belong to either
     // side (the data place the step only between the sizes measured), so it is predicted by the
@@ -299,14 +299,14 @@ std::optional<candidate> plain_fit(const series& means, double a, double b) {
 }
 
 /// A coarse class with up to two steps up in its cost (class_set.hpp).
-alternative with_steps(const series& means, double a, double b) {
+alternative with_steps(const series& means, double a, double b, double min_step) {
   alternative st;
-  auto e = stepped_errors(means, a, b);
+  auto e = stepped_errors(means, a, b, min_step);
   if (!e) return st;
   st.errors = *e;
   st.cv = mean_square(*e);
   const auto z = class_residuals(means, a, b);
-  if (auto sp = best_split(z, 2, 3)) {
+  if (auto sp = best_split(z, 2, 3, min_step)) {
     st.valid = true;
     for (std::size_t k = 0; k < sp->starts.size(); ++k) {
       const auto at = sp->starts[k];
@@ -366,7 +366,7 @@ std::vector<candidate> fit_lattice(const series& means, const class_set_options&
       if (b > 0 && !logs_ok) continue;
       auto c = plain_fit(means, a, b);
       if (!c) continue;
-      if (c->judged.coarse && m >= 7) c->steps = with_steps(means, a, b);
+      if (c->judged.coarse && m >= 7) c->steps = with_steps(means, a, b, o.min_step);
       if (c->judged.coarse && m >= o.two_term_sizes) c->terms = with_lower_term(means, a, b, o);
       out.push_back(std::move(*c));
     }

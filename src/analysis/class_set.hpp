@@ -105,6 +105,7 @@ struct class_set_options {
   double fine_gain = 4;            ///< how many times a finer class must cut the held-out error
   double step_gain = 2;            ///< how many times a class with steps must cut it
   double two_term_gain = 4;        ///< how many times a class with a lower-order term must cut it
+  double min_step = 1.5;           ///< the smallest step up a class with steps may take
   std::size_t two_term_sizes = 6;  ///< the fewest sizes a class with a lower-order term is fitted to
   double two_term_spread = 8;      ///< how many times more its leading term must grow than the lower one
   double max_n_exponent = 4, max_log_exponent = 3;
