@@ -121,7 +121,6 @@ std::size_t min_regime_sizes(const analysis& a) { return !a.regime.empty() && a.
 
 /// A verdict being built: the analysis it judges, the noise it judges by, the sizes of the fitted
 /// regime, and the reasons raised so far.
-
 struct judging {
   const analysis& a;
   verdict v;
