@@ -130,6 +130,9 @@ double rising_start(const series& regime, const class_set& cs, const class_set_o
   return 0;
 }
 
+/// The class set's options as an analysis weighs its regime (class_set.hpp).
+class_set_options class_options(const analysis_options& o) { return {.fine_gain = o.groups.fine_gain, .work = o.work}; }
+
 struct core_result {
   equation_groups g;
   std::optional<class_set> classes;
@@ -176,7 +179,7 @@ core_result core(const series& d, const analysis_options& o) {
   // An exponential the family found is judged by the old rules; a polynomial answer is the set's
   // (with the source's literal rule, EMA's best equation stays and the set judges it).
   if (!r.g.best.theta().exp_base) {
-    const class_set_options co{.fine_gain = o.groups.fine_gain, .work = o.work};
+    const auto co = class_options(o);
     r.classes = weigh_classes(r.regime, measured_noise(r.regime.n, r.regime.y, o.noise), co);
     // A sublinear answer whose cost still steepens at the top (a GPU kernel leaving its
     // launch-bound start: a fixed cost, then a rising one while the device fills) has its class in
@@ -241,7 +244,7 @@ void both_ends_agree(core_result& r, const analysis& a, const analysis_options& 
   if (!a.check || !a.without_smallest || !r.classes || o.groups.rule != best_rule::parsimony) return;
   const auto x = a.check->best.theta();
   if (x.exp_base || a.without_smallest->theta() != x || r.g.best.theta() == x) return;
-  class_set_options co{.fine_gain = o.groups.fine_gain, .work = o.work};
+  auto co = class_options(o);
   co.step_gain = 1;
   co.two_term_gain = 1;
   co.min_step = 1.1;

@@ -45,16 +45,47 @@ TEST(Verdict, APlainExponentialThatGrowsEnoughIsFirmWithTheScatterBetweenSizesAs
 }
 
 TEST(Verdict, TooFewSizesAndNoRivalAreSettledBySizeInsideTheRangeNotFourTimesTheLargest) {
-  // Θ(n²) over 4 doubling sizes, quiet: no class is left beside it, only the count of sizes keeps
-  // it from firm (5 may be firm). The size that settles it lies in the widest (here the highest) gap, at half the
-  // cost of the largest, where 4 × the largest would cost 16 times it.
-  const auto a = analyze(make([](double n) { return 1e-9 * n * n; }, {1024, 2048, 4096, 8192}, 0.01), {.bootstrap = 40});
+  // Θ(n²) over 5 doubling sizes, quiet: no class is left beside it, only the count of sizes keeps
+  // it from firm (no knee: the whole series is the regime, and 5 sizes of a whole series have no
+  // held-out check beside them). The size that settles it lies in the widest (here the highest)
+  // gap, at half the cost of the largest, where 4 × the largest would cost 16 times it.
+  const auto a = analyze(make([](double n) { return 1e-9 * n * n; }, {1024, 2048, 4096, 8192, 16384}, 0.01), {.bootstrap = 40});
   ASSERT_TRUE(a.classes);
   ASSERT_TRUE(a.classes->rivals.empty()) << a.verdict.reasons.size();
-  EXPECT_TRUE(says(a, "only 4 sizes"));
+  EXPECT_TRUE(says(a, "only 5 sizes"));
   EXPECT_NE(a.verdict.level, verdict_level::firm);
   ASSERT_TRUE(a.verdict.next_size);
-  EXPECT_EQ(*a.verdict.next_size, std::round(std::sqrt(4096.0 * 8192.0)));  // 5793
+  EXPECT_EQ(*a.verdict.next_size, std::round(std::sqrt(8192.0 * 16384.0)));  // 11585
+}
+
+/// A fixed 0.1 ms beside 10⁻¹² n² s, over doubling sizes from 2^6 to 2^top: the knee near 10⁴
+/// leaves 2^14..2^top above it.
+series fixed_then_square(int top) {
+  std::vector<double> sizes;
+  for (int k = 6; k <= top; ++k) sizes.push_back(std::exp2(k));
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> z(0, 0.01), w(0, 0.005);
+  series s;
+  for (double n : sizes) {
+    const double shift = std::exp(z(rng));
+    for (int r = 0; r < 3; ++r) s.add(n, (1e-4 + 1e-12 * n * n) * shift * std::exp(w(rng)));
+  }
+  return s;
+}
+
+TEST(Verdict, FiveSizesAboveAKneeMayBeFirmFourMayNot) {
+  // Above a knee the series' smaller sizes gave the held-out check; the class set excluded every
+  // rival over the 5 sizes above it, so the count alone does not hold the class back.
+  const auto five = analyze(fixed_then_square(18), {.bootstrap = 40});
+  ASSERT_TRUE(five.knee);
+  EXPECT_EQ(five.groups.best.theta().text(), "Θ(n²)");
+  EXPECT_FALSE(says(five, "only 5 sizes")) << five.verdict.reasons.size();
+  EXPECT_EQ(five.verdict.level, verdict_level::firm) << (five.verdict.reasons.empty() ? "" : five.verdict.reasons[0]);
+  // Four above the knee are the sizes that placed it: still tentative.
+  const auto four = analyze(fixed_then_square(17), {.bootstrap = 40});
+  ASSERT_TRUE(four.knee);
+  EXPECT_TRUE(says(four, "only 4 sizes above the knee"));
+  EXPECT_NE(four.verdict.level, verdict_level::firm);
 }
 
 TEST(Verdict, AnExponentialThatGrowsLittleOverTheSizesIsTentative) {
