@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <functional>
+#include <numeric>
 #include <set>
 
 #include "core/format.hpp"
@@ -362,12 +363,26 @@ bool timeout_as_planned(std::string_view phase, point_status status, bool smalle
   return status == point_status::timeout && smaller_ok && (phase == "grow" || phase == "settle" || phase == "more-sizes");
 }
 
-std::vector<bool> settle_picks(std::span<const double> costs, double left) {
-  std::vector<bool> out(costs.size(), false);
-  for (std::size_t k = 0; k < costs.size(); ++k)
-    if (costs[k] <= left) {
-      out[k] = true;
-      left -= costs[k];
+std::vector<std::size_t> settle_picks(std::span<const double> steps, std::span<const double> ways, double left) {
+  const std::size_t k = std::min(steps.size(), ways.size());
+  std::vector<std::size_t> by_way(k), by_step(k);
+  std::iota(by_way.begin(), by_way.end(), std::size_t{0});
+  std::iota(by_step.begin(), by_step.end(), std::size_t{0});
+  std::stable_sort(by_way.begin(), by_way.end(), [&](std::size_t a, std::size_t b) { return ways[a] < ways[b]; });
+  std::stable_sort(by_step.begin(), by_step.end(), [&](std::size_t a, std::size_t b) { return steps[a] < steps[b]; });
+  std::vector<std::size_t> out;
+  std::vector<bool> picked(k, false);
+  for (auto i : by_way)  // the whole way fits: this round's step runs, the rest of the way is kept back
+    if (ways[i] >= steps[i] && ways[i] <= left) {
+      picked[i] = true;
+      out.push_back(i);
+      left -= ways[i];
+    }
+  for (auto i : by_step)
+    if (!picked[i] && steps[i] <= left) {
+      picked[i] = true;
+      out.push_back(i);
+      left -= steps[i];
     }
   return out;
 }

@@ -146,11 +146,18 @@ growth_step next_size(const std::vector<observation>& obs, const growth_limits& 
 /// measured on the way.
 std::uint64_t settle_step(double largest, std::uint64_t named, const growth_limits& limits);
 
-/// Which of a settle round's points run, given their predicted costs in ascending order and the
-/// budget left: each in turn that fits what the ones before it left, which settles the most
-/// tracks the budget affords. (An equal share each left 16 s of an H200 gauss sweep's 120 s
-/// unspent: seven tracks wanted 6.7-98 s each, none fitted 16 s / 7, while the cheapest fitted 16 s.)
-std::vector<bool> settle_picks(std::span<const double> costs, double left);
+/// Which of a settle round's wants run, in the order they run, given what each costs this round
+/// (`steps`: the point, or the more sizes, it runs now) and the whole way to the size its verdict
+/// names (`ways`: this round's step and those of the rounds after it, each no further than growth
+/// steps; `settle_step`), and the budget left. First the wants whose whole way fits, the cheapest
+/// way first, each way kept back from the budget for its later rounds; then, with what those leave,
+/// the others by this round's cost, cheapest first, each that fits what the ones before it left.
+/// (The cheapest alone was not enough: on the 2-core VM a main job's settle phase spent its last
+/// 56 s on gauss `omp`'s 5793, on the way to a size of 1570 s, and search `omp`'s next round, 65 ms
+/// on the way to the 16.8M that would settle it, found nothing left. An equal share each had left
+/// 16 s of an H200 gauss sweep's 120 s unspent: seven tracks wanted 6.7-98 s each, none fitted
+/// 16 s / 7, while the cheapest fitted 16 s.)
+std::vector<std::size_t> settle_picks(std::span<const double> steps, std::span<const double> ways, double left);
 
 /// Whether a point of a calibrated sweep that ended with `status` in `phase` ends its track as
 /// planned rather than failing: a timeout of a growth point ("grow": the way growth is meant to

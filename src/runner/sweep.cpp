@@ -672,6 +672,9 @@ class sweeper {
     std::size_t track;
     std::uint64_t n;
     double cost;
+    /// The cost of the whole way to the size named: `cost` and the steps of the rounds after it
+    /// (infinite where one of them is over the timeout or the memory); `cost` for more sizes.
+    double way;
     std::string what;        ///< "n = X would settle it", or the size on the way to it
     std::size_t metric = 0;  ///< which of settle()'s metrics wants it
     /// More sizes inside the fitted regime in place of `n` (more_sizes_want), the first to run first.
@@ -754,10 +757,10 @@ class sweeper {
     if (obs.empty() || round == max_rounds) return std::nullopt;
     // Toward the size named no further a round than growth steps (runner/calibrate.hpp, settle_step).
     const auto named = n;
-    growth_limits way;
-    way.growth = cal.growth;
-    way.snap = snap_of(t);
-    if (const auto toward = settle_step(obs.back().n, n, way); toward != n) {
+    growth_limits limits;
+    limits.growth = cal.growth;
+    limits.snap = snap_of(t);
+    if (const auto toward = settle_step(obs.back().n, n, limits); toward != n) {
       if (planned_sizes(t).count(toward)) {  // run before and not measured (it failed): the way is closed
         const auto ended = status_at(t, toward);
         said += fmt::format("; n = {} would settle it, and n = {} on the way there {}", format_size(static_cast<double>(n)),
@@ -778,8 +781,25 @@ class sweeper {
     else if (cost > left && vd.more_sizes)
       said += fmt::format("; {} but would take about {}, over the budget left ({})", what, format_time(cost), format_time(std::max(left, 0.0)));
     else
-      return settle_want{i, n, cost, what};
+      return settle_want{i, n, cost, cost + way_on(obs, n, named, limits, backend_of(t)), what};
     return instead();
+  }
+
+  /// The predicted cost of the rounds after one that runs `from`, each stepping toward `named` no
+  /// further than growth does (settle_step), to `named` itself; infinite where one of those points
+  /// would be over the per-point timeout or the memory.
+  double way_on(const std::vector<observation>& obs, std::uint64_t from, std::uint64_t named, const growth_limits& limits,
+                const std::string& backend) {
+    double cost = 0;
+    for (auto n = from; n < named;) {
+      const auto next = settle_step(static_cast<double>(n), named, limits);
+      if (next <= n) break;
+      const double c = predict_wall(obs, static_cast<double>(next), policy()) * p_.instances;
+      if (c / p_.instances > p_.timeout || !memory_refusal(obs, static_cast<double>(next), backend).empty()) return INFINITY;
+      cost += c;
+      n = next;
+    }
+    return cost;
   }
 
   /// Where track `i`'s verdict `a` says how many times as many sizes over the same range would
@@ -823,7 +843,7 @@ class sweeper {
       return std::nullopt;
     }
     const double left = p_.calibrated->budget - reserve - spent_;
-    settle_want w{i, proposed.front(), 0, ""};
+    settle_want w{i, proposed.front(), 0, 0, ""};
     for (auto n : proposed) {
       const double c = predict_wall(obs, static_cast<double>(n), policy()) * p_.instances;
       if (w.cost + c > left) break;
@@ -835,6 +855,7 @@ class sweeper {
                           range, format_time(std::max(left, 0.0)));
       return std::nullopt;
     }
+    w.way = w.cost;
     w.what = fmt::format("{} more size{} {} (about {:.1f} times as many would settle it)", w.between.size(), w.between.size() == 1 ? "" : "s", range,
                          *a.verdict.more_sizes);
     return w;
@@ -884,19 +905,23 @@ class sweeper {
       };
       tell();
       if (wants.empty()) break;
-      // The cheapest first, each that fits what the ones before it left (settle_picks).
-      std::sort(wants.begin(), wants.end(), [](const settle_want& a, const settle_want& b) { return a.cost < b.cost; });
+      // Those whose whole way to the size named fits first, the cheapest way first, then the
+      // cheapest steps with what those leave (settle_picks).
       double left = cal.budget - reserve - spent_;
-      std::vector<double> costs;
-      for (const auto& w : wants) costs.push_back(w.cost);
-      const auto picks = settle_picks(costs, left);
+      std::vector<double> steps, ways;
+      for (const auto& w : wants) steps.push_back(w.cost), ways.push_back(w.way);
+      const auto order = settle_picks(steps, ways, left);
+      std::vector<bool> picked(wants.size(), false);
+      for (auto k : order) picked[k] = true;
       for (std::size_t k = 0; k < wants.size(); ++k)
-        if (!picks[k]) {
-          said[wants[k].track][wants[k].metric] += fmt::format("; {} but would take about {}, over the budget left ({})", wants[k].what,
-                                                               format_time(wants[k].cost), format_time(std::max(left, 0.0)));
-        } else {
-          left -= wants[k].cost;
-        }
+        if (!picked[k])
+          said[wants[k].track][wants[k].metric] +=
+              wants[k].cost > left ? fmt::format("; {} but would take about {}, over the budget left ({})", wants[k].what, format_time(wants[k].cost),
+                                                 format_time(std::max(left, 0.0)))
+                                   : fmt::format(
+                                         "; {} but would take about {}, and the budget left ({}) went to tracks whose whole way to "
+                                         "the size that settles them it affords",
+                                         wants[k].what, format_time(wants[k].cost), format_time(std::max(left, 0.0)));
       // One point at a time, each with the timeout what is left of the budget allows then: the
       // costs are predictions, and a round's points chosen together on them had an H200 stencil
       // sweep of 90 s spend 114 s (a settle point took 23 s, longer than predicted, and the next was
@@ -905,8 +930,7 @@ class sweeper {
       // its wall time, read apart from the timeout's clock, may fall a few milliseconds short (CI's
       // AddressSanitizer run ran a second trapped point that way).
       bool ran = false, spent_all = false;
-      for (std::size_t k = 0; k < wants.size(); ++k) {
-        if (!picks[k]) continue;
+      for (auto k : order) {
         const auto& w = wants[k];
         const auto& t = cal.tracks[w.track];
         if (ran && (spent_all || spent_ >= cal.budget - reserve)) {

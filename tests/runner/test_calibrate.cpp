@@ -372,16 +372,37 @@ TEST(Calibrate, TheSettlePhaseStepsTowardAFarSizeNoFurtherThanGrowthDoes) {
 }
 
 TEST(Calibrate, TheSettlePhaseSpendsWhatIsLeftOnTheCheapestPointsThatFit) {
-  // The H200 gauss sweep of 120 s (seed 48): 16 s left and seven tracks wanting 6.7-98 s each. An
-  // equal share each (2.3 s) ran none; the cheapest that fit run.
+  // The H200 gauss sweep of 120 s (seed 48): 16 s left and seven tracks wanting 6.7-98 s each, each
+  // its size named (the way is the step). An equal share each (2.3 s) ran none; the cheapest that
+  // fit run.
   const std::vector<double> gauss = {6.73, 9.72, 15.2, 32.8, 36.8, 73.2, 98.5};
-  EXPECT_EQ(settle_picks(gauss, 16), (std::vector<bool>{true, false, false, false, false, false, false}));
-  EXPECT_EQ(settle_picks(gauss, 17), (std::vector<bool>{true, true, false, false, false, false, false}));
+  EXPECT_EQ(settle_picks(gauss, gauss, 16), (std::vector<std::size_t>{0}));
+  EXPECT_EQ(settle_picks(gauss, gauss, 17), (std::vector<std::size_t>{0, 1}));
   // In turn while they fit; nothing past the budget.
-  EXPECT_EQ(settle_picks(std::vector<double>{1, 5, 6}, 7), (std::vector<bool>{true, true, false}));
-  EXPECT_EQ(settle_picks(std::vector<double>{3, 3, 3}, 9), (std::vector<bool>{true, true, true}));
-  EXPECT_EQ(settle_picks(std::vector<double>{1}, 0), (std::vector<bool>{false}));
-  EXPECT_TRUE(settle_picks({}, 5).empty());
+  const std::vector<double> a = {1, 5, 6}, b = {3, 3, 3}, one = {1};
+  EXPECT_EQ(settle_picks(a, a, 7), (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(settle_picks(b, b, 9), (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_TRUE(settle_picks(one, one, 0).empty());
+  EXPECT_TRUE(settle_picks({}, {}, 5).empty());
+}
+
+TEST(Calibrate, TheSettlePhaseKeepsBackTheWholeWayOfTracksItCanSettle) {
+  // The 2-core VM's main job (devbox-main35-budget): 60 s left; gauss `omp` wanted 5793 (56 s) on
+  // the way to 2^14 (1570 s more), search `omp` wanted 3.53M (20 ms) on the way to the 16.8M that
+  // would settle it (80 ms more). By this round's cost alone both ran, and search's next round
+  // found the budget spent; with the whole way kept back, search's way is kept and gauss's step no
+  // longer fits what is left.
+  const std::vector<double> steps = {0.02, 56}, ways = {0.1, 1626};
+  EXPECT_EQ(settle_picks(steps, ways, 56.05), (std::vector<std::size_t>{0}));
+  // With enough for both, both: the whole ways first, then the steps of the others.
+  EXPECT_EQ(settle_picks(steps, ways, 60), (std::vector<std::size_t>{0, 1}));
+  // Whole ways in the order of their cost, whatever their step; the steps after them cheapest first.
+  const std::vector<double> s3 = {5, 1, 2, 3}, w3 = {6, 20, 2, INFINITY};
+  EXPECT_EQ(settle_picks(s3, w3, 12), (std::vector<std::size_t>{2, 0, 1, 3}));
+  EXPECT_EQ(settle_picks(s3, w3, 10), (std::vector<std::size_t>{2, 0, 1}));  // 10 - 2 - 6 = 2: the step of 1 fits, then 1 is left, not 3
+  // A way that is not known (infinite: a point on it over the timeout) runs only as a step.
+  const std::vector<double> s4 = {4}, w4 = {INFINITY};
+  EXPECT_EQ(settle_picks(s4, w4, 4), (std::vector<std::size_t>{0}));
 }
 
 TEST(Calibrate, ATimeoutPastMeasuredSizesEndsGrowthOrSettlingAsPlanned) {
