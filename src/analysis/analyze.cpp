@@ -291,8 +291,9 @@ analysis analyze(const series& data, const analysis_options& o) {
   const auto sizes = r.regime.sizes();
   if (!o.work.empty() && sizes.size() >= 2 && !a.groups.best.theta().exp_base)
     a.below_work = below_work(a.groups.best, o.work, sizes.front(), sizes.back());
-  const bool as_work =
+  a.as_work =
       !a.below_work && sizes.size() >= 2 && !a.groups.best.theta().exp_base && grows_as_work(a.groups.best, o.work, sizes.front(), sizes.back());
+  const bool as_work = a.as_work;
   // A cost bound by arithmetic over its work may still move its data as often as it works on it
   // (gauss `cuda-kv1` launches a kernel over the whole matrix for each pivot: n³ bytes), so an
   // answer growing half a power of n or more faster than that work over the sizes is read against

@@ -95,6 +95,10 @@ struct analysis {
   std::optional<cache_residency> resident;
   /// Set when the answer grows slower than the work over the fitted sizes.
   std::optional<work_floor> below_work;
+  /// Whether the answer grows as the work the variant must do over the fitted sizes (neither
+  /// slower, `below_work`, nor faster by half a log factor or more; grows_as_work in analyze.cpp).
+  /// False where no work is known.
+  bool as_work = false;
   bootstrap_result uncertainty;
   std::optional<held_out_check> check;
   /// Whether the best class without the largest sizes (`check`) grows slower than the work the

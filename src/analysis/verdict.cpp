@@ -294,7 +294,17 @@ void judge_classes(judging& j) {
   // rivals above.
 
   // Nor may the growth steepen or flatten against the answer along the range beyond the noise.
-  if (set && bends(*set))
+  // Flattening against an answer that grows as the work the variant must do is the cost per
+  // operation settling (rising at the smaller sizes as the data fill the caches, or a fixed cost
+  // amortised): the lower class it would point to grows slower than the work, which no variant's
+  // cost can at larger n (below_work).
+  if (set && bends(*set) && set->bend < 0 && j.a.as_work)
+    j.v.notes.push_back(
+        fmt::format("the data flatten against {} along the range (the slope of ln T over ln n is {:+.2f} beside the class's in "
+                    "the upper half of the sizes against the lower, ±{:.2f}); the answer grows as the work the variant must "
+                    "do, and a lower class would grow slower than that work: the cost per operation settles",
+                    best.theta().text(), set->bend, set->bend_se));
+  else if (set && bends(*set))
     raise(verdict_level::tentative,
           fmt::format("the data {} against {} along the range: the slope of ln T over ln n is {:+.2f} beside the class's in "
                       "the upper half of the sizes against the lower (±{:.2f}){}",

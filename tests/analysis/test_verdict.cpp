@@ -331,6 +331,50 @@ TEST(Verdict, AClassChangingWithoutTheLargestSizesStaysADoubtWithoutAWorkThatExp
   EXPECT_NE(b.verdict.level, verdict_level::firm);
 }
 
+/// sort `quick-omp` on the H200 machine's 16 cores (h200-s2-b70, total; each size's median): a
+/// fixed cost of ~4 ms leads the smaller sizes, so the time per comparison falls along the range.
+series quick_omp() {
+  return medians({{4096, 0.004649},
+                  {8192, 0.009797},
+                  {16384, 0.01579},
+                  {32768, 0.02711},
+                  {65536, 0.02756},
+                  {131072, 0.03199},
+                  {262144, 0.04297},
+                  {524288, 0.05307},
+                  {1048576, 0.07532},
+                  {2097152, 0.1081},
+                  {4194304, 0.176},
+                  {8388608, 0.3168}});
+}
+
+TEST(Verdict, DataFlatteningAgainstAnAnswerThatGrowsAsTheWorkIsANoteNotADoubt) {
+  // With the comparisons as the work (n log n), the answer grows as the work, and the lower class
+  // the flattening points to would grow slower than it: a note, and the verdict is not held back.
+  const auto a = analyze(quick_omp(), {.bootstrap = 60, .work = {[](double n) { return n * std::log2(n); }}});
+  ASSERT_TRUE(a.classes);
+  EXPECT_EQ(a.groups.best.theta().text(), "Θ(n log n)");
+  EXPECT_TRUE(a.as_work);
+  EXPECT_LT(a.classes->bend, 0);
+  EXPECT_FALSE(says(a, "the data flatten")) << fmt::format("{}", fmt::join(a.verdict.reasons, "\n"));
+  bool noted = false;
+  for (const auto& n : a.verdict.notes) noted |= n.find("the data flatten") != std::string::npos && n.find("settles") != std::string::npos;
+  EXPECT_TRUE(noted) << fmt::format("{}", fmt::join(a.verdict.notes, "\n"));
+  EXPECT_EQ(a.verdict.level, verdict_level::firm) << fmt::format("{}", fmt::join(a.verdict.reasons, "\n"));
+  // With no work known, nothing bounds the class from below: the answer is Θ(n) (the fixed cost
+  // hides the log factor), and the flattening against it stays a doubt.
+  const auto b = analyze(quick_omp(), {.bootstrap = 60});
+  EXPECT_FALSE(b.as_work);
+  EXPECT_TRUE(says(b, "the data flatten")) << fmt::format("{}", fmt::join(b.verdict.reasons, "\n"));
+  EXPECT_NE(b.verdict.level, verdict_level::firm);
+  // Nor where the answer outgrows the work (√n, as if only a search's probes were counted): a lower
+  // class would not be below the work.
+  const auto c = analyze(quick_omp(), {.bootstrap = 60, .work = {[](double n) { return std::sqrt(n); }}});
+  EXPECT_FALSE(c.as_work);
+  EXPECT_TRUE(says(c, "the data flatten")) << fmt::format("{}", fmt::join(c.verdict.reasons, "\n"));
+  EXPECT_NE(c.verdict.level, verdict_level::firm);
+}
+
 // A class left beside the answer that the sizes measured would exclude with a few times as many
 // sizes over the same range, or with less noise: the verdict says how many times as many, and the
 // σ that would do as well (the evidence is a sum over the sizes in units of σ², so 10 / evidence of
