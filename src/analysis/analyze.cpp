@@ -270,6 +270,7 @@ analysis analyze(const series& data, const analysis_options& o) {
   analysis a;
   a.data = data;
   auto r = core(data, o);
+  double without_smallest_from = 0;  // the smallest size the fit without the smallest sizes saw
   if (o.held_out) {
     a.check = held_out(data, [&](const series& s) { return s.sizes().size() >= 3 ? best_equation(s, o) : equation{}; });
     if (const auto sizes = r.regime.sizes(); sizes.size() >= 8) {
@@ -278,6 +279,7 @@ analysis analyze(const series& data, const analysis_options& o) {
       upper.find_knee = false;
       upper.caches.clear();
       a.without_smallest = best_equation(r.regime.within(sizes[drop], INFINITY), upper);
+      without_smallest_from = sizes[drop];
     }
     both_ends_agree(r, a, o);
   }
@@ -294,6 +296,13 @@ analysis analyze(const series& data, const analysis_options& o) {
   a.as_work =
       !a.below_work && sizes.size() >= 2 && !a.groups.best.theta().exp_base && grows_as_work(a.groups.best, o.work, sizes.front(), sizes.back());
   const bool as_work = a.as_work;
+  // Only a log factor below: a fixed cost amortised lowers the cost per operation by less than a
+  // power of n over a range, while a GPU filling with threads lowers it by a power (rqa
+  // `exact-cuda`, a thread per column, grows as n over every size an H200 reaches for n² cells:
+  // there the larger sizes' lower class is the machine's, and stays a doubt).
+  if (as_work && a.without_smallest && !a.without_smallest->theta().exp_base && without_smallest_from > 0 &&
+      a.without_smallest->theta().n == a.groups.best.theta().n)
+    a.without_smallest_below_work = below_work(*a.without_smallest, o.work, without_smallest_from, sizes.back()).has_value();
   // A cost bound by arithmetic over its work may still move its data as often as it works on it
   // (gauss `cuda-kv1` launches a kernel over the whole matrix for each pivot: n³ bytes), so an
   // answer growing half a power of n or more faster than that work over the sizes is read against

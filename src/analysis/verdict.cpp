@@ -382,7 +382,13 @@ void judge_checks(judging& j) {
                       p->cache, format_size(p->from), p->best.theta().text(), p->cache));
   // Nor may it hinge on the smallest sizes of the regime (the transition out of a flat stretch
   // bends the curve like a log factor does).
-  if (a.without_smallest && !same_class(a.without_smallest->theta(), best.theta()))
+  if (a.without_smallest && !same_class(a.without_smallest->theta(), best.theta()) && a.without_smallest_below_work)
+    j.v.notes.push_back(
+        fmt::format("without the smallest sizes of the regime the best class is {}, which grows slower than the work the "
+                    "variant must do, while the answer grows as the work: the cost per operation falls toward the "
+                    "work's over the larger sizes (a fixed cost amortised), and no cost keeps a class below its work",
+                    a.without_smallest->theta().text()));
+  else if (a.without_smallest && !same_class(a.without_smallest->theta(), best.theta()))
     raise(verdict_level::tentative, fmt::format("without the smallest sizes of the regime the best class is {}", a.without_smallest->theta().text()));
 }
 

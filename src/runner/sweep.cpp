@@ -919,8 +919,8 @@ class sweeper {
               wants[k].cost > left ? fmt::format("; {} but would take about {}, over the budget left ({})", wants[k].what, format_time(wants[k].cost),
                                                  format_time(std::max(left, 0.0)))
                                    : fmt::format(
-                                         "; {} but would take about {}, and the budget left ({}) went to tracks whose whole way to "
-                                         "the size that settles them it affords",
+                                         "; {} but would take about {}, and the budget left ({}) is kept for tracks it takes all the "
+                                         "way to the size that settles them",
                                          wants[k].what, format_time(wants[k].cost), format_time(std::max(left, 0.0)));
       // One point at a time, each with the timeout what is left of the budget allows then: the
       // costs are predictions, and a round's points chosen together on them had an H200 stencil

@@ -375,6 +375,72 @@ TEST(Verdict, DataFlatteningAgainstAnAnswerThatGrowsAsTheWorkIsANoteNotADoubt) {
   EXPECT_NE(c.verdict.level, verdict_level::firm);
 }
 
+TEST(Verdict, ALowerLogPowerWithoutTheSmallestSizesIsANoteWhereTheAnswerGrowsAsTheWork) {
+  // sort `quick-omp` on the 2-core VM (devbox-main5, total; each size's median), 2^12..2^22: the
+  // larger sizes alone fit a lower power of log n than the whole range's n log n, a fixed cost
+  // per call amortised. With the comparisons as the work, that class would grow slower than the
+  // work: a note, and the verdict is not held back by it.
+  const auto data = medians({{4096, 0.0002745},
+                             {8192, 0.0003804},
+                             {16384, 0.0007033},
+                             {32768, 0.001232},
+                             {65536, 0.002301},
+                             {131072, 0.004636},
+                             {262144, 0.009174},
+                             {524288, 0.01861},
+                             {1048576, 0.03752},
+                             {2097152, 0.07993},
+                             {4194304, 0.163}});
+  const auto a = analyze(data, {.bootstrap = 60, .work = {[](double n) { return n * std::log2(n); }}});
+  ASSERT_TRUE(a.without_smallest);
+  EXPECT_EQ(a.groups.best.theta().text(), "Θ(n log n)");
+  EXPECT_NE(a.without_smallest->theta(), a.groups.best.theta());
+  EXPECT_EQ(a.without_smallest->theta().n, 1);
+  EXPECT_TRUE(a.without_smallest_below_work);
+  EXPECT_FALSE(says(a, "without the smallest sizes")) << fmt::format("{}", fmt::join(a.verdict.reasons, "\n"));
+  bool noted = false;
+  for (const auto& n : a.verdict.notes) noted |= n.find("without the smallest sizes") != std::string::npos;
+  EXPECT_TRUE(noted) << fmt::format("{}", fmt::join(a.verdict.notes, "\n"));
+  // With a work of n (as if only the keys' moves were counted) the answer outgrows the work, and
+  // the class without the smallest sizes stays a doubt.
+  const auto b = analyze(data, {.bootstrap = 60, .work = {[](double n) { return n; }}});
+  EXPECT_FALSE(b.without_smallest_below_work);
+  ASSERT_TRUE(b.without_smallest);
+  EXPECT_NE(b.without_smallest->theta(), b.groups.best.theta()) << b.groups.best.theta().text();
+  EXPECT_TRUE(says(b, "without the smallest sizes")) << fmt::format("{}", fmt::join(b.verdict.reasons, "\n"));
+  EXPECT_NE(b.verdict.level, verdict_level::firm);
+}
+
+TEST(Verdict, AWholePowerBelowTheWorkWithoutTheSmallestSizesStaysADoubt) {
+  // A GPU filling with threads: rqa `exact-cuda` on the H200 (h200-s97-rqa-b90, kernel; each
+  // size's median) runs a thread per column, each walking n cells, so its n² cells cost about n
+  // while the columns fit the device. Over 256..6317 the answer is Θ(n²), the work's class, and
+  // without the smallest sizes the class is a power of n below it: that is the machine's regime,
+  // not a fixed cost amortised, and it stays a doubt.
+  const auto a = analyze(medians({{256, 5.517e-05},
+                                  {512, 8.749e-05},
+                                  {1024, 0.0001558},
+                                  {1117, 0.0001791},
+                                  {1218, 0.0001881},
+                                  {1328, 0.0002076},
+                                  {1448, 0.0002238},
+                                  {1579, 0.0002436},
+                                  {1722, 0.0002672},
+                                  {2048, 0.0003111},
+                                  {2435, 0.000369},
+                                  {2896, 0.0004404},
+                                  {3444, 0.000524},
+                                  {4096, 0.0006288},
+                                  {6317, 0.0009765}}),
+                         {.bootstrap = 60, .work = {[](double n) { return n * n; }}});
+  ASSERT_TRUE(a.without_smallest);
+  EXPECT_TRUE(a.as_work);
+  EXPECT_LT(a.without_smallest->theta().n, a.groups.best.theta().n);
+  EXPECT_FALSE(a.without_smallest_below_work);
+  EXPECT_TRUE(says(a, "without the smallest sizes")) << fmt::format("{}", fmt::join(a.verdict.reasons, "\n"));
+  EXPECT_NE(a.verdict.level, verdict_level::firm);
+}
+
 // A class left beside the answer that the sizes measured would exclude with a few times as many
 // sizes over the same range, or with less noise: the verdict says how many times as many, and the
 // σ that would do as well (the evidence is a sum over the sizes in units of σ², so 10 / evidence of
