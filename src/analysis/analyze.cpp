@@ -295,12 +295,11 @@ analysis analyze(const series& data, const analysis_options& o) {
     a.below_work = below_work(a.groups.best, o.work, sizes.front(), sizes.back());
   a.as_work =
       !a.below_work && sizes.size() >= 2 && !a.groups.best.theta().exp_base && grows_as_work(a.groups.best, o.work, sizes.front(), sizes.back());
-  const bool as_work = a.as_work;
   // Only a log factor below: a fixed cost amortised lowers the cost per operation by less than a
   // power of n over a range, while a GPU filling with threads lowers it by a power (rqa
   // `exact-cuda`, a thread per column, grows as n over every size an H200 reaches for n² cells:
   // there the larger sizes' lower class is the machine's, and stays a doubt).
-  if (as_work && a.without_smallest && !a.without_smallest->theta().exp_base && without_smallest_from > 0 &&
+  if (a.as_work && a.without_smallest && !a.without_smallest->theta().exp_base && without_smallest_from > 0 &&
       a.without_smallest->theta().n == a.groups.best.theta().n)
     a.without_smallest_below_work = below_work(*a.without_smallest, o.work, without_smallest_from, sizes.back()).has_value();
   // A cost bound by arithmetic over its work may still move its data as often as it works on it
@@ -309,7 +308,7 @@ analysis analyze(const series& data, const analysis_options& o) {
   // the last cache too: its kernel time on the H200 was taken firm for Θ(n⁴) while the matrix
   // (64 MiB at 4096) was about the size of the GPU's 60 MiB L2. (A log factor's excess is the
   // class set's to weigh: a cost per operation rising past a cache steps it up, by a bounded factor.)
-  const bool far_above_work = !o.work.empty() && !a.below_work && !as_work && sizes.size() >= 2 && !a.groups.best.theta().exp_base &&
+  const bool far_above_work = !o.work.empty() && !a.below_work && !a.as_work && sizes.size() >= 2 && !a.groups.best.theta().exp_base &&
                               leading_growth(a.groups.best, sizes.front(), sizes.back()) >= work_growth(o.work, sizes.front(), sizes.back()) + 0.5;
   if ((o.memory_bound || far_above_work) && o.working_set && !o.caches.empty()) {
     const auto& last = o.caches.back();
@@ -319,10 +318,10 @@ analysis analyze(const series& data, const analysis_options& o) {
     // working set, so the rise runs on well past its capacity (bfs `omp-listing` on the 2-core VM,
     // a 32 MiB L3: the time per vertex up 12% a doubling from 2^17 to 2^20, where the graph is
     // 4.5 times the L3, was taken firm for Θ(n log n)). There the window is 16 times the cache.
-    const double window = as_work ? 2 : cache_residency::faster_window;
+    const double window = a.as_work ? 2 : cache_residency::faster_window;
     if (ws <= window * last.bytes)
       a.resident =
-          cache_residency{last.name, last.bytes, ws, size_for_working_set(o.working_set, (ws <= 2 * last.bytes ? 4 : 16) * last.bytes), as_work};
+          cache_residency{last.name, last.bytes, ws, size_for_working_set(o.working_set, (ws <= 2 * last.bytes ? 4 : 16) * last.bytes), a.as_work};
   }
   std::vector<double> band_sizes;
   constexpr int steps = 48;
@@ -339,7 +338,7 @@ analysis analyze(const series& data, const analysis_options& o) {
   // Past the last cache's edge alone, where the answer grows faster than the work and enough sizes
   // lie there: search `omp` on the 2-core VM (a 32 MiB L3), 2^15..2^29, was taken firm for
   // Θ(n log n), its time per element 0.06 ns up to 2^23 and 0.07-0.08 ns past it, flat on each side.
-  if (!o.work.empty() && !as_work && !a.below_work && o.working_set && !o.caches.empty() && sizes.size() >= 8 && !a.groups.best.theta().exp_base) {
+  if (!o.work.empty() && !a.as_work && !a.below_work && o.working_set && !o.caches.empty() && sizes.size() >= 8 && !a.groups.best.theta().exp_base) {
     const auto& last = o.caches.back();
     const auto edge = std::find_if(sizes.begin(), sizes.end(), [&](double n) { return o.working_set(n) > last.bytes; });
     const auto past = static_cast<std::size_t>(sizes.end() - edge);

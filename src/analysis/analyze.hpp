@@ -111,9 +111,9 @@ struct analysis {
   std::optional<equation> without_smallest;
   /// Whether `without_smallest`, with the answer's power of n and a lower power of log n, grows
   /// slower than the work the variant must do (below_work) over the sizes it fitted while the
-  /// answer grows as the work (`as_work`): the larger sizes alone
-  /// point to a class no variant's cost can keep at larger n, so its cost per operation falls
-  /// toward the work's (a fixed cost amortised), and the class changing is no doubt of the answer.
+  /// answer grows as the work (`as_work`): the larger sizes alone point to a class no variant's
+  /// cost can keep at larger n, so its cost per operation falls toward the work's (a fixed cost
+  /// amortised), and the class changing is no doubt of the answer.
   bool without_smallest_below_work = false;
   /// Where the answer grows faster than the work and the working set leaves the last cache inside
   /// the regime with six sizes or more over 8× past it: the best equation of those sizes alone, the
