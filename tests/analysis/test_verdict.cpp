@@ -411,6 +411,51 @@ TEST(Verdict, ALowerLogPowerWithoutTheSmallestSizesIsANoteWhereTheAnswerGrowsAsT
   EXPECT_NE(b.verdict.level, verdict_level::firm);
 }
 
+TEST(Verdict, TwoOctavesSufficeWhereTheAnswerGrowsAsTheWork) {
+  // sort `merge-omp` on the H200 machine's 16 cores (h200-main-budget8m-s97-settleway, total; each
+  // size's median): Algorithm 6's task per key makes it slow, and the main job's budget took it
+  // from 2^12 only to 25270, a factor of 6.2. With the comparisons as the work (n log n) the answer
+  // grows as the work, and the class set excludes both neighbours: the range is no doubt.
+  const auto data = medians({{4096, 0.0138924},
+                             {4467, 0.0141294},
+                             {4871, 0.0154953},
+                             {5312, 0.0166711},
+                             {5793, 0.0176104},
+                             {6317, 0.0190814},
+                             {6889, 0.0218717},
+                             {8192, 0.0287699},
+                             {9742, 0.0314212},
+                             {11585, 0.0372822},
+                             {16384, 0.0517959},
+                             {19484, 0.0590225},
+                             {21248, 0.0693576},
+                             {23172, 0.0730754},
+                             {25270, 0.0766664}});
+  const auto a = analyze(data, {.bootstrap = 60, .work = {[](double n) { return n * std::log2(n); }}});
+  EXPECT_EQ(a.groups.best.theta().text(), "Θ(n log n)");
+  EXPECT_TRUE(a.as_work);
+  EXPECT_FALSE(says(a, "span only a factor")) << fmt::format("{}", fmt::join(a.verdict.reasons, "\n"));
+  EXPECT_EQ(a.verdict.level, verdict_level::firm) << fmt::format("{}", fmt::join(a.verdict.reasons, "\n"));
+  // With a work of √n (as if only a search's probes were counted) the answer outgrows the work: the
+  // range is a doubt again.
+  const auto b = analyze(data, {.bootstrap = 60, .work = {[](double n) { return std::sqrt(n); }}});
+  EXPECT_FALSE(b.as_work);
+  EXPECT_TRUE(says(b, "span only a factor of 6.17")) << fmt::format("{}", fmt::join(b.verdict.reasons, "\n"));
+  EXPECT_NE(b.verdict.level, verdict_level::firm);
+  // And with no work known.
+  const auto c = analyze(data, {.bootstrap = 60});
+  EXPECT_TRUE(says(c, "span only a factor of 6.17")) << fmt::format("{}", fmt::join(c.verdict.reasons, "\n"));
+  EXPECT_NE(c.verdict.level, verdict_level::firm);
+  // Less than two octaves stay a doubt, whatever the work: the seven largest sizes, 6889..25270.
+  series top;
+  for (std::size_t i = 0; i < data.size(); ++i)
+    if (data.n[i] >= 6889) top.add(data.n[i], data.y[i]);
+  const auto d = analyze(top, {.bootstrap = 60, .work = {[](double n) { return n * std::log2(n); }}});
+  EXPECT_TRUE(d.as_work);
+  EXPECT_TRUE(says(d, "span only a factor of 3.67")) << fmt::format("{}", fmt::join(d.verdict.reasons, "\n"));
+  EXPECT_NE(d.verdict.level, verdict_level::firm);
+}
+
 TEST(Verdict, AWholePowerBelowTheWorkWithoutTheSmallestSizesStaysADoubt) {
   // A GPU filling with threads: rqa `exact-cuda` on the H200 (h200-s97-rqa-b90, kernel; each
   // size's median) runs a thread per column, each walking n cells, so its n² cells cost about n
