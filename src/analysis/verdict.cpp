@@ -155,17 +155,18 @@ void judge_sizes(judging& j) {
     if (k >= 2 && !(growth >= 100))
       raise(verdict_level::tentative,
             fmt::format("the cost grows only {:.3g} times over the sizes{} (at least 100 tells an exponential from a polynomial)", growth, where));
-  } else if (k >= 2 && range < 8 && !(range >= 4 && a.as_work)) {
-    // Less than a factor of 8 holds the class back, but not from a factor of 4 (two octaves) where
-    // the answer grows as the work the variant must do: the class set has excluded the answer's
-    // neighbours by held-out prediction over these sizes (a rival it could not exclude is a doubt
-    // of its own), and the work bounds the class from below, so a log factor the range is too
-    // short to show is one above the work's, which the neighbours' exclusion already weighed.
-    // Factor 8 was set for the first verdicts, before the class set and the work; in the real set
-    // (tests/analysis/real, 4215 series) the 64 verdicts this makes firm all name the true class
-    // (merge sorts that a budget took from 2^12 to 2^14, gauss past the L2, GPU stencils above
-    // their knee), and none with a range below 4 would have been wrong either (docs/fitting.md).
-    raise(verdict_level::tentative, fmt::format("the sizes{} span only a factor of {:.3g} in n (at least 8 tells log factors apart)", where, range));
+  } else if (const double needed = a.as_work && a.classes ? 4 : 8; k >= 2 && range < needed) {
+    // A factor of 8, but 4 (two octaves) where the answer grows as the work the variant must do and
+    // a class set weighed it: the class set has excluded the answer's neighbours by held-out
+    // prediction over these sizes (a rival it could not exclude is a doubt of its own), and the
+    // work bounds the class from below, so a log factor the range is too short to show is one
+    // above the work's, which the neighbours' exclusion already weighed. Factor 8 was set for the
+    // first verdicts, before the class set and the work; in the real set (tests/analysis/real, 4215
+    // series) the 64 verdicts the 4 makes firm all name the true class (merge sorts that a budget
+    // took from 2^12 to 2^14, gauss past the L2, GPU stencils above their knee), and none with a
+    // range below 4 would have been wrong either (docs/fitting.md).
+    raise(verdict_level::tentative, fmt::format("the sizes{} span only a factor of {:.3g} in n (at least {} tells log factors apart{})", where, range,
+                                                needed, needed < 8 ? " where the answer grows as the work" : ""));
   }
 }
 
